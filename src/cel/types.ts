@@ -1,0 +1,36 @@
+// The public shapes of the filter engine: what compile() returns and what the matcher consumes.
+import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import type { TrafficEventType } from '../events/catalog.js';
+
+/** One problem found in a filter's text. Lines and columns are 1-based. */
+export interface FilterProblem {
+  readonly line: number;
+  readonly column: number;
+  /** A sentence, e.g. "ev.conn.client_port is not a field of tcp_connection_closed.v0". */
+  readonly message: string;
+  readonly code:
+    | 'syntax'
+    | 'unknown_field'
+    | 'not_filterable'
+    | 'type'
+    | 'not_bool'
+    | 'unknown_function'
+    | 'too_large';
+}
+
+/**
+ * A compiled filter. `evaluate` never throws: a CEL error value, at run time, means "no match"
+ * and is counted by the engine's error counter.
+ */
+export interface CompiledFilter {
+  readonly text: string;
+  readonly eventType: TrafficEventType;
+  /** The parsed (macro-expanded) AST, as @bufbuild/cel produces it; the matcher reads it to build its index. */
+  readonly expr: Expr;
+  /** `ev` is the raw record in its nested shape, e.g. {conn: {client_ip: "10.0.0.1", server_port: 443}}. */
+  evaluate(ev: unknown): boolean;
+}
+
+export type CompileResult =
+  | { readonly ok: true; readonly filter: CompiledFilter }
+  | { readonly ok: false; readonly problems: readonly FilterProblem[] };

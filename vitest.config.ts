@@ -1,0 +1,29 @@
+// Test configuration: unit tests run without a broker; integration tests share one broker that the
+// global setup starts on free ports and stops afterwards.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    reporters: ['default', './test/support/summary-reporter.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['./test/support/kafka-global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});

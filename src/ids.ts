@@ -1,0 +1,72 @@
+// Resource ids: a prefix plus a sortable random part (48-bit time, 80 random bits, Crockford base32).
+import { randomBytes } from 'node:crypto';
+
+export const ID_PREFIXES = {
+  api_key: 'ak',
+  ip_policy: 'ipp',
+  ip_policy_rule: 'ipr',
+  tcp_edge: 'edgtcp',
+  event_destination: 'ed',
+  event_subscription: 'esb',
+  event: 'ev',
+} as const;
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+let lastTime = 0;
+let lastRandom = new Uint8Array(10);
+
+/** A new id such as "esb_01JD3…": ids made later sort after earlier ones, even within one millisecond. */
+export function newId(kind: IdKind): string {
+  const now = Date.now();
+  let rnd: Uint8Array;
+  if (now === lastTime) {
+    rnd = increment(lastRandom);
+  } else {
+    rnd = randomBytes(10);
+    lastTime = now;
+  }
+  lastRandom = rnd;
+  return `${ID_PREFIXES[kind]}_${encodeTime(now)}${encodeRandom(rnd)}`;
+}
+
+/** True when `id` has the prefix of `kind` and a well-formed body. */
+export function isId(kind: IdKind, id: string): boolean {
+  const prefix = `${ID_PREFIXES[kind]}_`;
+  return id.startsWith(prefix) && BODY.test(id.slice(prefix.length));
+}
+
+function encodeTime(ms: number): string {
+  let out = '';
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[ms % 32] + out;
+    ms = Math.floor(ms / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  let bits = 0n;
+  for (const b of bytes) bits = (bits << 8n) | BigInt(b);
+  let out = '';
+  for (let i = 0; i < 16; i++) {
+    out = ALPHABET[Number(bits & 31n)] + out;
+    bits >>= 5n;
+  }
+  return out;
+}
+
+function increment(bytes: Uint8Array): Uint8Array {
+  const next = Uint8Array.from(bytes);
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i] === 255) {
+      next[i] = 0;
+    } else {
+      next[i] = (next[i] ?? 0) + 1;
+      break;
+    }
+  }
+  return next;
+}

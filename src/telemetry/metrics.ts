@@ -1,0 +1,60 @@
+// The service's Prometheus metrics, all in one registry so /metrics shows every component.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+export const recordsConsumed = new Counter({
+  name: 'edge_records_consumed_total',
+  help: 'Raw records consumed, per topic.',
+  labelNames: ['topic'] as const,
+  registers: [registry],
+});
+
+export const decodeFailures = new Counter({
+  name: 'edge_decode_failures_total',
+  help: 'Records that failed to decode or validate and went to the dead-letter topic, per error code.',
+  labelNames: ['topic', 'code'] as const,
+  registers: [registry],
+});
+
+export const celEvaluationErrors = new Counter({
+  name: 'edge_cel_evaluation_errors_total',
+  help: 'Filter evaluations that produced a CEL error value (counted as no match).',
+  registers: [registry],
+});
+
+export const subscriptionMatches = new Counter({
+  name: 'edge_subscription_matches_total',
+  help: 'Events matched, per subscription.',
+  labelNames: ['subscription'] as const,
+  registers: [registry],
+});
+
+export const deliveries = new Counter({
+  name: 'edge_deliveries_total',
+  help: 'Event deliveries per destination and outcome (ok, failed, retried, dead_lettered, parked).',
+  labelNames: ['destination', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const batchLatency = new Histogram({
+  name: 'edge_delivery_batch_seconds',
+  help: 'Time to deliver one batch to a destination, retries included.',
+  labelNames: ['kind'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const consumerLag = new Gauge({
+  name: 'edge_consumer_lag',
+  help: 'Records between the committed offset and the high watermark, per topic and partition.',
+  labelNames: ['topic', 'partition'] as const,
+  registers: [registry],
+});
+
+export const inFlightRecords = new Gauge({
+  name: 'edge_in_flight_records',
+  help: 'Records consumed whose deliveries are not all acknowledged yet.',
+  registers: [registry],
+});

@@ -1,0 +1,68 @@
+// The record format of the compacted config topic edge.config: key = resource id, value = JSON, null = deleted.
+// The admin API writes it; every API replica and ingest worker materializes it in memory.
+
+/** Bumped when a stored shape changes incompatibly; readers skip records of a version they don't know. */
+export const CONFIG_FORMAT_VERSION = 1;
+
+export type ConfigKind =
+  | 'api_key'
+  | 'ip_policy'
+  | 'ip_policy_rule'
+  | 'tcp_edge'
+  | 'event_destination'
+  | 'event_subscription';
+
+const KIND_BY_PREFIX: Readonly<Record<string, ConfigKind>> = {
+  ak: 'api_key',
+  ipp: 'ip_policy',
+  ipr: 'ip_policy_rule',
+  edgtcp: 'tcp_edge',
+  ed: 'event_destination',
+  esb: 'event_subscription',
+};
+
+/** Keys that start with this are sync markers, not resources (see ConfigLog.sync). */
+export const SYNC_KEY_PREFIX = '__sync/';
+
+/** The value of a config record. `data` is the stored resource: secrets hashed or encrypted, never clear. */
+export interface ConfigValue<T = Record<string, unknown>> {
+  readonly v: number;
+  readonly kind: ConfigKind;
+  readonly data: T;
+}
+
+export function kindOfId(id: string): ConfigKind | undefined {
+  const i = id.indexOf('_');
+  return i > 0 ? KIND_BY_PREFIX[id.slice(0, i)] : undefined;
+}
+
+export function encodeConfigValue(kind: ConfigKind, data: object): Buffer {
+  return Buffer.from(JSON.stringify({ v: CONFIG_FORMAT_VERSION, kind, data }));
+}
+
+export type DecodedConfigRecord =
+  | { readonly type: 'put'; readonly id: string; readonly value: ConfigValue }
+  | { readonly type: 'delete'; readonly id: string }
+  | { readonly type: 'sync'; readonly id: string }
+  | { readonly type: 'invalid'; readonly id: string; readonly reason: string };
+
+/** Decodes one config record; a record this version cannot read is reported, never thrown. */
+export function decodeConfigRecord(key: Buffer | null, value: Buffer | null): DecodedConfigRecord {
+  const id = key?.toString('utf8') ?? '';
+  if (id.startsWith(SYNC_KEY_PREFIX)) return { type: 'sync', id };
+  const kind = kindOfId(id);
+  if (kind === undefined) return { type: 'invalid', id, reason: 'the key is not a known resource id' };
+  if (value === null) return { type: 'delete', id };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value.toString('utf8'));
+  } catch {
+    return { type: 'invalid', id, reason: 'the value is not JSON' };
+  }
+  if (parsed === null || typeof parsed !== 'object') return { type: 'invalid', id, reason: 'the value is not an object' };
+  const { v, kind: k, data } = parsed as Partial<ConfigValue>;
+  if (v !== CONFIG_FORMAT_VERSION) return { type: 'invalid', id, reason: `format version ${String(v)} is not supported` };
+  if (k !== kind) return { type: 'invalid', id, reason: `kind ${String(k)} does not match the id prefix` };
+  if (data === null || typeof data !== 'object') return { type: 'invalid', id, reason: 'data is not an object' };
+  return { type: 'put', id, value: { v, kind, data } };
+}

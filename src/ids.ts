@@ -1,5 +1,5 @@
 // Resource ids: a prefix plus a sortable random part (48-bit time, 80 random bits, Crockford base32).
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 export const ID_PREFIXES = {
   api_key: 'ak',
@@ -16,7 +16,7 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 let lastTime = 0;
-let lastRandom = new Uint8Array(10);
+let lastRandom: Uint8Array = new Uint8Array(10);
 
 /** A new id such as "esb_01JD3…": ids made later sort after earlier ones, even within one millisecond. */
 export function newId(kind: IdKind): string {
@@ -30,6 +30,16 @@ export function newId(kind: IdKind): string {
   }
   lastRandom = rnd;
   return `${ID_PREFIXES[kind]}_${encodeTime(now)}${encodeRandom(rnd)}`;
+}
+
+/**
+ * The id of the event made from one consumed record: the record's timestamp, then a hash of where it
+ * sits in Kafka. A record read again after a restart gets the same id, so receivers can drop duplicates
+ * of an at-least-once delivery.
+ */
+export function eventIdFor(timestampMs: number, topic: string, partition: number, offset: string | number): string {
+  const digest = createHash('sha256').update(`${topic}\0${partition}\0${offset}`).digest();
+  return `${ID_PREFIXES.event}_${encodeTime(Math.max(0, timestampMs))}${encodeRandom(digest.subarray(0, 10))}`;
 }
 
 /** True when `id` has the prefix of `kind` and a well-formed body. */

@@ -20,3 +20,15 @@ describe('ids', () => {
     expect(isId('api_key', 'ak_01JD3ZZZZZZZZZZZZZZZZZZZZU')).toBe(false); // U is not in Crockford base32
   });
 });
+
+describe('event ids of consumed records', () => {
+  it('should give a record the same id every time it is read, and other records other ids', async () => {
+    const { eventIdFor } = await import('../../src/ids.js');
+    const a = eventIdFor(1_700_000_000_000, 'edge.traffic.x', 3, '42');
+    expect(a).toBe(eventIdFor(1_700_000_000_000, 'edge.traffic.x', 3, 42));
+    expect(isId('event', a)).toBe(true);
+    expect(a).not.toBe(eventIdFor(1_700_000_000_000, 'edge.traffic.x', 3, 43));
+    expect(a).not.toBe(eventIdFor(1_700_000_000_000, 'edge.traffic.x', 4, 42));
+    expect(eventIdFor(1_700_000_000_001, 't', 0, 0) > eventIdFor(1_700_000_000_000, 't', 0, 0)).toBe(true);
+  });
+});

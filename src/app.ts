@@ -1,0 +1,167 @@
+// The composition root: builds every component from the service config and wires store -> runtime ->
+// routes. Nothing else creates its own dependencies.
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Kafka } from 'kafkajs';
+import { registerHealthRoutes } from './admin/health-routes.js';
+import { decodeKey, type ServiceConfig } from './config/service-config.js';
+import { ConfigLog } from './configlog/config-log.js';
+import { Signal } from './delivery/clock.js';
+import { KafkaDeadLetterSink } from './delivery/dead-letter.js';
+import { DestinationPool } from './delivery/destination-pool.js';
+import { InFlightBudget } from './delivery/in-flight-budget.js';
+import { OffsetTracker } from './delivery/offset-tracker.js';
+import type { TrafficEventType } from './events/catalog.js';
+import { IngestWorker } from './ingest/ingest-worker.js';
+import { RecordRouter } from './ingest/record-router.js';
+import { createKafkaClient, ensureTopics, parseBrokers } from './kafka/client.js';
+import { createAuditDecoder } from './records/audit-decoder.js';
+import { createRecordDecoder } from './records/record-decoder.js';
+import { SecretBox } from './secrets/secret-box.js';
+import { SubscriptionSet } from './subscriptions/subscription-set.js';
+import { createLogger } from './telemetry/logger.js';
+
+const log = createLogger('app');
+
+/** Partitions of the raw traffic topics this service creates when they are missing. */
+const TRAFFIC_PARTITIONS = 6;
+
+export interface App {
+  readonly http: FastifyInstance;
+  readonly configLog: ConfigLog;
+  readonly kafka: Kafka;
+  /** Listens on config.port (0 picks a free port); resolves to the bound address. */
+  start(): Promise<string>;
+  /** Drains and stops everything; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export function buildApp(config: ServiceConfig, brokers: string): App {
+  const brokerList = parseBrokers(brokers);
+  const kafka = createKafkaClient({ clientId: 'edge-events', brokers: brokerList });
+  const clients = new Map<string, Kafka>();
+  const kafkaFor = (list?: readonly string[]): Kafka => {
+    if (list === undefined || list.length === 0) return kafka;
+    const key = list.join(',');
+    let c = clients.get(key);
+    if (c === undefined) clients.set(key, (c = createKafkaClient({ clientId: 'edge-events-destination', brokers: list })));
+    return c;
+  };
+  const { topics } = config;
+  const configLog = new ConfigLog({ kafka, topic: topics.config });
+  const secrets = new SecretBox(loadSecretKey(config));
+  const subscriptions = new SubscriptionSet();
+  const tracker = new OffsetTracker();
+  const settled = new Signal();
+  const budget = new InFlightBudget();
+  const deadLetter = new KafkaDeadLetterSink({ kafka, topic: topics.deadLetter });
+  const pool = new DestinationPool({
+    deps: { kafkaClient: kafkaFor, fileRoot: config.fileDestinationRoot },
+    budget,
+    deadLetter,
+    secrets,
+    drainTimeoutMs: config.drainTimeoutMs,
+    onSettled: (item) => {
+      if (item.source !== undefined) tracker.settle(item.source.topic, item.source.partition, item.source.offset);
+      settled.notify();
+    },
+  });
+  const trafficTopics = new Map<string, TrafficEventType>([
+    [topics.httpRequestComplete, 'http_request_complete.v0'],
+    [topics.tcpConnectionClosed, 'tcp_connection_closed.v0'],
+  ]);
+  const router = new RecordRouter({
+    subscriptions,
+    decoder: createRecordDecoder(),
+    auditDecoder: createAuditDecoder(),
+    trafficTopics,
+    auditTopic: topics.audit,
+  });
+  const worker = config.roles.worker
+    ? new IngestWorker({
+        kafka,
+        groupId: config.consumerGroup,
+        topics: [...trafficTopics.keys(), topics.audit],
+        router,
+        pool,
+        deadLetter,
+        budget,
+        tracker,
+        settled,
+        drainTimeoutMs: config.drainTimeoutMs,
+      })
+    : undefined;
+
+  let loaded = false;
+  const http = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  registerHealthRoutes(http, () => {
+    const problems: string[] = [];
+    if (!loaded) problems.push('The config log is not loaded yet.');
+    if (worker !== undefined && !worker.isConnected) problems.push('The ingest worker is not connected to the broker.');
+    return problems;
+  });
+
+  let stopped: Promise<void> | undefined;
+  return {
+    http,
+    configLog,
+    kafka,
+    async start() {
+      const address = await http.listen({ port: config.port, host: config.host });
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        await ensureTopics(admin, [
+          { topic: topics.config, partitions: 1, compacted: true },
+          { topic: topics.audit, partitions: 3 },
+          { topic: topics.deadLetter, partitions: 3 },
+          ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
+        ]);
+      } finally {
+        await admin.disconnect();
+      }
+      await configLog.start();
+      loaded = true;
+      if (worker !== undefined) {
+        subscriptions.follow(configLog);
+        pool.follow(configLog);
+        await worker.start();
+      }
+      log.info({ address, brokers: brokerList }, 'The service is running.');
+      return address;
+    },
+    stop() {
+      stopped ??= (async () => {
+        log.info('The service is stopping: draining in-flight deliveries.');
+        await worker?.stop();
+        await pool.close(config.drainTimeoutMs);
+        subscriptions.stop();
+        await deadLetter.close();
+        await configLog.stop();
+        await http.close();
+        log.info('The service stopped.');
+      })();
+      return stopped;
+    },
+  };
+}
+
+/**
+ * SECRET_KEY seals secret fields in the config log. Without it (local runs), a key is generated once and
+ * kept beside the local broker's data, so every process of this checkout shares it.
+ */
+function loadSecretKey(config: ServiceConfig): Buffer {
+  if (config.secretKey !== undefined) return decodeKey(config.secretKey) as Buffer;
+  const file = '.local/secret.key';
+  if (existsSync(file)) {
+    const key = decodeKey(readFileSync(file, 'utf8').trim());
+    if (key !== undefined) return key;
+  }
+  const key = randomBytes(32);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, key.toString('hex'), { mode: 0o600 });
+  log.warn('SECRET_KEY is unset: a key was generated for this checkout. Set SECRET_KEY in production.');
+  return key;
+}

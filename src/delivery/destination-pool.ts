@@ -1,0 +1,112 @@
+// The live destinations of this process, built from the config log: one runner (queue, batcher, retry)
+// per destination, replaced when the destination changes and drained when it is deleted.
+import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
+import type { StoredDestination } from '../configlog/resources.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { createLogger } from '../telemetry/logger.js';
+import type { DeadLetterSink } from './dead-letter.js';
+import type { WriterDeps } from './destination-kind.js';
+import { DestinationRunner } from './destination-runner.js';
+import type { InFlightBudget } from './in-flight-budget.js';
+import type { BatchingOptions, OnBudgetExhausted, SettlementListener } from './runner-options.js';
+import type { RetryPolicy } from './backoff.js';
+import { createWriter } from './writer-registry.js';
+
+export interface DestinationPoolOptions {
+  readonly deps: WriterDeps;
+  readonly budget: InFlightBudget;
+  readonly deadLetter: DeadLetterSink;
+  readonly onSettled: SettlementListener;
+  readonly secrets: SecretBox;
+  readonly batching?: Partial<BatchingOptions>;
+  readonly retry?: Partial<RetryPolicy>;
+  /** Builds the budget-exhausted hook of one destination (issue 5 parks there). */
+  readonly onBudgetExhausted?: (destinationId: string) => OnBudgetExhausted;
+  /** How long a replaced or deleted destination may drain. */
+  readonly drainTimeoutMs?: number;
+}
+
+const log = createLogger('destinations');
+
+/** Stored secret fields end in `_enc`; writers get them opened, under the name without the suffix. */
+export function openSecrets(value: unknown, secrets: SecretBox): unknown {
+  if (Array.isArray(value)) return value.map((v) => openSecrets(v, secrets));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k.endsWith('_enc') && typeof v === 'string') {
+      const clear = secrets.open(v);
+      if (clear === undefined) throw new Error(`the secret ${k.slice(0, -4)} cannot be opened with this service's SECRET_KEY`);
+      out[k.slice(0, -4)] = clear;
+    } else {
+      out[k] = openSecrets(v, secrets);
+    }
+  }
+  return out;
+}
+
+export class DestinationPool {
+  private readonly runners = new Map<string, DestinationRunner>();
+  private readonly closing = new Set<Promise<unknown>>();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly opts: DestinationPoolOptions) {}
+
+  follow(configLog: ConfigLog): void {
+    for (const v of configLog.list('event_destination')) this.put(v.data as unknown as StoredDestination);
+    this.unsubscribe = configLog.onChange((change) => this.onChange(change));
+  }
+
+  get(id: string): DestinationRunner | undefined {
+    return this.runners.get(id);
+  }
+
+  all(): IterableIterator<DestinationRunner> {
+    return this.runners.values();
+  }
+
+  /** Drains every runner within the deadline and closes its writer. */
+  async close(deadlineMs: number): Promise<void> {
+    this.unsubscribe?.();
+    const all = [...this.runners.values()].map((r) => r.close(deadlineMs));
+    this.runners.clear();
+    await Promise.allSettled([...all, ...this.closing]);
+  }
+
+  private onChange(change: ConfigChange): void {
+    if (change.kind !== 'event_destination') return;
+    if (change.after === undefined) this.retire(change.id);
+    else this.put(change.after.data as unknown as StoredDestination);
+  }
+
+  private put(dest: StoredDestination): void {
+    this.retire(dest.id);
+    try {
+      const target = openSecrets(dest.target, this.opts.secrets) as Record<string, unknown>;
+      const writer = createWriter(target, this.opts.deps);
+      const runner = new DestinationRunner({
+        destinationId: dest.id,
+        writer,
+        budget: this.opts.budget,
+        deadLetter: this.opts.deadLetter,
+        onSettled: this.opts.onSettled,
+        batching: this.opts.batching,
+        retry: this.opts.retry,
+        onBudgetExhausted: this.opts.onBudgetExhausted?.(dest.id),
+      });
+      runner.start();
+      this.runners.set(dest.id, runner);
+    } catch (err) {
+      // The API validates targets before storing them; a record it cannot use here is logged, not thrown.
+      log.error({ destination: dest.id, reason: err instanceof Error ? err.message : String(err) }, 'A destination cannot be started.');
+    }
+  }
+
+  private retire(id: string): void {
+    const old = this.runners.get(id);
+    if (old === undefined) return;
+    this.runners.delete(id);
+    const done = old.close(this.opts.drainTimeoutMs ?? 10_000).finally(() => this.closing.delete(done));
+    this.closing.add(done);
+  }
+}

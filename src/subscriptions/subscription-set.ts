@@ -1,0 +1,109 @@
+// The live subscriptions of this process, compiled from the config log: a matcher per traffic event
+// type, a shared projector per (subscription, type), and the subscribers of each audit event type.
+// Compile once, run many: the hot path only reads the maps built here.
+import { SubscriptionMatcher } from '../cel/matcher.js';
+import { compile } from '../cel/compile.js';
+import type { CompiledFilter } from '../cel/types.js';
+import { TRAFFIC_EVENT_TYPES, isAuditEventType, isTrafficEventType, type TrafficEventType } from '../events/catalog.js';
+import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
+import type { StoredSubscription } from '../configlog/resources.js';
+import { projectionKey, projectorFor, type Projector } from '../projection/projector.js';
+import { createLogger } from '../telemetry/logger.js';
+
+/** What one subscription does with one traffic event type it matched. */
+export interface TrafficRoute {
+  readonly subscriptionId: string;
+  /** Equal keys mean equal field sets: the projected and serialized event is shared. */
+  readonly projectionKey: string;
+  readonly project: Projector;
+  readonly destinationIds: readonly string[];
+}
+
+export interface AuditRoute {
+  readonly subscriptionId: string;
+  readonly destinationIds: readonly string[];
+}
+
+const log = createLogger('subscriptions');
+
+export class SubscriptionSet {
+  private readonly matchers = new Map<TrafficEventType, SubscriptionMatcher>(
+    TRAFFIC_EVENT_TYPES.map((t) => [t, new SubscriptionMatcher(t)]),
+  );
+  private readonly routes = new Map<TrafficEventType, Map<string, TrafficRoute>>(
+    TRAFFIC_EVENT_TYPES.map((t) => [t, new Map()]),
+  );
+  private readonly audit = new Map<string, Map<string, AuditRoute>>();
+  private unsubscribe: (() => void) | undefined;
+
+  /** Loads every subscription in the config log and follows its changes from now on. */
+  follow(configLog: ConfigLog): void {
+    for (const v of configLog.list('event_subscription')) this.put(v.data as unknown as StoredSubscription);
+    this.unsubscribe = configLog.onChange((change) => this.onChange(change));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+  }
+
+  matcher(eventType: TrafficEventType): SubscriptionMatcher {
+    return this.matchers.get(eventType) as SubscriptionMatcher;
+  }
+
+  route(eventType: TrafficEventType, subscriptionId: string): TrafficRoute | undefined {
+    return this.routes.get(eventType)?.get(subscriptionId);
+  }
+
+  auditRoutes(eventType: string): Iterable<AuditRoute> {
+    return this.audit.get(eventType)?.values() ?? [];
+  }
+
+  private onChange(change: ConfigChange): void {
+    if (change.kind !== 'event_subscription') return;
+    this.remove(change.id);
+    if (change.after !== undefined) this.put(change.after.data as unknown as StoredSubscription);
+  }
+
+  /** Adds or replaces a subscription; a source that no longer compiles is skipped and logged, never thrown. */
+  put(sub: StoredSubscription): void {
+    this.remove(sub.id);
+    for (const source of sub.sources) {
+      if (isTrafficEventType(source.type)) {
+        let filter: CompiledFilter | undefined;
+        if (source.filter !== undefined && source.filter.trim() !== '') {
+          const result = compile(source.filter, source.type);
+          if (!result.ok) {
+            log.error(
+              { subscription: sub.id, type: source.type, problems: result.problems },
+              'A stored filter does not compile; this source receives no events until it is fixed.',
+            );
+            continue;
+          }
+          filter = result.filter;
+        }
+        const fields = source.fields ?? [];
+        this.routes.get(source.type)?.set(sub.id, {
+          subscriptionId: sub.id,
+          projectionKey: projectionKey(fields),
+          project: projectorFor(fields),
+          destinationIds: sub.destination_ids,
+        });
+        this.matcher(source.type).set(sub.id, filter);
+      } else if (isAuditEventType(source.type)) {
+        let subs = this.audit.get(source.type);
+        if (subs === undefined) this.audit.set(source.type, (subs = new Map()));
+        subs.set(sub.id, { subscriptionId: sub.id, destinationIds: sub.destination_ids });
+      } else {
+        log.warn({ subscription: sub.id, type: source.type }, 'A stored source names an unknown event type and is skipped.');
+      }
+    }
+  }
+
+  remove(id: string): void {
+    for (const t of TRAFFIC_EVENT_TYPES) {
+      this.matcher(t).delete(id);
+      this.routes.get(t)?.delete(id);
+    }
+    for (const subs of this.audit.values()) subs.delete(id);
+  }
+}

@@ -58,3 +58,15 @@ export const inFlightRecords = new Gauge({
   help: 'Records consumed whose deliveries are not all acknowledged yet.',
   registers: [registry],
 });
+
+export const inFlightDeliveries = new Gauge({
+  name: 'edge_in_flight_deliveries',
+  help: 'Deliveries (one event at one destination) queued or being written, across all destinations.',
+  registers: [registry],
+});
+
+export const inFlightDeliveryBytes = new Gauge({
+  name: 'edge_in_flight_delivery_bytes',
+  help: 'Payload bytes of the in-flight deliveries; the ingest consumer pauses when the budget is spent.',
+  registers: [registry],
+});

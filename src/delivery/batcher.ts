@@ -1,0 +1,96 @@
+// The per-destination queue that cuts batches by count and bytes; the runner adds the linger time.
+import type { DeliveryItem } from './contract.js';
+
+export interface BatchLimits {
+  readonly maxRecords: number;
+  readonly maxBytes: number;
+  /** Added to each payload's length when counting bytes (see WriterLimits). */
+  readonly recordOverheadBytes: number;
+}
+
+/**
+ * A FIFO of items with their arrival times. take() returns the longest prefix within the limits, and
+ * always at least one item so a record at the byte limit still moves. Amortised O(1) per item: the
+ * consumed head is sliced off only once it is most of the array.
+ */
+export class Batcher {
+  private items: DeliveryItem[] = [];
+  private times: number[] = [];
+  private head = 0;
+  private queuedBytes = 0;
+
+  constructor(readonly limits: BatchLimits) {}
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  get bytes(): number {
+    return this.queuedBytes;
+  }
+
+  /** Arrival time of the oldest queued item, or undefined when empty. */
+  get oldestAt(): number | undefined {
+    return this.head < this.times.length ? this.times[this.head] : undefined;
+  }
+
+  push(item: DeliveryItem, now: number): void {
+    this.items.push(item);
+    this.times.push(now);
+    this.queuedBytes += item.payload.length + this.limits.recordOverheadBytes;
+  }
+
+  /** True when a full batch is waiting, so there is no point lingering. */
+  isFull(): boolean {
+    return this.size >= this.limits.maxRecords || this.queuedBytes >= this.limits.maxBytes;
+  }
+
+  take(): DeliveryItem[] {
+    const batch: DeliveryItem[] = [];
+    let bytes = 0;
+    while (this.head < this.items.length && batch.length < this.limits.maxRecords) {
+      const item = this.items[this.head] as DeliveryItem;
+      const size = item.payload.length + this.limits.recordOverheadBytes;
+      if (batch.length > 0 && bytes + size > this.limits.maxBytes) break;
+      batch.push(item);
+      bytes += size;
+      this.head++;
+    }
+    this.queuedBytes -= bytes;
+    this.compact();
+    return batch;
+  }
+
+  /** Removes and returns the queued items matching `predicate` (a revoked partition's records). */
+  remove(predicate: (item: DeliveryItem) => boolean): DeliveryItem[] {
+    const removed: DeliveryItem[] = [];
+    const keptItems: DeliveryItem[] = [];
+    const keptTimes: number[] = [];
+    for (let i = this.head; i < this.items.length; i++) {
+      const item = this.items[i] as DeliveryItem;
+      if (predicate(item)) {
+        removed.push(item);
+        this.queuedBytes -= item.payload.length + this.limits.recordOverheadBytes;
+      } else {
+        keptItems.push(item);
+        keptTimes.push(this.times[i] as number);
+      }
+    }
+    this.items = keptItems;
+    this.times = keptTimes;
+    this.head = 0;
+    return removed;
+  }
+
+  private compact(): void {
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.times = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.times = this.times.slice(this.head);
+      this.head = 0;
+    }
+  }
+}

@@ -1,0 +1,77 @@
+// The destination contract every writer implements, and the items and outcomes that cross it.
+import type { Envelope } from '../events/envelope.js';
+import type { DeliveryError } from './errors.js';
+
+/** Where a delivery came from, for offset commits and dead-letter headers. */
+export interface SourceRef {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+}
+
+/**
+ * One event on its way to destinations. The same item object is handed to every destination that
+ * matched it: the payload is serialized once per field list and never re-serialized per destination.
+ */
+export interface DeliveryItem {
+  readonly eventId: string;
+  /** The envelope as UTF-8 JSON. Its length is the item's size for batching limits. */
+  readonly payload: Buffer;
+  /**
+   * The envelope the payload was made from, when the producer still has it; writers read key fields
+   * from it. Absent for items re-read from a topic (issue 5's parked retries), where it is parsed lazily.
+   */
+  readonly envelope?: Envelope;
+  /** The consumed record this delivery belongs to; absent for deliveries not tied to an offset (a test event). */
+  readonly source?: SourceRef;
+}
+
+/** What a writer accepts in one write(); the batcher never hands it more. */
+export interface WriterLimits {
+  /** Most records in one batch. */
+  readonly maxRecords: number;
+  /** Most bytes in one batch, counting `recordOverheadBytes` per record. */
+  readonly maxBytes: number;
+  /** Largest single payload; a bigger record is dead-lettered with RECORD_TOO_LARGE. */
+  readonly maxRecordBytes: number;
+  /** Bytes the destination adds per record (a newline, a comma, CloudWatch's 26 bytes). */
+  readonly recordOverheadBytes: number;
+}
+
+export interface ItemFailure {
+  readonly item: DeliveryItem;
+  readonly error: DeliveryError;
+}
+
+/**
+ * The result of one write(). Items not listed in `failed` were delivered. A writer whose whole batch
+ * failed may instead reject with a DeliveryError; a partial failure lists only the failed items, so
+ * the runner retries just those (cloud batch APIs report per-entry errors).
+ */
+export interface WriteOutcome {
+  readonly failed: readonly ItemFailure[];
+}
+
+export const DELIVERED: WriteOutcome = Object.freeze({ failed: Object.freeze([]) });
+
+/**
+ * The writer contract (STYLE.md, after Redpanda Connect's output contract). Writers hold no retry,
+ * backoff or acknowledgement logic: the destination runner owns all of that.
+ */
+export interface DestinationWriter {
+  readonly kind: string;
+  readonly limits: WriterLimits;
+  /** Opens connections. Failures are retried by the runner; write() also connects when needed. */
+  connect(): Promise<void>;
+  /** Resolves only once every item not reported in `failed` is durably delivered. */
+  write(batch: readonly DeliveryItem[]): Promise<WriteOutcome>;
+  /** Resolves when the destination looks able to take writes; throws a DeliveryError otherwise. */
+  healthcheck(): Promise<void>;
+  /** Releases connections and files. Idempotent. write() after close() rejects with WRITER_CLOSED. */
+  close(): Promise<void>;
+}
+
+/** The batching size of an item at a destination, overhead included. */
+export function itemSize(item: DeliveryItem, limits: WriterLimits): number {
+  return item.payload.length + limits.recordOverheadBytes;
+}

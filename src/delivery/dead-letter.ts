@@ -1,0 +1,140 @@
+// The dead-letter sink: bad input records (ingest) and undeliverable events (delivery) go to one topic,
+// with headers naming where they came from and why. A failed dead-letter write is retried, never dropped.
+import type { Kafka, Producer } from 'kafkajs';
+import { createProducer } from '../kafka/client.js';
+import { createLogger, type Logger } from '../telemetry/logger.js';
+import { DEFAULT_RETRY_POLICY, backoffDelay, type RetryPolicy } from './backoff.js';
+import { systemClock, type Clock } from './clock.js';
+import type { SourceRef } from './contract.js';
+import { DeliveryError } from './errors.js';
+
+export const DEFAULT_DEAD_LETTER_TOPIC = 'edge.dlq';
+
+/** Header names on every dead-lettered record. */
+export const DLQ_HEADERS = {
+  sourceTopic: 'x-source-topic',
+  sourcePartition: 'x-source-partition',
+  sourceOffset: 'x-source-offset',
+  errorCode: 'x-error-code',
+  errorMessage: 'x-error-message',
+  destinationId: 'x-destination-id',
+} as const;
+
+// Kafka headers share the record's size budget; a long error text must not push the record over it.
+const MAX_ERROR_MESSAGE_LENGTH = 1000;
+
+export interface DeadLetter {
+  /** The raw input record (ingest) or the serialized envelope (delivery). */
+  readonly value: Buffer | null;
+  readonly key?: Buffer | string | null;
+  readonly source?: SourceRef;
+  readonly errorCode: string;
+  readonly errorMessage: string;
+  /** Set for delivery failures: the destination that refused the event. */
+  readonly destinationId?: string;
+  /** Extra headers, e.g. the input record's own content-type. */
+  readonly headers?: Readonly<Record<string, string | Buffer>>;
+}
+
+export interface DeadLetterSink {
+  /**
+   * Resolves once the broker has acknowledged every letter. Retries failures until it succeeds;
+   * rejects with DEAD_LETTER_FAILED only when `signal` aborts or the sink is closed, so a caller never
+   * settles (and commits) a record whose dead letter was not written.
+   */
+  send(letters: readonly DeadLetter[], signal?: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function deadLetterHeaders(letter: DeadLetter): Record<string, string | Buffer> {
+  const headers: Record<string, string | Buffer> = { ...letter.headers };
+  if (letter.source !== undefined) {
+    headers[DLQ_HEADERS.sourceTopic] = letter.source.topic;
+    headers[DLQ_HEADERS.sourcePartition] = String(letter.source.partition);
+    headers[DLQ_HEADERS.sourceOffset] = String(letter.source.offset);
+  }
+  headers[DLQ_HEADERS.errorCode] = letter.errorCode;
+  headers[DLQ_HEADERS.errorMessage] = letter.errorMessage.slice(0, MAX_ERROR_MESSAGE_LENGTH);
+  if (letter.destinationId !== undefined) headers[DLQ_HEADERS.destinationId] = letter.destinationId;
+  return headers;
+}
+
+export interface KafkaDeadLetterSinkOptions {
+  readonly kafka: Kafka;
+  readonly topic?: string;
+  readonly retry?: RetryPolicy;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+export class KafkaDeadLetterSink implements DeadLetterSink {
+  readonly topic: string;
+  private producer: Producer | undefined;
+  private connecting: Promise<Producer> | undefined;
+  private readonly closed = new AbortController();
+  private readonly retry: RetryPolicy;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: KafkaDeadLetterSinkOptions) {
+    this.topic = opts.topic ?? DEFAULT_DEAD_LETTER_TOPIC;
+    this.retry = opts.retry ?? DEFAULT_RETRY_POLICY;
+    this.clock = opts.clock ?? systemClock;
+    this.log = opts.logger ?? createLogger('dead-letter');
+  }
+
+  async send(letters: readonly DeadLetter[], signal?: AbortSignal): Promise<void> {
+    if (letters.length === 0) return;
+    const messages = letters.map((l) => ({ key: l.key ?? null, value: l.value, headers: deadLetterHeaders(l) }));
+    for (let attempt = 1; ; attempt++) {
+      if (this.closed.signal.aborted || signal?.aborted === true) {
+        throw new DeliveryError('DEAD_LETTER_FAILED', 'Dead-lettering stopped before the broker acknowledged it.');
+      }
+      try {
+        const producer = await this.connect();
+        await producer.send({ topic: this.topic, messages, acks: -1 });
+        return;
+      } catch (err) {
+        this.log.warn({ err, topic: this.topic, attempt, letters: letters.length }, 'Writing to the dead-letter topic failed; retrying.');
+        await this.reset();
+        await this.clock.sleep(backoffDelay(this.retry, attempt), signal ?? this.closed.signal);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed.abort();
+    await this.reset();
+  }
+
+  private connect(): Promise<Producer> {
+    if (this.producer !== undefined) return Promise.resolve(this.producer);
+    this.connecting ??= (async () => {
+      // Idempotent with acks=all: the broker drops duplicates of a retried send, and an acknowledged
+      // dead letter survives the loss of the leader.
+      const producer = createProducer(this.opts.kafka, {
+        idempotent: true,
+        maxInFlightRequests: 1,
+        retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2000 },
+      });
+      try {
+        await producer.connect();
+      } catch (err) {
+        await producer.disconnect().catch(() => undefined);
+        throw err;
+      }
+      this.producer = producer;
+      return producer;
+    })().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  // A producer that failed may hold a stale producer epoch or dead sockets; a fresh one is cheap.
+  private async reset(): Promise<void> {
+    const producer = this.producer;
+    this.producer = undefined;
+    if (producer !== undefined) await producer.disconnect().catch(() => undefined);
+  }
+}

@@ -1,0 +1,348 @@
+// One destination's delivery loop: its own queue and batcher, the single place where retry, backoff,
+// dead-lettering and acknowledgement happen. Each destination has its own runner, so a broken one
+// never holds back another's writes.
+import { batchLatency, deliveries } from '../telemetry/metrics.js';
+import { createLogger, type Logger } from '../telemetry/logger.js';
+import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './backoff.js';
+import { Batcher } from './batcher.js';
+import { Signal, systemClock, type Clock } from './clock.js';
+import type { DeliveryItem, DestinationWriter, ItemFailure, WriterLimits } from './contract.js';
+import type { DeadLetterSink } from './dead-letter.js';
+import { DeliveryError, toDeliveryError } from './errors.js';
+import type { InFlightBudget } from './in-flight-budget.js';
+import { sortOutcome } from './write-outcome.js';
+import {
+  DEFAULT_BATCHING,
+  keepRetrying,
+  type BatchingOptions,
+  type CloseResult,
+  type DestinationRunnerOptions,
+  type OnBudgetExhausted,
+  type Settlement,
+  type SettlementListener,
+} from './runner-options.js';
+
+const OUTCOME_LABEL: Record<Settlement, string> = { acked: 'ok', dead_lettered: 'dead_lettered', parked: 'parked' };
+
+// After the drain deadline, in-flight writes get this long to notice the writer was closed.
+const ABORT_GRACE_MS = 2_000;
+
+export class DestinationRunner {
+  readonly destinationId: string;
+  readonly kind: string;
+  /** The batching limits in force: the runner's options capped by the writer's limits. */
+  readonly limits: WriterLimits;
+  private readonly writer: DestinationWriter;
+  private readonly budget: InFlightBudget;
+  private readonly deadLetterSink: DeadLetterSink;
+  private readonly onSettled: SettlementListener;
+  private readonly onBudgetExhausted: OnBudgetExhausted;
+  private readonly batching: BatchingOptions;
+  private readonly retry: RetryPolicy;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly log: Logger;
+  private readonly batcher: Batcher;
+  private readonly changed = new Signal();
+  private readonly abort = new AbortController();
+  private tasks = 0;
+  private inFlightBatches = 0;
+  private flushing = 0;
+  private closing = false;
+  private abandoned = 0;
+  /** When the destination's current run of failed attempts began; undefined while it delivers. */
+  private failingSince: number | undefined;
+  private loopDone: Promise<void> | undefined;
+  private closeResult: Promise<CloseResult> | undefined;
+
+  constructor(opts: DestinationRunnerOptions) {
+    this.destinationId = opts.destinationId;
+    this.writer = opts.writer;
+    this.kind = opts.writer.kind;
+    this.budget = opts.budget;
+    this.deadLetterSink = opts.deadLetter;
+    this.onSettled = opts.onSettled;
+    this.batching = { ...DEFAULT_BATCHING, ...opts.batching };
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+    this.clock = opts.clock ?? systemClock;
+    this.random = opts.random ?? Math.random;
+    this.log = (opts.logger ?? createLogger('delivery')).child({ destination: this.destinationId, kind: this.kind });
+    this.onBudgetExhausted = opts.onBudgetExhausted ?? keepRetrying(this.log);
+    const w = opts.writer.limits;
+    // The per-record limit is the writer's alone: a record bigger than the runner's preferred batch
+    // size still fits the destination and travels in a batch of its own.
+    this.limits = {
+      maxRecords: Math.max(1, Math.min(this.batching.maxRecords, w.maxRecords)),
+      maxBytes: Math.min(this.batching.maxBytes, w.maxBytes),
+      maxRecordBytes: Math.min(w.maxRecordBytes, w.maxBytes - w.recordOverheadBytes),
+      recordOverheadBytes: w.recordOverheadBytes,
+    };
+    this.batcher = new Batcher(this.limits);
+  }
+
+  /** Starts the delivery loop. The first connect is attempted at once; write() reconnects as needed. */
+  start(): void {
+    if (this.loopDone !== undefined) return;
+    this.loopDone = this.loop();
+    this.writer.connect().catch((err: unknown) => {
+      this.log.warn({ err: toDeliveryError(err) }, 'The destination is not reachable yet; writes will retry.');
+    });
+  }
+
+  get queued(): number {
+    return this.batcher.size;
+  }
+
+  /**
+   * Queues one delivery. Returns false once the runner is closing: the item is then not taken, and its
+   * offset must stay uncommitted. Never blocks; the caller watches the shared in-flight budget.
+   */
+  enqueue(item: DeliveryItem): boolean {
+    if (this.closing) return false;
+    this.budget.acquire(1, item.payload.length);
+    if (item.payload.length > this.limits.maxRecordBytes) {
+      const error = new DeliveryError(
+        'RECORD_TOO_LARGE',
+        `The event is ${item.payload.length} bytes; this destination takes at most ${this.limits.maxRecordBytes}.`,
+      );
+      deliveries.inc({ destination: this.destinationId, outcome: 'failed' });
+      this.runTask(this.deadLetter([{ item, error }]));
+      return true;
+    }
+    this.batcher.push(item, this.clock.now());
+    this.changed.notify();
+    return true;
+  }
+
+  /** Resolves once everything queued so far is settled (or abandoned); linger is skipped meanwhile. */
+  async flush(): Promise<void> {
+    this.flushing++;
+    this.changed.notify();
+    try {
+      await this.idle();
+    } finally {
+      this.flushing--;
+    }
+  }
+
+  /**
+   * Drains within `deadlineMs`, then closes the writer. Deliveries still unsettled at the deadline are
+   * abandoned: not acknowledged, so their offsets are not committed and they are read again later.
+   */
+  close(deadlineMs = 30_000): Promise<CloseResult> {
+    this.closeResult ??= this.doClose(deadlineMs);
+    return this.closeResult;
+  }
+
+  /** Drops queued (not yet written) deliveries matching `predicate`, e.g. of revoked partitions. */
+  discard(predicate: (item: DeliveryItem) => boolean): number {
+    const removed = this.batcher.remove(predicate);
+    this.abandon(removed);
+    this.changed.notify();
+    return removed.length;
+  }
+
+  private async doClose(deadlineMs: number): Promise<CloseResult> {
+    this.closing = true;
+    this.changed.notify();
+    // A runner never started has nothing in flight; it only needs its loop if items were queued.
+    if (this.loopDone === undefined && this.batcher.size > 0) this.start();
+    const timer = new AbortController();
+    const drained = await Promise.race([
+      this.idle().then(() => true),
+      this.clock.sleep(deadlineMs, timer.signal).then(() => false),
+    ]);
+    timer.abort();
+    if (!drained) {
+      this.log.warn({ queued: this.batcher.size, tasks: this.tasks }, 'The destination did not drain before the deadline.');
+      this.abort.abort();
+      this.abandon(this.batcher.remove(() => true));
+      this.changed.notify();
+    }
+    await this.writer.close().catch((err: unknown) => {
+      this.log.warn({ err: toDeliveryError(err) }, 'Closing the destination writer failed.');
+    });
+    if (!drained) {
+      const grace = new AbortController();
+      await Promise.race([this.idle(), this.clock.sleep(ABORT_GRACE_MS, grace.signal)]);
+      grace.abort();
+    }
+    await (this.loopDone ?? Promise.resolve());
+    return { drained, abandoned: this.abandoned };
+  }
+
+  private async idle(): Promise<void> {
+    while (this.batcher.size > 0 || this.tasks > 0) await this.changed.wait();
+  }
+
+  private async loop(): Promise<void> {
+    while (true) {
+      if (this.batcher.size === 0) {
+        if (this.closing) return;
+        await this.changed.wait();
+        continue;
+      }
+      if (!this.batcher.isFull() && !this.closing && this.flushing === 0) {
+        const waitMs = (this.batcher.oldestAt ?? 0) + this.batching.lingerMs - this.clock.now();
+        if (waitMs > 0) {
+          await this.waitForChange(waitMs);
+          continue;
+        }
+      }
+      if (this.inFlightBatches >= this.batching.maxInFlightBatches) {
+        await this.changed.wait();
+        continue;
+      }
+      const batch = this.batcher.take();
+      this.inFlightBatches++;
+      this.runTask(
+        this.deliver(batch).finally(() => {
+          this.inFlightBatches--;
+        }),
+      );
+    }
+  }
+
+  private async waitForChange(ms: number): Promise<void> {
+    const timer = new AbortController();
+    await Promise.race([this.changed.wait(), this.clock.sleep(ms, timer.signal)]);
+    timer.abort();
+  }
+
+  private runTask(task: Promise<void>): void {
+    this.tasks++;
+    task
+      .catch((err: unknown) => this.log.error({ err }, 'A delivery task failed unexpectedly.'))
+      .finally(() => {
+        this.tasks--;
+        this.changed.notify();
+      });
+  }
+
+  /**
+   * Writes one batch until every item is settled. The attempt budget is per batch; the time budget
+   * runs from when the destination started failing (the first of the attempts in a row in which every
+   * item failed retryably), so once a destination has been down past the budget, each new batch reaches the
+   * budget-exhausted hook after its first failed attempt instead of waiting out a fresh window.
+   */
+  private async deliver(batch: readonly DeliveryItem[]): Promise<void> {
+    const started = this.clock.now();
+    const destination = this.destinationId;
+    let pending = batch;
+    let windowAttempts = 0;
+    for (let attempt = 1; ; attempt++) {
+      windowAttempts++;
+      const failures = await this.attempt(pending);
+      const { acked, retry, dead, retryAfterMs, lastError } = sortOutcome(pending, failures);
+      // Any answer other than "try again" for every item shows the destination is working.
+      if (retry.length < pending.length) this.failingSince = undefined;
+      else this.failingSince ??= this.clock.now();
+      if (failures.length > 0) deliveries.inc({ destination, outcome: 'failed' }, retry.length + dead.length);
+      this.settle(acked, 'acked');
+      if (dead.length > 0) await this.deadLetter(dead);
+      if (retry.length === 0 || lastError === undefined) break;
+      pending = retry;
+      if (this.abort.signal.aborted) {
+        this.abandon(pending);
+        break;
+      }
+      const elapsedMs = this.clock.now() - (this.failingSince ?? started);
+      if (windowAttempts >= this.retry.maxAttempts || elapsedMs >= this.retry.maxElapsedMs) {
+        const decision = await this.budgetExhausted(pending, attempt, elapsedMs, lastError);
+        if (decision === 'parked') {
+          this.settle(pending, 'parked');
+          break;
+        }
+        // A new window: the hook (and its log line) runs again only once the next budget is spent.
+        if (this.failingSince !== undefined) this.failingSince = this.clock.now();
+        windowAttempts = 0;
+      }
+      const delay = retryDelay(this.retry, attempt, retryAfterMs, this.random);
+      this.log.warn(
+        { attempt, failed: retry.length, code: lastError.code, reason: lastError.message, delayMs: delay },
+        'A delivery attempt failed; retrying after a backoff.',
+      );
+      deliveries.inc({ destination, outcome: 'retried' }, pending.length);
+      await this.clock.sleep(delay, this.abort.signal);
+      if (this.abort.signal.aborted) {
+        this.abandon(pending);
+        break;
+      }
+    }
+    batchLatency.observe({ kind: this.kind }, (this.clock.now() - started) / 1000);
+  }
+
+  private async attempt(pending: readonly DeliveryItem[]): Promise<readonly ItemFailure[]> {
+    try {
+      return (await this.writer.write(pending)).failed;
+    } catch (err) {
+      const error = toDeliveryError(err);
+      return pending.map((item) => ({ item, error }));
+    }
+  }
+
+  private async budgetExhausted(items: readonly DeliveryItem[], attempts: number, elapsedMs: number, lastError: DeliveryError) {
+    try {
+      return await this.onBudgetExhausted({
+        destinationId: this.destinationId,
+        kind: this.kind,
+        items,
+        attempts,
+        elapsedMs,
+        lastError,
+        signal: this.abort.signal,
+      });
+    } catch (err) {
+      this.log.error({ err }, 'The budget-exhausted hook failed; the deliveries stay queued and are retried.');
+      return 'keep_retrying' as const;
+    }
+  }
+
+  private async deadLetter(failures: readonly ItemFailure[]): Promise<void> {
+    const letters = failures.map(({ item, error }) => ({
+      value: item.payload,
+      key: item.eventId,
+      source: item.source,
+      errorCode: error.code,
+      errorMessage: error.message,
+      destinationId: this.destinationId,
+    }));
+    const items = failures.map((f) => f.item);
+    try {
+      await this.deadLetterSink.send(letters, this.abort.signal);
+    } catch (err) {
+      this.log.warn({ err, records: items.length }, 'Dead-lettering stopped at shutdown; the records stay uncommitted.');
+      this.abandon(items);
+      return;
+    }
+    const first = failures[0];
+    this.log.warn(
+      { records: items.length, code: first?.error.code, reason: first?.error.message },
+      'The destination refused events for good; they went to the dead-letter topic.',
+    );
+    this.settle(items, 'dead_lettered');
+  }
+
+  private settle(items: readonly DeliveryItem[], settlement: Settlement): void {
+    if (items.length === 0) return;
+    let bytes = 0;
+    for (const item of items) {
+      bytes += item.payload.length;
+      try {
+        this.onSettled(item, settlement, this.destinationId);
+      } catch (err) {
+        this.log.error({ err }, 'The settlement listener threw; the delivery still counts as settled.');
+      }
+    }
+    this.budget.release(items.length, bytes);
+    deliveries.inc({ destination: this.destinationId, outcome: OUTCOME_LABEL[settlement] }, items.length);
+  }
+
+  private abandon(items: readonly DeliveryItem[]): void {
+    if (items.length === 0) return;
+    let bytes = 0;
+    for (const item of items) bytes += item.payload.length;
+    this.budget.release(items.length, bytes);
+    this.abandoned += items.length;
+  }
+}

@@ -1,0 +1,169 @@
+// The kafka destination writer: an idempotent producer with acks=all, one message per event, keyed by
+// the event id unless the destination names an envelope field.
+import type { Kafka, Message, Producer } from 'kafkajs';
+import { createProducer } from '../../../kafka/client.js';
+import { DELIVERED, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
+import type { DestinationKind } from '../../destination-kind.js';
+import { DeliveryError } from '../../errors.js';
+import { compileKeyPath, type KeyOf } from '../../key-path.js';
+import { parseKafkaTarget, type KafkaTargetConfig } from './config.js';
+
+/**
+ * A broker takes record batches up to message.max.bytes (default 1048588) per partition. Capping a
+ * whole write at 1 MiB keeps every partition's batch under it; the per-record cap leaves room for the
+ * key, headers and batch framing.
+ */
+export const KAFKA_LIMITS: WriterLimits = Object.freeze({
+  maxRecords: 1000,
+  maxBytes: 1024 * 1024,
+  maxRecordBytes: 1_000_000,
+  recordOverheadBytes: 96,
+});
+
+const HEADERS = Object.freeze({ 'content-type': 'application/json' });
+
+export class KafkaWriter implements DestinationWriter {
+  readonly kind = 'kafka';
+  readonly limits: WriterLimits;
+  private readonly keyOf: KeyOf;
+  private producer: Producer | undefined;
+  private connecting: Promise<Producer> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly config: KafkaTargetConfig,
+    private readonly kafka: Kafka,
+    limits: Partial<WriterLimits> = {},
+  ) {
+    this.limits = { ...KAFKA_LIMITS, ...limits };
+    this.keyOf = compileKeyPath(config.key);
+  }
+
+  async connect(): Promise<void> {
+    await this.ensureProducer();
+  }
+
+  async write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
+    if (batch.length === 0) return DELIVERED;
+    try {
+      await this.send(batch);
+      return DELIVERED;
+    } catch (err) {
+      // The broker refuses a batch over the topic's max.message.bytes without saying which record is
+      // too big; sending one by one tells them apart, so only the oversized ones are dead-lettered.
+      if (tooLarge(err) && batch.length > 1) return this.writeOneByOne(batch);
+      throw toKafkaDeliveryError(err, this.config.topic);
+    }
+  }
+
+  async healthcheck(): Promise<void> {
+    const admin = this.kafka.admin();
+    try {
+      await admin.connect();
+      await admin.fetchTopicMetadata({ topics: [this.config.topic] });
+    } catch (err) {
+      throw new DeliveryError('DESTINATION_UNHEALTHY', `Topic ${this.config.topic} is not available: ${message(err)}`, { cause: err });
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.reset();
+  }
+
+  private async send(batch: readonly DeliveryItem[]): Promise<void> {
+    const producer = await this.ensureProducer();
+    const messages: Message[] = batch.map((item) => ({ key: this.keyOf(item), value: item.payload, headers: HEADERS }));
+    try {
+      await producer.send({ topic: this.config.topic, messages, acks: -1 });
+    } catch (err) {
+      // A producer that failed may hold dead sockets or a fenced epoch; the next write starts a fresh one.
+      await this.reset();
+      throw err;
+    }
+  }
+
+  private async writeOneByOne(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
+    const failed: ItemFailure[] = [];
+    for (const item of batch) {
+      try {
+        await this.send([item]);
+      } catch (err) {
+        failed.push({ item, error: toKafkaDeliveryError(err, this.config.topic) });
+      }
+    }
+    return { failed };
+  }
+
+  private ensureProducer(): Promise<Producer> {
+    if (this.closed) return Promise.reject(new DeliveryError('WRITER_CLOSED', 'The kafka writer is closed.'));
+    if (this.producer !== undefined) return Promise.resolve(this.producer);
+    this.connecting ??= (async () => {
+      // Idempotent with acks=all: a send retried inside the client is not duplicated, and an
+      // acknowledged write survives a leader change. Retries here stay short: the runner owns backoff.
+      const producer = createProducer(this.kafka, {
+        idempotent: true,
+        maxInFlightRequests: 1,
+        retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
+      });
+      try {
+        await producer.connect();
+      } catch (err) {
+        await producer.disconnect().catch(() => undefined);
+        throw toKafkaDeliveryError(err, this.config.topic);
+      }
+      if (this.closed) {
+        await producer.disconnect().catch(() => undefined);
+        throw new DeliveryError('WRITER_CLOSED', 'The kafka writer is closed.');
+      }
+      this.producer = producer;
+      return producer;
+    })().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async reset(): Promise<void> {
+    const producer = this.producer;
+    this.producer = undefined;
+    if (producer !== undefined) await producer.disconnect().catch(() => undefined);
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function causes(err: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = err; e !== undefined && e !== null && chain.length < 5; e = (e as { cause?: unknown }).cause) chain.push(e);
+  return chain;
+}
+
+function tooLarge(err: unknown): boolean {
+  return causes(err).some((e) => (e as { type?: string }).type === 'MESSAGE_TOO_LARGE');
+}
+
+function toKafkaDeliveryError(err: unknown, topic: string): DeliveryError {
+  if (err instanceof DeliveryError) return err;
+  const chain = causes(err);
+  const names = chain.map((e) => (e as { name?: string }).name ?? '');
+  const text = `Producing to ${topic} failed: ${message(err)}`;
+  if (tooLarge(err)) return new DeliveryError('RECORD_TOO_LARGE', text, { cause: err });
+  if (names.some((n) => n === 'KafkaJSRequestTimeoutError')) return new DeliveryError('DESTINATION_TIMEOUT', text, { cause: err });
+  if (names.some((n) => n === 'KafkaJSConnectionError' || n === 'KafkaJSConnectionClosedError' || n === 'KafkaJSBrokerNotFound')) {
+    return new DeliveryError('DESTINATION_UNREACHABLE', text, { cause: err });
+  }
+  // Authorization or unknown-topic errors may be fixed by an operator; retrying (and, with issue 5,
+  // parking) loses nothing, where dead-lettering a whole batch would.
+  return new DeliveryError('DESTINATION_SERVER_ERROR', text, { cause: err });
+}
+
+export const kafkaDestination: DestinationKind<KafkaTargetConfig> = {
+  kind: 'kafka',
+  parse: parseKafkaTarget,
+  create: (config, deps) => new KafkaWriter(config, deps.kafkaClient(config.brokers)),
+};

@@ -1,0 +1,97 @@
+// Options and hooks of a destination runner: batching, retry budget, settlement and the budget-exhausted hook.
+import type { Logger } from '../telemetry/logger.js';
+import type { RetryPolicy } from './backoff.js';
+import type { Clock } from './clock.js';
+import type { DeliveryItem, DestinationWriter } from './contract.js';
+import type { DeadLetterSink } from './dead-letter.js';
+import type { DeliveryError } from './errors.js';
+import type { InFlightBudget } from './in-flight-budget.js';
+
+export interface BatchingOptions {
+  /** Cut a batch at this many records (further capped by the writer's limits). */
+  readonly maxRecords: number;
+  /** Cut a batch at this many bytes (further capped by the writer's limits). */
+  readonly maxBytes: number;
+  /** How long the first queued item may wait for a batch to fill. */
+  readonly lingerMs: number;
+  /**
+   * Batches written at once. 1 keeps a destination's events in order (a failing batch holds back the
+   * ones behind it); more trades that order for throughput.
+   */
+  readonly maxInFlightBatches: number;
+}
+
+export const DEFAULT_BATCHING: BatchingOptions = Object.freeze({
+  maxRecords: 500,
+  maxBytes: 1024 * 1024,
+  lingerMs: 50,
+  maxInFlightBatches: 1,
+});
+
+/** How one delivery ended. Each settles the item's offset (DESIGN.md "Delivery semantics"). */
+export type Settlement = 'acked' | 'dead_lettered' | 'parked';
+
+/** Called once per item and destination when its delivery is settled. Must not throw (it is guarded anyway). */
+export type SettlementListener = (item: DeliveryItem, settlement: Settlement, destinationId: string) => void;
+
+export interface BudgetExhaustedContext {
+  readonly destinationId: string;
+  readonly kind: string;
+  /** The items still failing, all with retryable errors. */
+  readonly items: readonly DeliveryItem[];
+  readonly attempts: number;
+  readonly elapsedMs: number;
+  readonly lastError: DeliveryError;
+  /** Aborts when the runner is closed past its drain deadline. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * What to do once a batch has spent its retry budget. 'parked' means the hook has durably stored the
+ * items elsewhere (issue 5's retry topic), so the runner settles them as parked; 'keep_retrying' starts
+ * a new budget window.
+ */
+export type BudgetExhaustedDecision = 'keep_retrying' | 'parked';
+export type OnBudgetExhausted = (ctx: BudgetExhaustedContext) => Promise<BudgetExhaustedDecision>;
+
+/**
+ * The default until parking exists: never give up on a delivery, but say so once per budget window.
+ * `log` is the runner's logger, which already names the destination.
+ */
+export function keepRetrying(log: Logger): OnBudgetExhausted {
+  return async (ctx) => {
+    log.error(
+      {
+        records: ctx.items.length,
+        attempts: ctx.attempts,
+        elapsedMs: ctx.elapsedMs,
+        code: ctx.lastError.code,
+        reason: ctx.lastError.message,
+      },
+      'The destination has spent its retry budget; its deliveries stay queued and are retried.',
+    );
+    return 'keep_retrying';
+  };
+}
+
+export interface DestinationRunnerOptions {
+  readonly destinationId: string;
+  readonly writer: DestinationWriter;
+  readonly budget: InFlightBudget;
+  readonly deadLetter: DeadLetterSink;
+  readonly onSettled: SettlementListener;
+  readonly batching?: Partial<BatchingOptions>;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly onBudgetExhausted?: OnBudgetExhausted;
+  readonly clock?: Clock;
+  /** Source of jitter; tests pass a fixed one. */
+  readonly random?: () => number;
+  readonly logger?: Logger;
+}
+
+export interface CloseResult {
+  /** True when everything queued was settled before the deadline. */
+  readonly drained: boolean;
+  /** Deliveries given up unsettled at the deadline: their offsets stay uncommitted and are read again. */
+  readonly abandoned: number;
+}

@@ -1,0 +1,84 @@
+import { Kafka, logLevel } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { KafkaWriter } from '../../../src/delivery/destinations/kafka/kafka-writer.js';
+import type { Envelope } from '../../../src/events/envelope.js';
+import { consumeUntil, createTopics, testKafka, uniqueName } from '../../support/kafka.js';
+import { breakableKafka } from './breakable-kafka.js';
+import { describeWriterContract, testItems } from './writer-contract.js';
+
+async function readTopic(topic: string, atLeast: number): Promise<Envelope[]> {
+  const messages = await consumeUntil(testKafka('contract-read-back'), {
+    topics: [topic],
+    until: (got) => new Set(got.map((m) => m.key)).size >= atLeast,
+    timeoutMs: 30_000,
+  });
+  return messages.map((m) => JSON.parse(m.value ?? 'null') as Envelope);
+}
+
+describeWriterContract('kafka', async () => {
+  const topic = uniqueName('contract.kafka');
+  await createTopics(testKafka(), [{ topic, partitions: 3 }]);
+  const breakable = breakableKafka('contract-kafka-writer');
+  return {
+    createWriter: async () => new KafkaWriter({ topic }, breakable.kafka),
+    readBack: (atLeast) => readTopic(topic, atLeast),
+    disrupt: breakable.disrupt,
+    restore: breakable.restore,
+    cleanup: async () => undefined,
+  };
+});
+
+describe('kafka writer specifics', () => {
+  it('should key each message by its event id and mark it as JSON', async () => {
+    const kafka = testKafka();
+    const topic = uniqueName('kafka.writer.key');
+    await createTopics(kafka, [{ topic, partitions: 3 }]);
+    const writer = new KafkaWriter({ topic }, kafka);
+    const items = testItems(30);
+    await writer.write(items);
+    await writer.close();
+    const got = await consumeUntil(kafka, { topics: [topic], until: (m) => m.length >= items.length });
+    for (const m of got) {
+      const envelope = JSON.parse(m.value ?? '') as Envelope;
+      expect(m.key).toBe(envelope.event_id);
+      expect(m.headers['content-type']).toBe('application/json');
+    }
+    // Keys spread the events over the partitions.
+    expect(new Set(got.map((m) => m.partition)).size).toBeGreaterThan(1);
+  });
+
+  it('should key by a configured envelope field', async () => {
+    const kafka = testKafka();
+    const topic = uniqueName('kafka.writer.keypath');
+    await createTopics(kafka, [{ topic }]);
+    const writer = new KafkaWriter({ topic, key: 'object.conn.client_ip' }, kafka);
+    await writer.write(testItems(3));
+    await writer.close();
+    const got = await consumeUntil(kafka, { topics: [topic], until: (m) => m.length >= 3 });
+    expect(got.map((m) => m.key)).toEqual(['192.0.2.7', '192.0.2.7', '192.0.2.7']);
+  });
+
+  it('should dead-letter only the records over the topic max.message.bytes', async () => {
+    const kafka = testKafka();
+    const topic = uniqueName('kafka.writer.small');
+    await createTopics(kafka, [{ topic, config: { 'max.message.bytes': '2000' } }]);
+    const writer = new KafkaWriter({ topic }, kafka);
+    const small = testItems(3);
+    const [big] = testItems(1, 5000);
+    const outcome = await writer.write([small[0]!, big!, small[1]!, small[2]!]);
+    expect(outcome.failed.map((f) => [f.item, f.error.code, f.error.retryable])).toEqual([[big, 'RECORD_TOO_LARGE', false]]);
+    await writer.close();
+    const got = await consumeUntil(kafka, { topics: [topic], until: (m) => m.length >= 3 });
+    expect(got.map((m) => m.key).sort()).toEqual(small.map((i) => i.eventId).sort());
+  });
+
+  it('should fail its health check for a cluster it cannot reach', async () => {
+    const writer = new KafkaWriter(
+      { topic: 'x' },
+      new Kafka({ clientId: 'unreachable', brokers: ['127.0.0.1:1'], connectionTimeout: 300, retry: { retries: 0 }, logLevel: logLevel.NOTHING }),
+    );
+    await expect(writer.healthcheck()).rejects.toMatchObject({ code: 'DESTINATION_UNHEALTHY' });
+    await expect(writer.write(testItems(1))).rejects.toMatchObject({ code: 'DESTINATION_UNREACHABLE', retryable: true });
+    await writer.close();
+  });
+});

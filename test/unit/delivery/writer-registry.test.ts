@@ -1,0 +1,38 @@
+import type { Kafka } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { DESTINATION_KINDS, createWriter, validateTarget } from '../../../src/delivery/writer-registry.js';
+import type { WriterDeps } from '../../../src/delivery/destination-kind.js';
+
+const deps: WriterDeps = {
+  kafkaClient: () => ({ producer: () => ({}) }) as unknown as Kafka,
+  fileRoot: '.',
+};
+
+describe('writer registry', () => {
+  it('should know the kafka, http and file kinds', () => {
+    expect([...DESTINATION_KINDS].sort()).toEqual(['file', 'http', 'kafka']);
+    expect(createWriter({ kafka: { topic: 't' } }, deps).kind).toBe('kafka');
+    expect(createWriter({ http: { url: 'http://127.0.0.1:1/' } }, deps).kind).toBe('http');
+    expect(createWriter({ file: { path: 'e.ndjson' } }, deps).kind).toBe('file');
+  });
+
+  it('should hand a kafka target its own brokers, or none for the service cluster', () => {
+    const asked: Array<readonly string[] | undefined> = [];
+    const recording: WriterDeps = { ...deps, kafkaClient: (b) => (asked.push(b), deps.kafkaClient(b)) };
+    createWriter({ kafka: { topic: 't' } }, recording);
+    createWriter({ kafka: { topic: 't', brokers: ['other:9092'] } }, recording);
+    expect(asked).toEqual([undefined, ['other:9092']]);
+  });
+
+  it('should require exactly one known kind', () => {
+    expect(validateTarget({})).toHaveLength(1);
+    expect(validateTarget({ http: { url: 'http://x/' }, file: { path: 'a' } })).toHaveLength(1);
+    expect(validateTarget({ carrier_pigeon: {} })[0]?.field).toBe('target.carrier_pigeon');
+    expect(() => createWriter({ carrier_pigeon: {} }, deps)).toThrow(expect.objectContaining({ code: 'UNKNOWN_DESTINATION_KIND' }));
+  });
+
+  it('should collect every problem of a target before refusing it', () => {
+    expect(validateTarget({ file: { path: '../escape', mode: 'x' } }).map((p) => p.field)).toEqual(['target.file.mode', 'target.file.path']);
+    expect(() => createWriter({ file: { path: '/abs' } }, deps)).toThrow(expect.objectContaining({ code: 'INVALID_DESTINATION_CONFIG' }));
+  });
+});

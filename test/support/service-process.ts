@@ -1,0 +1,87 @@
+// Runs the real service (src/main.ts) as a child process for integration tests, and stops or kills it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  /** "http://127.0.0.1:port" once the service logged that it runs. */
+  readonly url: string;
+  /** Every log line so far (JSON, one per line). */
+  readonly logs: string[];
+  /** Sends the signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** The environment of a service under test: its own topics, group and secret key, on the suite's broker. */
+export function serviceEnv(prefix: string, brokers: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    KAFKA_BROKERS: brokers,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    TOPIC_HTTP_REQUEST_COMPLETE: `${prefix}.http`,
+    TOPIC_TCP_CONNECTION_CLOSED: `${prefix}.tcp`,
+    TOPIC_AUDIT: `${prefix}.audit`,
+    TOPIC_CONFIG: `${prefix}.config`,
+    TOPIC_DLQ: `${prefix}.dlq`,
+    TOPIC_RETRY_PREFIX: `${prefix}.retry.`,
+    CONSUMER_GROUP: `${prefix}-ingest`,
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    DRAIN_TIMEOUT_MS: '10000',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
+export async function startService(env: Record<string, string>, timeoutMs = 90_000): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  let buffered = '';
+  let url: string | undefined;
+  const onData = (chunk: Buffer): void => {
+    buffered += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      logs.push(line);
+      if (url === undefined && line.includes('The service is running.')) {
+        try {
+          url = (JSON.parse(line) as { address: string }).address;
+        } catch {
+          // not a JSON line
+        }
+      }
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const started = Date.now();
+  while (url === undefined) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} before it ran:\n${logs.slice(-20).join('\n')}`);
+    if (Date.now() - started > timeoutMs) {
+      child.kill('SIGKILL');
+      throw new Error(`the service did not start within ${timeoutMs} ms:\n${logs.slice(-20).join('\n')}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const address = url;
+  return {
+    child,
+    url: address,
+    logs,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,8 +1,12 @@
 // Prints one plain closing line, "tests: N passed, N failed, N skipped", after vitest's own summary.
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, SerializedError, TestModule, TestRunEndReason } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+    reason: TestRunEndReason,
+  ): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -15,6 +19,8 @@ export default class SummaryReporter implements Reporter {
       }
       if (mod.state() === 'failed' && !mod.children.size) failed++;
     }
+    // A run that failed outside any test (a global setup that could not start the broker) is no pass.
+    if (reason === 'failed' && failed === 0) failed = Math.max(1, unhandledErrors.length);
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

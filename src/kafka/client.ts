@@ -1,0 +1,159 @@
+// Builds kafkajs clients the one way the service uses them: brokers from a string, logs through pino, bounded retries.
+import {
+  Kafka,
+  Partitioners,
+  logLevel as KafkaLogLevel,
+  type Admin,
+  type Producer,
+  type ProducerConfig,
+  type RetryOptions,
+} from 'kafkajs';
+import { createLogger, type Logger } from '../telemetry/logger.js';
+import { KafkaSetupError } from './errors.js';
+
+export interface KafkaClientOptions {
+  clientId: string;
+  /** "host:port,host:port", as in KAFKA_BROKERS, or an already split list. */
+  brokers: string | readonly string[];
+  /** Defaults to a logger for component "kafka". */
+  logger?: Logger;
+  /** "nothing" silences the client (used by the readiness probe, which expects refused connections). */
+  logLevel?: 'nothing' | 'error' | 'warn' | 'info' | 'debug';
+  retry?: RetryOptions;
+  connectionTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+/**
+ * kafkajs retries each request with exponential backoff and jitter. Its default of 5 retries from
+ * 300 ms gives up after about 10 s; a broker restart or a coordinator move can take longer, so allow
+ * more attempts with a lower start and a 30 s cap (roughly a minute before a request fails).
+ */
+export const DEFAULT_RETRY: RetryOptions = { initialRetryTime: 100, retries: 10, maxRetryTime: 30_000, factor: 0.2, multiplier: 2 };
+
+const LEVELS = {
+  nothing: KafkaLogLevel.NOTHING,
+  error: KafkaLogLevel.ERROR,
+  warn: KafkaLogLevel.WARN,
+  info: KafkaLogLevel.INFO,
+  debug: KafkaLogLevel.DEBUG,
+} as const;
+
+/** Splits "a:9092, b:9093" into ["a:9092", "b:9093"]; anything that is not host:port is an error. */
+export function parseBrokers(brokers: string | readonly string[]): string[] {
+  const list = (typeof brokers === 'string' ? brokers.split(',') : [...brokers]).map((b) => b.trim()).filter((b) => b !== '');
+  if (list.length === 0) throw new KafkaSetupError('INVALID_BROKERS', 'The broker list is empty; expected host:port[,host:port].');
+  for (const broker of list) {
+    const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(broker);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65_535) {
+      throw new KafkaSetupError('INVALID_BROKERS', `"${broker}" is not a broker address; expected host:port.`);
+    }
+  }
+  return list;
+}
+
+export function createKafkaClient(options: KafkaClientOptions): Kafka {
+  const logger = options.logger ?? createLogger('kafka');
+  const level = options.logLevel ?? (logger.isLevelEnabled('debug') ? 'debug' : 'info');
+  return new Kafka({
+    clientId: options.clientId,
+    brokers: parseBrokers(options.brokers),
+    connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    retry: options.retry ?? DEFAULT_RETRY,
+    logLevel: LEVELS[level],
+    logCreator: () => (entry) => {
+      const { message, ...fields } = entry.log;
+      const bound = { kafkajs: entry.namespace, ...fields };
+      switch (entry.level) {
+        case KafkaLogLevel.ERROR:
+          // kafkajs logs every error response at ERROR even when it retries it (a coordinator that is
+          // still loading, a leader election); the caller sees the error if the retries run out.
+          if (entry.namespace === 'Connection' && message.startsWith('Response ')) logger.warn(bound, message);
+          else logger.error(bound, message);
+          break;
+        case KafkaLogLevel.WARN:
+          logger.warn(bound, message);
+          break;
+        case KafkaLogLevel.INFO:
+          logger.info(bound, message);
+          break;
+        default:
+          logger.debug(bound, message);
+      }
+    },
+  });
+}
+
+/**
+ * A producer using the Java client's murmur2 partitioner (kafkajs's default since 2.0), so a key lands
+ * on the same partition whichever client wrote it; naming it also silences kafkajs's start-up warning.
+ */
+export function createProducer(kafka: Kafka, config: ProducerConfig = {}): Producer {
+  return kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, ...config });
+}
+
+export interface TopicSpec {
+  topic: string;
+  /** Default 1. */
+  partitions?: number;
+  /** Default: the broker's default.replication.factor. */
+  replicationFactor?: number;
+  /** cleanup.policy=compact: the log keeps the latest record per key, and a null value deletes the key. */
+  compacted?: boolean;
+  /** Other topic-level settings, e.g. { 'retention.ms': '604800000' }. */
+  config?: Record<string, string>;
+}
+
+export interface EnsureTopicsResult {
+  created: string[];
+  existing: string[];
+}
+
+/** Kafka's ConfigResource type id for topics (DescribeConfigs request). */
+const TOPIC_RESOURCE = 2;
+
+/**
+ * Creates the topics that do not exist yet and leaves existing ones alone, so every process may call
+ * it at start-up. An existing topic that a spec wants compacted must already be compacted: a config log
+ * on a deleting topic would silently lose resources once retention passes.
+ */
+export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[]): Promise<EnsureTopicsResult> {
+  const known = new Set(await admin.listTopics());
+  const missing = specs.filter((spec) => !known.has(spec.topic));
+  if (missing.length > 0) {
+    // Resolves false when every topic already exists: another process created them between the calls.
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((spec) => ({
+        topic: spec.topic,
+        numPartitions: spec.partitions ?? 1,
+        replicationFactor: spec.replicationFactor ?? -1,
+        configEntries: Object.entries({ ...spec.config, ...(spec.compacted ? { 'cleanup.policy': 'compact' } : {}) }).map(
+          ([name, value]) => ({ name, value }),
+        ),
+      })),
+    });
+  }
+  const existing = specs.filter((spec) => known.has(spec.topic));
+  await checkCompaction(admin, existing.filter((spec) => spec.compacted));
+  return { created: missing.map((s) => s.topic), existing: existing.map((s) => s.topic) };
+}
+
+async function checkCompaction(admin: Admin, specs: readonly TopicSpec[]): Promise<void> {
+  if (specs.length === 0) return;
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: specs.map((spec) => ({ type: TOPIC_RESOURCE, name: spec.topic, configNames: ['cleanup.policy'] })),
+  });
+  for (const resource of described.resources) {
+    const policy = resource.configEntries.find((e) => e.configName === 'cleanup.policy')?.configValue ?? '';
+    if (!policy.split(',').includes('compact')) {
+      throw new KafkaSetupError(
+        'TOPIC_CONFIG_MISMATCH',
+        `Topic ${resource.resourceName} exists with cleanup.policy=${policy || 'delete'}, but it must be compacted.`,
+      );
+    }
+  }
+}

@@ -1,0 +1,223 @@
+// Starts and stops the project's own single-node KRaft Kafka broker (a child JVM) for `npm start` and `npm test`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createLogger } from '../telemetry/logger.js';
+import { renderServerProperties } from './broker-config.js';
+import { LOCAL_KAFKA_DIR, PROJECT_ROOT, ensureBrokerJars, pinnedKafkaVersion } from './broker-jars.js';
+import { createKafkaClient } from './client.js';
+import { KafkaSetupError } from './errors.js';
+import { findFreePorts, isPortFree } from './free-port.js';
+import { killOnExit, stopProcess } from './process-guard.js';
+
+const log = createLogger('local-broker');
+
+/** Where `npm start` keeps its broker's data between runs. */
+export const DEFAULT_DATA_DIR = join(PROJECT_ROOT, '.local', 'kafka', 'data');
+/** Kafka's customary ports, used by `npm start` and the CLI; tests use free ports instead. */
+export const DEFAULT_PORT = 9092;
+export const DEFAULT_CONTROLLER_PORT = 9093;
+
+export interface LocalBrokerOptions {
+  /** Client port on 127.0.0.1; a free one when omitted. */
+  port?: number;
+  /** KRaft controller port on 127.0.0.1; a free one when omitted. */
+  controllerPort?: number;
+  /**
+   * Given: persistent mode; the folder is formatted once and reused by later starts.
+   * Omitted: a fresh temporary folder, deleted by stop().
+   */
+  dataDir?: string;
+  /** The broker's own log (stdout and stderr of the JVM); default `<dataDir>/broker.log`. */
+  logFile?: string;
+  /** How long to wait for describeCluster to succeed; default 90 s (a cold JVM on a busy 2-core box). */
+  readyTimeoutMs?: number;
+  /** Maven's download lines on a first run; default standard error. */
+  onProgress?: (line: string) => void;
+}
+
+export interface LocalBroker {
+  /** "127.0.0.1:port", ready for KAFKA_BROKERS or createKafkaClient. */
+  brokers: string;
+  pid: number;
+  port: number;
+  controllerPort: number;
+  dataDir: string;
+  logFile: string;
+  version: string;
+  /** Milliseconds from spawning the JVM to the first successful describeCluster. */
+  startupMs: number;
+  /** SIGTERM, then SIGKILL if the broker has not exited after 20 s. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A small heap and the serial collector suit a test broker on two shared cores: G1's parallel threads
+ * would compete with the service under test. C1-only compilation starts faster and spends less CPU
+ * compiling; a test broker never runs long enough to pay back C2. EDGE_KAFKA_JVM_OPTS adds or overrides.
+ */
+const JVM_OPTS = ['-Xms128m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:+ExitOnOutOfMemoryError', '-XX:-UsePerfData', '-Djava.awt.headless=true'];
+
+function javaCommand(): string {
+  return process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
+}
+
+function jvmArgs(libs: string, mainClass: string, args: string[]): string[] {
+  const extra = (process.env.EDGE_KAFKA_JVM_OPTS ?? '').split(/\s+/).filter((s) => s !== '');
+  // The JVM expands a classpath entry ending in "/*" to every jar of that folder.
+  const log4j = `-Dlog4j2.configurationFile=${join(LOCAL_KAFKA_DIR, 'log4j2.properties')}`;
+  return [...JVM_OPTS, ...extra, log4j, '-cp', join(libs, '*'), mainClass, ...args];
+}
+
+export async function startLocalBroker(options: LocalBrokerOptions = {}): Promise<LocalBroker> {
+  const version = pinnedKafkaVersion();
+  const libs = await ensureBrokerJars(options.onProgress ? { onProgress: options.onProgress } : {});
+  const { port, controllerPort } = await choosePorts(options);
+
+  const persistent = options.dataDir !== undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'edge-kafka-')));
+  const logDir = join(dataDir, 'kraft');
+  const logFile = options.logFile ?? join(dataDir, 'broker.log');
+  const propsFile = join(dataDir, 'server.properties');
+  await mkdir(dataDir, { recursive: true });
+  await mkdir(dirname(logFile), { recursive: true });
+  await writeFile(propsFile, renderServerProperties({ port, controllerPort, logDir }));
+
+  const removeTemp = async (): Promise<void> => {
+    if (!persistent) await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    // meta.properties is what `format` writes; an existing one means the storage holds a cluster already.
+    if (!existsSync(join(logDir, 'meta.properties'))) await formatStorage(libs, propsFile, logFile);
+  } catch (err) {
+    await removeTemp();
+    throw err;
+  }
+
+  const started = Date.now();
+  const child = spawnBroker(libs, propsFile, logFile);
+  const pid = child.pid;
+  if (pid === undefined) {
+    const error = await brokerError('JAVA_NOT_FOUND', `Could not start ${javaCommand()}; Kafka ${version} needs Java 17 or newer.`, logFile);
+    await removeTemp();
+    throw error;
+  }
+  const release = killOnExit(child);
+  const brokers = `127.0.0.1:${port}`;
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      await stopProcess(child, 20_000);
+      release();
+      await removeTemp();
+      log.info({ brokerPid: pid, brokers }, 'The local Kafka broker stopped.');
+    })();
+    return stopping;
+  };
+
+  try {
+    await waitUntilReady(child, brokers, logFile, options.readyTimeoutMs ?? 90_000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const startupMs = Date.now() - started;
+  log.info({ brokerPid: pid, brokers, version, startupMs, dataDir, persistent }, 'The local Kafka broker is ready.');
+  return { brokers, pid, port, controllerPort, dataDir, logFile, version, startupMs, stop };
+}
+
+async function choosePorts(options: LocalBrokerOptions): Promise<{ port: number; controllerPort: number }> {
+  // Three candidates: at most one can clash with a port the caller fixed, leaving two distinct ones.
+  const free = (await findFreePorts(3)).filter((p) => p !== options.port && p !== options.controllerPort);
+  const port = options.port ?? free.shift();
+  const controllerPort = options.controllerPort ?? free.shift();
+  if (port === undefined || controllerPort === undefined || port === controllerPort) {
+    throw new KafkaSetupError('BROKER_PORT_IN_USE', `The client and controller ports must differ (got ${port} and ${controllerPort}).`);
+  }
+  for (const [name, wanted] of [['port', options.port], ['controller port', options.controllerPort]] as const) {
+    if (wanted !== undefined && !(await isPortFree(wanted))) {
+      throw new KafkaSetupError('BROKER_PORT_IN_USE', `The Kafka ${name} 127.0.0.1:${wanted} is already in use (another broker?).`, {
+        retryable: true,
+      });
+    }
+  }
+  return { port, controllerPort };
+}
+
+async function formatStorage(libs: string, propsFile: string, logFile: string): Promise<void> {
+  // A KRaft cluster id is a UUID in URL-safe base64 without padding (what `kafka-storage random-uuid` prints).
+  const clusterId = randomBytes(16).toString('base64url');
+  const args = jvmArgs(libs, 'kafka.tools.StorageTool', ['format', '--ignore-formatted', '-t', clusterId, '-c', propsFile]);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const fd = openSync(logFile, 'a');
+    const child = spawn(javaCommand(), args, { stdio: ['ignore', fd, fd] });
+    closeSync(fd);
+    child.on('error', (err) => reject(new KafkaSetupError('JAVA_NOT_FOUND', `Could not run ${javaCommand()}: ${err.message}`, { cause: err })));
+    child.on('close', resolve);
+  });
+  if (code !== 0) throw await brokerError('BROKER_FORMAT_FAILED', `Formatting the broker storage exited with ${code}.`, logFile);
+}
+
+function spawnBroker(libs: string, propsFile: string, logFile: string): ChildProcess {
+  const fd = openSync(logFile, 'a');
+  try {
+    const child = spawn(javaCommand(), jvmArgs(libs, 'kafka.Kafka', [propsFile]), { stdio: ['ignore', fd, fd] });
+    child.on('error', () => undefined); // a failed spawn shows as pid === undefined
+    return child;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Ready means a client can connect, describeCluster answers, and the group coordinator has loaded.
+ * The offsets topic is created on the first group request; waiting for it here spares every first
+ * consumer a "coordinator is loading" crash-and-restart.
+ */
+async function waitUntilReady(child: ChildProcess, brokers: string, logFile: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const kafka = createKafkaClient({ clientId: 'local-broker-probe', brokers, logLevel: 'nothing', retry: { retries: 0 }, connectionTimeoutMs: 1_000 });
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const how = child.exitCode !== null ? `exit code ${child.exitCode}` : `signal ${child.signalCode}`;
+      throw await brokerError('BROKER_EXITED', `The Kafka broker exited (${how}) before it was ready.`, logFile);
+    }
+    const admin = kafka.admin();
+    try {
+      await admin.connect();
+      await admin.describeCluster();
+      // Throws (no retries in this client) while the coordinator is not available or still loading.
+      await admin.describeGroups(['local-broker-probe']);
+      return;
+    } catch {
+      await sleep(250);
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+  throw await brokerError('BROKER_START_TIMEOUT', `The Kafka broker at ${brokers} was not ready after ${timeoutMs} ms.`, logFile, true);
+}
+
+async function brokerError(code: KafkaSetupError['code'], message: string, logFile: string, retryable = false): Promise<KafkaSetupError> {
+  return new KafkaSetupError(code, `${message}\nLast lines of ${logFile}:\n${await tail(logFile, 40)}`, { retryable });
+}
+
+async function tail(file: string, lines: number): Promise<string> {
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const { size } = await handle.stat();
+      const length = Math.min(size, 64 * 1024);
+      const { buffer } = await handle.read(Buffer.alloc(length), 0, length, size - length);
+      return buffer.toString('utf8').split('\n').slice(-lines - 1).join('\n');
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return '(no log written)';
+  }
+}

@@ -15,7 +15,9 @@ export interface FilterProblem {
     | 'type'
     | 'not_bool'
     | 'unknown_function'
-    | 'too_large';
+    | 'too_large'
+    /** A constant argument that can never be valid, e.g. an invalid regular expression or CIDR. */
+    | 'invalid_argument';
 }
 
 /**

@@ -1,0 +1,181 @@
+// The general CEL compiler: text -> bounded parse -> type check -> closures, for any declared variables.
+//
+// The filter compiler (../compile.ts) is one client; the conformance tests drive it directly with
+// their own variables. Nothing here evaluates user text as JavaScript.
+import { parse } from '@bufbuild/cel';
+import type { Expr, SourceInfo } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import type { CelT } from './cel-types.js';
+import { checkExpr, type CheckIssueCode, type CheckResult, type TypeEnv } from './checker.js';
+import { ClosureCompiler } from './codegen.js';
+import { estimateCost, measureAst, scanNesting } from './measure.js';
+import type { Fn } from './node.js';
+import { CelErr, type Value } from './values.js';
+
+export interface ProgramLimits {
+  /** Characters of source text. */
+  readonly maxLength: number;
+  /** Bracket and conditional nesting, checked on the text before the (recursive) parser runs. */
+  readonly maxNesting: number;
+  readonly maxNodes: number;
+  readonly maxDepth: number;
+  /** Elements of one list literal, or entries of one map literal. */
+  readonly maxLiteral: number;
+  /** Upper bound on evaluation steps (see estimateCost). */
+  readonly maxCost: number;
+}
+
+/** Generous limits for general use; they only keep the parser and the recursive passes off the stack limit. */
+export const GENERAL_LIMITS: ProgramLimits = {
+  maxLength: 100_000,
+  maxNesting: 100,
+  maxNodes: 100_000,
+  maxDepth: 250,
+  maxLiteral: 100_000,
+  maxCost: Number.POSITIVE_INFINITY,
+};
+
+export type ProgramIssueCode = CheckIssueCode | 'too_large' | 'invalid_argument';
+
+export interface ProgramIssue {
+  readonly code: ProgramIssueCode;
+  /** Offset in the source text (UTF-16 units). */
+  readonly offset: number;
+  readonly message: string;
+  readonly exprId?: bigint;
+  /** For unknown_field: the field that was not found. */
+  readonly field?: string;
+}
+
+export interface CompileOptions {
+  readonly env: TypeEnv;
+  readonly limits?: ProgramLimits;
+  /** Compile even when the checker found type problems (conformance tests with disable_check). */
+  readonly unchecked?: boolean;
+}
+
+export class Program {
+  private readonly slots: readonly (readonly [string, number])[];
+
+  constructor(
+    readonly expr: Expr,
+    readonly sourceInfo: SourceInfo | undefined,
+    readonly checked: CheckResult,
+    /** The root closure; call it with a frame whose variable slots are filled (see slotOf). */
+    readonly root: Fn,
+    readonly frameSize: number,
+    private readonly variableSlots: ReadonlyMap<string, number>,
+  ) {
+    this.slots = [...variableSlots];
+  }
+
+  get resultType(): CelT {
+    return this.checked.resultType;
+  }
+
+  slotOf(variable: string): number | undefined {
+    return this.variableSlots.get(variable);
+  }
+
+  /** Evaluates with the given variables, returning the CEL value or error value as is. */
+  evalRaw(bindings: Readonly<Record<string, Value>>): Value {
+    const frame: Value[] = new Array<Value>(this.frameSize);
+    for (const [name, slot] of this.slots) {
+      frame[slot] = Object.hasOwn(bindings, name) ? (bindings[name] as Value) : new CelErr(`no value for variable '${name}'`);
+    }
+    return this.root(frame);
+  }
+}
+
+export type ProgramResult =
+  | { readonly ok: true; readonly program: Program; readonly issues: readonly ProgramIssue[] }
+  | {
+      readonly ok: false;
+      readonly issues: readonly ProgramIssue[];
+      readonly expr?: Expr;
+      readonly sourceInfo?: SourceInfo;
+      readonly checked?: CheckResult;
+    };
+
+interface ParseFailure {
+  readonly location?: { readonly start?: { readonly offset?: number } };
+  readonly message?: string;
+}
+
+export function compileProgram(text: string, options: CompileOptions): ProgramResult {
+  const limits = options.limits ?? GENERAL_LIMITS;
+  const fail = (issue: ProgramIssue): ProgramResult => ({ ok: false, issues: [issue] });
+  if (text.length > limits.maxLength)
+    return fail({ code: 'too_large', offset: 0, message: `The expression is ${text.length} characters long; the limit is ${limits.maxLength}.` });
+  const nesting = scanNesting(text, limits.maxNesting);
+  if (nesting.offendingOffset !== undefined)
+    return fail({
+      code: 'too_large',
+      offset: nesting.offendingOffset,
+      message: `The expression nests brackets or conditionals ${nesting.depth} deep; the limit is ${limits.maxNesting}.`,
+    });
+  if (nesting.literalError !== undefined)
+    return fail({ code: 'syntax', offset: nesting.literalError.offset, message: nesting.literalError.message });
+
+  let expr: Expr;
+  let sourceInfo: SourceInfo | undefined;
+  try {
+    const parsed = parse(text);
+    expr = parsed.expr;
+    sourceInfo = parsed.sourceInfo;
+  } catch (e) {
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      return fail({ code: 'too_large', offset: 0, message: 'The expression is nested too deeply to parse.' });
+    const pf = e as ParseFailure;
+    const offset = pf.location?.start?.offset ?? 0;
+    const raw = e instanceof Error ? ((e as Error & { rawMessage?: string }).rawMessage ?? e.message) : String(e);
+    return fail({ code: 'syntax', offset, message: `Syntax error: ${raw}.` });
+  }
+
+  const stats = measureAst(expr, limits.maxNodes);
+  const tooLarge: string[] = [];
+  if (stats.nodes > limits.maxNodes) tooLarge.push(`it has more than ${limits.maxNodes} nodes`);
+  if (stats.depth > limits.maxDepth) tooLarge.push(`it nests ${stats.depth} levels deep (limit ${limits.maxDepth})`);
+  if (stats.largestLiteral > limits.maxLiteral)
+    tooLarge.push(`a list or map literal has ${stats.largestLiteral} elements (limit ${limits.maxLiteral})`);
+  if (tooLarge.length === 0 && Number.isFinite(limits.maxCost)) {
+    const cost = estimateCost(expr, stats.literalElements);
+    if (cost > limits.maxCost) tooLarge.push(`it may take up to ${cost} evaluation steps (limit ${limits.maxCost})`);
+  }
+  if (tooLarge.length > 0)
+    return { ok: false, issues: [{ code: 'too_large', offset: 0, message: `The expression is too large: ${tooLarge.join('; ')}.` }], expr, sourceInfo };
+
+  const checked = checkExpr(expr, options.env);
+  const positionOf = (id: bigint): number => sourceInfo?.positions[id.toString()] ?? 0;
+  const issues: ProgramIssue[] = checked.issues.map((i) => ({
+    code: i.code,
+    offset: positionOf(i.exprId),
+    message: i.message,
+    exprId: i.exprId,
+    ...(i.field === undefined ? {} : { field: i.field }),
+  }));
+  if (issues.length > 0 && options.unchecked !== true) return { ok: false, issues, expr, sourceInfo, checked };
+
+  const variableSlots = new Map<string, number>();
+  for (const name of options.env.variables.keys()) variableSlots.set(name, variableSlots.size);
+  const compiler = new ClosureCompiler(checked, variableSlots);
+  const root = compiler.compile(expr);
+  for (const p of compiler.problems)
+    issues.push({ code: 'invalid_argument', offset: positionOf(p.exprId), message: p.message, exprId: p.exprId });
+  if (compiler.problems.length > 0 && options.unchecked !== true) return { ok: false, issues, expr, sourceInfo, checked };
+  const program = new Program(expr, sourceInfo, checked, root.fn, compiler.frameSize, variableSlots);
+  return { ok: true, program, issues };
+}
+
+/** 1-based line and column of an offset; columns count UTF-16 units from the line start. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}

@@ -4,6 +4,7 @@ import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
 import type { StoredDestination } from '../configlog/resources.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { createLogger } from '../telemetry/logger.js';
+import type { DeliveryItem } from './contract.js';
 import type { DeadLetterSink } from './dead-letter.js';
 import type { WriterDeps } from './destination-kind.js';
 import { DestinationRunner } from './destination-runner.js';
@@ -49,6 +50,7 @@ export class DestinationPool {
   private readonly runners = new Map<string, DestinationRunner>();
   private readonly closing = new Set<Promise<unknown>>();
   private unsubscribe: (() => void) | undefined;
+  private shuttingDown = false;
 
   constructor(private readonly opts: DestinationPoolOptions) {}
 
@@ -68,6 +70,8 @@ export class DestinationPool {
   /** Drains every runner within the deadline and closes its writer. */
   async close(deadlineMs: number): Promise<void> {
     this.unsubscribe?.();
+    // At shutdown, what is not delivered stays unsettled: its offsets are not committed and it is read again.
+    this.shuttingDown = true;
     const all = [...this.runners.values()].map((r) => r.close(deadlineMs));
     this.runners.clear();
     await Promise.allSettled([...all, ...this.closing]);
@@ -80,7 +84,7 @@ export class DestinationPool {
   }
 
   private put(dest: StoredDestination): void {
-    this.retire(dest.id);
+    const old = this.runners.get(dest.id);
     try {
       const target = openSecrets(dest.target, this.opts.secrets) as Record<string, unknown>;
       const writer = createWriter(target, this.opts.deps);
@@ -93,19 +97,50 @@ export class DestinationPool {
         batching: this.opts.batching,
         retry: this.opts.retry,
         onBudgetExhausted: this.opts.onBudgetExhausted?.(dest.id),
+        onAbandoned: (items) => this.adopt(dest.id, items),
       });
       runner.start();
       this.runners.set(dest.id, runner);
+      // Queued events move to the new runner at once (the old config may be the broken one being fixed);
+      // the old runner only finishes the batches it is writing.
+      if (old !== undefined) {
+        old.discard(() => true);
+        this.retire(dest.id, old);
+      }
     } catch (err) {
       // The API validates targets before storing them; a record it cannot use here is logged, not thrown.
       log.error({ destination: dest.id, reason: err instanceof Error ? err.message : String(err) }, 'A destination cannot be started.');
     }
   }
 
-  private retire(id: string): void {
-    const old = this.runners.get(id);
+  /**
+   * Deliveries a runner gave up: queued again on the destination's current runner when it was replaced,
+   * dead-lettered when the destination was deleted, left unsettled at shutdown.
+   */
+  private adopt(id: string, items: readonly DeliveryItem[]): void {
+    if (this.shuttingDown) return;
+    const current = this.runners.get(id);
+    const rest = current === undefined ? items : items.filter((item) => !current.enqueue(item));
+    if (rest.length === 0) return;
+    const letters = rest.map((item) => ({
+      value: item.payload,
+      key: item.eventId,
+      ...(item.source !== undefined && { source: item.source }),
+      errorCode: 'DESTINATION_REMOVED',
+      errorMessage: `Destination ${id} was deleted before this event was delivered to it.`,
+      destinationId: id,
+    }));
+    this.opts.deadLetter.send(letters).then(
+      () => {
+        for (const item of rest) this.opts.onSettled(item, 'dead_lettered', id);
+      },
+      (err: unknown) => log.warn({ err, destination: id }, 'Events of a deleted destination were not dead-lettered; they will be read again.'),
+    );
+  }
+
+  private retire(id: string, old = this.runners.get(id)): void {
     if (old === undefined) return;
-    this.runners.delete(id);
+    if (this.runners.get(id) === old) this.runners.delete(id);
     const done = old.close(this.opts.drainTimeoutMs ?? 10_000).finally(() => this.closing.delete(done));
     this.closing.add(done);
   }

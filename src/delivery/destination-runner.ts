@@ -37,6 +37,7 @@ export class DestinationRunner {
   private readonly deadLetterSink: DeadLetterSink;
   private readonly onSettled: SettlementListener;
   private readonly onBudgetExhausted: OnBudgetExhausted;
+  private readonly onAbandoned: ((items: readonly DeliveryItem[]) => void) | undefined;
   private readonly batching: BatchingOptions;
   private readonly retry: RetryPolicy;
   private readonly clock: Clock;
@@ -68,6 +69,7 @@ export class DestinationRunner {
     this.random = opts.random ?? Math.random;
     this.log = (opts.logger ?? createLogger('delivery')).child({ destination: this.destinationId, kind: this.kind });
     this.onBudgetExhausted = opts.onBudgetExhausted ?? keepRetrying(this.log);
+    this.onAbandoned = opts.onAbandoned;
     const w = opts.writer.limits;
     // The per-record limit is the writer's alone: a record bigger than the runner's preferred batch
     // size still fits the destination and travels in a batch of its own.
@@ -344,5 +346,10 @@ export class DestinationRunner {
     for (const item of items) bytes += item.payload.length;
     this.budget.release(items.length, bytes);
     this.abandoned += items.length;
+    try {
+      this.onAbandoned?.(items);
+    } catch (err) {
+      this.log.error({ err }, 'The abandoned-deliveries hook failed.');
+    }
   }
 }

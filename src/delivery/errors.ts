@@ -27,6 +27,8 @@ export const DELIVERY_ERROR_CODES = {
   UNKNOWN_DESTINATION_KIND: { retryable: false },
   /** The health check failed; the destination should not be written to yet. */
   DESTINATION_UNHEALTHY: { retryable: true },
+  /** The destination was deleted while the event waited for it; the event is dead-lettered, not lost. */
+  DESTINATION_REMOVED: { retryable: false },
   /** The dead-letter topic could not take the record; it stays pending and is retried. */
   DEAD_LETTER_FAILED: { retryable: true },
 } as const;

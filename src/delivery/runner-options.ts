@@ -83,6 +83,11 @@ export interface DestinationRunnerOptions {
   readonly batching?: Partial<BatchingOptions>;
   readonly retry?: Partial<RetryPolicy>;
   readonly onBudgetExhausted?: OnBudgetExhausted;
+  /**
+   * Called with deliveries the runner gives up unsettled (close past its deadline, discard). Without
+   * it they simply stay unsettled, so their offsets are not committed and they are read again.
+   */
+  readonly onAbandoned?: (items: readonly DeliveryItem[]) => void;
   readonly clock?: Clock;
   /** Source of jitter; tests pass a fixed one. */
   readonly random?: () => number;

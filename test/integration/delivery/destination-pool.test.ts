@@ -1,0 +1,107 @@
+// The destination pool across config changes, with real http writers and a real receiver: events queued
+// for a destination follow it when it changes and are dead-lettered when it is deleted, never lost.
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConfigChange, ConfigLog } from '../../../src/configlog/config-log.js';
+import type { ConfigValue } from '../../../src/configlog/format.js';
+import type { StoredDestination } from '../../../src/configlog/resources.js';
+import type { DeliveryItem } from '../../../src/delivery/contract.js';
+import { DestinationPool } from '../../../src/delivery/destination-pool.js';
+import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
+import type { Settlement } from '../../../src/delivery/runner-options.js';
+import { makeEnvelope } from '../../../src/events/envelope.js';
+import { SecretBox } from '../../../src/secrets/secret-box.js';
+import { RecordingDeadLetterSink } from '../../unit/delivery/fakes.js';
+import { HttpReceiver } from './http-receiver.js';
+
+/** Just the two calls the pool makes, driven by the test. */
+class ScriptedConfigLog {
+  private listener: ((c: ConfigChange) => void) | undefined;
+  list(): ConfigValue[] {
+    return [];
+  }
+  onChange(l: (c: ConfigChange) => void): () => void {
+    this.listener = l;
+    return () => undefined;
+  }
+  put(dest: StoredDestination): void {
+    const after = { v: 1, kind: 'event_destination', data: dest } as unknown as ConfigValue;
+    this.listener?.({ id: dest.id, kind: 'event_destination', before: undefined, after });
+  }
+  delete(id: string): void {
+    this.listener?.({ id, kind: 'event_destination', before: undefined, after: undefined });
+  }
+}
+
+function httpDest(id: string, url: string): StoredDestination {
+  return { id, created_at: new Date().toISOString(), description: '', metadata: '', format: 'json', target: { http: { url } } };
+}
+
+function items(n: number): DeliveryItem[] {
+  return Array.from({ length: n }, (_, i) => {
+    const envelope = makeEnvelope('tcp_connection_closed.v0', { conn: { bytes_in: i } });
+    return { eventId: envelope.event_id, payload: Buffer.from(JSON.stringify(envelope)), envelope, source: { topic: 't', partition: 0, offset: i } };
+  });
+}
+
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > ms) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const receivers: HttpReceiver[] = [];
+let pool: DestinationPool | undefined;
+afterEach(async () => {
+  await pool?.close(1_000);
+  await Promise.all(receivers.map((r) => r.stop()));
+});
+
+function setup() {
+  const log = new ScriptedConfigLog();
+  const deadLetter = new RecordingDeadLetterSink();
+  const settled: Array<{ id: string; settlement: Settlement }> = [];
+  pool = new DestinationPool({
+    deps: { kafkaClient: () => { throw new Error('no kafka in this test'); }, fileRoot: '.' },
+    budget: new InFlightBudget(),
+    deadLetter,
+    secrets: new SecretBox(randomBytes(32)),
+    onSettled: (item, settlement) => settled.push({ id: item.eventId, settlement }),
+    retry: { baseDelayMs: 20, maxDelayMs: 100 },
+    batching: { lingerMs: 5 },
+    drainTimeoutMs: 500,
+  });
+  pool.follow(log as unknown as ConfigLog);
+  return { log, deadLetter, settled, pool };
+}
+
+describe('destination pool', () => {
+  it('should move events queued for a failing destination to its new target when the destination changes', async () => {
+    const { log, settled, pool: p } = setup();
+    const receiver = new HttpReceiver();
+    receivers.push(receiver);
+    await receiver.start();
+    log.put(httpDest('ed_01JD00000000000000000000AA', 'http://127.0.0.1:9/nothing-listens-here'));
+    const batch = items(50);
+    for (const it of batch) expect(p.get('ed_01JD00000000000000000000AA')?.enqueue(it)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300)); // a few failed attempts against the dead target
+    log.put(httpDest('ed_01JD00000000000000000000AA', receiver.url));
+    await until(() => new Set(settled.filter((s) => s.settlement === 'acked').map((s) => s.id)).size === batch.length);
+    expect(new Set(receiver.delivered().map((e) => e.event_id))).toEqual(new Set(batch.map((b) => b.eventId)));
+  });
+
+  it('should dead-letter the undelivered events of a deleted destination instead of dropping them', async () => {
+    const { log, settled, deadLetter, pool: p } = setup();
+    log.put(httpDest('ed_01JD00000000000000000000BB', 'http://127.0.0.1:9/nothing-listens-here'));
+    const batch = items(20);
+    for (const it of batch) p.get('ed_01JD00000000000000000000BB')?.enqueue(it);
+    log.delete('ed_01JD00000000000000000000BB');
+    await until(() => settled.length === batch.length);
+    expect(settled.every((s) => s.settlement === 'dead_lettered')).toBe(true);
+    expect(deadLetter.letters.map((l) => l.errorCode)).toEqual(batch.map(() => 'DESTINATION_REMOVED'));
+    expect(new Set(deadLetter.letters.map((l) => String(l.key)))).toEqual(new Set(batch.map((b) => b.eventId)));
+    expect(p.get('ed_01JD00000000000000000000BB')).toBeUndefined();
+  });
+});

@@ -1,0 +1,61 @@
+// Child-process side of the matcher benchmark: N realistic subscriptions, timed per record.
+import { compile } from '../../src/cel/compile.js';
+import { SubscriptionMatcher } from '../../src/cel/matcher.js';
+import type { CompiledFilter } from '../../src/cel/types.js';
+import { DEFAULT_MEASURE, measure, type MeasureOptions } from '../lib/measure.js';
+import { matcherRecords, subscriptionFilters, universe } from './records.js';
+
+export interface MatcherArgs {
+  readonly subscriptions: number;
+  /** Hostnames and client blocks in play: 100 makes each filter match about 1% of records. */
+  readonly universe: number;
+  readonly records: number;
+  readonly measure?: MeasureOptions;
+}
+
+export interface MatcherResult {
+  readonly nsPerRecord: number;
+  readonly matchesPerRecord: number;
+  readonly alwaysEvaluated: number;
+  readonly buildMs: number;
+  /** Mean time of one incremental update (set() of an existing subscription with a new filter). */
+  readonly updateUs: number;
+}
+
+/** Exported for isolate.ts: runs in its own process. */
+export function measureMatcher(args: MatcherArgs): MatcherResult {
+  const matcher = new SubscriptionMatcher('tcp_connection_closed.v0');
+  const cache = new Map<string, CompiledFilter>();
+  const compileOnce = (text: string): CompiledFilter => {
+    let filter = cache.get(text);
+    if (filter === undefined) {
+      const result = compile(text, 'tcp_connection_closed.v0');
+      if (!result.ok) throw new Error(`${text}: ${result.problems.map((p) => p.message).join('; ')}`);
+      cache.set(text, (filter = result.filter));
+    }
+    return filter;
+  };
+  const u = universe(args.universe);
+  const id = (i: number): string => `esb_${String(i).padStart(6, '0')}`;
+  const filters = subscriptionFilters(u, args.subscriptions).map(compileOnce);
+  const started = performance.now();
+  matcher.replaceAll(filters.map((f, i) => [id(i), f] as const));
+  const buildMs = performance.now() - started;
+  // Incremental updates: give existing subscriptions another subscription's filter, one at a time.
+  const updates = Math.min(200, args.subscriptions);
+  const updateStart = performance.now();
+  for (let k = 0; k < updates; k++) matcher.set(id((k * 7919) % args.subscriptions), filters[(k * 104729) % filters.length]);
+  const updateUs = ((performance.now() - updateStart) * 1000) / updates;
+  const snapshot = matcher.snapshot();
+  const records = matcherRecords(u, args.records);
+  let matches = 0;
+  for (const r of records) matches += snapshot.match(r).length;
+  const m = measure((r) => snapshot.match(r).length, records, args.measure ?? DEFAULT_MEASURE);
+  return {
+    nsPerRecord: m.nsPerOp,
+    matchesPerRecord: matches / records.length,
+    alwaysEvaluated: snapshot.stats().alwaysEvaluated,
+    buildMs,
+    updateUs,
+  };
+}

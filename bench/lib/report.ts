@@ -1,0 +1,82 @@
+// Turns a BenchReport into the files of bench/results: <name>.json for machines and <name>.md for people.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import type { BenchCell, BenchReport } from './types.js';
+
+export interface MachineInfo {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGiB: number;
+  readonly platform: string;
+  readonly arch: string;
+}
+
+export function machineInfo(): MachineInfo {
+  const list = cpus();
+  return {
+    cpu: list[0]?.model.trim() ?? 'unknown',
+    cores: list.length,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    platform: process.platform,
+    arch: process.arch,
+  };
+}
+
+export function columnsOf(report: BenchReport): readonly string[] {
+  return report.columns ?? Object.keys(report.rows[0] ?? {});
+}
+
+/** Numbers get at most three significant decimals; large ones get thousands separators. */
+export function formatCell(cell: BenchCell | undefined): string {
+  if (cell === undefined || cell === null) return '';
+  if (typeof cell === 'number') {
+    if (!Number.isFinite(cell)) return String(cell);
+    const abs = Math.abs(cell);
+    const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3;
+    return cell.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+  }
+  return String(cell).replace(/\|/g, '\\|');
+}
+
+export function markdownTable(report: BenchReport): string {
+  const columns = columnsOf(report);
+  const lines = [`| ${columns.join(' | ')} |`, `| ${columns.map(() => '---').join(' | ')} |`];
+  for (const row of report.rows) lines.push(`| ${columns.map((c) => formatCell(row[c])).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+export function markdown(report: BenchReport, machine: MachineInfo, date: string): string {
+  const notes = (report.notes ?? []).map((n) => `- ${n}`);
+  return [
+    `# ${report.title}`,
+    '',
+    `${date}, Node ${process.version}, ${machine.cpu} (${machine.cores} cores, ${machine.memoryGiB} GiB), ${machine.platform}/${machine.arch}.`,
+    '',
+    markdownTable(report),
+    '',
+    ...(notes.length > 0 ? [...notes, ''] : []),
+  ].join('\n');
+}
+
+/** Writes <dir>/<name>.json and <dir>/<name>.md; returns their paths. */
+export async function writeResults(dir: string, name: string, report: BenchReport): Promise<string[]> {
+  const machine = machineInfo();
+  const date = new Date().toISOString();
+  await mkdir(dir, { recursive: true });
+  const json = join(dir, `${name}.json`);
+  const md = join(dir, `${name}.md`);
+  const data = {
+    name,
+    title: report.title,
+    date,
+    node: process.version,
+    machine,
+    columns: columnsOf(report),
+    rows: report.rows,
+    notes: report.notes ?? [],
+  };
+  await writeFile(json, `${JSON.stringify(data, null, 2)}\n`);
+  await writeFile(md, markdown(report, machine, date));
+  return [json, md];
+}

@@ -1,0 +1,164 @@
+// Finds, in a compiled filter's AST, the one top-level conjunct the subscription matcher can index.
+//
+// Why indexing one conjunct is sound: a filter matches only when it evaluates to true, and CEL's
+// `a && b` is true only when both a and b are true ("false && x" is false even when x is an error;
+// an error on one side and true on the other is an error). So a record for which any conjunct is
+// not true (false or an error) cannot match, and the matcher may skip every filter whose indexed
+// conjunct the index proves not true for the record.
+import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import { parseCIDR, type CIDR } from '../net/ip.js';
+
+/** The filterable fields of SPEC.md 6.2/6.3, all under `conn`. */
+export type StringField = 'client_ip' | 'server_ip' | 'server_name';
+export type IndexedField = StringField | 'server_port';
+export type IPField = 'client_ip' | 'server_ip';
+
+export type IndexPlan =
+  /** The field equals one of `keys` (`==` or `in` a list literal); strings for string fields, integers for the port. */
+  | { readonly kind: 'hash'; readonly field: IndexedField; readonly keys: readonly (string | number)[] }
+  /** The field, parsed as an IP, lies inside `cidr`. */
+  | { readonly kind: 'cidr'; readonly field: IPField; readonly cidr: CIDR };
+
+export interface FilterAnalysis {
+  /** The conjunct to index, or undefined when none is indexable (the filter is always evaluated). */
+  readonly plan: IndexPlan | undefined;
+  /**
+   * True when the filter is that conjunct alone, so an index hit on a well-typed value is already a
+   * match and the filter need not be evaluated.
+   */
+  readonly exact: boolean;
+}
+
+const STRING_FIELDS: ReadonlySet<string> = new Set(['client_ip', 'server_ip', 'server_name']);
+
+/** Splits nested `_&&_` calls into their operands, left to right. */
+export function conjuncts(expr: Expr): Expr[] {
+  const k = expr.exprKind;
+  if (k.case === 'callExpr' && k.value.function === '_&&_' && k.value.target === undefined) {
+    return k.value.args.flatMap(conjuncts);
+  }
+  return [expr];
+}
+
+/** The arguments of a global call `fn(a, b…)` with `arity` arguments. */
+function call(e: Expr | undefined, fn: string, arity: number): readonly Expr[] | undefined {
+  const k = e?.exprKind;
+  if (k?.case !== 'callExpr' || k.value.function !== fn || k.value.target !== undefined) return undefined;
+  return k.value.args.length === arity ? k.value.args : undefined;
+}
+
+/** The receiver and arguments of a method call `x.fn(a…)` with `arity` arguments. */
+function methodCall(e: Expr | undefined, fn: string, arity: number): readonly Expr[] | undefined {
+  const k = e?.exprKind;
+  if (k?.case !== 'callExpr' || k.value.function !== fn || k.value.target === undefined) return undefined;
+  return k.value.args.length === arity ? [k.value.target, ...k.value.args] : undefined;
+}
+
+function stringConst(e: Expr | undefined): string | undefined {
+  const k = e?.exprKind;
+  return k?.case === 'constExpr' && k.value.constantKind.case === 'stringValue' ? k.value.constantKind.value : undefined;
+}
+
+/**
+ * An int literal as a JS number. Only int literals are indexed: the port is an int, and CEL's
+ * heterogeneous equality (`443.0 == port` is true) would need the double keys normalised; the
+ * checker rejects mixed-type `==` anyway, so such a filter is simply left unindexed.
+ */
+function intConst(e: Expr | undefined): number | undefined {
+  const k = e?.exprKind;
+  if (k?.case !== 'constExpr' || k.value.constantKind.case !== 'int64Value') return undefined;
+  const n = Number(k.value.constantKind.value);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A member name from `x.name` (not the `has()` test form), with its operand. */
+function member(e: Expr): { operand: Expr; name: string } | undefined {
+  const k = e.exprKind;
+  if (k.case !== 'selectExpr' || k.value.testOnly || k.value.operand === undefined) return undefined;
+  return { operand: k.value.operand, name: k.value.field };
+}
+
+/** The filterable field `e` reads, for `ev.conn.<field>` (the checker accepts only this form). */
+function fieldOf(e: Expr | undefined): IndexedField | undefined {
+  if (e === undefined) return undefined;
+  const leaf = member(e);
+  const conn = leaf && member(leaf.operand);
+  const root = conn?.operand.exprKind;
+  if (leaf === undefined || conn?.name !== 'conn' || root?.case !== 'identExpr' || root.value.name !== 'ev') {
+    return undefined;
+  }
+  return leaf.name === 'server_port' || STRING_FIELDS.has(leaf.name) ? (leaf.name as IndexedField) : undefined;
+}
+
+function hashKey(field: IndexedField, e: Expr | undefined): string | number | undefined {
+  return field === 'server_port' ? intConst(e) : stringConst(e);
+}
+
+function hashPlan(field: IndexedField | undefined, values: readonly (Expr | undefined)[]): IndexPlan | undefined {
+  if (field === undefined) return undefined;
+  const keys: (string | number)[] = [];
+  for (const v of values) {
+    const key = hashKey(field, v);
+    if (key === undefined) return undefined;
+    if (!keys.includes(key)) keys.push(key);
+  }
+  return { kind: 'hash', field, keys };
+}
+
+/** `ev.conn.client_ip` or `ip(ev.conn.client_ip)`, for the two IP-valued fields. */
+function ipFieldOf(e: Expr | undefined): IPField | undefined {
+  const inner = call(e, 'ip', 1)?.[0] ?? e;
+  const field = fieldOf(inner);
+  return field === 'client_ip' || field === 'server_ip' ? field : undefined;
+}
+
+/** `"10.0.0.0/8"` or `cidr("10.0.0.0/8")`, parsed; undefined when it is not a valid literal range. */
+function cidrLiteral(e: Expr | undefined, allowBareString: boolean): CIDR | undefined {
+  const text = stringConst(call(e, 'cidr', 1)?.[0]) ?? (allowBareString ? stringConst(e) : undefined);
+  return text === undefined ? undefined : parseCIDR(text);
+}
+
+function planOf(e: Expr): IndexPlan | undefined {
+  const eq = call(e, '_==_', 2);
+  if (eq !== undefined) {
+    return hashPlan(fieldOf(eq[0]), [eq[1]]) ?? hashPlan(fieldOf(eq[1]), [eq[0]]);
+  }
+  const inList = call(e, '@in', 2);
+  if (inList !== undefined) {
+    const list = inList[1]?.exprKind;
+    if (list?.case !== 'listExpr' || list.value.optionalIndices.length > 0) return undefined;
+    return hashPlan(fieldOf(inList[0]), list.value.elements);
+  }
+  // cidr("…").containsIP(ev.conn.client_ip) and cidr("…").containsIP(ip(ev.conn.client_ip))
+  const contains = methodCall(e, 'containsIP', 1);
+  if (contains !== undefined) {
+    const cidr = cidrLiteral(contains[0], false);
+    const field = ipFieldOf(contains[1]);
+    return cidr && field && { kind: 'cidr', field, cidr };
+  }
+  // The shorthand inCidrRange(ip, cidr), with either argument as a string or as ip()/cidr().
+  const shorthand = call(e, 'inCidrRange', 2);
+  if (shorthand !== undefined) {
+    const field = ipFieldOf(shorthand[0]);
+    const cidr = cidrLiteral(shorthand[1], true);
+    return cidr && field && { kind: 'cidr', field, cidr };
+  }
+  return undefined;
+}
+
+/** Rough selectivity, higher is better: a hostname beats an address beats a range beats a port. */
+function score(plan: IndexPlan): number {
+  if (plan.kind === 'cidr') return 10 + (plan.cidr.bits * 60) / (plan.cidr.ip.family === 4 ? 32 : 128);
+  const base = plan.field === 'server_name' ? 100 : plan.field === 'server_port' ? 5 : 90;
+  return base / Math.max(1, plan.keys.length);
+}
+
+export function analyseFilter(expr: Expr): FilterAnalysis {
+  const parts = conjuncts(expr);
+  let best: IndexPlan | undefined;
+  for (const part of parts) {
+    const plan = planOf(part);
+    if (plan !== undefined && (best === undefined || score(plan) > score(best))) best = plan;
+  }
+  return { plan: best, exact: best !== undefined && parts.length === 1 };
+}

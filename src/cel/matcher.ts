@@ -1,0 +1,122 @@
+// The subscription matcher of one traffic event type: holds every subscription's compiled filter and finds those a record matches.
+//
+// The index is an immutable MatcherSnapshot. Each update builds the next snapshot by copy-on-write
+// (only the lists, maps and trie path it touches are copied) and swaps it in, so a caller that took
+// a snapshot for a batch keeps matching against a consistent set while updates land.
+import type { TrafficEventType } from '../events/catalog.js';
+import { entryOf, type Entry } from './matcher-index.js';
+import { MatcherSnapshot, type MatcherStats } from './matcher-snapshot.js';
+import type { CompiledFilter } from './types.js';
+
+export class MatcherError extends Error {
+  readonly code = 'FILTER_EVENT_TYPE_MISMATCH';
+  readonly retryable = false;
+}
+
+/** Spacing of ranks after a rebuild; about 50 insertions can then land between two neighbours. */
+const RANK_GAP = 2 ** 20;
+
+const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export class SubscriptionMatcher {
+  private readonly entries = new Map<string, Entry>();
+  /** Every id, ascending (code-unit order, the same everywhere): it gives new entries their rank. */
+  private ids: string[] = [];
+  private current = MatcherSnapshot.empty();
+
+  constructor(readonly eventType: TrafficEventType) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  /** Adds a subscription, or replaces its filter. No filter means the subscription takes every record. */
+  set(id: string, filter: CompiledFilter | undefined): void {
+    this.checkEventType(id, filter);
+    const previous = this.entries.get(id);
+    const rank = previous?.rank ?? this.insertId(id);
+    if (rank === undefined) {
+      // No number left between the neighbours: renumber everything, once in a long while.
+      this.rebuild([...this.entries].map(([k, e]) => [k, e.filter] as const).concat([[id, filter]]));
+      return;
+    }
+    const next = entryOf(id, rank, filter);
+    this.current = this.current.replaced(previous, next);
+    this.entries.set(id, next);
+  }
+
+  /** Removes a subscription; false when it was not there. */
+  delete(id: string): boolean {
+    const previous = this.entries.get(id);
+    if (previous === undefined) return false;
+    this.current = this.current.replaced(previous, undefined);
+    this.entries.delete(id);
+    this.ids.splice(this.position(id), 1);
+    return true;
+  }
+
+  /** Replaces the whole set at once (e.g. after loading the config log): one build instead of N updates. */
+  replaceAll(subscriptions: Iterable<readonly [string, CompiledFilter | undefined]>): void {
+    const list = [...subscriptions];
+    for (const [id, filter] of list) this.checkEventType(id, filter);
+    this.rebuild(list);
+  }
+
+  private rebuild(subscriptions: readonly (readonly [string, CompiledFilter | undefined])[]): void {
+    const filters = new Map(subscriptions);
+    this.ids = [...filters.keys()].sort(byId);
+    this.entries.clear();
+    this.ids.forEach((id, i) => this.entries.set(id, entryOf(id, i * RANK_GAP, filters.get(id))));
+    this.current = MatcherSnapshot.of(this.entries.values());
+  }
+
+  /** The index of `id` in `ids`, or where it would go. */
+  private position(id: string): number {
+    let lo = 0;
+    let hi = this.ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.ids[mid] as string) < id) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Adds a new id to `ids` and returns a rank between its neighbours', or undefined when none is left. */
+  private insertId(id: string): number | undefined {
+    const at = this.position(id);
+    const before = at > 0 ? this.entries.get(this.ids[at - 1] as string)?.rank : undefined;
+    const after = at < this.ids.length ? this.entries.get(this.ids[at] as string)?.rank : undefined;
+    this.ids.splice(at, 0, id);
+    if (before === undefined) return after === undefined ? 0 : after - RANK_GAP;
+    if (after === undefined) return before + RANK_GAP;
+    const mid = before + (after - before) / 2;
+    return mid > before && mid < after ? mid : undefined;
+  }
+
+  /** The current index; it never changes, later updates produce new snapshots. */
+  snapshot(): MatcherSnapshot {
+    return this.current;
+  }
+
+  /** The ids of the subscriptions whose filter is true for `ev`, in ascending id order. */
+  match(ev: unknown): readonly string[] {
+    return this.current.match(ev);
+  }
+
+  stats(): MatcherStats {
+    return this.current.stats();
+  }
+
+  private checkEventType(id: string, filter: CompiledFilter | undefined): void {
+    if (filter !== undefined && filter.eventType !== this.eventType) {
+      throw new MatcherError(
+        `The filter of subscription ${id} was compiled for ${filter.eventType}, not ${this.eventType}.`,
+      );
+    }
+  }
+}

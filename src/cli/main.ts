@@ -1,0 +1,34 @@
+// Entry point of the edge-events command line: picks the subcommand and maps usage errors to exit code 2.
+import { EXIT_OK, EXIT_USAGE, UsageError, type CliIO, type Command } from './command.js';
+import { filterCommand } from './filter-command.js';
+
+const COMMANDS: readonly Command[] = [filterCommand];
+
+function overview(): string {
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
+  return ['Usage: edge-events <command> [options]', '', 'Commands:', ...lines, '', 'Run "edge-events <command> --help" for its options.', ''].join('\n');
+}
+
+export async function runCli(argv: readonly string[], io: CliIO = process): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? io.stderr : io.stdout).write(overview());
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command === undefined) {
+    io.stderr.write(`edge-events: unknown command "${name}".\n\n${overview()}`);
+    return EXIT_USAGE;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(command.usage);
+    return EXIT_OK;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.stderr.write(`edge-events ${command.name}: ${err.message}\n\n${command.usage}`);
+    return EXIT_USAGE;
+  }
+}

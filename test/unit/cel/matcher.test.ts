@@ -1,0 +1,224 @@
+// Tests of the subscription matcher: its index must change how many filters run, never which subscriptions match.
+import { parse } from '@bufbuild/cel';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SubscriptionMatcher } from '../../../src/cel/matcher.js';
+import { analyseFilter } from '../../../src/cel/matcher-analysis.js';
+import { compile } from '../../../src/cel/compile.js';
+import type { CompiledFilter } from '../../../src/cel/types.js';
+
+const TYPE = 'tcp_connection_closed.v0' as const;
+
+function filterOf(text: string, eventType: 'tcp_connection_closed.v0' | 'http_request_complete.v0' = TYPE): CompiledFilter {
+  const result = compile(text, eventType);
+  if (!result.ok) throw new Error(`test filter ${text} does not compile: ${result.problems.map((p) => p.message).join('; ')}`);
+  return result.filter;
+}
+
+/** Wraps a filter so that its evaluations are counted. */
+function counted(f: CompiledFilter, calls: { n: number }): CompiledFilter {
+  return { ...f, evaluate: (ev) => (calls.n++, f.evaluate(ev)) };
+}
+
+const NAMES = ['a.example.com', 'b.example.com', 'shop.test', 'x.example.org', 'A.example.com'];
+const V4 = ['10.0.0.1', '10.1.2.3', '10.255.0.9', '192.168.1.7', '8.8.8.8', '172.16.5.4'];
+const V6 = ['2001:db8::1', '2001:db8:1::7', 'fe80::1', '::1'];
+const BAD_IPS = ['10.0.0.01', 'not-an-ip', '', '::ffff:10.0.0.1', 'fe80::1%eth0'];
+const CIDRS = ['10.0.0.0/8', '10.1.0.0/16', '10.1.2.0/24', '192.168.0.0/16', '0.0.0.0/0', '10.0.0.1/32', '10.1.2.3/8', '2001:db8::/32', '::/0', 'fe80::/10'];
+const PORTS = [80, 443, 8443, 22];
+
+const quote = (s: string): string => JSON.stringify(s);
+const name = fc.constantFrom(...NAMES);
+const cidr = fc.constantFrom(...CIDRS);
+const port = fc.constantFrom(...PORTS);
+const ipField = fc.constantFrom('client_ip', 'server_ip');
+
+/** Conjuncts the matcher can index. */
+const indexable = fc.oneof(
+  name.map((n) => `ev.conn.server_name == ${quote(n)}`),
+  name.map((n) => `${quote(n)} == ev.conn.server_name`),
+  fc.uniqueArray(name, { minLength: 1, maxLength: 3 }).map((ns) => `ev.conn.server_name in [${ns.map(quote).join(', ')}]`),
+  port.map((p) => `ev.conn.server_port == ${p}`),
+  fc.uniqueArray(port, { minLength: 1, maxLength: 3 }).map((ps) => `ev.conn.server_port in [${ps.join(', ')}]`),
+  fc.constantFrom(...V4, ...V6).map((ip) => `ev.conn.server_ip == ${quote(ip)}`),
+  fc.constantFrom(...V4).map((ip) => `ev.conn.client_ip == ${quote(ip)}`),
+  fc.tuple(cidr, ipField).map(([c, f]) => `cidr(${quote(c)}).containsIP(ev.conn.${f})`),
+  fc.tuple(cidr, ipField).map(([c, f]) => `cidr(${quote(c)}).containsIP(ip(ev.conn.${f}))`),
+  fc.tuple(cidr, ipField).map(([c, f]) => `inCidrRange(ev.conn.${f}, ${quote(c)})`),
+);
+
+/** Conjuncts it cannot index, some of them errors at run time. */
+const opaque = fc.oneof(
+  fc.constantFrom(
+    'ev.conn.client_ip.startsWith("10.")',
+    'ev.conn.server_name.endsWith(".example.com")',
+    'ev.conn.server_port > 1000',
+    'ev.conn.server_port != 22',
+    '!(ev.conn.server_name == "a.example.com")',
+    'true',
+    'false',
+    'ev.conn.server_port / 0 == 1',
+    'size(ev.conn.server_name) > 10',
+  ),
+  fc.tuple(name, port).map(([n, p]) => `(ev.conn.server_name == ${quote(n)} || ev.conn.server_port == ${p})`),
+);
+
+const filterText = fc.oneof(
+  { weight: 3, arbitrary: indexable },
+  { weight: 4, arbitrary: fc.array(fc.oneof(indexable, opaque), { minLength: 2, maxLength: 4 }).map((cs) => cs.join(' && ')) },
+  { weight: 1, arbitrary: opaque },
+  { weight: 1, arbitrary: fc.tuple(indexable, indexable).map(([a, b]) => `${a} || ${b}`) },
+);
+
+/** Records: mostly well formed, some with bad addresses, missing fields or values of the wrong type. */
+const record = fc.record({
+  conn: fc.record(
+    {
+      client_ip: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...V4, ...V6) }, fc.constantFrom(...BAD_IPS), fc.constant(42)),
+      server_ip: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...V4, ...V6) }, fc.constantFrom(...BAD_IPS)),
+      server_name: fc.oneof({ weight: 8, arbitrary: name }, fc.constant(7)),
+      server_port: fc.oneof({ weight: 8, arbitrary: port }, fc.constantFrom<unknown>('443', 443.5, 2 ** 60, 443n)),
+    },
+    { requiredKeys: [] },
+  ),
+}).map(({ conn }) => ({ conn: { ...conn } })); // plain objects, as JSON.parse and the decoders produce
+
+const id = fc.integer({ min: 0, max: 40 }).map((n) => `esb_${n.toString().padStart(3, '0')}`);
+const op = fc.oneof(
+  { weight: 5, arbitrary: fc.tuple(fc.constant('set' as const), id, fc.option(filterText, { freq: 8 })) },
+  { weight: 1, arbitrary: fc.tuple(fc.constant('delete' as const), id, fc.constant(null)) },
+);
+
+/** What the matcher must return: every subscription whose filter is true, by brute force, in id order. */
+function bruteForce(filters: ReadonlyMap<string, CompiledFilter | undefined>, ev: unknown): string[] {
+  return [...filters.keys()].sort().filter((k) => {
+    const f = filters.get(k);
+    return f === undefined || f.evaluate(ev);
+  });
+}
+
+describe('SubscriptionMatcher', () => {
+  it('should return exactly what brute-force evaluation of every filter returns, through adds, replaces, removes and bulk loads', () => {
+    const compiled = new Map<string, CompiledFilter>();
+    const compileOnce = (text: string): CompiledFilter => {
+      let f = compiled.get(text);
+      if (f === undefined) compiled.set(text, (f = filterOf(text)));
+      return f;
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.array(op, { maxLength: 25 }), fc.array(record, { minLength: 1, maxLength: 15 })), { minLength: 1, maxLength: 4 }),
+        (rounds) => {
+          const matcher = new SubscriptionMatcher(TYPE);
+          const model = new Map<string, CompiledFilter | undefined>();
+          for (const [ops, records] of rounds) {
+            const before = matcher.snapshot();
+            const beforeModel = new Map(model);
+            for (const [kind, sid, text] of ops) {
+              if (kind === 'delete') {
+                expect(matcher.delete(sid)).toBe(model.delete(sid));
+              } else {
+                const f = text === null ? undefined : compileOnce(text as string);
+                matcher.set(sid, f);
+                model.set(sid, f);
+              }
+            }
+            const rebuilt = new SubscriptionMatcher(TYPE);
+            rebuilt.replaceAll(model);
+            for (const ev of records) {
+              const expected = bruteForce(model, ev);
+              expect(matcher.match(ev)).toEqual(expected);
+              expect(rebuilt.match(ev)).toEqual(expected);
+              // A snapshot taken before the updates still answers for the old set.
+              expect(before.match(ev)).toEqual(bruteForce(beforeModel, ev));
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  }, 120_000);
+
+  it('should return ids in ascending order even after many insertions between the same two ids', () => {
+    // Each new id sorts just before "b", halving the gap between ranks until they must be renumbered.
+    const matcher = new SubscriptionMatcher(TYPE);
+    const ids = ['a', 'b'];
+    matcher.set('a', filterOf('ev.conn.server_port == 443'));
+    matcher.set('b', undefined);
+    let id = 'a';
+    for (let i = 0; i < 150; i++) {
+      id = `${id}${i % 2 === 0 ? 'z' : 'y'}`;
+      ids.push(id);
+      matcher.set(id, i % 3 === 0 ? undefined : filterOf(i % 3 === 1 ? 'ev.conn.server_port == 443' : 'cidr("10.0.0.0/8").containsIP(ev.conn.client_ip)'));
+    }
+    const expected = [...ids].sort();
+    expect(matcher.match({ conn: { server_port: 443, client_ip: '10.1.1.1' } })).toEqual(expected);
+    expect(matcher.size).toBe(152);
+  });
+
+  it('should index the common shapes and evaluate only the candidates', () => {
+    const calls = { n: 0 };
+    const matcher = new SubscriptionMatcher(TYPE);
+    for (let i = 0; i < 200; i++) {
+      const host = `h${i}.example.com`;
+      const text =
+        i % 2 === 0
+          ? `ev.conn.server_name == ${quote(host)} && ev.conn.server_port == 443`
+          : `cidr("10.${i}.0.0/16").containsIP(ev.conn.client_ip) && ev.conn.server_name.endsWith(".com")`;
+      matcher.set(`esb_${String(i).padStart(3, '0')}`, counted(filterOf(text), calls));
+    }
+    matcher.set('esb_all', undefined);
+    expect(matcher.stats()).toEqual({ subscriptions: 201, alwaysEvaluated: 1, hashed: 100, ranged: 100 });
+    const ev = { conn: { server_name: 'h4.example.com', server_port: 443, client_ip: '10.7.1.1', server_ip: '1.1.1.1' } };
+    expect(matcher.match(ev)).toEqual(['esb_004', 'esb_007', 'esb_all']);
+    expect(calls.n).toBe(2);
+  });
+
+  it('should not evaluate a filter that is only its indexed conjunct, and still evaluate it for a mistyped value', () => {
+    const calls = { n: 0 };
+    const matcher = new SubscriptionMatcher(TYPE);
+    matcher.set('esb_1', counted(filterOf('ev.conn.server_name == "a.example.com"'), calls));
+    matcher.set('esb_2', counted(filterOf('cidr("10.0.0.0/8").containsIP(ev.conn.client_ip)'), calls));
+    expect(matcher.match({ conn: { server_name: 'a.example.com', client_ip: '10.0.0.1' } })).toEqual(['esb_1', 'esb_2']);
+    expect(calls.n).toBe(0);
+    expect(matcher.match({ conn: { server_name: 5, client_ip: 5 } })).toEqual([]);
+    expect(calls.n).toBe(2);
+  });
+
+  it('should refuse a filter compiled for another event type', () => {
+    const matcher = new SubscriptionMatcher(TYPE);
+    expect(() => matcher.set('esb_1', filterOf('true', 'http_request_complete.v0'))).toThrow(
+      expect.objectContaining({ code: 'FILTER_EVENT_TYPE_MISMATCH' }),
+    );
+    expect(matcher.size).toBe(0);
+  });
+});
+
+describe('analyseFilter', () => {
+  // The analysis reads only the parsed AST, so it is tested on parse() output, including forms the
+  // checker would reject.
+  const plan = (text: string) => analyseFilter(parse(text).expr);
+
+  it('should pick the most selective indexable conjunct of a conjunction', () => {
+    expect(plan('ev.conn.server_port == 443 && ev.conn.server_name == "a" && ev.conn.client_ip.startsWith("1")')).toEqual({
+      plan: { kind: 'hash', field: 'server_name', keys: ['a'] },
+      exact: false,
+    });
+    const ranged = plan('cidr("10.1.2.3/8").containsIP(ip(ev.conn.client_ip))');
+    expect(ranged.exact).toBe(true);
+    expect(ranged.plan?.kind === 'cidr' && ranged.plan.cidr.bits).toBe(8);
+  });
+
+  it.each([
+    ['ev.conn.server_name == "a" || ev.conn.server_name == "b"', 'a disjunction'],
+    ['ev.conn.server_port == 443.0', 'a double literal (heterogeneous equality)'],
+    ['ev.conn.server_port in [443, ev.conn.server_port]', 'a list with a non-literal element'],
+    ['cidr("10.0.0.0/88").containsIP(ev.conn.client_ip)', 'an invalid range'],
+    ['!(ev.conn.server_name == "a")', 'a negation'],
+    ['ev.conn.server_name != "a"', 'an inequality'],
+    ['[1].exists(ev, ev == 1)', 'a comprehension'],
+    ['ev.conn.server_name == ev.conn.server_ip', 'two fields'],
+  ])('should leave %s unindexed (%s)', (text) => {
+    expect(plan(text).plan).toBeUndefined();
+  });
+});

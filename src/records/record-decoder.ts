@@ -1,0 +1,152 @@
+// Decoding a raw traffic record in any producer form: the filterable fields first, the whole record on demand.
+import { isUtf8 } from 'node:buffer';
+import { TRAFFIC_EVENT_TYPES, type TrafficEventType } from '../events/catalog.js';
+import { createAvroCodec, type AvroCodec } from './avro-record.js';
+import { DecodeError, decodeFailure, type DecodeFailure } from './errors.js';
+import { filterableOf } from './filterable.js';
+import { leadingConnSpan } from './json-lead.js';
+import { compileJsonValidator, jsonFilterable, type JsonRecordValidator } from './json-record.js';
+import type { DecodedRecord, FilterableFields, FilterableResult, FullDecodeResult, RawMessage } from './record-types.js';
+import { DEFAULT_SCHEMA_IDS, SCHEMA_VERSIONS, latestSchema, schemaVersion, type SchemaRef, type SchemaVersion } from './schema-registry.js';
+import { CONFLUENT_HEADER_BYTES, detectWireForm } from './wire-form.js';
+
+export interface RecordDecoderOptions {
+  /** Larger values are refused with record_too_large. Default 1 MiB, Kafka's default max.message.bytes. */
+  readonly maxRecordBytes?: number;
+  /** Confluent schema id -> schema version. Default DEFAULT_SCHEMA_IDS. */
+  readonly schemaIds?: ReadonlyMap<number, SchemaRef>;
+}
+
+export interface RecordDecoder {
+  /** Never throws: a bad record is a DecodeFailure whose code goes into the dead-letter headers. */
+  decodeFilterable(eventType: TrafficEventType, msg: RawMessage): FilterableResult;
+}
+
+export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
+
+interface JsonValidators {
+  readonly plain: JsonRecordValidator;
+  readonly surrogates: JsonRecordValidator;
+}
+
+/** Turns what the walkers throw into a result; anything that is not a DecodeError is avsc refusing the bytes. */
+function failureOf(err: unknown): DecodeFailure {
+  if (err instanceof DecodeError) return decodeFailure(err.code, err.message);
+  return decodeFailure('malformed_avro', `The Avro bytes cannot be read: ${err instanceof Error ? err.message : String(err)}.`);
+}
+
+interface ParsedJson {
+  readonly value: unknown;
+  /** The text has backslash-u escapes, so its strings may hold lone surrogates (json-record.ts). */
+  readonly surrogates: boolean;
+}
+
+function parseJson(buf: Buffer, start: number, end: number): ParsedJson {
+  // RFC 8259 8.1: "JSON text exchanged between systems that are not part of a closed ecosystem MUST be encoded using UTF-8".
+  if (!isUtf8(buf.subarray(start, end))) throw new DecodeError('invalid_utf8', 'The JSON body is not valid UTF-8.');
+  const text = buf.toString('utf8', start, end);
+  try {
+    return { value: JSON.parse(text) as unknown, surrogates: text.includes('\\u') };
+  } catch (err) {
+    throw new DecodeError('invalid_json', `The body is not JSON: ${err instanceof Error ? err.message : String(err)}.`);
+  }
+}
+
+function sameFilterable(a: FilterableFields, b: FilterableFields): boolean {
+  return (
+    a.conn.client_ip === b.conn.client_ip &&
+    a.conn.server_ip === b.conn.server_ip &&
+    a.conn.server_name === b.conn.server_name &&
+    a.conn.server_port === b.conn.server_port
+  );
+}
+
+function attempt(decode: () => DecodedRecord): FullDecodeResult {
+  try {
+    return { ok: true, record: decode() };
+  } catch (err) {
+    return failureOf(err);
+  }
+}
+
+function memo(compute: () => FullDecodeResult): () => FullDecodeResult {
+  let result: FullDecodeResult | undefined;
+  return () => (result ??= compute());
+}
+
+/** Compile once at start-up (it throws on a schema id table naming an unknown version), then decode many. */
+export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDecoder {
+  const maxBytes = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const codecs = new Map<SchemaVersion, AvroCodec>(SCHEMA_VERSIONS.map((v) => [v, createAvroCodec(v)]));
+  const codecOf = (v: SchemaVersion): AvroCodec => codecs.get(v) as AvroCodec;
+  const latest = new Map<TrafficEventType, AvroCodec>(TRAFFIC_EVENT_TYPES.map((t) => [t, codecOf(latestSchema(t))]));
+  const byId = new Map<number, AvroCodec>();
+  for (const [id, ref] of opts.schemaIds ?? DEFAULT_SCHEMA_IDS) {
+    const version = schemaVersion(ref);
+    if (version === undefined) throw new Error(`schema id ${id} names ${ref.eventType} version ${ref.version}, which this service does not know`);
+    // Reading an older writer version into the latest reader would need an avsc resolver; there is one version so far.
+    if (version !== latestSchema(ref.eventType)) throw new Error(`schema id ${id}: only the latest version of ${ref.eventType} can be read`);
+    byId.set(id, codecOf(version));
+  }
+  const json = new Map<TrafficEventType, JsonValidators>(
+    TRAFFIC_EVENT_TYPES.map((t) => {
+      const plan = codecOf(latestSchema(t)).plan;
+      return [t, { plain: compileJsonValidator(plan, { checkSurrogates: false }), surrogates: compileJsonValidator(plan, { checkSurrogates: true }) }];
+    }),
+  );
+
+  const decodeAvro = (eventType: TrafficEventType, codec: AvroCodec, buf: Buffer, pos: number, form: 'avro' | 'confluent'): FilterableResult => {
+    const filterable = codec.decodePrefix(buf, pos);
+    return { ok: true, eventType, form, filterable, full: memo(() => attempt(() => codec.decodeFull(buf, pos))) };
+  };
+
+  const decodeConfluent = (eventType: TrafficEventType, buf: Buffer): FilterableResult => {
+    if (buf.length < CONFLUENT_HEADER_BYTES) throw new DecodeError('malformed_avro', `A Confluent frame needs ${CONFLUENT_HEADER_BYTES} header bytes; this one has ${buf.length}.`);
+    if (buf[0] !== 0) throw new DecodeError('malformed_avro', `The Confluent magic byte is ${buf[0]}, not 0.`);
+    const id = buf.readUInt32BE(1);
+    const codec = byId.get(id);
+    if (codec === undefined) throw new DecodeError('unknown_schema_id', `Schema id ${id} is not in the schema id table.`);
+    const writer = codec.schemaVersion.eventType;
+    if (writer !== eventType) throw new DecodeError('schema_mismatch', `Schema id ${id} is a ${writer} schema, but this topic carries ${eventType}.`);
+    return decodeAvro(eventType, codec, buf, CONFLUENT_HEADER_BYTES, 'confluent');
+  };
+
+  const decodeJson = (eventType: TrafficEventType, buf: Buffer): FilterableResult => {
+    const validators = json.get(eventType) as JsonValidators;
+    const validated = (body: ParsedJson): DecodedRecord => (body.surrogates ? validators.surrogates : validators.plain)(body.value);
+    const span = leadingConnSpan(buf);
+    if (span === undefined) {
+      const body = parseJson(buf, 0, buf.length);
+      const filterable = jsonFilterable(body.value, body.surrogates);
+      return { ok: true, eventType, form: 'json', filterable, full: memo(() => attempt(() => validated(body))) };
+    }
+    // conn leads the record: parse only it now, and the whole text if a subscription matches.
+    const head = parseJson(buf, span.start, span.end);
+    const filterable = jsonFilterable({ conn: head.value }, head.surrogates);
+    const full = memo(() =>
+      attempt(() => {
+        const record = validated(parseJson(buf, 0, buf.length));
+        // JSON.parse keeps the last of duplicate keys; the filter must have seen what the record holds.
+        if (!sameFilterable(filterableOf(record), filterable)) throw new DecodeError('schema_violation', 'conn appears more than once in the record.');
+        return record;
+      }),
+    );
+    return { ok: true, eventType, form: 'json', filterable, full };
+  };
+
+  return {
+    decodeFilterable(eventType, msg) {
+      try {
+        const buf = msg.value;
+        if (buf === null || buf.length === 0) return decodeFailure('empty_record', 'The record has no value.');
+        if (buf.length > maxBytes) return decodeFailure('record_too_large', `The record has ${buf.length} bytes; the limit is ${maxBytes}.`);
+        const form = detectWireForm(msg, buf);
+        if (form === 'json') return decodeJson(eventType, buf);
+        if (form === 'confluent') return decodeConfluent(eventType, buf);
+        return decodeAvro(eventType, latest.get(eventType) as AvroCodec, buf, 0, 'avro');
+      } catch (err) {
+        return failureOf(err);
+      }
+    },
+  };
+}

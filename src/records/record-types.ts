@@ -1,0 +1,53 @@
+// The public shapes of raw-record decoding: the Kafka message in, the filterable fields and the decoded record out.
+import type { TrafficEventType } from '../events/catalog.js';
+import type { DecodeFailure } from './errors.js';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * A decoded raw record in its nested shape: every field of the catalogue sits at its dotted path, an
+ * absent optional field is null, timestamps are RFC 3339 strings (UTC, six fraction digits), int64
+ * values are numbers (at most 2^53 - 2 in magnitude), headers are {Name: [values]}, and
+ * traffic_policy.logs is a list of JSON objects. It serializes to JSON as is.
+ */
+export interface DecodedRecord {
+  [group: string]: JsonValue;
+}
+
+/** The fields a CEL filter may read (SPEC.md: the four Filterable conn fields), in the record's nested shape. */
+export interface FilterableFields {
+  readonly conn: {
+    readonly client_ip: string;
+    readonly server_ip: string;
+    readonly server_name: string;
+    readonly server_port: number;
+  };
+}
+
+/** The three forms a producer may write (docs/record-formats.md). */
+export type WireForm = 'avro' | 'confluent' | 'json';
+
+/** A Kafka header value as kafkajs hands it over. */
+export type HeaderValue = Buffer | string | readonly (Buffer | string)[] | undefined;
+
+/** The parts of a consumed Kafka message that decoding reads. */
+export interface RawMessage {
+  readonly value: Buffer | null;
+  readonly headers?: Readonly<Record<string, HeaderValue>>;
+}
+
+export type FullDecodeResult = { readonly ok: true; readonly record: DecodedRecord } | DecodeFailure;
+
+export interface FilterableDecoded {
+  readonly ok: true;
+  readonly eventType: TrafficEventType;
+  readonly form: WireForm;
+  readonly filterable: FilterableFields;
+  /**
+   * The whole record, decoded and validated only when called (when some subscription matched). It can
+   * still fail: the caller sends the record to the dead-letter topic then. The result is memoized.
+   */
+  full(): FullDecodeResult;
+}
+
+export type FilterableResult = FilterableDecoded | DecodeFailure;

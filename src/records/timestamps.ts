@@ -1,0 +1,81 @@
+// Timestamps of raw records: Avro timestamp-micros longs on the wire, RFC 3339 strings in JSON and in decoded records.
+
+/**
+ * The largest magnitude an int64 may have in a decoded record. Decoded records are emitted as JSON,
+ * whose numbers are IEEE doubles, so larger values would silently lose precision; avsc refuses the
+ * last two safe integers too ("potential precision loss"), so we use its bound everywhere.
+ */
+export const MAX_INT64_MAGNITUDE = 9_007_199_254_740_990;
+
+// RFC 3339 section 5.6: date-time = full-date "T" full-time; full-time = partial-time time-offset;
+// time-secfrac = "." 1*DIGIT; time-offset = "Z" / time-numoffset. "T" and "Z" may be lowercase (5.6 NOTE).
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+}
+
+/**
+ * Microseconds since the Unix epoch for an RFC 3339 date-time, or undefined when the text is not one or
+ * lies outside what a decoded record can hold (about the years 1685 to 2254, ±2^53 µs). Fractions finer
+ * than a microsecond are truncated. A leap second (:60) rolls over into the next minute, as Date does.
+ */
+export function parseRfc3339(text: string): number | undefined {
+  const m = RFC3339.exec(text);
+  if (m === null) return undefined;
+  const [, ys, mos, ds, hs, mis, ss, frac, z, sign, ohs, oms] = m;
+  const year = Number(ys);
+  const month = Number(mos);
+  const day = Number(ds);
+  const hour = Number(hs);
+  const minute = Number(mis);
+  const second = Number(ss);
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 60) return undefined;
+  // Date.UTC maps the years 0-99 to 1900-1999; those years are out of range anyway.
+  if (year < 100) return undefined;
+  let offsetMinutes = 0;
+  if (z === undefined) {
+    const oh = Number(ohs);
+    const om = Number(oms);
+    if (oh > 23 || om > 59) return undefined;
+    offsetMinutes = (sign === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  const micros = ms * 1000 + (frac === undefined ? 0 : Number(frac.slice(0, 6).padEnd(6, '0'))) - offsetMinutes * 60_000_000;
+  return Math.abs(micros) <= MAX_INT64_MAGNITUDE ? micros : undefined;
+}
+
+const MICROS_PER_DAY = 86_400_000_000;
+
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * The canonical RFC 3339 text of a timestamp: UTC, "Z", always six fraction digits. Written with
+ * integer arithmetic (the days-to-civil-date algorithm of H. Hinnant's "chrono-Compatible Low-Level Date
+ * Algorithms") rather than Date.toISOString, which costs several times more and stops at milliseconds.
+ */
+export function formatMicros(micros: number): string {
+  const days = Math.floor(micros / MICROS_PER_DAY);
+  let rem = micros - days * MICROS_PER_DAY;
+  const hour = Math.floor(rem / 3_600_000_000);
+  rem -= hour * 3_600_000_000;
+  const minute = Math.floor(rem / 60_000_000);
+  rem -= minute * 60_000_000;
+  const second = Math.floor(rem / 1_000_000);
+  const fraction = rem - second * 1_000_000;
+  // civil_from_days: eras of 400 years (146097 days) starting on 1 March 0000.
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return `${year}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:${pad2(second)}.${String(fraction).padStart(6, '0')}Z`;
+}

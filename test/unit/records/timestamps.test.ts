@@ -1,0 +1,79 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_INT64_MAGNITUDE, formatMicros, parseRfc3339 } from '../../../src/records/timestamps.js';
+
+describe('RFC 3339 timestamps', () => {
+  it('should read a UTC time with microseconds', () => {
+    expect(parseRfc3339('2024-05-01T12:00:00.123456Z')).toBe(Date.UTC(2024, 4, 1, 12) * 1000 + 123_456);
+  });
+
+  it('should apply a numeric offset and accept lowercase t and z', () => {
+    expect(parseRfc3339('2024-05-01T14:30:00+02:30')).toBe(Date.UTC(2024, 4, 1, 12) * 1000);
+    expect(parseRfc3339('2024-05-01t12:00:00z')).toBe(Date.UTC(2024, 4, 1, 12) * 1000);
+    expect(parseRfc3339('2024-05-01T00:00:00-01:00')).toBe(Date.UTC(2024, 4, 1, 1) * 1000);
+  });
+
+  it('should truncate fractions finer than a microsecond', () => {
+    expect(parseRfc3339('1970-01-01T00:00:00.000001999Z')).toBe(1);
+    expect(parseRfc3339('1970-01-01T00:00:00.5Z')).toBe(500_000);
+  });
+
+  it('should refuse texts that are not RFC 3339 date-times', () => {
+    for (const bad of [
+      '2024-05-01',
+      '2024-05-01 12:00:00Z',
+      '2024-05-01T12:00:00',
+      '2024-13-01T00:00:00Z',
+      '2023-02-29T00:00:00Z',
+      '2024-04-31T00:00:00Z',
+      '2024-05-01T24:00:00Z',
+      '2024-05-01T12:60:00Z',
+      '2024-05-01T12:00:00+24:00',
+      '2024-05-01T12:00:00.Z',
+      '2024-05-01T12:00:00.1234567890Z',
+      '1715000000',
+    ]) {
+      expect(parseRfc3339(bad), bad).toBeUndefined();
+    }
+  });
+
+  it('should accept 29 February of a leap year only', () => {
+    expect(parseRfc3339('2024-02-29T00:00:00Z')).toBe(Date.UTC(2024, 1, 29) * 1000);
+    expect(parseRfc3339('1900-02-29T00:00:00Z')).toBeUndefined();
+    expect(parseRfc3339('2000-02-29T00:00:00Z')).toBe(Date.UTC(2000, 1, 29) * 1000);
+  });
+
+  it('should refuse times that a JSON number cannot hold in microseconds', () => {
+    expect(parseRfc3339('2300-01-01T00:00:00Z')).toBeUndefined();
+    expect(parseRfc3339('1600-01-01T00:00:00Z')).toBeUndefined();
+    expect(parseRfc3339('0050-01-01T00:00:00Z')).toBeUndefined();
+  });
+
+  it('should write UTC with six fraction digits, before and after the epoch', () => {
+    expect(formatMicros(Date.UTC(2024, 4, 1, 12) * 1000 + 7)).toBe('2024-05-01T12:00:00.000007Z');
+    expect(formatMicros(-1)).toBe('1969-12-31T23:59:59.999999Z');
+    expect(formatMicros(Date.UTC(2000, 1, 29) * 1000)).toBe('2000-02-29T00:00:00.000000Z');
+    expect(formatMicros(Date.UTC(1900, 2, 1) * 1000 - 1)).toBe('1900-02-28T23:59:59.999999Z');
+    expect(formatMicros(Date.UTC(2101, 0, 1) * 1000 - 1)).toBe('2100-12-31T23:59:59.999999Z');
+  });
+
+  it('should write the same date and time as Date.toISOString, with three more fraction digits', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -MAX_INT64_MAGNITUDE, max: MAX_INT64_MAGNITUDE }), (micros) => {
+        const text = formatMicros(micros);
+        expect(text.slice(0, 23)).toBe(new Date(Math.floor(micros / 1000)).toISOString().slice(0, 23));
+        expect(text.slice(23)).toBe(`${String(((micros % 1000) + 1000) % 1000).padStart(3, '0')}Z`);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('should read back every timestamp it writes', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -MAX_INT64_MAGNITUDE, max: MAX_INT64_MAGNITUDE }), (micros) => {
+        expect(parseRfc3339(formatMicros(micros))).toBe(micros);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

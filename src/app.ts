@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Kafka } from 'kafkajs';
 import { registerHealthRoutes } from './admin/health-routes.js';
+import { ADMIN_FASTIFY_OPTIONS, createAdminApi } from './admin/server.js';
 import { decodeKey, type ServiceConfig } from './config/service-config.js';
 import { ConfigLog } from './configlog/config-log.js';
 import { Signal } from './delivery/clock.js';
@@ -91,17 +92,21 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
         tracker,
         settled,
         drainTimeoutMs: config.drainTimeoutMs,
+        sessionTimeoutMs: config.consumerSessionTimeoutMs,
       })
     : undefined;
 
   let loaded = false;
-  const http = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  const http = Fastify({ logger: false, bodyLimit: 1024 * 1024, ...ADMIN_FASTIFY_OPTIONS });
   registerHealthRoutes(http, () => {
     const problems: string[] = [];
     if (!loaded) problems.push('The config log is not loaded yet.');
     if (worker !== undefined && !worker.isConnected) problems.push('The ingest worker is not connected to the broker.');
     return problems;
   });
+  // The admin API (ROLES includes api): its own Fastify scope with bearer auth; the routes above stay open.
+  const adminApi = config.roles.api ? createAdminApi({ configLog, config, secrets, isLoaded: () => loaded }) : undefined;
+  adminApi?.register(http);
 
   let stopped: Promise<void> | undefined;
   return {
@@ -123,6 +128,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
         await admin.disconnect();
       }
       await configLog.start();
+      await adminApi?.bootstrap();
       loaded = true;
       if (worker !== undefined) {
         subscriptions.follow(configLog);

@@ -20,6 +20,11 @@ export interface ServiceConfig {
   readonly fileDestinationRoot: string;
   /** How long a worker drains in-flight deliveries on SIGTERM or revocation before it commits. */
   readonly drainTimeoutMs: number;
+  /**
+   * How long the group coordinator waits for a silent worker before it gives the worker's partitions to
+   * another member. A worker that died without leaving (kill -9, a lost machine) holds them until then.
+   */
+  readonly consumerSessionTimeoutMs: number;
   /** Token of the first API key when none exists; generated and printed once when unset. */
   readonly bootstrapToken: string | undefined;
   /** Key that encrypts cloud secret keys in the config log (32 bytes, base64 or hex). */
@@ -88,6 +93,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     consumerGroup: str('CONSUMER_GROUP', 'edge-events-ingest'),
     fileDestinationRoot: str('FILE_DESTINATION_ROOT', '.local/destinations'),
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
+    // The broker refuses sessions outside group.min.session.timeout.ms (6 s) .. group.max.session.timeout.ms (30 min).
+    consumerSessionTimeoutMs: int('CONSUMER_SESSION_TIMEOUT_MS', 30_000, 6_000, 1_800_000),
     bootstrapToken: env.API_BOOTSTRAP_TOKEN === '' ? undefined : env.API_BOOTSTRAP_TOKEN,
     secretKey: secretKey === '' ? undefined : secretKey,
     roles: { worker: roleList.includes('worker'), api: roleList.includes('api') },

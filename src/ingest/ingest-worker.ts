@@ -25,6 +25,8 @@ export interface IngestWorkerOptions {
   readonly settled: Signal;
   readonly drainTimeoutMs: number;
   readonly partitionsConsumedConcurrently?: number;
+  /** The consumer group session timeout; kafkajs's default (30 s) when absent. */
+  readonly sessionTimeoutMs?: number;
 }
 
 const log = createLogger('ingest');
@@ -42,6 +44,7 @@ export class IngestWorker {
       groupId: opts.groupId,
       maxWaitTimeInMs: 250,
       readUncommitted: false,
+      ...(opts.sessionTimeoutMs !== undefined && { sessionTimeout: opts.sessionTimeoutMs }),
     });
     this.consumer.on(this.consumer.events.CONNECT, () => (this.connected = true));
     this.consumer.on(this.consumer.events.DISCONNECT, () => (this.connected = false));

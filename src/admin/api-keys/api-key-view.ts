@@ -1,0 +1,56 @@
+// The API key resource: its stored shape (a token hash, never the token), its API view and schemas.
+import type { AdminContext } from '../context.js';
+import { descriptionField, idString, metadataField, timestampString, uriString } from '../schemas.js';
+
+export interface StoredApiKey {
+  readonly id: string;
+  readonly created_at: string;
+  readonly description: string;
+  readonly metadata: string;
+  /** Hex SHA-256 of the token; see tokens.ts. */
+  readonly token_sha256: string;
+}
+
+/** SPEC.md 6.4 api_key fields. */
+export interface ApiKeyView {
+  readonly id: string;
+  readonly uri: string;
+  readonly description: string;
+  readonly metadata: string;
+  readonly created_at: string;
+  /** Only in the creation response; null at all other times (SPEC.md 5). */
+  readonly token: string | null;
+}
+
+export function apiKeyView(ctx: AdminContext, k: StoredApiKey, token: string | null = null): ApiKeyView {
+  return {
+    id: k.id,
+    uri: ctx.uri(`/api_keys/${k.id}`),
+    description: k.description,
+    metadata: k.metadata,
+    created_at: k.created_at,
+    token,
+  };
+}
+
+export const apiKeySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'uri', 'description', 'metadata', 'created_at', 'token'],
+  properties: {
+    id: idString,
+    uri: uriString,
+    description: { type: 'string' },
+    metadata: { type: 'string' },
+    created_at: timestampString,
+    token: { type: ['string', 'null'], description: 'The bearer token: only in the creation response, null afterwards.' },
+  },
+} as const;
+
+export const apiKeyCreateBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { description: descriptionField, metadata: metadataField },
+} as const;
+
+export const apiKeyUpdateBody = apiKeyCreateBody;

@@ -1,0 +1,63 @@
+// Bearer authentication (SPEC.md 5): every admin route needs "Authorization: Bearer <token>" naming a
+// live API key. The index maps token hashes to key ids and follows the config log live, so a key
+// deleted on another replica stops working here as soon as the deletion is applied.
+import type { FastifyRequest } from 'fastify';
+import type { ConfigLog } from '../configlog/config-log.js';
+import type { Principal } from '../events/envelope.js';
+import { hashToken, sameHash } from './api-keys/tokens.js';
+import type { StoredApiKey } from './api-keys/api-key-view.js';
+import { ApiError } from './errors.js';
+
+/** RFC 6750 2.1: credentials = "Bearer" 1*SP b64token, where b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=". */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+export class ApiKeyIndex {
+  private readonly byHash = new Map<string, { id: string; hash: string }>();
+
+  /** Call before the config log starts, so the initial load is indexed too. */
+  constructor(configLog: ConfigLog) {
+    for (const v of configLog.list('api_key')) this.add(v.data as unknown as StoredApiKey);
+    configLog.onChange((c) => {
+      if (c.kind !== 'api_key') return;
+      if (c.before !== undefined) this.byHash.delete((c.before.data as unknown as StoredApiKey).token_sha256);
+      if (c.after !== undefined) this.add(c.after.data as unknown as StoredApiKey);
+    });
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** The key id of a token, or undefined. */
+  lookup(token: string): string | undefined {
+    const hash = hashToken(token);
+    const hit = this.byHash.get(hash);
+    // The map lookup is on the hash, not the token; the final check is constant-time regardless.
+    return hit !== undefined && sameHash(hit.hash, hash) ? hit.id : undefined;
+  }
+
+  private add(key: StoredApiKey): void {
+    this.byHash.set(key.token_sha256, { id: key.id, hash: key.token_sha256 });
+  }
+}
+
+/** The onRequest hook of authenticated routes: sets req.principal or answers 401. */
+export function bearerAuth(index: ApiKeyIndex, uri: (path: string) => string) {
+  return async (req: FastifyRequest): Promise<void> => {
+    const header = req.headers.authorization;
+    let reason: string;
+    if (header === undefined || header === '') {
+      reason = 'the Authorization header is missing';
+    } else {
+      const m = BEARER.exec(header);
+      const id = m?.[1] === undefined ? undefined : index.lookup(m[1]);
+      if (id !== undefined) {
+        const principal: Principal = { type: 'api_key', id, uri: uri(`/api_keys/${id}`) };
+        req.principal = principal;
+        return;
+      }
+      reason = m === null ? 'the Authorization header is not "Bearer <token>"' : 'the token is not a live API key';
+    }
+    throw new ApiError('unauthorized', { reason });
+  };
+}

@@ -1,0 +1,36 @@
+// What every admin resource module receives from the composition root: the store, uri building, the
+// secret box and the service config. Resource modules export `register<Thing>Routes(app, ctx)`.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServiceConfig } from '../config/service-config.js';
+import type { Principal } from '../events/envelope.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { AdminStore } from './store.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The API key that sent the request; set by the auth hook on every authenticated route. */
+    principal: Principal | null;
+  }
+}
+
+export interface AdminContext {
+  readonly store: AdminStore;
+  readonly config: ServiceConfig;
+  readonly secrets: SecretBox;
+  /** The absolute uri of a path under PUBLIC_BASE_URL, e.g. uri('/ip_policies/ipp_1'). */
+  uri(path: string): string;
+}
+
+/** A resource module: adds its routes to the admin API's Fastify scope. */
+export type AdminRouteModule = (app: FastifyInstance, ctx: AdminContext) => void;
+
+/** The principal of an authenticated request (the auth hook guarantees one on every admin route). */
+export function principalOf(req: FastifyRequest): Principal {
+  if (req.principal === null) throw new Error('an admin route ran without an authenticated principal');
+  return req.principal;
+}
+
+/** "Ref" of SPEC.md 2.2. */
+export function ref(ctx: AdminContext, collection: string, id: string): { id: string; uri: string } {
+  return { id, uri: ctx.uri(`${collection}/${id}`) };
+}

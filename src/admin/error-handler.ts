@@ -1,0 +1,57 @@
+// Turns every error of an admin route into the catalogue's error body; never a stack trace.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { createLogger } from '../telemetry/logger.js';
+import { ApiError } from './errors.js';
+import { validationError } from './validation.js';
+
+const log = createLogger('admin-api');
+
+/** Maps Fastify's own errors (parsing, limits, validation) and anything unexpected to an ApiError. */
+export function toApiError(err: unknown, bodyLimit: number): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as Partial<FastifyError> & { validation?: unknown; validationContext?: string };
+  if (Array.isArray(e.validation)) return validationError(e.validation, e.validationContext ?? 'body');
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', { limit: bodyLimit });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', { content_type: 'the one sent' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('bad_request', { reason: 'the body size does not match Content-Length' });
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('bad_request', { reason: 'the URL is malformed' });
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new ApiError('bad_request', { reason: typeof e.message === 'string' ? e.message : 'the request is malformed' });
+  }
+  return new ApiError('internal');
+}
+
+export function adminErrorHandler(bodyLimit: number) {
+  return (err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const apiError = toApiError(err, bodyLimit);
+    if (apiError.code === 'unsupported_media_type') {
+      const sent = req.headers['content-type'];
+      const named = new ApiError('unsupported_media_type', { content_type: sent === undefined || sent === '' ? 'no content type' : sent.slice(0, 100) });
+      return send(reply, named);
+    }
+    if (apiError.status >= 500) {
+      log.error({ err, method: req.method, url: req.routeOptions.url }, 'An admin request failed.');
+    }
+    return send(reply, apiError);
+  };
+}
+
+/**
+ * Fastify's frameworkErrors option: errors raised before routing (a URL with bad percent-encoding)
+ * get the catalogue's body too, instead of Fastify's own shape.
+ */
+export function frameworkErrorHandler(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  void send(reply, toApiError(err, 0));
+}
+
+function send(reply: FastifyReply, error: ApiError): FastifyReply {
+  // RFC 6750 3: "the resource server MUST include the HTTP WWW-Authenticate response header field".
+  if (error.status === 401) reply.header('www-authenticate', 'Bearer realm="edge-events"');
+  return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody());
+}

@@ -1,0 +1,108 @@
+// The admin API's one error catalogue: every stable error code with its HTTP status and message template.
+// docs/api-errors.md lists the same codes; a unit test keeps the two in step.
+
+/** Values that fill a message template and travel in the body's `details`. */
+export type ErrorDetails = Readonly<Record<string, unknown>>;
+
+interface ErrorSpec {
+  readonly status: number;
+  /** `{name}` is replaced by details.name. */
+  readonly template: string;
+  /** True when the same request may succeed later unchanged. */
+  readonly retryable: boolean;
+}
+
+const spec = (status: number, template: string, retryable = false): ErrorSpec => ({ status, template, retryable });
+
+export const API_ERRORS = {
+  // 400: the request is not valid; details.field names the offending field where there is one.
+  bad_request: spec(400, 'The request is not valid: {reason}.'),
+  invalid_json: spec(400, 'The request body is not valid JSON: {reason}.'),
+  invalid_body: spec(400, 'The field {field} {reason}.'),
+  unknown_field: spec(400, 'The field {field} is not known here; remove it.'),
+  invalid_parameter: spec(400, 'The {location} parameter {field} {reason}.'),
+  field_too_long: spec(400, 'The field {field} is {actual} {unit} long; the limit is {limit} {unit}.'),
+  invalid_cidr: spec(400, 'The field {field} is not a CIDR range such as 10.0.0.0/8 or 2001:db8::/32: {value}.'),
+  cidr_has_host_bits: spec(400, 'The field {field} has host bits set: {value}; did you mean {suggestion}?'),
+  invalid_ip: spec(400, 'The parameter {field} is not an IPv4 or IPv6 address: {value}.'),
+  invalid_hostport: spec(400, 'The field {field} is not a host:port with a port from 1 to 65535: {value}.'),
+  invalid_id: spec(400, 'The field {field} is not a well-formed {kind} id: {value}.'),
+  unknown_reference: spec(400, 'The field {field} names {kind} {id}, which does not exist.'),
+  immutable_field: spec(400, 'The field {field} cannot be changed; delete the {resource} and create a new one.'),
+  // 400 of event destinations and subscriptions (src/admin/event-destinations, src/admin/event-subscriptions).
+  invalid_target_kind: spec(400, 'The field {field} must set exactly one of {kinds}; {reason}.'),
+  invalid_target_auth: spec(400, 'The field {field} must set exactly one of role or creds; it sets {given}.'),
+  invalid_arn: spec(400, 'The field {field} is not a valid {resource} ARN; expected the shape {example}.'),
+  invalid_file_path: spec(400, 'The field {field} {reason}; a file path is relative to the file destination root.'),
+  secret_required: spec(400, 'The field {field} is required {reason}.'),
+  unknown_event_type: spec(400, 'The field {field} names {type}, which is not an event type of SPEC.md 6.1.'),
+  source_fields_required: spec(400, 'The field {field} must list at least one field of the traffic event type {type}, e.g. {example}.'),
+  unknown_event_field: spec(400, 'The field {field} names {value}, which is not a field of {type}.'),
+  audit_source_field: spec(400, 'The field {field} is not allowed: {type} is an audit event type, which takes neither fields nor a filter.'),
+  invalid_filter: spec(400, 'The field {field} is not a valid filter for {type}: line {line}, column {column}: {reason}'),
+  duplicate_value: spec(400, 'The field {field} repeats {value}; each entry must be unique.'),
+  duplicate_source_type: spec(400, 'The field {field} repeats the source type {type} of sources[{first_index}]; source types are unique within a subscription.'),
+  too_many_items: spec(400, 'The field {field} has {actual} entries; the limit is {limit}.'),
+  // 401: authentication (SPEC.md 5).
+  unauthorized: spec(401, 'A valid API key token is required in the Authorization header as "Bearer <token>" ({reason}).'),
+  // 404: missing resources and routes.
+  not_found: spec(404, 'There is no {resource} with id {id}.'),
+  route_not_found: spec(404, 'There is no route {method} {path}.'),
+  source_not_found: spec(404, 'The event subscription {subscription_id} has no source of type {type}.'),
+  // 409: the request conflicts with the current state.
+  duplicate_cidr: spec(409, 'The IP policy {ip_policy_id} already has a rule for {cidr} ({rule_id}).'),
+  hostport_in_use: spec(409, 'The hostport {hostport} is already used by TCP edge {edge_id}.'),
+  ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),
+  source_exists: spec(409, 'The event subscription {subscription_id} already has a source of type {type}; change it with PATCH or delete it first.'),
+  event_destination_in_use: spec(409, 'The event destination {id} is still used by event subscription(s) {subscriptions}; remove it from them first.'),
+  // 413/415: transport limits.
+  payload_too_large: spec(413, 'The request body is larger than the limit of {limit} bytes.'),
+  unsupported_media_type: spec(415, 'The request body must be application/json, not {content_type}.'),
+  // 5xx: the service's side.
+  internal: spec(500, 'The request failed because of an internal error; it has been logged.'),
+  unavailable: spec(503, 'The service cannot serve this request right now ({reason}); retry shortly.', true),
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+/** The error body of DESIGN.md: {"error_code", "status_code", "msg", "details"}. */
+export interface ApiErrorBody {
+  readonly error_code: ApiErrorCode;
+  readonly status_code: number;
+  readonly msg: string;
+  readonly details: ErrorDetails;
+}
+
+function render(template: string, details: ErrorDetails): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const v = details[name];
+    if (v === undefined) return whole;
+    return Array.isArray(v) ? v.join(', ') : String(v);
+  });
+}
+
+/** An error a route handler throws; the admin error handler turns it into the error body. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly retryable: boolean;
+
+  constructor(
+    readonly code: ApiErrorCode,
+    readonly details: ErrorDetails = {},
+  ) {
+    const s = API_ERRORS[code];
+    super(render(s.template, details));
+    this.name = 'ApiError';
+    this.status = s.status;
+    this.retryable = s.retryable;
+  }
+
+  toBody(): ApiErrorBody {
+    return { error_code: this.code, status_code: this.status, msg: this.message, details: this.details };
+  }
+}
+
+/** Every code with a given status, for documenting responses in OpenAPI. */
+export function codesWithStatus(status: number): ApiErrorCode[] {
+  return (Object.keys(API_ERRORS) as ApiErrorCode[]).filter((c) => API_ERRORS[c].status === status);
+}

@@ -1,0 +1,99 @@
+// IP policies and their rules: stored shapes, API views and schemas (the views are also the audit
+// objects of ip_policy_*.v0 and ip_policy_rule_*.v0; see schemas/audit/).
+import type { AdminContext } from '../context.js';
+import { ref } from '../context.js';
+import { descriptionField, idString, metadataField, refSchema, timestampString, uriString } from '../schemas.js';
+
+export type RuleAction = 'allow' | 'deny';
+
+export interface StoredIpPolicy {
+  readonly id: string;
+  readonly created_at: string;
+  readonly description: string;
+  readonly metadata: string;
+}
+
+export interface StoredIpPolicyRule {
+  readonly id: string;
+  readonly created_at: string;
+  readonly description: string;
+  readonly metadata: string;
+  /** Normalized: host bits are zero (checked on write). */
+  readonly cidr: string;
+  readonly action: RuleAction;
+  readonly ip_policy_id: string;
+}
+
+export function ipPolicyView(ctx: AdminContext, p: StoredIpPolicy): Record<string, unknown> {
+  return { id: p.id, uri: ctx.uri(`/ip_policies/${p.id}`), created_at: p.created_at, description: p.description, metadata: p.metadata };
+}
+
+export function ipPolicyRuleView(ctx: AdminContext, r: StoredIpPolicyRule): Record<string, unknown> {
+  return {
+    id: r.id,
+    uri: ctx.uri(`/ip_policy_rules/${r.id}`),
+    created_at: r.created_at,
+    description: r.description,
+    metadata: r.metadata,
+    cidr: r.cidr,
+    action: r.action,
+    ip_policy: ref(ctx, '/ip_policies', r.ip_policy_id),
+  };
+}
+
+export const ipPolicySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'uri', 'created_at', 'description', 'metadata'],
+  properties: { id: idString, uri: uriString, created_at: timestampString, description: { type: 'string' }, metadata: { type: 'string' } },
+} as const;
+
+export const ipPolicyBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { description: descriptionField, metadata: metadataField },
+} as const;
+
+const actionSchema = { type: 'string', enum: ['allow', 'deny'], description: 'allow or deny; cannot be changed after creation.' };
+const cidrSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 64,
+  description: 'An IPv4 or IPv6 range with zero host bits, e.g. 10.0.0.0/8 or 2001:db8::/32.',
+};
+
+export const ipPolicyRuleSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'uri', 'created_at', 'description', 'metadata', 'cidr', 'action', 'ip_policy'],
+  properties: {
+    id: idString,
+    uri: uriString,
+    created_at: timestampString,
+    description: { type: 'string' },
+    metadata: { type: 'string' },
+    cidr: { type: 'string' },
+    action: { type: 'string', enum: ['allow', 'deny'] },
+    ip_policy: refSchema,
+  },
+} as const;
+
+export const ipPolicyRuleCreateBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['cidr', 'action', 'ip_policy_id'],
+  properties: { description: descriptionField, metadata: metadataField, cidr: cidrSchema, action: actionSchema, ip_policy_id: idString },
+} as const;
+
+/** action and ip_policy_id are listed so that sending them names the real problem (immutable), not "unknown". */
+export const ipPolicyRuleUpdateBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    description: descriptionField,
+    metadata: metadataField,
+    cidr: cidrSchema,
+    action: { ...actionSchema, description: 'Cannot be changed: sending it is an immutable_field error.' },
+    ip_policy_id: { ...idString, description: 'Cannot be changed: sending it is an immutable_field error.' },
+  },
+} as const;

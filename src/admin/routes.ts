@@ -1,0 +1,22 @@
+// The admin API's resource modules, in the order their routes appear in the OpenAPI document.
+// A new resource adds its `register<Thing>Routes` here.
+import { registerApiKeyRoutes } from './api-keys/api-key-routes.js';
+import type { AdminRouteModule } from './context.js';
+import { registerEventDestinationRoutes } from './event-destinations/destination-routes.js';
+import { registerEventSourceRoutes } from './event-subscriptions/source-routes.js';
+import { registerEventSubscriptionRoutes } from './event-subscriptions/subscription-routes.js';
+import { registerIpPolicyRuleRoutes } from './ip-policies/ip-policy-rule-routes.js';
+import { registerIpPolicyRoutes } from './ip-policies/ip-policy-routes.js';
+import { registerIpRestrictionRoutes } from './ip-restriction/ip-restriction-routes.js';
+import { registerTcpEdgeRoutes } from './tcp-edges/tcp-edge-routes.js';
+
+export const ADMIN_ROUTE_MODULES: readonly AdminRouteModule[] = [
+  registerApiKeyRoutes,
+  registerIpPolicyRoutes,
+  registerIpPolicyRuleRoutes,
+  registerTcpEdgeRoutes,
+  registerIpRestrictionRoutes,
+  registerEventDestinationRoutes,
+  registerEventSubscriptionRoutes,
+  registerEventSourceRoutes,
+];

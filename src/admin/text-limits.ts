@@ -1,0 +1,27 @@
+// SPEC.md 8 limits on description and metadata: "description: max 255 bytes (255 chars in event
+// subscriptions). metadata: max 4096 bytes (4096 chars in event subscriptions)."
+import { ApiError } from './errors.js';
+import { DESCRIPTION_LIMIT, METADATA_LIMIT } from './schemas.js';
+
+export type LimitUnit = 'bytes' | 'characters';
+
+/** Characters as a user counts them: code points, so an emoji is one character, not two UTF-16 units. */
+function lengthIn(text: string, unit: LimitUnit): number {
+  if (unit === 'bytes') return Buffer.byteLength(text, 'utf8');
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** Throws field_too_long when a present description or metadata is over its limit in `unit`. */
+export function checkTextLimits(body: { description?: unknown; metadata?: unknown }, unit: LimitUnit = 'bytes'): void {
+  const fields: [string, unknown, number][] = [
+    ['description', body.description, DESCRIPTION_LIMIT],
+    ['metadata', body.metadata, METADATA_LIMIT],
+  ];
+  for (const [field, value, limit] of fields) {
+    if (typeof value !== 'string') continue;
+    const actual = lengthIn(value, unit);
+    if (actual > limit) throw new ApiError('field_too_long', { field, limit, actual, unit });
+  }
+}

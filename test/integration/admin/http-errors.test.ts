@@ -1,0 +1,93 @@
+// The admin API's transport-level errors over a real socket: JSON only, a body limit, unknown routes,
+// and the one error body shape, never a stack trace.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_BODY_LIMIT } from '../../../src/admin/server.js';
+import { request, startAdmin, type AdminHarness, type CallResult } from './admin-harness.js';
+
+let h: AdminHarness;
+beforeAll(async () => {
+  h = await startAdmin();
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+function expectErrorBody(r: CallResult, status: number, code: string): void {
+  expect([r.status, r.json?.error_code]).toEqual([status, code]);
+  expect(Object.keys(r.json).sort()).toEqual(['details', 'error_code', 'msg', 'status_code']);
+  expect(r.json.status_code).toBe(status);
+  expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(r.text).not.toMatch(/\bat \S+ \(|node_modules|\.ts:\d+/);
+}
+
+describe('admin API transport errors', () => {
+  it('a body that is not JSON should be 400 invalid_json', async () => {
+    expectErrorBody(await h.call('POST', '/ip_policies', { body: '{"description": ' }), 400, 'invalid_json');
+  });
+
+  it('a body with another content type should be 415 unsupported_media_type naming it', async () => {
+    const r = await h.call('POST', '/ip_policies', { body: '{}', headers: { 'content-type': 'text/plain' } });
+    expectErrorBody(r, 415, 'unsupported_media_type');
+    expect(r.json.details.content_type).toBe('text/plain');
+    expectErrorBody(await h.call('POST', '/ip_policies', { body: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
+  });
+
+  it('a body without a content type should be 415', async () => {
+    const res = await fetch(`${h.url}/ip_policies`, { method: 'POST', headers: { authorization: `Bearer ${h.token}` }, body: new Uint8Array(Buffer.from('{}')) });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error_code: string }).error_code).toBe('unsupported_media_type');
+  });
+
+  it('JSON with a charset parameter should be accepted', async () => {
+    expect((await h.call('POST', '/ip_policies', { body: '{}', headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(201);
+  });
+
+  it('a body over the limit should be 413 payload_too_large', async () => {
+    const r = await h.call('POST', '/ip_policies', { body: JSON.stringify({ description: 'x'.repeat(ADMIN_BODY_LIMIT) }) });
+    expectErrorBody(r, 413, 'payload_too_large');
+    expect(r.json.details.limit).toBe(ADMIN_BODY_LIMIT);
+  });
+
+  it('a JSON body that is not an object should be 400 invalid_body', async () => {
+    expectErrorBody(await h.call('POST', '/ip_policies', { body: '[]' }), 400, 'invalid_body');
+    expectErrorBody(await h.call('POST', '/ip_policies', { body: '"x"' }), 400, 'invalid_body');
+  });
+
+  it('a __proto__ key should be refused as an unknown field', async () => {
+    const r = await h.call('POST', '/ip_policies', { body: '{"__proto__": {"admin": true}}' });
+    expectErrorBody(r, 400, 'unknown_field');
+    expect(r.json.details.field).toBe('__proto__');
+  });
+
+  it('a DELETE with a JSON content type and an empty body should still work', async () => {
+    const p = (await h.call('POST', '/ip_policies', { body: {} })).json;
+    const r = await h.call('DELETE', `/ip_policies/${p.id}`, { body: '', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(204);
+  });
+
+  it('an unknown route should be 404 route_not_found for an authenticated caller', async () => {
+    const r = await h.call('GET', '/edges/http');
+    expectErrorBody(r, 404, 'route_not_found');
+    expect(r.json.details).toEqual({ method: 'GET', path: '/edges/http' });
+  });
+
+  it('an unknown route should be 401 without a token, so routes cannot be probed anonymously', async () => {
+    expectErrorBody(await request(h.url, 'GET', '/edges/http'), 401, 'unauthorized');
+  });
+
+  it('a wrong-typed field should be 400 invalid_body naming the field and not coerced', async () => {
+    const r = await h.call('POST', '/ip_policies', { body: { description: 12 } });
+    expectErrorBody(r, 400, 'invalid_body');
+    expect(r.json.details.field).toBe('description');
+  });
+
+  it('a URL with broken percent-encoding should get the catalogue body, not the framework default', async () => {
+    expectErrorBody(await h.call('GET', '/ip_policies/%ZZ'), 400, 'bad_request');
+  });
+
+  it('an over-long path id should be a 400 naming the parameter, not a router 414', async () => {
+    const r = await h.call('GET', `/ip_policies/ipp_${'x'.repeat(300)}`);
+    expectErrorBody(r, 400, 'field_too_long');
+    expect(r.json.details).toMatchObject({ field: 'id', location: 'params' });
+  });
+});

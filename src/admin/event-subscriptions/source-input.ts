@@ -1,0 +1,96 @@
+// Validation of event subscription sources: the type SPEC.md 6.1 lists, the fields of a traffic type, and
+// its filter compiled by the filter engine, turned into the stored shape the pipeline reads.
+import { compile } from '../../cel/compile.js';
+import type { FilterProblem } from '../../cel/types.js';
+import type { StoredSource } from '../../configlog/resources.js';
+import { TRAFFIC_FIELDS, fieldOf, isAuditEventType, isTrafficEventType } from '../../events/catalog.js';
+import { ApiError, type ErrorDetails } from '../errors.js';
+import { MAX_SOURCES_PER_SUBSCRIPTION, MAX_SUBSCRIPTION_FILTER_LENGTH } from './limits.js';
+
+/** A source as a request carries it; null and empty values mean "not given". */
+export interface SourceInput {
+  readonly type: string;
+  readonly fields?: readonly string[] | null;
+  readonly filter?: string | null;
+}
+
+export type SourceResult = { readonly ok: true; readonly source: StoredSource } | { readonly ok: false; readonly error: ApiError };
+
+/** Where a source sits in the body: "sources[2]" in a subscription, "" for the sources sub-resource. */
+function at(path: string, field: string): string {
+  return path === '' ? field : `${path}.${field}`;
+}
+
+/**
+ * Checks one source. `path` prefixes field names in errors; `index` is the source's position in a
+ * subscription body (reported as details.source_index), absent for the sources sub-resource.
+ */
+export function validateSource(input: SourceInput, path = '', index?: number): SourceResult {
+  const fail = (code: ConstructorParameters<typeof ApiError>[0], details: ErrorDetails): SourceResult => ({
+    ok: false,
+    error: new ApiError(code, index === undefined ? details : { ...details, source_index: index }),
+  });
+  const { type } = input;
+  const fields = input.fields ?? [];
+  const filter = input.filter ?? '';
+
+  if (isAuditEventType(type)) {
+    // An audit source takes neither; empty values are accepted so a GET response can be sent back as is.
+    if (fields.length > 0) return fail('audit_source_field', { field: at(path, 'fields'), type });
+    if (filter !== '') return fail('audit_source_field', { field: at(path, 'filter'), type });
+    return { ok: true, source: { type } };
+  }
+  if (!isTrafficEventType(type)) return fail('unknown_event_type', { field: at(path, 'type'), type });
+
+  if (fields.length === 0) {
+    return fail('source_fields_required', { field: at(path, 'fields'), type, example: TRAFFIC_FIELDS[type][0]?.name });
+  }
+  const seen = new Set<string>();
+  for (const [i, name] of fields.entries()) {
+    const field = `${at(path, 'fields')}[${i}]`;
+    if (fieldOf(type, name) === undefined) return fail('unknown_event_field', { field, type, value: name });
+    if (seen.has(name)) return fail('duplicate_value', { field, value: name });
+    seen.add(name);
+  }
+
+  if (filter.length > MAX_SUBSCRIPTION_FILTER_LENGTH) {
+    // Counted in UTF-16 units, as the filter engine's own bound is.
+    return fail('field_too_long', { field: at(path, 'filter'), limit: MAX_SUBSCRIPTION_FILTER_LENGTH, actual: filter.length, unit: 'characters' });
+  }
+  if (filter.trim() !== '') {
+    const compiled = compile(filter, type);
+    if (!compiled.ok) {
+      const first = compiled.problems[0] as FilterProblem;
+      return fail('invalid_filter', {
+        field: at(path, 'filter'),
+        type,
+        line: first.line,
+        column: first.column,
+        filter_code: first.code,
+        reason: first.message,
+        problems: compiled.problems.map((p) => ({ line: p.line, column: p.column, code: p.code, message: p.message })),
+      });
+    }
+  }
+  return { ok: true, source: { type, fields: [...fields], ...(filter.trim() !== '' && { filter }) } };
+}
+
+/** Checks a subscription's whole source list: the cap, each source, and that types are unique. */
+export function validateSources(inputs: readonly SourceInput[]): { ok: true; sources: StoredSource[] } | { ok: false; error: ApiError } {
+  if (inputs.length > MAX_SOURCES_PER_SUBSCRIPTION) {
+    return { ok: false, error: new ApiError('too_many_items', { field: 'sources', limit: MAX_SOURCES_PER_SUBSCRIPTION, actual: inputs.length }) };
+  }
+  const sources: StoredSource[] = [];
+  const firstIndex = new Map<string, number>();
+  for (const [i, input] of inputs.entries()) {
+    const earlier = firstIndex.get(input.type);
+    if (earlier !== undefined) {
+      return { ok: false, error: new ApiError('duplicate_source_type', { field: `sources[${i}].type`, source_index: i, type: input.type, first_index: earlier }) };
+    }
+    firstIndex.set(input.type, i);
+    const r = validateSource(input, `sources[${i}]`, i);
+    if (!r.ok) return r;
+    sources.push(r.source);
+  }
+  return { ok: true, sources };
+}

@@ -1,5 +1,5 @@
-// Test configuration: unit tests run without a broker; integration tests share one broker that the
-// global setup starts on free ports and stops afterwards.
+// Test configuration: unit tests run without a broker; integration tests share one broker and one AWS
+// emulator that the global setups start on free ports and stop afterwards.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -19,7 +19,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['./test/support/kafka-global-setup.ts'],
+          globalSetup: ['./test/support/kafka-global-setup.ts', './test/support/moto-global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,

@@ -11,9 +11,13 @@ import { decodeKey, type ServiceConfig } from './config/service-config.js';
 import { ConfigLog } from './configlog/config-log.js';
 import { Signal } from './delivery/clock.js';
 import { KafkaDeadLetterSink } from './delivery/dead-letter.js';
+import type { WriterDeps } from './delivery/destination-kind.js';
 import { DestinationPool } from './delivery/destination-pool.js';
 import { InFlightBudget } from './delivery/in-flight-budget.js';
 import { OffsetTracker } from './delivery/offset-tracker.js';
+import { Parking } from './delivery/parking/parking.js';
+import { KafkaParkingStore } from './delivery/parking/parking-store.js';
+import { testEventSender } from './delivery/test-event.js';
 import type { TrafficEventType } from './events/catalog.js';
 import { IngestWorker } from './ingest/ingest-worker.js';
 import { RecordRouter } from './ingest/record-router.js';
@@ -58,14 +62,42 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
   const settled = new Signal();
   const budget = new InFlightBudget();
   const deadLetter = new KafkaDeadLetterSink({ kafka, topic: topics.deadLetter });
-  const pool = new DestinationPool({
-    deps: { kafkaClient: kafkaFor, fileRoot: config.fileDestinationRoot },
+  // Isolation: a destination past its retry budget is parked in its retry topic and re-driven on recovery.
+  const parkingStore = new KafkaParkingStore({
+    kafka,
+    prefix: topics.retryPrefix,
+    partitions: config.parking.topicPartitions,
+    retentionMs: config.parking.retentionMs,
+  });
+  const parking: Parking = new Parking({
+    kafka,
+    store: parkingStore,
+    prefix: topics.retryPrefix,
+    groupPrefix: config.consumerGroup,
+    runner: (id) => pool.get(id),
+    exists: (id) => configLog.get(id) !== undefined,
+    deadLetter,
+    scanIntervalMs: config.parking.scanIntervalMs,
+  });
+  const writerDeps: WriterDeps = {
+    kafkaClient: kafkaFor,
+    fileRoot: config.fileDestinationRoot,
+    cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs },
+  };
+  const pool: DestinationPool = new DestinationPool({
+    deps: writerDeps,
     budget,
     deadLetter,
     secrets,
     drainTimeoutMs: config.drainTimeoutMs,
-    onSettled: (item) => {
-      if (item.source !== undefined) tracker.settle(item.source.topic, item.source.partition, item.source.offset);
+    retry: config.retry,
+    onBudgetExhausted: (id) => parking.hookFor(id),
+    wrapWriter: (id, writer) => parking.wrapWriter(id, writer),
+    onSettled: (item, settlement, destinationId) => {
+      // Re-driven deliveries commit their retry topic; the rest commit the consumed records.
+      if (!parking.settle(item, settlement, destinationId) && item.source !== undefined) {
+        tracker.settle(item.source.topic, item.source.partition, item.source.offset);
+      }
       settled.notify();
     },
   });
@@ -105,7 +137,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     return problems;
   });
   // The admin API (ROLES includes api): its own Fastify scope with bearer auth; the routes above stay open.
-  const adminApi = config.roles.api ? createAdminApi({ configLog, config, secrets, isLoaded: () => loaded }) : undefined;
+  const adminApi = config.roles.api ? createAdminApi({ configLog, config, secrets, isLoaded: () => loaded, testEvent: testEventSender(writerDeps, secrets) }) : undefined;
   adminApi?.register(http);
 
   let stopped: Promise<void> | undefined;
@@ -134,6 +166,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
         subscriptions.follow(configLog);
         pool.follow(configLog);
         await worker.start();
+        await parking.start();
       }
       log.info({ address, brokers: brokerList }, 'The service is running.');
       return address;
@@ -142,7 +175,9 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
       stopped ??= (async () => {
         log.info('The service is stopping: draining in-flight deliveries.');
         await worker?.stop();
+        await parking.stop();
         await pool.close(config.drainTimeoutMs);
+        await parkingStore.close();
         subscriptions.stop();
         await deadLetter.close();
         await configLog.stop();

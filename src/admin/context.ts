@@ -2,6 +2,7 @@
 // secret box and the service config. Resource modules export `register<Thing>Routes(app, ctx)`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceConfig } from '../config/service-config.js';
+import type { TestEventSender } from '../delivery/test-event.js';
 import type { Principal } from '../events/envelope.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { AdminStore } from './store.js';
@@ -19,6 +20,8 @@ export interface AdminContext {
   readonly secrets: SecretBox;
   /** The absolute uri of a path under PUBLIC_BASE_URL, e.g. uri('/ip_policies/ipp_1'). */
   uri(path: string): string;
+  /** Delivers a test envelope through a destination's writer (POST /event_destinations/{id}/test_event). */
+  readonly testEvent?: TestEventSender;
 }
 
 /** A resource module: adds its routes to the admin API's Fastify scope. */

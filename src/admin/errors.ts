@@ -55,6 +55,8 @@ export const API_ERRORS = {
   ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),
   source_exists: spec(409, 'The event subscription {subscription_id} already has a source of type {type}; change it with PATCH or delete it first.'),
   event_destination_in_use: spec(409, 'The event destination {id} is still used by event subscription(s) {subscriptions}; remove it from them first.'),
+  // 429: per-key rate limiting (rate-limit.ts); Retry-After says when to come back.
+  rate_limited: spec(429, 'Too many requests with this API key; retry in {retry_after} seconds.', true),
   // 413/415: transport limits.
   payload_too_large: spec(413, 'The request body is larger than the limit of {limit} bytes.'),
   unsupported_media_type: spec(415, 'The request body must be application/json, not {content_type}.'),

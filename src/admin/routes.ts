@@ -3,6 +3,7 @@
 import { registerApiKeyRoutes } from './api-keys/api-key-routes.js';
 import type { AdminRouteModule } from './context.js';
 import { registerEventDestinationRoutes } from './event-destinations/destination-routes.js';
+import { registerTestEventRoute } from './event-destinations/test-event-route.js';
 import { registerEventSourceRoutes } from './event-subscriptions/source-routes.js';
 import { registerEventSubscriptionRoutes } from './event-subscriptions/subscription-routes.js';
 import { registerIpPolicyRuleRoutes } from './ip-policies/ip-policy-rule-routes.js';
@@ -17,6 +18,7 @@ export const ADMIN_ROUTE_MODULES: readonly AdminRouteModule[] = [
   registerTcpEdgeRoutes,
   registerIpRestrictionRoutes,
   registerEventDestinationRoutes,
+  registerTestEventRoute,
   registerEventSubscriptionRoutes,
   registerEventSourceRoutes,
 ];

@@ -6,12 +6,14 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { ConfigLog } from '../configlog/config-log.js';
+import type { TestEventSender } from '../delivery/test-event.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { bootstrapApiKey } from './api-keys/bootstrap.js';
 import { ApiKeyIndex, bearerAuth } from './auth.js';
 import type { AdminContext } from './context.js';
 import { adminErrorHandler, frameworkErrorHandler } from './error-handler.js';
 import { ApiError } from './errors.js';
+import { registerRateLimit } from './rate-limit.js';
 import { ADMIN_ROUTE_MODULES } from './routes.js';
 import { AdminStore } from './store.js';
 import { compileValidator } from './validation.js';
@@ -38,6 +40,8 @@ export interface AdminDeps {
   readonly secrets: SecretBox;
   /** False until the config log has loaded; requests get 503 until then. */
   isLoaded(): boolean;
+  /** Sends test events for POST /event_destinations/{id}/test_event. */
+  readonly testEvent?: TestEventSender;
 }
 
 export interface AdminApi {
@@ -58,6 +62,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     config: deps.config,
     secrets: deps.secrets,
     uri: (path) => `${base}${path}`,
+    ...(deps.testEvent !== undefined && { testEvent: deps.testEvent }),
   };
   return {
     context,
@@ -113,5 +118,6 @@ async function adminScope(app: FastifyInstance, deps: AdminDeps, ctx: AdminConte
     await authenticate(req);
   });
 
+  registerRateLimit(app, deps.config.apiRateLimit);
   for (const register of ADMIN_ROUTE_MODULES) register(app, ctx);
 }

@@ -25,10 +25,27 @@ export interface ServiceConfig {
    * another member. A worker that died without leaving (kill -9, a lost machine) holds them until then.
    */
   readonly consumerSessionTimeoutMs: number;
+  /** Per-key limit of the admin API: requests per second on average, and at once (src/admin/rate-limit.ts). */
+  readonly apiRateLimit: { readonly perSecond: number; readonly burst: number };
   /** Token of the first API key when none exists; generated and printed once when unset. */
   readonly bootstrapToken: string | undefined;
   /** Key that encrypts cloud secret keys in the config log (32 bytes, base64 or hex). */
   readonly secretKey: string | undefined;
+  /**
+   * The retry budget of a destination (DESIGN.md "Isolation"): a batch has `maxAttempts` attempts, and a
+   * destination `maxElapsedMs` from when it started failing; then its deliveries are parked.
+   */
+  readonly retry: { readonly maxAttempts: number; readonly maxElapsedMs: number };
+  /** Retry topics (`<topics.retryPrefix><destination id>`) holding parked deliveries until they are re-driven. */
+  readonly parking: {
+    readonly topicPartitions: number;
+    /** How long a retry topic keeps parked deliveries; one not re-driven by then is lost. */
+    readonly retentionMs: number;
+    /** How often a worker looks for retry topics with parked deliveries to re-drive. */
+    readonly scanIntervalMs: number;
+  };
+  /** The cloud destinations: endpoint overrides (emulators, private endpoints) and the AWS call timeout. */
+  readonly cloud: { readonly endpoint: string | undefined; readonly stsEndpoint: string | undefined; readonly timeoutMs: number };
   /** Which roles this process plays: the ingest worker, the admin API, or both. */
   readonly roles: { readonly worker: boolean; readonly api: boolean };
 }
@@ -77,6 +94,19 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     problems.push('SECRET_KEY must be 32 bytes, written as 64 hex digits or base64');
   }
 
+  const url = (name: string): string | undefined => {
+    const v = env[name];
+    if (v === undefined || v === '') return undefined;
+    try {
+      const u = new URL(v);
+      if (u.protocol === 'http:' || u.protocol === 'https:') return v;
+    } catch {
+      // Reported below.
+    }
+    problems.push(`${name} must be an absolute http or https URL, got "${v}"`);
+    return undefined;
+  };
+
   const config: ServiceConfig = {
     kafkaBrokers: env.KAFKA_BROKERS === '' ? undefined : env.KAFKA_BROKERS,
     port,
@@ -95,9 +125,24 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     // The broker refuses sessions outside group.min.session.timeout.ms (6 s) .. group.max.session.timeout.ms (30 min).
     consumerSessionTimeoutMs: int('CONSUMER_SESSION_TIMEOUT_MS', 30_000, 6_000, 1_800_000),
+    apiRateLimit: { perSecond: int('API_RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000), burst: int('API_RATE_LIMIT_BURST', 200, 1, 1_000_000) },
     bootstrapToken: env.API_BOOTSTRAP_TOKEN === '' ? undefined : env.API_BOOTSTRAP_TOKEN,
     secretKey: secretKey === '' ? undefined : secretKey,
     roles: { worker: roleList.includes('worker'), api: roleList.includes('api') },
+    retry: {
+      maxAttempts: int('RETRY_MAX_ATTEMPTS', 10, 1, 1_000),
+      maxElapsedMs: int('RETRY_MAX_ELAPSED_MS', 120_000, 0, 86_400_000),
+    },
+    parking: {
+      topicPartitions: int('PARKING_TOPIC_PARTITIONS', 1, 1, 1_000),
+      retentionMs: int('PARKING_RETENTION_MS', 30 * 86_400_000, 3_600_000, 365 * 86_400_000),
+      scanIntervalMs: int('PARKING_SCAN_INTERVAL_MS', 10_000, 100, 3_600_000),
+    },
+    cloud: {
+      endpoint: url('CLOUD_ENDPOINT_URL'),
+      stsEndpoint: url('CLOUD_STS_ENDPOINT_URL'),
+      timeoutMs: int('CLOUD_TIMEOUT_MS', 10_000, 100, 300_000),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -3,6 +3,7 @@ import type { Kafka } from 'kafkajs';
 import type { Logger } from '../telemetry/logger.js';
 import type { DestinationWriter } from './contract.js';
 import type { ParseResult } from './destination-config.js';
+import type { CloudDeps } from './destinations/cloud/client-config.js';
 
 /** Everything writers need from the composition root; nothing news up its own dependencies. */
 export interface WriterDeps {
@@ -12,6 +13,8 @@ export interface WriterDeps {
   readonly fileRoot: string;
   readonly file?: { readonly maxFileBytes?: number; readonly maxFiles?: number };
   readonly http?: { readonly timeoutMs?: number; readonly maxBatchRecords?: number; readonly maxBatchBytes?: number };
+  /** The cloud kinds' endpoints, base identity for role auth, timeouts and log stream name. */
+  readonly cloud?: CloudDeps;
   readonly logger?: Logger;
 }
 

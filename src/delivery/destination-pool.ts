@@ -4,7 +4,7 @@ import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
 import type { StoredDestination } from '../configlog/resources.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { createLogger } from '../telemetry/logger.js';
-import type { DeliveryItem } from './contract.js';
+import type { DeliveryItem, DestinationWriter } from './contract.js';
 import type { DeadLetterSink } from './dead-letter.js';
 import type { WriterDeps } from './destination-kind.js';
 import { DestinationRunner } from './destination-runner.js';
@@ -21,8 +21,10 @@ export interface DestinationPoolOptions {
   readonly secrets: SecretBox;
   readonly batching?: Partial<BatchingOptions>;
   readonly retry?: Partial<RetryPolicy>;
-  /** Builds the budget-exhausted hook of one destination (issue 5 parks there). */
+  /** Builds the budget-exhausted hook of one destination (parking: src/delivery/parking/). */
   readonly onBudgetExhausted?: (destinationId: string) => OnBudgetExhausted;
+  /** Wraps each destination's writer (parking's fail-fast circuit). */
+  readonly wrapWriter?: (destinationId: string, writer: DestinationWriter) => DestinationWriter;
   /** How long a replaced or deleted destination may drain. */
   readonly drainTimeoutMs?: number;
 }
@@ -87,7 +89,8 @@ export class DestinationPool {
     const old = this.runners.get(dest.id);
     try {
       const target = openSecrets(dest.target, this.opts.secrets) as Record<string, unknown>;
-      const writer = createWriter(target, this.opts.deps);
+      const created = createWriter(target, this.opts.deps);
+      const writer = this.opts.wrapWriter?.(dest.id, created) ?? created;
       const runner = new DestinationRunner({
         destinationId: dest.id,
         writer,

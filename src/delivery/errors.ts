@@ -27,6 +27,15 @@ export const DELIVERY_ERROR_CODES = {
   UNKNOWN_DESTINATION_KIND: { retryable: false },
   /** The health check failed; the destination should not be written to yet. */
   DESTINATION_UNHEALTHY: { retryable: true },
+  /**
+   * The destination refused our credentials, or the role could not be assumed. Retryable: the deliveries
+   * are parked and re-driven once someone fixes the destination's auth, instead of being thrown away.
+   */
+  DESTINATION_AUTH_FAILED: { retryable: true },
+  /** The stream, delivery stream or log group does not exist (yet); retried and parked like an outage. */
+  DESTINATION_NOT_FOUND: { retryable: true },
+  /** The retry topic could not take parked deliveries before shutdown; they stay unsettled and are read again. */
+  PARKING_FAILED: { retryable: true },
   /** The destination was deleted while the event waited for it; the event is dead-lettered, not lost. */
   DESTINATION_REMOVED: { retryable: false },
   /** The dead-letter topic could not take the record; it stays pending and is retried. */

@@ -1,15 +1,17 @@
-// The destination kinds this build knows, keyed by the target key; issue 5's cloud kinds are added here.
+// The destination kinds this build knows, keyed by the target key: this service's own three and SPEC.md 6.4's cloud three.
 import type { DestinationWriter } from './contract.js';
 import type { ConfigProblem } from './destination-config.js';
 import type { DestinationKind, WriterDeps } from './destination-kind.js';
+import { dataStreamDestination } from './destinations/cloud/data-stream-writer.js';
+import { deliveryStreamDestination } from './destinations/cloud/delivery-stream-writer.js';
+import { logServiceDestination } from './destinations/cloud/log-service-writer.js';
 import { fileDestination } from './destinations/file/file-writer.js';
 import { httpDestination } from './destinations/http/http-writer.js';
 import { kafkaDestination } from './destinations/kafka/kafka-writer.js';
 import { DeliveryError } from './errors.js';
 
-const KINDS: ReadonlyMap<string, DestinationKind<unknown>> = new Map(
-  [kafkaDestination, httpDestination, fileDestination].map((k) => [k.kind, k as DestinationKind<unknown>]),
-);
+const ALL = [kafkaDestination, httpDestination, fileDestination, deliveryStreamDestination, dataStreamDestination, logServiceDestination];
+const KINDS: ReadonlyMap<string, DestinationKind<unknown>> = new Map(ALL.map((k) => [k.kind, k as DestinationKind<unknown>]));
 
 export const DESTINATION_KINDS: readonly string[] = [...KINDS.keys()];
 

@@ -70,3 +70,24 @@ export const inFlightDeliveryBytes = new Gauge({
   help: 'Payload bytes of the in-flight deliveries; the ingest consumer pauses when the budget is spent.',
   registers: [registry],
 });
+
+export const parkedDeliveries = new Counter({
+  name: 'edge_parked_deliveries_total',
+  help: 'Deliveries parked in a destination retry topic after the destination spent its retry budget.',
+  labelNames: ['destination'] as const,
+  registers: [registry],
+});
+
+export const redrivenDeliveries = new Counter({
+  name: 'edge_redriven_deliveries_total',
+  help: 'Parked deliveries re-driven from a retry topic, per outcome (acked, dead_lettered, parked again).',
+  labelNames: ['destination', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const oldestParkedAge = new Gauge({
+  name: 'edge_oldest_parked_delivery_age_seconds',
+  help: 'Age of the oldest parked delivery not yet re-driven, per destination, as this worker sees it (0 when none).',
+  labelNames: ['destination'] as const,
+  registers: [registry],
+});

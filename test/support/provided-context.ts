@@ -3,6 +3,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** "127.0.0.1:port" of the broker the integration suite started. */
     kafkaBrokers: string;
+    /** "http://127.0.0.1:port" of the AWS emulator (moto server) the integration suite started. */
+    motoEndpoint: string;
   }
 }
 

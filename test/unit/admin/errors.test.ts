@@ -43,8 +43,8 @@ describe('admin error catalogue', () => {
     for (const c of codesWithStatus(409)) expect(API_ERRORS[c as ApiErrorCode].status).toBe(409);
   });
 
-  it('only unavailable should be retryable', () => {
+  it('only unavailable and rate_limited should be retryable', () => {
     const retryable = Object.entries(API_ERRORS).filter(([, s]) => s.retryable).map(([c]) => c);
-    expect(retryable).toEqual(['unavailable']);
+    expect(retryable.sort()).toEqual(['rate_limited', 'unavailable']);
   });
 });

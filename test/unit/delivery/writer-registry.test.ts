@@ -9,11 +9,13 @@ const deps: WriterDeps = {
 };
 
 describe('writer registry', () => {
-  it('should know the kafka, http and file kinds', () => {
-    expect([...DESTINATION_KINDS].sort()).toEqual(['file', 'http', 'kafka']);
+  it('should know the kafka, http and file kinds and the three cloud kinds', () => {
+    expect([...DESTINATION_KINDS].sort()).toEqual(['data_stream', 'delivery_stream', 'file', 'http', 'kafka', 'log_service']);
     expect(createWriter({ kafka: { topic: 't' } }, deps).kind).toBe('kafka');
     expect(createWriter({ http: { url: 'http://127.0.0.1:1/' } }, deps).kind).toBe('http');
     expect(createWriter({ file: { path: 'e.ndjson' } }, deps).kind).toBe('file');
+    const auth = { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSTEST01', cloud_secret_access_key: 's' } };
+    expect(createWriter({ data_stream: { auth, stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/s' } }, deps).kind).toBe('data_stream');
   });
 
   it('should hand a kafka target its own brokers, or none for the service cluster', () => {

@@ -1,0 +1,52 @@
+// What the cloud writers take from the composition root, and the settings every AWS SDK client they
+// build shares: no SDK retries (the destination runner owns retry), bounded timeouts, HTTP/1.1.
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { AssumeRole, CredentialProvider } from './credentials.js';
+
+export interface CloudDeps {
+  /**
+   * Service-wide endpoint for every cloud destination without its own `endpoint` (an emulator in tests,
+   * CLOUD_ENDPOINT_URL). Unset: each service's public endpoint in the ARN's region.
+   */
+  readonly endpoint?: string;
+  /** Endpoint of STS for role auth (CLOUD_STS_ENDPOINT_URL); defaults to `endpoint`, then the regional STS. */
+  readonly stsEndpoint?: string;
+  /**
+   * The identity that calls STS AssumeRole for role auth. Unset: the SDK's default chain (environment,
+   * shared config, container or instance role), i.e. the service's own identity.
+   */
+  readonly baseCredentials?: CredentialProvider;
+  /** Stands in for STS in tests. */
+  readonly assumeRole?: AssumeRole;
+  /** DurationSeconds of assumed-role sessions (900 to 43,200; default 3,600). */
+  readonly roleSessionSeconds?: number;
+  /** Timeout of one AWS call, connect included. Default 10 s. */
+  readonly timeoutMs?: number;
+  /** log_service: the log stream this worker writes to. Default: one per process, named after host and pid. */
+  readonly logStreamName?: string;
+}
+
+export const DEFAULT_CLOUD_TIMEOUT_MS = 10_000;
+
+export interface ClientSettings {
+  readonly region: string;
+  readonly endpoint: string | undefined;
+  readonly credentials: CredentialProvider | undefined;
+  readonly timeoutMs: number | undefined;
+}
+
+/**
+ * maxAttempts 1 turns the SDK's own retries off: retry, backoff and parking live in the destination
+ * runner, which retries only the failed entries of a batch. The plain HTTP/1.1 handler is used for every
+ * client (Kinesis would otherwise pick HTTP/2, which private endpoints and emulators may not speak).
+ */
+export function awsClientConfig(s: ClientSettings) {
+  const timeoutMs = s.timeoutMs ?? DEFAULT_CLOUD_TIMEOUT_MS;
+  return {
+    region: s.region,
+    ...(s.endpoint !== undefined && { endpoint: s.endpoint }),
+    ...(s.credentials !== undefined && { credentials: s.credentials }),
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler({ connectionTimeout: Math.min(timeoutMs, 5_000), requestTimeout: timeoutMs }),
+  };
+}

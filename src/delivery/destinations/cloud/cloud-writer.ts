@@ -1,0 +1,98 @@
+// What the three cloud writers share: credentials, the client settings, calls that can be aborted by
+// close(), and health checks that read the resource's status without writing to it.
+import type { DestinationWriter, DeliveryItem, WriteOutcome, WriterLimits } from '../../contract.js';
+import { DeliveryError } from '../../errors.js';
+import { toCloudError } from './aws-errors.js';
+import type { ClientSettings, CloudDeps } from './client-config.js';
+import type { CloudTargetConfig } from './config.js';
+import { credentialsFor, type CredentialSource } from './credentials.js';
+
+export abstract class CloudWriter implements DestinationWriter {
+  abstract readonly kind: string;
+  abstract readonly limits: WriterLimits;
+  protected readonly credentials: CredentialSource;
+  private readonly inFlight = new Set<AbortController>();
+  private closed = false;
+
+  constructor(
+    protected readonly config: CloudTargetConfig,
+    protected readonly deps: CloudDeps,
+  ) {
+    this.credentials = credentialsFor(config.auth, config.resource.region, deps);
+  }
+
+  /** The role's credential cache, when the destination uses role auth (tests watch its refreshes). */
+  get assumedRole() {
+    return this.credentials.role;
+  }
+
+  /** The per-destination endpoint wins over the service-wide one. */
+  protected clientSettings(): ClientSettings {
+    return {
+      region: this.config.resource.region,
+      endpoint: this.config.endpoint ?? this.deps.endpoint,
+      credentials: this.credentials.provide,
+      timeoutMs: this.deps.timeoutMs,
+    };
+  }
+
+  /** Resolves the credentials (assuming the role), so a broken auth shows before the first write. */
+  async connect(): Promise<void> {
+    this.ensureOpen();
+    await this.call('Resolving credentials', () => this.credentials.provide());
+  }
+
+  abstract write(batch: readonly DeliveryItem[]): Promise<WriteOutcome>;
+
+  protected abstract describe(signal: AbortSignal): Promise<void>;
+
+  /**
+   * Reads the resource's status. A role allowed to put records but not to describe them gets AccessDenied;
+   * that proves the credentials work, so it passes, and the next write tells the rest.
+   */
+  async healthcheck(): Promise<void> {
+    try {
+      await this.call('Describing the destination', (signal) => this.describe(signal));
+    } catch (err) {
+      const e = err as DeliveryError;
+      const name = (e.cause as { name?: string } | undefined)?.name ?? '';
+      if (e.code === 'DESTINATION_AUTH_FAILED' && /^AccessDenied/.test(name)) return;
+      if (e.code === 'WRITER_CLOSED') throw e;
+      throw new DeliveryError('DESTINATION_UNHEALTHY', e.message, { cause: err });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.inFlight) c.abort();
+    this.destroyClients();
+    this.credentials.close();
+  }
+
+  protected abstract destroyClients(): void;
+
+  protected ensureOpen(): void {
+    if (this.closed) throw new DeliveryError('WRITER_CLOSED', `The ${this.kind} writer is closed.`);
+  }
+
+  /** One AWS call that close() can abort; every failure comes out as a classified DeliveryError. */
+  protected async call<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    this.ensureOpen();
+    const controller = new AbortController();
+    this.inFlight.add(controller);
+    try {
+      return await fn(controller.signal);
+    } catch (err) {
+      if (this.closed) throw new DeliveryError('WRITER_CLOSED', `The ${this.kind} writer was closed during a call.`, { cause: err });
+      throw toCloudError(what, err);
+    } finally {
+      this.inFlight.delete(controller);
+    }
+  }
+}
+
+/** A condition the describe call found wrong: the resource exists but cannot take writes yet. */
+export function notReady(what: string, status: string | undefined): DeliveryError {
+  return new DeliveryError('DESTINATION_NOT_FOUND', `${what} is ${status ?? 'in an unknown state'}, not ACTIVE.`);
+}

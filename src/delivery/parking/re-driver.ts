@@ -1,0 +1,224 @@
+// Re-drives one destination's retry topic: once the destination's health check passes, parked deliveries
+// go back through its runner (the same batching, retry and parking path as new ones), and the retry topic
+// is committed only behind deliveries that were acknowledged, dead-lettered or parked again.
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { redrivenDeliveries } from '../../telemetry/metrics.js';
+import { createLogger, type Logger } from '../../telemetry/logger.js';
+import { backoffDelay, type RetryPolicy } from '../backoff.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { DeliveryItem } from '../contract.js';
+import type { DeadLetterSink } from '../dead-letter.js';
+import type { DestinationRunner } from '../destination-runner.js';
+import type { Settlement } from '../runner-options.js';
+import { fromParkedMessage, metaOf } from './parked-record.js';
+
+export interface ReDriverOptions {
+  readonly kafka: Kafka;
+  readonly destinationId: string;
+  readonly topic: string;
+  readonly groupId: string;
+  /** The destination's current runner; undefined while it has none (not built, or being replaced). */
+  readonly runner: () => DestinationRunner | undefined;
+  /** False once the destination was deleted from the config: its parked deliveries are dead-lettered. */
+  readonly exists: () => boolean;
+  /** Resolves when the destination looks able to take writes again. */
+  readonly healthcheck: () => Promise<void>;
+  readonly deadLetter: DeadLetterSink;
+  /** Told when every assigned partition has been re-driven to its end. */
+  readonly onCaughtUp?: () => void;
+  /** Deliveries handed to the runner at once. */
+  readonly chunkSize?: number;
+  /** Waits between failed health checks, and after a chunk whose deliveries were parked again. */
+  readonly backoff?: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+// Health checks are cheap reads; a recovered destination should not wait long for its parked deliveries.
+const DEFAULT_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 10_000 };
+// kafkajs sends a heartbeat from eachBatch only when asked; long waits ask at least this often.
+const HEARTBEAT_EVERY_MS = 2_000;
+
+export class ReDriver {
+  readonly destinationId: string;
+  private consumer: Consumer | undefined;
+  private readonly pending = new Map<DeliveryItem, () => void>();
+  private readonly stopping = new AbortController();
+  /** Parked-at time of the first delivery not yet re-driven, per partition being worked on. */
+  private readonly heads = new Map<number, number>();
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly backoff: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>;
+  /** Until a health check passes, nothing is handed to the runner. */
+  private suspect = true;
+  private reparkRounds = 0;
+  private reparkedInChunk = false;
+
+  constructor(private readonly opts: ReDriverOptions) {
+    this.destinationId = opts.destinationId;
+    this.clock = opts.clock ?? systemClock;
+    this.backoff = opts.backoff ?? DEFAULT_BACKOFF;
+    this.log = (opts.logger ?? createLogger('re-driver')).child({ destination: opts.destinationId, topic: opts.topic });
+  }
+
+  async start(): Promise<void> {
+    const consumer = this.opts.kafka.consumer({
+      groupId: this.opts.groupId,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      maxWaitTimeInMs: 500,
+      allowAutoTopicCreation: false,
+    });
+    this.consumer = consumer;
+    await consumer.connect();
+    await consumer.subscribe({ topics: [this.opts.topic], fromBeginning: true });
+    await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => this.eachBatch(payload) });
+    consumer.on(consumer.events.GROUP_JOIN, () => this.heads.clear());
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    for (const done of this.pending.values()) done();
+    this.pending.clear();
+    await this.consumer?.disconnect().catch((err: unknown) => this.log.warn({ err }, 'The re-driver consumer did not disconnect cleanly.'));
+  }
+
+  /** True when `item` is one this re-driver handed to the runner and still waits for. */
+  owns(item: DeliveryItem): boolean {
+    return this.pending.has(item);
+  }
+
+  /** A re-driven delivery was settled by the runner (or the pool, if the destination changed meanwhile). */
+  settle(item: DeliveryItem, settlement: Settlement): void {
+    const done = this.pending.get(item);
+    if (done === undefined) return;
+    this.pending.delete(item);
+    redrivenDeliveries.inc({ destination: this.destinationId, outcome: settlement });
+    if (settlement === 'parked') this.reparkedInChunk = true;
+    done();
+  }
+
+  /** The parked-at time of the oldest delivery this re-driver holds and has not re-driven yet. */
+  oldestHeld(): number | undefined {
+    let oldest: number | undefined;
+    for (const t of this.heads.values()) oldest = oldest === undefined ? t : Math.min(oldest, t);
+    return oldest;
+  }
+
+  private running(p: Pick<EachBatchPayload, 'isRunning' | 'isStale'>): boolean {
+    return !this.stopping.signal.aborted && p.isRunning() && !p.isStale();
+  }
+
+  private async eachBatch(p: EachBatchPayload): Promise<void> {
+    const { batch } = p;
+    const chunkSize = this.opts.chunkSize ?? 500;
+    for (let i = 0; i < batch.messages.length; i += chunkSize) {
+      if (!this.running(p)) return;
+      const slice = batch.messages.slice(i, i + chunkSize);
+      const items = slice.flatMap((m) => fromParkedMessage(batch.topic, batch.partition, m) ?? []);
+      const first = items[0];
+      if (first !== undefined) this.heads.set(batch.partition, metaOf(first)?.parkedAt ?? this.clock.now());
+      if (items.length > 0 && !(await this.redrive(items, p))) return;
+      const last = slice[slice.length - 1];
+      if (last === undefined) continue;
+      p.resolveOffset(last.offset);
+      const next = String(Number(last.offset) + 1);
+      await this.consumer?.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: next }]);
+      if (Number(next) >= Number(batch.highWatermark)) {
+        this.heads.delete(batch.partition);
+        if (this.heads.size === 0) this.opts.onCaughtUp?.();
+      }
+    }
+  }
+
+  /** Settles every item (delivered, dead-lettered or parked again); false when stopped first. */
+  private async redrive(items: readonly DeliveryItem[], p: EachBatchPayload): Promise<boolean> {
+    if (!this.opts.exists()) return this.deadLetterRemoved(items);
+    if (!(await this.gate(p))) return false;
+    const runner = this.opts.runner();
+    if (runner === undefined) return false;
+    this.reparkedInChunk = false;
+    const settled = items.map((item) => new Promise<void>((resolve) => this.pending.set(item, resolve)));
+    for (const item of items) {
+      if (!runner.enqueue(item)) {
+        // The runner is closing (shutdown or replacement): what it did not take stays uncommitted.
+        this.pending.delete(item);
+        return false;
+      }
+    }
+    if (!(await this.waitFor(Promise.all(settled), p))) return false;
+    if (this.reparkedInChunk) {
+      // The destination failed again: its deliveries are back in the retry topic. Wait, then check health.
+      this.suspect = true;
+      this.reparkRounds++;
+      await this.pause(backoffDelay({ ...this.backoff, maxAttempts: 0, maxElapsedMs: 0, maxRetryAfterMs: 0 }, this.reparkRounds + 2), p);
+    } else {
+      this.reparkRounds = 0;
+    }
+    return true;
+  }
+
+  /** Waits until the destination has a runner and passes its health check; false when stopped first. */
+  private async gate(p: EachBatchPayload): Promise<boolean> {
+    if (!this.suspect && this.opts.runner() !== undefined) return true;
+    for (let attempt = 1; this.running(p); attempt++) {
+      if (this.opts.runner() !== undefined) {
+        try {
+          await this.opts.healthcheck();
+          this.suspect = false;
+          this.log.info('The destination passed its health check; re-driving its parked deliveries.');
+          return true;
+        } catch (err) {
+          if (attempt === 1) this.log.info({ reason: err instanceof Error ? err.message : String(err) }, 'The destination is still unhealthy; parked deliveries wait.');
+        }
+      }
+      const delay = backoffDelay({ ...this.backoff, maxAttempts: 0, maxElapsedMs: 0, maxRetryAfterMs: 0 }, attempt);
+      if (!(await this.pause(Math.max(delay, this.backoff.baseDelayMs / 2), p))) return false;
+    }
+    return false;
+  }
+
+  private async deadLetterRemoved(items: readonly DeliveryItem[]): Promise<boolean> {
+    const letters = items.map((item) => ({
+      value: item.payload,
+      key: item.eventId,
+      ...(metaOf(item)?.origin !== undefined && { source: metaOf(item)?.origin }),
+      errorCode: 'DESTINATION_REMOVED',
+      errorMessage: `Destination ${this.destinationId} was deleted while this event was parked for it.`,
+      destinationId: this.destinationId,
+    }));
+    try {
+      await this.opts.deadLetter.send(letters, this.stopping.signal);
+    } catch {
+      return false;
+    }
+    redrivenDeliveries.inc({ destination: this.destinationId, outcome: 'dead_lettered' }, items.length);
+    return true;
+  }
+
+  /** Waits for `done` while heartbeating; false when the re-driver stops or loses the partition first. */
+  private async waitFor(done: Promise<unknown>, p: EachBatchPayload): Promise<boolean> {
+    let finished = false;
+    void done.then(() => (finished = true));
+    while (!finished) {
+      if (!this.running(p)) return false;
+      const timer = new AbortController();
+      await Promise.race([done, this.clock.sleep(HEARTBEAT_EVERY_MS, timer.signal)]);
+      timer.abort();
+      if (!finished) await p.heartbeat();
+    }
+    return true;
+  }
+
+  /** Sleeps `ms` while heartbeating; false when the re-driver stops or loses the partition first. */
+  private async pause(ms: number, p: EachBatchPayload): Promise<boolean> {
+    const until = this.clock.now() + ms;
+    while (this.running(p)) {
+      const left = until - this.clock.now();
+      if (left <= 0) return true;
+      await this.clock.sleep(Math.min(left, HEARTBEAT_EVERY_MS), this.stopping.signal);
+      await p.heartbeat();
+    }
+    return false;
+  }
+}

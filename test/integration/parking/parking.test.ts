@@ -1,0 +1,142 @@
+// Parking and re-driving against the real broker and the AWS emulator: a destination past its retry
+// budget is parked in its retry topic, the main path settles, and the re-driver delivers every parked
+// event once the destination is healthy again, committing the retry topic only behind them.
+import { afterEach, describe, expect, it } from 'vitest';
+import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js';
+import { parkedDeliveries, redrivenDeliveries } from '../../../src/telemetry/metrics.js';
+import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
+import { consumeUntil, testKafka, withAdmin } from '../../support/kafka.js';
+import { createDataStream, motoEndpoint, readAtLeast } from '../cloud/cloud-fixtures.js';
+import { testItems } from '../delivery/writer-contract.js';
+import { parkingHarness, until, type ParkingHarness } from './parking-harness.js';
+
+let harness: ParkingHarness | undefined;
+const proxies: AwsFaultProxy[] = [];
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+  await Promise.all(proxies.splice(0).map((p) => p.stop()));
+});
+
+async function proxy(): Promise<AwsFaultProxy> {
+  const p = new AwsFaultProxy(motoEndpoint());
+  await p.start();
+  proxies.push(p);
+  return p;
+}
+
+async function counter(metric: typeof parkedDeliveries | typeof redrivenDeliveries, labels: Record<string, string>): Promise<number> {
+  const got = await metric.get();
+  return got.values.filter((v) => Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l)).reduce((n, v) => n + v.value, 0);
+}
+
+async function committedOffset(groupId: string, topic: string): Promise<number> {
+  return withAdmin(testKafka(), async (admin) => {
+    const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    return Number(t?.partitions[0]?.offset ?? -1);
+  });
+}
+
+describe('parking', () => {
+  it('should park a down destination past its budget, settle the main path, and re-drive every event once it recovers', async () => {
+    const h = (harness = await parkingHarness());
+    const stream = await createDataStream('park');
+    const p = await proxy();
+    const id = h.addDestination(stream.arn, p);
+    await p.stop();
+
+    const first = testItems(50);
+    h.enqueue(id, first);
+    await until(() => first.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the first events to be parked');
+    expect(await counter(parkedDeliveries, { destination: id })).toBe(50);
+
+    // Parked records carry the envelope, the destination, the error and where the event came from.
+    const topic = h.store.topicFor(id);
+    const parked = await consumeUntil(testKafka(), { topics: [topic], until: (m) => m.length >= 50 });
+    const one = parked.find((m) => m.key === first[0]!.eventId)!;
+    expect(one.value).toBe(first[0]!.payload.toString());
+    expect(one.headers).toMatchObject({
+      [PARKING_HEADERS.destinationId]: id,
+      [PARKING_HEADERS.errorCode]: 'DESTINATION_UNREACHABLE',
+      [PARKING_HEADERS.parkCount]: '1',
+      [PARKING_HEADERS.sourceTopic]: first[0]!.source!.topic,
+      [PARKING_HEADERS.sourceOffset]: String(first[0]!.source!.offset),
+    });
+
+    // While parked, new deliveries go to parking at once: no write waits for the dead endpoint.
+    const second = testItems(50);
+    const started = Date.now();
+    h.enqueue(id, second);
+    await until(() => second.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the second events to be parked');
+    const parkMs = Date.now() - started;
+    expect(parkMs).toBeLessThan(2_000);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(h.parking.oldestParkedAgeSeconds(id)).toBeGreaterThanOrEqual(1);
+
+    await p.start();
+    const all = [...first, ...second];
+    const got = await readAtLeast(stream, all.length, 30_000);
+    const ids = new Set(got.map((g) => g.envelope.event_id));
+    expect(all.filter((i) => !ids.has(i.eventId)).map((i) => i.eventId)).toEqual([]);
+    await until(async () => (await committedOffset(`${h.groupPrefix}.redrive.${id}`, topic)) === 100, 20_000, 'the retry topic commit');
+    expect(await counter(redrivenDeliveries, { destination: id, outcome: 'acked' })).toBe(100);
+    await until(() => h.parking.oldestParkedAgeSeconds(id) === 0, 10_000, 'the oldest-parked age to return to 0');
+  });
+
+  it('should park again what fails on re-drive, keep its first parked-at time, and deliver it once writes work', async () => {
+    const h = (harness = await parkingHarness());
+    const stream = await createDataStream('repark');
+    const p = await proxy();
+    let failing = true;
+    // Describe answers (the health check passes) while every put is refused.
+    p.script = (call) => (failing && call.operation === 'PutRecords' ? { status: 500, error: 'InternalFailure' } : undefined);
+    const id = h.addDestination(stream.arn, p);
+    const items = testItems(20);
+    h.enqueue(id, items);
+    await until(() => items.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the events to be parked');
+    const topic = h.store.topicFor(id);
+    const twice = await consumeUntil(testKafka(), { topics: [topic], until: (m) => m.length >= 40, timeoutMs: 30_000 });
+    const reparked = twice.filter((m) => m.headers[PARKING_HEADERS.parkCount] === '2');
+    expect(new Set(reparked.map((m) => m.key))).toEqual(new Set(items.map((i) => i.eventId)));
+    for (const m of reparked) {
+      const firstPark = twice.find((f) => f.key === m.key && f.headers[PARKING_HEADERS.parkCount] === '1');
+      expect(m.headers[PARKING_HEADERS.parkedAt]).toBe(firstPark?.headers[PARKING_HEADERS.parkedAt]);
+      expect(m.headers[PARKING_HEADERS.sourceOffset]).toBe(firstPark?.headers[PARKING_HEADERS.sourceOffset]);
+    }
+    failing = false;
+    const got = await readAtLeast(stream, items.length, 30_000);
+    expect(new Set(got.map((g) => g.envelope.event_id))).toEqual(new Set(items.map((i) => i.eventId)));
+  });
+
+  it('should dead-letter the parked events of a deleted destination as DESTINATION_REMOVED', async () => {
+    const h = (harness = await parkingHarness());
+    const stream = await createDataStream('removed');
+    const p = await proxy();
+    const id = h.addDestination(stream.arn, p);
+    await p.stop();
+    const items = testItems(10);
+    h.enqueue(id, items);
+    await until(() => items.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the events to be parked');
+    h.log.delete(id);
+    await until(() => h.deadLetter.letters.length >= 10, 20_000, 'the dead letters');
+    expect(h.deadLetter.letters.map((l) => [l.key, l.errorCode, l.destinationId, l.source?.offset])).toEqual(
+      items.map((i) => [i.eventId, 'DESTINATION_REMOVED', id, i.source?.offset]),
+    );
+    expect((await stream.read()).length).toBe(0);
+  });
+
+  it('should re-drive deliveries another process parked, found by its scan of retry topics', async () => {
+    const stream = await createDataStream('scan');
+    const h = (harness = await parkingHarness());
+    const id = h.addDestination(stream.arn);
+    // Another worker parked these before this one knew of any parking.
+    const items = testItems(30);
+    const { KafkaParkingStore } = await import('../../../src/delivery/parking/parking-store.js');
+    const { DeliveryError } = await import('../../../src/delivery/errors.js');
+    const other = new KafkaParkingStore({ kafka: testKafka('other-worker'), prefix: h.prefix });
+    await other.park(id, items, new DeliveryError('DESTINATION_THROTTLED', 'throttled elsewhere'));
+    await other.close();
+    const got = await readAtLeast(stream, items.length, 30_000);
+    expect(new Set(got.map((g) => g.envelope.event_id))).toEqual(new Set(items.map((i) => i.eventId)));
+  });
+});

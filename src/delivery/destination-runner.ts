@@ -259,7 +259,10 @@ export class DestinationRunner {
         if (this.failingSince !== undefined) this.failingSince = this.clock.now();
         windowAttempts = 0;
       }
-      const delay = retryDelay(this.retry, attempt, retryAfterMs, this.random);
+      // Never sleep past the time budget: a long backoff (or Retry-After) would hold the batch, and with it
+      // the partition's commit and every other destination's events behind it, beyond the budget.
+      const budgetLeftMs = Math.max(0, this.retry.maxElapsedMs - (this.clock.now() - (this.failingSince ?? started)));
+      const delay = Math.min(retryDelay(this.retry, attempt, retryAfterMs, this.random), budgetLeftMs);
       this.log.warn(
         { attempt, failed: retry.length, code: lastError.code, reason: lastError.message, delayMs: delay },
         'A delivery attempt failed; retrying after a backoff.',

@@ -177,6 +177,24 @@ describe('destination runner', () => {
     expect(settled.map((s) => s.settlement)).toEqual(['acked']);
   });
 
+  it('should not sleep past the time budget even when the destination asks for a longer Retry-After', async () => {
+    const throttled = () => new DeliveryError('DESTINATION_THROTTLED', 'slow down', { retryAfterMs: 60_000 });
+    const writer = new FakeWriter(undefined, [], throttled());
+    let parkedAt: number | undefined;
+    const { runner, clock } = setup(writer, {
+      retry: { maxAttempts: 100, maxElapsedMs: 5_000, baseDelayMs: 100 },
+      onBudgetExhausted: async () => {
+        parkedAt = clock.now();
+        return 'parked';
+      },
+    });
+    const start = clock.now();
+    runner.enqueue(item());
+    await runner.flush();
+    expect(parkedAt === undefined ? undefined : parkedAt - start).toBe(5_000);
+    expect(writer.batches).toHaveLength(2);
+  });
+
   it('should start a new budget window when the elapsed-time budget is spent', async () => {
     const writer = new FakeWriter(undefined, Array.from({ length: 6 }, unreachable));
     let hookCalls = 0;

@@ -1,0 +1,128 @@
+// Readers of the kafka and file destinations and of the dead-letter topic for the checker: what each
+// destination holds, as sequence numbers with the time the reader saw them, and each dead letter.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import type { Consumer, Kafka } from 'kafkajs';
+import type { Arrivals } from './http-sink.js';
+import { seqOfEnvelope } from './verifiable-source.js';
+
+/** Reads a topic from the beginning in a group of its own, for the whole scenario. */
+export class KafkaTopicReader {
+  readonly arrivals: Arrivals = { seqs: [], at: [], refused: 0 };
+  unreadable = 0;
+  private consumer: Consumer | undefined;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topic: string,
+    private readonly groupId: string,
+  ) {}
+
+  async start(): Promise<void> {
+    // A short long-poll keeps the arrival times close to the writes.
+    const consumer = this.kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 200 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: this.topic, fromBeginning: true });
+    await consumer.run({
+      eachBatch: async ({ batch }) => {
+        const now = Date.now();
+        for (const m of batch.messages) {
+          let seq: number | undefined;
+          try {
+            seq = seqOfEnvelope(JSON.parse(String(m.value)));
+          } catch {
+            seq = undefined;
+          }
+          if (seq === undefined) {
+            this.unreadable++;
+            continue;
+          }
+          this.arrivals.seqs.push(seq);
+          this.arrivals.at.push(now);
+        }
+      },
+    });
+    this.consumer = consumer;
+  }
+
+  async stop(): Promise<void> {
+    const c = this.consumer;
+    this.consumer = undefined;
+    await c?.disconnect();
+  }
+}
+
+export interface FileContents {
+  readonly seqs: number[];
+  /** Lines that are not a whole JSON envelope: a torn write would show here. */
+  readonly corruptLines: number;
+}
+
+/** Every event in an NDJSON file destination, including its rotated files (`<path>.1` ... `<path>.N`). */
+export function readFileDestination(path: string, maxRotated = 20): FileContents {
+  const seqs: number[] = [];
+  let corruptLines = 0;
+  const files = [path];
+  for (let i = 1; i <= maxRotated; i++) files.push(`${path}.${i}`);
+  for (const file of files) {
+    if (!existsSync(file)) continue;
+    const text = readFileSync(file, 'utf8');
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      try {
+        const seq = seqOfEnvelope(JSON.parse(line));
+        if (seq === undefined) corruptLines++;
+        else seqs.push(seq);
+      } catch {
+        corruptLines++;
+      }
+    }
+  }
+  return { seqs, corruptLines };
+}
+
+export interface DeadLetterSeen {
+  readonly key: string | null;
+  readonly sha256: string;
+  readonly size: number;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Reads the dead-letter topic from the beginning: each letter's key, value digest and headers. */
+export class DeadLetterReader {
+  readonly letters: DeadLetterSeen[] = [];
+  private consumer: Consumer | undefined;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topic: string,
+    private readonly groupId: string,
+  ) {}
+
+  async start(): Promise<void> {
+    // A fetch returns at least one whole record batch however large (KIP-74), so ten-megabyte letters arrive too.
+    const consumer = this.kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 200 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: this.topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = Array.isArray(v) ? v.map(String).join(',') : String(v ?? '');
+        const value = message.value ?? Buffer.alloc(0);
+        this.letters.push({
+          key: message.key === null ? null : message.key.toString('utf8'),
+          sha256: createHash('sha256').update(value).digest('hex'),
+          size: value.length,
+          headers,
+        });
+      },
+    });
+    this.consumer = consumer;
+  }
+
+  async stop(): Promise<void> {
+    const c = this.consumer;
+    this.consumer = undefined;
+    await c?.disconnect();
+  }
+}

@@ -1,0 +1,9 @@
+// The fault scenarios, in the order `npm run chaos` runs them.
+import type { Scenario } from '../harness/scenario.js';
+import { brokerRestart } from './broker-restart.js';
+import { configChurn } from './config-churn.js';
+import { destinationOutage } from './destination-outage.js';
+import { killWorker } from './kill-worker.js';
+import { poisonRecords } from './poison-records.js';
+
+export const SCENARIOS: readonly Scenario[] = [killWorker, brokerRestart, destinationOutage, poisonRecords, configChurn];

@@ -135,6 +135,8 @@ export class ReDriver {
   private async redrive(items: readonly DeliveryItem[], p: EachBatchPayload): Promise<boolean> {
     if (!this.opts.exists()) return this.deadLetterRemoved(items);
     if (!(await this.gate(p))) return false;
+    // The destination may have been deleted while the gate waited for it to recover.
+    if (!this.opts.exists()) return this.deadLetterRemoved(items);
     const runner = this.opts.runner();
     if (runner === undefined) return false;
     this.reparkedInChunk = false;
@@ -162,6 +164,8 @@ export class ReDriver {
   private async gate(p: EachBatchPayload): Promise<boolean> {
     if (!this.suspect && this.opts.runner() !== undefined) return true;
     for (let attempt = 1; this.running(p); attempt++) {
+      // A deleted destination will never pass its health check: stop waiting, the caller dead-letters.
+      if (!this.opts.exists()) return true;
       if (this.opts.runner() !== undefined) {
         try {
           await this.opts.healthcheck();

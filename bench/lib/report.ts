@@ -1,7 +1,9 @@
-// Turns a BenchReport into the files of bench/results: <name>.json for machines and <name>.md for people.
+// Turns a BenchReport into the files of bench/results: <name>.json for machines, <name>.md and <name>-<chart>.svg for people.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { pinnedKafkaVersion } from '../../src/kafka/broker-jars.js';
+import { renderChart } from './svg-chart.js';
 import type { BenchCell, BenchReport } from './types.js';
 
 export interface MachineInfo {
@@ -46,37 +48,52 @@ export function markdownTable(report: BenchReport): string {
   return lines.join('\n');
 }
 
-export function markdown(report: BenchReport, machine: MachineInfo, date: string): string {
+/** The Kafka version a benchmark ran against, or undefined when it ran no broker. */
+export function kafkaVersionOf(report: BenchReport): string | undefined {
+  return report.usesKafka ? pinnedKafkaVersion() : undefined;
+}
+
+export function markdown(report: BenchReport, machine: MachineInfo, date: string, chartFiles: readonly string[] = []): string {
   const notes = (report.notes ?? []).map((n) => `- ${n}`);
+  const kafka = kafkaVersionOf(report);
+  const settings = Object.entries(report.settings ?? {}).map(([k, v]) => `\`${k}\` = ${formatCell(v)}`);
   return [
     `# ${report.title}`,
     '',
-    `${date}, Node ${process.version}, ${machine.cpu} (${machine.cores} cores, ${machine.memoryGiB} GiB), ${machine.platform}/${machine.arch}.`,
+    `${date}, Node ${process.version}${kafka === undefined ? '' : `, Kafka ${kafka}`}, ${machine.cpu} (${machine.cores} cores, ${machine.memoryGiB} GiB), ${machine.platform}/${machine.arch}.`,
     '',
+    ...(settings.length > 0 ? [`Settings: ${settings.join(', ')}.`, ''] : []),
     markdownTable(report),
     '',
     ...(notes.length > 0 ? [...notes, ''] : []),
+    ...chartFiles.flatMap((file, i) => [`![${report.charts?.[i]?.title ?? file}](${file})`, '']),
   ].join('\n');
 }
 
-/** Writes <dir>/<name>.json and <dir>/<name>.md; returns their paths. */
+/** Writes <dir>/<name>.json, <dir>/<name>.md and one <dir>/<name>-<id>.svg per chart; returns their paths. */
 export async function writeResults(dir: string, name: string, report: BenchReport): Promise<string[]> {
   const machine = machineInfo();
   const date = new Date().toISOString();
   await mkdir(dir, { recursive: true });
   const json = join(dir, `${name}.json`);
   const md = join(dir, `${name}.md`);
+  const charts = (report.charts ?? []).map((c) => ({ chart: c, file: `${name}-${c.id}.svg` }));
   const data = {
     name,
     title: report.title,
     date,
     node: process.version,
+    kafka: kafkaVersionOf(report) ?? null,
     machine,
+    loadAverage1m: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+    settings: report.settings ?? {},
     columns: columnsOf(report),
     rows: report.rows,
     notes: report.notes ?? [],
+    charts: charts.map((c) => c.file),
   };
   await writeFile(json, `${JSON.stringify(data, null, 2)}\n`);
-  await writeFile(md, markdown(report, machine, date));
-  return [json, md];
+  for (const { chart, file } of charts) await writeFile(join(dir, file), renderChart(chart));
+  await writeFile(md, markdown(report, machine, date, charts.map((c) => c.file)));
+  return [json, md, ...charts.map((c) => join(dir, c.file))];
 }

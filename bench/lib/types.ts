@@ -5,7 +5,9 @@
 //   export default async function run(ctx: BenchContext): Promise<BenchReport> { ... }
 //
 // The runner discovers bench/*.bench.ts, calls `run`, prints the table, and writes
-// bench/results/<name>.json (machine, node version, date, rows) and bench/results/<name>.md.
+// bench/results/<name>.json (machine, Node and Kafka versions, date, rows), bench/results/<name>.md and its SVG charts.
+
+import type { Chart } from './svg-chart.js';
 
 /** One table cell: numbers are written as they are in JSON and formatted for Markdown. */
 export type BenchCell = string | number | boolean | null;
@@ -21,6 +23,12 @@ export interface BenchReport {
   readonly rows: readonly BenchRow[];
   /** Sentences printed under the table: method, targets met or missed, caveats. */
   readonly notes?: readonly string[];
+  /** Charts written as bench/results/<name>-<id>.svg and shown in the Markdown file. */
+  readonly charts?: readonly Chart[];
+  /** True when the benchmark ran a Kafka broker; the results then name its version. */
+  readonly usesKafka?: boolean;
+  /** Settings of the run worth keeping beside the figures (record counts, durations, JVM flags). */
+  readonly settings?: Readonly<Record<string, BenchCell>>;
 }
 
 export interface BenchContext {

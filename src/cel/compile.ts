@@ -6,11 +6,13 @@ import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { TrafficEventType } from '../events/catalog.js';
 import { celEvaluationErrors } from '../telemetry/metrics.js';
 import { formatType } from './compiler/cel-types.js';
+import { groupOnValue } from './compiler/group.js';
 import { childrenOf } from './compiler/measure.js';
 import { compileProgram, lineColumn, type Program, type ProgramIssue } from './compiler/program.js';
 import { CelErr, type Value } from './compiler/values.js';
 import { EVENT_VARIABLE, checkFieldUses, filterEnv } from './filter-env.js';
 import { FILTER_LIMITS } from './limits.js';
+import { conjuncts } from './matcher-analysis.js';
 import type { CompiledFilter, CompileResult, FilterProblem } from './types.js';
 
 export {
@@ -116,38 +118,55 @@ function leftmostOffset(root: Expr, positions: Readonly<Record<string, number>>)
 }
 
 function makeFilter(text: string, eventType: TrafficEventType, program: Program): FilterProgram {
-  const root = program.root;
   const slot = program.slotOf(EVENT_VARIABLE) as number;
-  // One frame per filter, reused: evaluation is synchronous and cannot re-enter itself.
-  const frame: Value[] = new Array<Value>(program.frameSize);
-  const evaluateRaw = (ev: unknown): Value => {
-    frame[slot] = ev as Value;
-    try {
-      return root(frame);
-    } catch (e) {
-      // A bug, not a CEL error; still never thrown into the pipeline.
-      return new CelErr(`internal error: ${e instanceof Error ? e.message : String(e)}`);
-    } finally {
-      frame[slot] = null;
-    }
-  };
+  const run = runner(program, slot);
   return {
     text,
     eventType,
     expr: program.expr,
-    evaluateRaw,
-    evaluate(ev: unknown): boolean {
-      frame[slot] = ev as Value;
-      let r: Value;
+    evaluateRaw(ev: unknown): Value {
       try {
-        r = root(frame);
-      } catch {
-        r = null;
+        return run(ev);
+      } catch (e) {
+        // A bug, not a CEL error; still never thrown into the pipeline.
+        return new CelErr(`internal error: ${e instanceof Error ? e.message : String(e)}`);
       }
-      frame[slot] = null;
-      if (r === true) return true;
-      if (r !== false) countError();
-      return false;
     },
+    evaluate: verdict(run),
+    assuming(index: number): (ev: unknown) => boolean {
+      const rest = conjuncts(program.expr).filter((_, i) => i !== index);
+      return verdict(runner(program.conjunction(rest), slot));
+    },
+  };
+}
+
+/** "Is the filter true for ev": an error is no match, counted, and never thrown. */
+function verdict(run: (ev: unknown) => Value): (ev: unknown) => boolean {
+  return (ev) => {
+    let r: Value;
+    try {
+      r = run(ev);
+    } catch {
+      r = null;
+    }
+    if (r === true) return true;
+    if (r !== false) countError();
+    return false;
+  };
+}
+
+/** The program as a function of `ev`: straight to its group test when it is one, else through its frame. */
+function runner(program: Program, slot: number): (ev: unknown) => Value {
+  if (program.rootGroup?.slot === slot) return groupOnValue(program.rootGroup);
+  const root = program.root;
+  // One frame per filter, reused: evaluation is synchronous and cannot re-enter itself.
+  const frame: Value[] = new Array<Value>(program.frameSize);
+  return (ev) => {
+    frame[slot] = ev as Value;
+    try {
+      return root(frame);
+    } finally {
+      frame[slot] = null;
+    }
   };
 }

@@ -7,6 +7,8 @@
 // conjunct the index proves not true for the record.
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { parseCIDR, type CIDR } from '../net/ip.js';
+import { internalize } from './compiler/values.js';
+import { exprKey } from './expr-key.js';
 
 /** The filterable fields of SPEC.md 6.2/6.3, all under `conn`. */
 export type StringField = 'client_ip' | 'server_ip' | 'server_name';
@@ -27,6 +29,14 @@ export interface FilterAnalysis {
    * match and the filter need not be evaluated.
    */
   readonly exact: boolean;
+  /**
+   * The keys (see expr-key.ts) of every top-level conjunct but the indexed one, sorted; of all of
+   * them when nothing is indexed. Filters reached through the same index hit with the same `rest`
+   * are true for exactly the same records, so the matcher evaluates one of them for all.
+   */
+  readonly rest: string;
+  /** The position of the indexed conjunct among conjuncts(expr); -1 when nothing is indexed. */
+  readonly conjunct: number;
 }
 
 const STRING_FIELDS: ReadonlySet<string> = new Set(['client_ip', 'server_ip', 'server_name']);
@@ -54,9 +64,10 @@ function methodCall(e: Expr | undefined, fn: string, arity: number): readonly Ex
   return k.value.args.length === arity ? [k.value.target, ...k.value.args] : undefined;
 }
 
+/** A string literal, interned: as a hash key it is compared with record values, and a slice of the filter text reads slower. */
 function stringConst(e: Expr | undefined): string | undefined {
   const k = e?.exprKind;
-  return k?.case === 'constExpr' && k.value.constantKind.case === 'stringValue' ? k.value.constantKind.value : undefined;
+  return k?.case === 'constExpr' && k.value.constantKind.case === 'stringValue' ? internalize(k.value.constantKind.value) : undefined;
 }
 
 /**
@@ -156,9 +167,16 @@ function score(plan: IndexPlan): number {
 export function analyseFilter(expr: Expr): FilterAnalysis {
   const parts = conjuncts(expr);
   let best: IndexPlan | undefined;
-  for (const part of parts) {
-    const plan = planOf(part);
-    if (plan !== undefined && (best === undefined || score(plan) > score(best))) best = plan;
+  let bestAt = -1;
+  for (let i = 0; i < parts.length; i++) {
+    const plan = planOf(parts[i] as Expr);
+    if (plan !== undefined && (best === undefined || score(plan) > score(best))) {
+      best = plan;
+      bestAt = i;
+    }
   }
-  return { plan: best, exact: best !== undefined && parts.length === 1 };
+  // A filter is true exactly when every conjunct is true, whatever their order, so the remaining
+  // conjuncts are keyed as a sorted list: `a && b` and `b && a` share their evaluation.
+  const rest = parts.filter((_, i) => i !== bestAt).map(exprKey).sort();
+  return { plan: best, exact: best !== undefined && rest.length === 0, rest: rest.join(' && '), conjunct: bestAt };
 }

@@ -1,53 +1,151 @@
 // The persistent parts of the matcher's index: each update returns new parts that share everything it did not touch.
-import { CidrTrie } from '../net/cidr-trie.js';
+import { PrefixMap, prefixText } from '../net/cidr-trie.js';
+import type { CIDR } from '../net/ip.js';
 import { analyseFilter, type IndexedField, type IndexPlan, type IPField } from './matcher-analysis.js';
 import type { CompiledFilter } from './types.js';
 
 export interface Entry {
   readonly id: string;
   /**
-   * Position of `id` in ascending id order, as a number so that merging results is cheap: ranks
-   * are spaced apart so an insertion usually fits between its neighbours (see matcher.ts).
+   * Position of `id` in ascending id order, as a number so that sorting entries is cheap: ranks are
+   * spaced apart so an insertion usually fits between its neighbours (see matcher.ts).
    */
   readonly rank: number;
   /** Undefined for a subscription without a filter, which matches every record. */
   readonly filter: CompiledFilter | undefined;
   /** The indexed conjunct; undefined when the filter is evaluated for every record. */
   readonly plan: IndexPlan | undefined;
-  /** A hit on its index key is already a match (the filter is that one conjunct). */
-  readonly exact: boolean;
+  /** What is left to evaluate after an index hit (see FilterAnalysis.rest): equal for equal work. */
+  readonly rest: string;
+  /**
+   * What a record must still pass after an index hit (see Remainders); undefined when the hit is
+   * already a match (the filter is its indexed conjunct alone, or there is no filter).
+   */
+  readonly remainder: ((ev: unknown) => boolean) | undefined;
+  /** `[id]`, made once, so a match of this entry alone adds a run without allocating. */
+  readonly self: readonly string[];
+}
+
+/** Subscriptions whose remaining conditions are the same expression: one evaluation answers for all. */
+export interface SharedTest {
+  /** The remaining conditions of the first of them (all are true or false together on the records that reach them). */
+  readonly test: (ev: unknown) => boolean;
+  readonly ids: readonly string[];
+}
+
+/**
+ * The subscriptions behind one index key (or every unindexed one), prepared for the hot path: the
+ * ids a hit matches outright, as one array to copy, and the shared tests. Not frozen: V8 copies
+ * and reads frozen arrays several times more slowly.
+ */
+export interface Bucket {
+  /** Every entry, in rank order (for updates and for records whose value is not well typed). */
+  readonly entries: readonly Entry[];
+  /** The ids of the exact entries, in id order. */
+  readonly exact: readonly string[];
+  /**
+   * The shared test when there is exactly one (the common case), read straight off the bucket;
+   * `exactAndSingle` is then the exact ids followed by its ids, so that a record passing it adds
+   * one run, not two (combining runs costs about as much as copying them).
+   */
+  readonly single: ((ev: unknown) => boolean) | undefined;
+  readonly exactAndSingle: readonly string[];
+  /** The shared tests when there are two or more, ordered by their first id; else empty. */
+  readonly shared: readonly SharedTest[];
 }
 
 /** One indexed field: its buckets, and every entry indexed on it for records whose value is not well typed. */
 export interface FieldIndex {
   readonly field: IndexedField;
-  readonly buckets: ReadonlyMap<string | number, readonly Entry[]>;
+  readonly buckets: ReadonlyMap<string | number, Bucket>;
   readonly all: readonly Entry[];
 }
 
 export interface RangeIndex {
   readonly field: IPField;
-  readonly trie: CidrTrie<Entry>;
+  /** One bucket per prefix. */
+  readonly prefixes: PrefixMap<Bucket>;
   readonly all: readonly Entry[];
 }
 
-/** Every list below is sorted by rank, so that match results come out in id order by merging. */
+/** Indexes appear in a fixed order of fields, so the order of match results never depends on history. */
 export interface IndexParts {
-  readonly always: readonly Entry[];
+  /** Subscriptions without an indexable conjunct. */
+  readonly always: Bucket;
   readonly hashed: readonly FieldIndex[];
   readonly ranged: readonly RangeIndex[];
   readonly size: number;
 }
 
-export const EMPTY_PARTS: IndexParts = { always: [], hashed: [], ranged: [], size: 0 };
+const FIELD_ORDER: readonly string[] = ['server_name', 'server_ip', 'client_ip', 'server_port'];
+const byField = (a: { field: string }, b: { field: string }): number => FIELD_ORDER.indexOf(a.field) - FIELD_ORDER.indexOf(b.field);
 
-export function entryOf(id: string, rank: number, filter: CompiledFilter | undefined): Entry {
-  if (filter === undefined) return { id, rank, filter, plan: undefined, exact: true };
-  const { plan, exact } = analyseFilter(filter.expr);
-  return { id, rank, filter, plan, exact };
+const NO_IDS: readonly string[] = [];
+const NO_TESTS: readonly SharedTest[] = [];
+export const EMPTY_BUCKET: Bucket = { entries: [], exact: NO_IDS, single: undefined, exactAndSingle: NO_IDS, shared: NO_TESTS };
+export const EMPTY_PARTS: IndexParts = { always: EMPTY_BUCKET, hashed: [], ranged: [], size: 0 };
+
+export function entryOf(id: string, rank: number, filter: CompiledFilter | undefined, remainders: Remainders): Entry {
+  if (filter === undefined) return { id, rank, filter, plan: undefined, rest: '', remainder: undefined, self: [id] };
+  const { plan, exact, rest, conjunct } = analyseFilter(filter.expr);
+  const remainder = exact ? undefined : remainders.of(rest, filter, conjunct);
+  return { id, rank, filter, plan, rest, remainder, self: [id] };
+}
+
+/**
+ * The tests of remaining conditions, one per distinct `rest` key: every subscription with the same
+ * remaining conditions shares one closure, whichever index hit leads to it, which keeps the hot
+ * path's calls monomorphic. Owned by one matcher (one event type).
+ */
+export class Remainders {
+  private readonly byRest = new Map<string, (ev: unknown) => boolean>();
+
+  get size(): number {
+    return this.byRest.size;
+  }
+
+  /**
+   * What a record that reached `filter` through its index must still pass: the filter without the
+   * conjunct the index proved, when the filter can say so; else the whole filter.
+   */
+  of(rest: string, filter: CompiledFilter, conjunct: number): (ev: unknown) => boolean {
+    // A filter that cannot leave out its indexed conjunct is evaluated whole: that test is its own.
+    if (conjunct >= 0 && filter.assuming === undefined) return (ev) => filter.evaluate(ev);
+    let test = this.byRest.get(rest);
+    if (test === undefined) {
+      test = conjunct >= 0 ? (filter.assuming?.(conjunct) as (ev: unknown) => boolean) : (ev: unknown) => filter.evaluate(ev);
+      this.byRest.set(rest, test);
+    }
+    return test;
+  }
 }
 
 export const compareEntries = (a: Entry, b: Entry): number => a.rank - b.rank;
+
+/** The bucket of entries given in rank order. */
+export function bucketOf(entries: readonly Entry[]): Bucket {
+  if (entries.length === 0) return EMPTY_BUCKET;
+  const exact: string[] = [];
+  const shared = new Map<string, { test: (ev: unknown) => boolean; ids: string[] }>();
+  for (const e of entries) {
+    if (e.remainder === undefined) {
+      exact.push(e.id);
+      continue;
+    }
+    const group = shared.get(e.rest);
+    if (group === undefined) shared.set(e.rest, { test: e.remainder, ids: [e.id] });
+    else group.ids.push(e.id);
+  }
+  const tests = [...shared.values()];
+  const single = tests.length === 1 ? (tests[0] as SharedTest) : undefined;
+  return {
+    entries,
+    exact: exact.length === 0 ? NO_IDS : exact,
+    single: single?.test,
+    exactAndSingle: single === undefined ? NO_IDS : exact.concat(single.ids),
+    shared: tests.length > 1 ? tests : NO_TESTS,
+  };
+}
 
 function inserted(list: readonly Entry[], e: Entry): Entry[] {
   let lo = 0;
@@ -65,63 +163,65 @@ function removed(list: readonly Entry[], e: Entry): Entry[] {
   return at < 0 ? [...list] : [...list.slice(0, at), ...list.slice(at + 1)];
 }
 
-function replaceWhere<X>(list: readonly X[], match: (x: X) => boolean, next: X | undefined): X[] {
-  const rest = list.filter((x) => !match(x));
-  return next === undefined ? rest : [...rest, next];
-}
+const change = (list: readonly Entry[], e: Entry, add: boolean): Entry[] => (add ? inserted(list, e) : removed(list, e));
 
-/** The parts with `e` added; `e.id` must not be present. */
-export function withEntry(parts: IndexParts, e: Entry): IndexParts {
-  const plan = e.plan;
-  const size = parts.size + 1;
-  if (plan === undefined) return { ...parts, always: inserted(parts.always, e), size };
-  if (plan.kind === 'hash') {
-    const old = parts.hashed.find((h) => h.field === plan.field);
-    const buckets = new Map(old?.buckets);
-    for (const key of plan.keys) buckets.set(key, inserted(buckets.get(key) ?? [], e));
-    const next: FieldIndex = { field: plan.field, buckets, all: inserted(old?.all ?? [], e) };
-    return { ...parts, hashed: replaceWhere(parts.hashed, (h) => h.field === plan.field, next), size };
-  }
-  const old = parts.ranged.find((r) => r.field === plan.field);
-  const next: RangeIndex = {
-    field: plan.field,
-    trie: (old?.trie ?? CidrTrie.empty<Entry>()).with(plan.cidr, e, compareEntries),
-    all: inserted(old?.all ?? [], e),
-  };
-  return { ...parts, ranged: replaceWhere(parts.ranged, (r) => r.field === plan.field, next), size };
-}
-
-/** The parts without `e` (the very entry object that was added). */
-export function withoutEntry(parts: IndexParts, e: Entry): IndexParts {
-  const plan = e.plan;
-  const size = parts.size - 1;
-  if (plan === undefined) return { ...parts, always: removed(parts.always, e), size };
-  if (plan.kind === 'hash') {
-    const old = parts.hashed.find((h) => h.field === plan.field);
-    if (old === undefined) return parts;
-    const buckets = new Map(old.buckets);
-    for (const key of plan.keys) {
-      const rest = removed(buckets.get(key) ?? [], e);
-      if (rest.length > 0) buckets.set(key, rest);
-      else buckets.delete(key);
+/**
+ * The parts with `previous` (the very entry object these parts hold for a subscription, if any)
+ * replaced by `next` (if any). Each touched map is copied once, and each touched bucket rebuilt.
+ */
+export function replacedEntry(parts: IndexParts, previous: Entry | undefined, next: Entry | undefined): IndexParts {
+  const edits: { readonly e: Entry; readonly add: boolean }[] = [];
+  if (previous !== undefined) edits.push({ e: previous, add: false });
+  if (next !== undefined) edits.push({ e: next, add: true });
+  let always = parts.always;
+  const hashed = new Map<IndexedField, { buckets: Map<string | number, Bucket>; all: readonly Entry[] }>();
+  const ranged = new Map<IPField, { prefixes: PrefixMap<Bucket>; changed: Map<string, { cidr: CIDR; entries: Entry[] }>; all: readonly Entry[] }>();
+  for (const { e, add } of edits) {
+    const plan = e.plan;
+    if (plan === undefined) {
+      always = bucketOf(change(always.entries, e, add));
+    } else if (plan.kind === 'hash') {
+      let h = hashed.get(plan.field);
+      if (h === undefined) {
+        const old = parts.hashed.find((x) => x.field === plan.field);
+        hashed.set(plan.field, (h = { buckets: new Map(old?.buckets), all: old?.all ?? [] }));
+      }
+      for (const key of plan.keys) {
+        const entries = change(h.buckets.get(key)?.entries ?? [], e, add);
+        if (entries.length > 0) h.buckets.set(key, bucketOf(entries));
+        else h.buckets.delete(key);
+      }
+      h.all = change(h.all, e, add);
+    } else {
+      let r = ranged.get(plan.field);
+      if (r === undefined) {
+        const old = parts.ranged.find((x) => x.field === plan.field);
+        ranged.set(plan.field, (r = { prefixes: old?.prefixes ?? PrefixMap.empty(), changed: new Map(), all: old?.all ?? [] }));
+      }
+      const key = prefixText(plan.cidr);
+      const entries = r.changed.get(key)?.entries ?? r.prefixes.get(plan.cidr)?.entries ?? [];
+      r.changed.set(key, { cidr: plan.cidr, entries: change(entries, e, add) });
+      r.all = change(r.all, e, add);
     }
-    const all = removed(old.all, e);
-    const next = all.length > 0 ? { field: plan.field, buckets, all } : undefined;
-    return { ...parts, hashed: replaceWhere(parts.hashed, (h) => h === old, next), size };
   }
-  const old = parts.ranged.find((r) => r.field === plan.field);
-  if (old === undefined) return parts;
-  const all = removed(old.all, e);
-  const next = all.length > 0 ? { field: plan.field, trie: old.trie.without(plan.cidr, e), all } : undefined;
-  return { ...parts, ranged: replaceWhere(parts.ranged, (r) => r === old, next), size };
+  const hashedNext: FieldIndex[] = parts.hashed.filter((x) => !hashed.has(x.field));
+  for (const [field, { buckets, all }] of hashed) if (all.length > 0) hashedNext.push({ field, buckets, all });
+  const rangedNext: RangeIndex[] = parts.ranged.filter((x) => !ranged.has(x.field));
+  for (const [field, { prefixes, changed, all }] of ranged) {
+    if (all.length === 0) continue;
+    const updates = [...changed.values()].map(({ cidr, entries }) => [cidr, entries.length > 0 ? bucketOf(entries) : undefined] as const);
+    rangedNext.push({ field, prefixes: prefixes.setAll(updates), all });
+  }
+  const size = parts.size - (previous === undefined ? 0 : 1) + (next === undefined ? 0 : 1);
+  return { always, hashed: hashedNext.sort(byField), ranged: rangedNext.sort(byField), size };
 }
 
-/** Builds the parts for a whole set at once: one pass in rank order, no copying. */
+/** Builds the parts for a whole set at once: one pass in rank order, each bucket built once. */
 export function buildParts(entries: Iterable<Entry>): IndexParts {
   const sorted = [...entries].sort(compareEntries);
   const always: Entry[] = [];
   const hashed = new Map<IndexedField, { buckets: Map<string | number, Entry[]>; all: Entry[] }>();
-  const ranged = new Map<IPField, { trie: CidrTrie<Entry>; all: Entry[] }>();
+  const ranged = new Map<IPField, { prefixes: Map<string, { cidr: CIDR; entries: Entry[] }>; all: Entry[] }>();
   for (const e of sorted) {
     const plan = e.plan;
     if (plan === undefined) {
@@ -137,15 +237,25 @@ export function buildParts(entries: Iterable<Entry>): IndexParts {
       }
     } else {
       let r = ranged.get(plan.field);
-      if (r === undefined) ranged.set(plan.field, (r = { trie: CidrTrie.empty(), all: [] }));
+      if (r === undefined) ranged.set(plan.field, (r = { prefixes: new Map(), all: [] }));
       r.all.push(e);
-      r.trie = r.trie.with(plan.cidr, e); // in rank order already
+      const key = prefixText(plan.cidr);
+      const at = r.prefixes.get(key);
+      if (at === undefined) r.prefixes.set(key, { cidr: plan.cidr, entries: [e] });
+      else at.entries.push(e);
     }
   }
   return {
-    always,
-    hashed: [...hashed].map(([field, h]) => ({ field, ...h })),
-    ranged: [...ranged].map(([field, r]) => ({ field, ...r })),
+    always: bucketOf(always),
+    hashed: [...hashed]
+      .map(([field, h]): FieldIndex => ({ field, buckets: new Map([...h.buckets].map(([k, list]) => [k, bucketOf(list)])), all: h.all }))
+      .sort(byField),
+    ranged: [...ranged]
+      .map(([field, r]): RangeIndex => {
+        const prefixes = PrefixMap.of([...r.prefixes.values()].map(({ cidr, entries: list }) => [cidr, bucketOf(list)] as const));
+        return { field, prefixes, all: r.all };
+      })
+      .sort(byField),
     size: sorted.length,
   };
 }

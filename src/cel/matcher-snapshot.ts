@@ -3,12 +3,13 @@ import { parseIP } from '../net/ip.js';
 import {
   EMPTY_PARTS,
   buildParts,
-  withEntry,
-  withoutEntry,
+  replacedEntry,
+  type Bucket,
   type Entry,
   type FieldIndex,
   type IndexParts,
   type RangeIndex,
+  type SharedTest,
 } from './matcher-index.js';
 
 export interface MatcherStats {
@@ -19,14 +20,62 @@ export interface MatcherStats {
   readonly ranged: number;
 }
 
+const NO_MATCHES: readonly string[] = Object.freeze([]);
+
+/** Up to this many ids from several runs are copied one by one (concat costs about 110 ns to enter, a copied id about 2). */
+const SMALL = 48;
+
+/**
+ * Gathers the ids of one match() call as a list of runs (arrays the index already holds), and copies
+ * them once, into an array of the final size, at the end: no array grows on the way. The index's
+ * arrays are never handed out, so no caller can change the index through a result.
+ */
+class Collector {
+  private readonly runs: (readonly string[] | null)[] = [];
+  private count = 0;
+  private total = 0;
+
+  add(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    this.runs[this.count++] = ids;
+    this.total += ids.length;
+  }
+
+  /** The ids gathered, and a clean collector for the next call. */
+  take(): readonly string[] {
+    const n = this.count;
+    if (n === 0) return NO_MATCHES;
+    const r = this.runs;
+    const a = r[0] as readonly string[];
+    let out: string[];
+    if (n === 1) {
+      out = a.slice();
+    } else if (this.total > SMALL) {
+      // concat copies in bulk but enters the runtime, which a few ids do not repay.
+      out = n === 2 ? a.concat(r[1] as readonly string[]) : a.concat(...(r.slice(1, n) as (readonly string[])[]));
+    } else {
+      out = new Array<string>(this.total);
+      let k = 0;
+      for (let i = 0; i < n; i++) {
+        const run = r[i] as readonly string[];
+        for (let j = 0; j < run.length; j++) out[k++] = run[j] as string;
+      }
+    }
+    for (let i = 0; i < n; i++) r[i] = null;
+    this.count = 0;
+    this.total = 0;
+    return out;
+  }
+}
+
 /**
  * A snapshot never changes after construction, so a batch of records can be matched against one
  * consistent set of subscriptions while the matcher that produced it takes updates.
  */
 export class MatcherSnapshot {
-  // Scratch space for the trie's node lists; safe to share because match() never yields.
-  private readonly nodeLists: (readonly Entry[])[] = [];
-  private readonly runStarts: number[] = [];
+  // Scratch space, safe to share because match() never yields and filters cannot call it.
+  private readonly hits: Bucket[] = [];
+  private readonly collector = new Collector();
 
   private constructor(private readonly parts: IndexParts) {}
 
@@ -41,13 +90,10 @@ export class MatcherSnapshot {
 
   /**
    * A new snapshot with `previous` (the entry this snapshot holds for a subscription, if any)
-   * replaced by `next` (none to remove it). Only the touched lists, maps and trie path are copied.
+   * replaced by `next` (none to remove it). Only the touched buckets, maps and trie path are copied.
    */
   replaced(previous: Entry | undefined, next: Entry | undefined): MatcherSnapshot {
-    let parts = this.parts;
-    if (previous !== undefined) parts = withoutEntry(parts, previous);
-    if (next !== undefined) parts = withEntry(parts, next);
-    return new MatcherSnapshot(parts);
+    return new MatcherSnapshot(replacedEntry(this.parts, previous, next));
   }
 
   get size(): number {
@@ -58,23 +104,25 @@ export class MatcherSnapshot {
     const { always, hashed, ranged, size } = this.parts;
     return {
       subscriptions: size,
-      alwaysEvaluated: always.length,
+      alwaysEvaluated: always.entries.length,
       hashed: hashed.reduce((n, h) => n + h.all.length, 0),
       ranged: ranged.reduce((n, r) => n + r.all.length, 0),
     };
   }
 
-  /** The ids of the subscriptions whose filter is true for `ev` (the nested raw record), in ascending id order. */
+  /**
+   * The ids of the subscriptions whose filter is true for `ev` (the nested raw record), each once.
+   *
+   * Their order is the index's, fixed by the subscription set and the record alone (never by the
+   * order of updates): unindexed subscriptions first, then the hashed fields (server_name,
+   * server_ip, client_ip, server_port), then the ranges (client_ip, server_ip) from the shortest
+   * prefix; within one index hit, the subscriptions matched by the key alone in id order, then
+   * those sharing a further test, group by group.
+   */
   match(ev: unknown): readonly string[] {
-    let out: Entry[] | null = null;
-    let sources = 0;
-    let before = 0;
-    const starts = this.runStarts;
+    const acc = this.collector;
     const { always, hashed, ranged } = this.parts;
-    if (always.length > 0) {
-      out = scan(always, false, ev, out);
-      if (out !== null) starts[sources++] = 0;
-    }
+    if (always.entries.length > 0) takeBucket(acc, always, ev);
     const conn = typeof ev === 'object' && ev !== null ? (ev as { conn?: unknown }).conn : undefined;
     const c = typeof conn === 'object' && conn !== null ? (conn as ConnFields) : NO_FIELDS;
     for (let h = 0; h < hashed.length; h++) {
@@ -85,39 +133,30 @@ export class MatcherSnapshot {
       // compiled filter reads as an int) is looked up. Anything else (absent, mistyped, a bigint)
       // proves nothing, so every filter indexed on the field is evaluated and the filter decides.
       const typed = field === 'server_port' ? Number.isSafeInteger(value) : typeof value === 'string';
-      const list = typed ? index.buckets.get(value as string | number) : index.all;
-      if (list === undefined) continue;
-      before = out === null ? 0 : out.length;
-      out = scan(list, typed, ev, out);
-      if (out !== null && out.length > before) starts[sources++] = before;
+      if (typed) {
+        const bucket = index.buckets.get(value as string | number);
+        if (bucket !== undefined) takeBucket(acc, bucket, ev);
+      } else {
+        takeEach(acc, index.all, ev);
+      }
     }
     for (let r = 0; r < ranged.length; r++) {
       const index = ranged[r] as RangeIndex;
       const value = index.field === 'client_ip' ? c.client_ip : c.server_ip;
-      let lists = 0;
       if (typeof value !== 'string') {
-        this.nodeLists[0] = index.all;
-        lists = 1;
-      } else {
-        // A string that is no IP makes containsIP/ip() an error in cel-go, so no ranged filter is true.
-        lists = index.trie.collectV4(value, this.nodeLists);
-        if (lists < 0) {
-          const ip = parseIP(value);
-          lists = ip === undefined ? 0 : index.trie.collect(ip, this.nodeLists);
-        }
+        takeEach(acc, index.all, ev);
+        continue;
       }
-      for (let l = 0; l < lists; l++) {
-        before = out === null ? 0 : out.length;
-        out = scan(this.nodeLists[l] as readonly Entry[], typeof value === 'string', ev, out);
-        if (out !== null && out.length > before) starts[sources++] = before;
+      // A string that is no IP makes containsIP/ip() an error in cel-go, so no ranged filter is true.
+      const hits = this.hits;
+      let n = index.prefixes.collectV4(value, hits);
+      if (n < 0) {
+        const ip = parseIP(value);
+        n = ip === undefined ? 0 : index.prefixes.collect(ip, hits);
       }
+      for (let l = 0; l < n; l++) takeBucket(acc, hits[l] as Bucket, ev);
     }
-    if (out === null) return NO_MATCHES;
-    // Each list is in rank (= id) order, so `out` is a series of sorted runs to merge.
-    if (sources > 1) out = mergeRuns(out, starts, sources);
-    const ids = new Array<string>(out.length);
-    for (let i = 0; i < out.length; i++) ids[i] = (out[i] as Entry).id;
-    return ids;
+    return acc.take();
   }
 }
 
@@ -129,37 +168,26 @@ interface ConnFields {
 }
 
 const NO_FIELDS: ConnFields = {};
-const NO_MATCHES: readonly string[] = Object.freeze([]);
 
-/**
- * Appends the entries of `list` that match `ev` to `out` (allocated on the first match). `trusted`
- * says the list came from an index hit on a well-typed value, so an exact entry needs no evaluation.
- */
-function scan(list: readonly Entry[], trusted: boolean, ev: unknown, out: Entry[] | null): Entry[] | null {
-  for (let i = 0; i < list.length; i++) {
-    const entry = list[i] as Entry;
-    if (entry.filter === undefined || (trusted && entry.exact) || entry.filter.evaluate(ev)) (out ??= []).push(entry);
+/** An index hit on a well-typed value: every exact id, and each shared test evaluated once. */
+function takeBucket(acc: Collector, bucket: Bucket, ev: unknown): void {
+  const single = bucket.single;
+  if (single !== undefined) {
+    acc.add(single(ev) ? bucket.exactAndSingle : bucket.exact);
+    return;
   }
-  return out;
+  acc.add(bucket.exact);
+  const shared = bucket.shared;
+  for (let i = 0; i < shared.length; i++) {
+    const s = shared[i] as SharedTest;
+    if (s.test(ev)) acc.add(s.ids);
+  }
 }
 
-/** Merges the sorted runs of `a` (run r starts at starts[r]) by rank, pairwise, bottom-up. */
-function mergeRuns(a: Entry[], starts: readonly number[], runs: number): Entry[] {
-  let src = a;
-  let dst = new Array<Entry>(a.length);
-  for (let width = 1; width < runs; width *= 2) {
-    for (let r = 0; r < runs; r += 2 * width) {
-      const lo = starts[r] as number;
-      const mid = r + width < runs ? (starts[r + width] as number) : a.length;
-      const hi = r + 2 * width < runs ? (starts[r + 2 * width] as number) : a.length;
-      let i = lo;
-      let j = mid;
-      let k = lo;
-      while (i < mid && j < hi) dst[k++] = ((src[i] as Entry).rank <= (src[j] as Entry).rank ? src[i++] : src[j++]) as Entry;
-      while (i < mid) dst[k++] = src[i++] as Entry;
-      while (j < hi) dst[k++] = src[j++] as Entry;
-    }
-    [src, dst] = [dst, src];
+/** Every filter of `list` evaluated on its own (the record's value proved nothing), in id order. */
+function takeEach(acc: Collector, list: readonly Entry[], ev: unknown): void {
+  for (let i = 0; i < list.length; i++) {
+    const entry = list[i] as Entry;
+    if (entry.filter === undefined || entry.filter.evaluate(ev)) acc.add(entry.self);
   }
-  return src;
 }

@@ -1,10 +1,10 @@
 // The subscription matcher of one traffic event type: holds every subscription's compiled filter and finds those a record matches.
 //
 // The index is an immutable MatcherSnapshot. Each update builds the next snapshot by copy-on-write
-// (only the lists, maps and trie path it touches are copied) and swaps it in, so a caller that took
-// a snapshot for a batch keeps matching against a consistent set while updates land.
+// (only the buckets, maps and trie paths it touches are copied) and swaps it in, so a caller that
+// took a snapshot for a batch keeps matching against a consistent set while updates land.
 import type { TrafficEventType } from '../events/catalog.js';
-import { entryOf, type Entry } from './matcher-index.js';
+import { Remainders, entryOf, type Entry } from './matcher-index.js';
 import { MatcherSnapshot, type MatcherStats } from './matcher-snapshot.js';
 import type { CompiledFilter } from './types.js';
 
@@ -23,6 +23,7 @@ export class SubscriptionMatcher {
   /** Every id, ascending (code-unit order, the same everywhere): it gives new entries their rank. */
   private ids: string[] = [];
   private current = MatcherSnapshot.empty();
+  private remainders = new Remainders();
 
   constructor(readonly eventType: TrafficEventType) {}
 
@@ -44,7 +45,9 @@ export class SubscriptionMatcher {
       this.rebuild([...this.entries].map(([k, e]) => [k, e.filter] as const).concat([[id, filter]]));
       return;
     }
-    const next = entryOf(id, rank, filter);
+    // Tests of filters long gone are dropped now and then; entries keep the ones they hold.
+    if (this.remainders.size > 2 * this.entries.size + 1024) this.remainders = new Remainders();
+    const next = entryOf(id, rank, filter, this.remainders);
     this.current = this.current.replaced(previous, next);
     this.entries.set(id, next);
   }
@@ -70,7 +73,8 @@ export class SubscriptionMatcher {
     const filters = new Map(subscriptions);
     this.ids = [...filters.keys()].sort(byId);
     this.entries.clear();
-    this.ids.forEach((id, i) => this.entries.set(id, entryOf(id, i * RANK_GAP, filters.get(id))));
+    this.remainders = new Remainders();
+    this.ids.forEach((id, i) => this.entries.set(id, entryOf(id, i * RANK_GAP, filters.get(id), this.remainders)));
     this.current = MatcherSnapshot.of(this.entries.values());
   }
 
@@ -103,7 +107,7 @@ export class SubscriptionMatcher {
     return this.current;
   }
 
-  /** The ids of the subscriptions whose filter is true for `ev`, in ascending id order. */
+  /** The ids of the subscriptions whose filter is true for `ev`, in the index's fixed order (see MatcherSnapshot.match). */
   match(ev: unknown): readonly string[] {
     return this.current.match(ev);
   }

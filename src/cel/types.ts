@@ -31,6 +31,13 @@ export interface CompiledFilter {
   readonly expr: Expr;
   /** `ev` is the raw record in its nested shape, e.g. {conn: {client_ip: "10.0.0.1", server_port: 443}}. */
   evaluate(ev: unknown): boolean;
+  /**
+   * The filter's test for records on which its top-level conjunct number `index` (as conjuncts() in
+   * matcher-analysis.ts splits the expression) is known to be true: the other conjuncts alone, with
+   * the same result and error counting on those records. The matcher uses it after an index hit
+   * has proved that conjunct, so the proof is not repeated.
+   */
+  assuming?(index: number): (ev: unknown) => boolean;
 }
 
 export type CompileResult =

@@ -1,8 +1,9 @@
 // Entry point of the edge-events command line: picks the subcommand and maps usage errors to exit code 2.
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIO, type Command } from './command.js';
 import { filterCommand } from './filter-command.js';
+import { produceCommand } from './produce-command.js';
 
-const COMMANDS: readonly Command[] = [filterCommand];
+const COMMANDS: readonly Command[] = [filterCommand, produceCommand];
 
 function overview(): string {
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);

@@ -126,6 +126,7 @@ export class IngestWorker {
         lastBeat = Date.now();
       }
     }
+    router.flushMetrics();
     if (last === undefined) return;
     recordsConsumed.inc({ topic }, Number(last) - Number(first.offset) + 1);
     consumerLag.set({ topic, partition: String(partition) }, Math.max(0, Number(batch.highWatermark) - Number(last) - 1));

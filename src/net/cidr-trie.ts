@@ -1,48 +1,167 @@
-// An immutable binary prefix trie over CIDR ranges (IPv4 and IPv6 kept apart) that finds every value whose range contains an address.
+// Immutable indexes of CIDR ranges (IPv4 and IPv6 kept apart) that find every value whose range contains an address.
 import { ipBit, parseIPv4Word, type CIDR, type IPAddr } from './ip.js';
 
-interface TrieNode<T> {
-  readonly zero: TrieNode<T> | null;
-  readonly one: TrieNode<T> | null;
-  /** Values stored at exactly this prefix; null while there are none. */
-  readonly values: readonly T[] | null;
+interface TrieNode<V> {
+  readonly zero: TrieNode<V> | null;
+  readonly one: TrieNode<V> | null;
+  /** The value stored at exactly this prefix, if any. */
+  readonly value: V | undefined;
 }
 
-const node = <T>(zero: TrieNode<T> | null, one: TrieNode<T> | null, values: readonly T[] | null): TrieNode<T> | null =>
-  zero === null && one === null && values === null ? null : { zero, one, values };
+const node = <V>(zero: TrieNode<V> | null, one: TrieNode<V> | null, value: V | undefined): TrieNode<V> | null =>
+  zero === null && one === null && value === undefined ? null : { zero, one, value };
 
-/**
- * Rebuilds the path to the prefix of `cidr` with `update` applied to the values there, sharing every
- * other node with the old trie; empty branches are pruned.
- */
-function updated<T>(
-  n: TrieNode<T> | null,
-  cidr: CIDR,
-  depth: number,
-  update: (values: readonly T[] | null) => readonly T[] | null,
-): TrieNode<T> | null {
-  if (depth === cidr.bits) return node(n?.zero ?? null, n?.one ?? null, update(n?.values ?? null));
-  if (ipBit(cidr.ip, depth) === 0) return node(updated(n?.zero ?? null, cidr, depth + 1, update), n?.one ?? null, n?.values ?? null);
-  return node(n?.zero ?? null, updated(n?.one ?? null, cidr, depth + 1, update), n?.values ?? null);
+/** Rebuilds the path to the prefix of `cidr` with `value` there, sharing every other node; empty branches are pruned. */
+function updated<V>(n: TrieNode<V> | null, cidr: CIDR, depth: number, value: V | undefined): TrieNode<V> | null {
+  if (depth === cidr.bits) return node(n?.zero ?? null, n?.one ?? null, value);
+  if (ipBit(cidr.ip, depth) === 0) return node(updated(n?.zero ?? null, cidr, depth + 1, value), n?.one ?? null, n?.value);
+  return node(n?.zero ?? null, updated(n?.one ?? null, cidr, depth + 1, value), n?.value);
 }
 
+/** The IPv4 prefixes of one length: the top `bits` bits of the address (as a small integer) to the value stored there. */
+interface V4Level<V> {
+  readonly bits: number;
+  readonly byPrefix: ReadonlyMap<number, V>;
+}
+
+/** The key of an IPv4 word (unsigned) for prefixes of `bits` bits: a small integer, which V8 hashes fastest. */
+const v4Key = (word: number, bits: number): number => (bits === 0 ? 0 : (word >>> (32 - bits)) | 0);
+
+const byBits = (a: V4Level<unknown>, b: V4Level<unknown>): number => a.bits - b.bits;
+
 /**
- * Containment ignores host bits (netip.Prefix.Contains masks the prefix), so "10.1.2.3/8" is stored
- * at the same node as "10.0.0.0/8". A lookup walks at most 32 (IPv4) or 128 (IPv6) nodes.
+ * One value per prefix. Containment ignores host bits (netip.Prefix.Contains masks the prefix), so
+ * "10.1.2.3/8" names the same prefix as "10.0.0.0/8".
  *
- * The trie never changes: with() and without() return a new trie that shares all but one path with
- * this one, so readers holding the old trie are never disturbed by an update.
+ * IPv4 prefixes are kept in one hash map per prefix length in use, so a lookup costs one map probe
+ * per distinct length (filters use a handful: /8, /16, /24, /32) instead of a walk of up to 32
+ * nodes, and finds the value itself, with nothing in between. IPv6 prefixes are kept in a binary
+ * trie: a lookup walks at most 128 nodes.
+ *
+ * It never changes: set() returns a new map that shares all but the touched length's map (IPv4) or
+ * path (IPv6) with this one, so readers holding the old one are never disturbed by an update.
  */
+export class PrefixMap<V> {
+  private constructor(
+    /** Ascending by prefix length. */
+    private readonly v4: readonly V4Level<V>[],
+    private readonly v6: TrieNode<V> | null,
+  ) {}
+
+  static empty<V>(): PrefixMap<V> {
+    return new PrefixMap<V>([], null);
+  }
+
+  /** A map of many (range, value) pairs at once (a later value for a prefix wins): no map is copied. */
+  static of<V>(pairs: Iterable<readonly [CIDR, V]>): PrefixMap<V> {
+    const v4 = new Map<number, Map<number, V>>();
+    let v6: TrieNode<V> | null = null;
+    for (const [cidr, value] of pairs) {
+      if (cidr.ip.family === 6) {
+        v6 = updated(v6, cidr, 0, value);
+        continue;
+      }
+      let byPrefix = v4.get(cidr.bits);
+      if (byPrefix === undefined) v4.set(cidr.bits, (byPrefix = new Map()));
+      byPrefix.set(v4Key(cidr.ip.w0 >>> 0, cidr.bits), value);
+    }
+    return new PrefixMap([...v4].map(([bits, byPrefix]): V4Level<V> => ({ bits, byPrefix })).sort(byBits), v6);
+  }
+
+  /** The value at exactly the prefix of `cidr` (host bits ignored). */
+  get(cidr: CIDR): V | undefined {
+    if (cidr.ip.family === 4) return this.v4.find((l) => l.bits === cidr.bits)?.byPrefix.get(v4Key(cidr.ip.w0 >>> 0, cidr.bits));
+    let n: TrieNode<V> | null = this.v6;
+    for (let i = 0; n !== null && i < cidr.bits; i++) n = ipBit(cidr.ip, i) === 0 ? n.zero : n.one;
+    return n?.value;
+  }
+
+  /** A map with `value` at `cidr`'s prefix, or with nothing there when `value` is undefined. */
+  set(cidr: CIDR, value: V | undefined): PrefixMap<V> {
+    return this.setAll([[cidr, value]]);
+  }
+
+  /** set() of several prefixes in turn, copying each touched IPv4 length's map once. */
+  setAll(changes: Iterable<readonly [CIDR, V | undefined]>): PrefixMap<V> {
+    let v6 = this.v6;
+    const touched = new Map<number, Map<number, V>>();
+    for (const [cidr, value] of changes) {
+      if (cidr.ip.family === 6) {
+        v6 = updated(v6, cidr, 0, value);
+        continue;
+      }
+      let byPrefix = touched.get(cidr.bits);
+      if (byPrefix === undefined) touched.set(cidr.bits, (byPrefix = new Map(this.v4.find((l) => l.bits === cidr.bits)?.byPrefix)));
+      const key = v4Key(cidr.ip.w0 >>> 0, cidr.bits);
+      if (value === undefined) byPrefix.delete(key);
+      else byPrefix.set(key, value);
+    }
+    if (touched.size === 0) return new PrefixMap(this.v4, v6);
+    const levels = this.v4.filter((l) => !touched.has(l.bits));
+    for (const [bits, byPrefix] of touched) if (byPrefix.size > 0) levels.push({ bits, byPrefix });
+    return new PrefixMap(levels.sort(byBits), v6);
+  }
+
+  /**
+   * Writes the value of each prefix that contains `ip` to `out[0..n)`, shortest prefix first, and
+   * returns n. `out` is a reusable buffer: entries past n are stale, and nothing is allocated.
+   */
+  collect(ip: IPAddr, out: V[]): number {
+    if (ip.family === 4) return this.collectWord(ip.w0 >>> 0, out);
+    let n: TrieNode<V> | null = this.v6;
+    let count = 0;
+    for (let i = 0; n !== null; i++) {
+      if (n.value !== undefined) out[count++] = n.value;
+      if (i === 128) break;
+      n = ipBit(ip, i) === 0 ? n.zero : n.one;
+    }
+    return count;
+  }
+
+  /** collect() for IPv4 text, parsed on the fly; -1 when `text` is no IPv4 address. */
+  collectV4(text: string, out: V[]): number {
+    const w = parseIPv4Word(text);
+    return w < 0 ? -1 : this.collectWord(w, out);
+  }
+
+  private collectWord(w: number, out: V[]): number {
+    const levels = this.v4;
+    let count = 0;
+    for (let i = 0; i < levels.length; i++) {
+      const level = levels[i] as V4Level<V>;
+      const value = level.byPrefix.get(v4Key(w, level.bits));
+      if (value !== undefined) out[count++] = value;
+    }
+    return count;
+  }
+}
+
+const NONE: readonly never[] = Object.freeze([]);
+
+/** A list of values per prefix, on a PrefixMap: the values whose range contains an address, all of them. */
 export class CidrTrie<T> {
   private constructor(
-    private readonly v4: TrieNode<T> | null,
-    private readonly v6: TrieNode<T> | null,
+    private readonly map: PrefixMap<readonly T[]>,
     /** The number of (range, value) pairs held. */
     readonly size: number,
   ) {}
 
   static empty<T>(): CidrTrie<T> {
-    return new CidrTrie<T>(null, null, 0);
+    return new CidrTrie<T>(PrefixMap.empty(), 0);
+  }
+
+  /** A trie of many (range, value) pairs at once, values at one prefix in their order. */
+  static of<T>(pairs: Iterable<readonly [CIDR, T]>): CidrTrie<T> {
+    const lists = new Map<string, { cidr: CIDR; values: T[] }>();
+    let size = 0;
+    for (const [cidr, value] of pairs) {
+      size++;
+      const key = prefixText(cidr);
+      const at = lists.get(key);
+      if (at === undefined) lists.set(key, { cidr, values: [value] });
+      else at.values.push(value);
+    }
+    return new CidrTrie(PrefixMap.of([...lists.values()].map(({ cidr, values }) => [cidr, values] as const)), size);
   }
 
   /**
@@ -50,29 +169,24 @@ export class CidrTrie<T> {
    * when given (equal ones in insertion order), else insertion order.
    */
   with(cidr: CIDR, value: T, compare?: (a: T, b: T) => number): CidrTrie<T> {
-    const add = (values: readonly T[] | null): readonly T[] => {
-      const list = values ?? [];
-      let at = list.length;
-      if (compare !== undefined) while (at > 0 && compare(list[at - 1] as T, value) > 0) at--;
-      return [...list.slice(0, at), value, ...list.slice(at)];
-    };
-    return cidr.ip.family === 4
-      ? new CidrTrie(updated(this.v4, cidr, 0, add), this.v6, this.size + 1)
-      : new CidrTrie(this.v4, updated(this.v6, cidr, 0, add), this.size + 1);
+    const list = this.at(cidr);
+    let at = list.length;
+    if (compare !== undefined) while (at > 0 && compare(list[at - 1] as T, value) > 0) at--;
+    return new CidrTrie(this.map.set(cidr, [...list.slice(0, at), value, ...list.slice(at)]), this.size + 1);
   }
 
   /** A trie without one occurrence of `value` at `cidr`'s prefix; this trie when it is not there. */
   without(cidr: CIDR, value: T): CidrTrie<T> {
-    let found = false;
-    const drop = (values: readonly T[] | null): readonly T[] | null => {
-      const at = values?.indexOf(value) ?? -1;
-      if (values === null || at < 0) return values;
-      found = true;
-      return values.length === 1 ? null : [...values.slice(0, at), ...values.slice(at + 1)];
-    };
-    const v4 = cidr.ip.family === 4 ? updated(this.v4, cidr, 0, drop) : this.v4;
-    const v6 = cidr.ip.family === 6 ? updated(this.v6, cidr, 0, drop) : this.v6;
-    return found ? new CidrTrie(v4, v6, this.size - 1) : this;
+    const list = this.at(cidr);
+    const at = list.indexOf(value);
+    if (at < 0) return this;
+    const rest = list.length === 1 ? undefined : [...list.slice(0, at), ...list.slice(at + 1)];
+    return new CidrTrie(this.map.set(cidr, rest), this.size - 1);
+  }
+
+  /** The values stored at exactly the prefix of `cidr` (host bits ignored), in their stored order. */
+  at(cidr: CIDR): readonly T[] {
+    return this.map.get(cidr) ?? NONE;
   }
 
   /** Every value whose range contains `ip`, shortest prefix first. */
@@ -84,33 +198,24 @@ export class CidrTrie<T> {
     return out;
   }
 
-  /**
-   * Writes the value list of each node on the path of `ip` to `out[0..n)`, shortest prefix first,
-   * and returns n. `out` is a reusable buffer: entries past n are stale, and nothing is allocated.
-   */
+  /** The value list of each prefix that contains `ip`, as PrefixMap.collect writes them. */
   collect(ip: IPAddr, out: (readonly T[])[]): number {
-    let n: TrieNode<T> | null = ip.family === 4 ? this.v4 : this.v6;
-    const depth = ip.family === 4 ? 32 : 128;
-    let count = 0;
-    for (let i = 0; n !== null; i++) {
-      if (n.values !== null) out[count++] = n.values;
-      if (i === depth) break;
-      n = ipBit(ip, i) === 0 ? n.zero : n.one;
-    }
-    return count;
+    return this.map.collect(ip, out);
   }
 
   /** collect() for IPv4 text, parsed on the fly; -1 when `text` is no IPv4 address. */
   collectV4(text: string, out: (readonly T[])[]): number {
-    const w = parseIPv4Word(text);
-    if (w < 0) return -1;
-    let n: TrieNode<T> | null = this.v4;
-    let count = 0;
-    for (let i = 31; n !== null; i--) {
-      if (n.values !== null) out[count++] = n.values;
-      if (i < 0) break;
-      n = ((w >>> i) & 1) === 0 ? n.zero : n.one;
-    }
-    return count;
+    return this.map.collectV4(text, out);
   }
+}
+
+/** A text naming the prefix of a range: its family, length and the bits above the length. */
+export function prefixText(c: CIDR): string {
+  const words = [c.ip.w0, c.ip.w1, c.ip.w2, c.ip.w3];
+  const kept: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const keep = Math.max(0, Math.min(32, c.bits - 32 * i));
+    kept.push(keep === 0 ? 0 : ((words[i] as number) >>> (32 - keep)) << (32 - keep));
+  }
+  return `${c.ip.family}/${c.bits}/${kept.join('.')}`;
 }

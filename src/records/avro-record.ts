@@ -1,6 +1,6 @@
 // Plain Avro binary for one schema version: the cheap prefix read of the filterable fields, the full read, and the write.
 import avro from 'avsc';
-import { compileScanner, type AvroScanner } from './avro-scan.js';
+import { compileReader, compileValidatorCode, type GeneratedReader } from './avro-codegen.js';
 import { DecodeError } from './errors.js';
 import { checkFilterable } from './filterable.js';
 import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
@@ -16,6 +16,11 @@ export interface AvroCodec {
   decodePrefix(buf: Buffer, pos: number): FilterableFields;
   /** Reads and validates the whole record, which must end exactly at the end of `buf`. Throws DecodeError. */
   decodeFull(buf: Buffer, pos: number): DecodedRecord;
+  /**
+   * Checks the whole record without building it: it throws exactly when decodeFull would (the scan,
+   * the end of the bytes, and log values that must be JSON texts). Throws DecodeError.
+   */
+  validate(buf: Buffer, pos: number): void;
   /** Writes a record already validated by the JSON rules (json-record.ts). Throws on an invalid value. */
   encode(record: DecodedRecord): Buffer;
 }
@@ -71,37 +76,6 @@ function logsOf(v: Record<string, string>[] | null, path: string): JsonValue {
     for (const k of Object.keys(m)) out[k] = parseLogValue(m[k] as string, `${path}[${i}].${k}`);
     return out;
   });
-}
-
-// Avro spec, "Names": "[A-Za-z_] ... subsequently contain only [A-Za-z0-9_]", so a field name is a JS identifier.
-const AVRO_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-function leafExpression(leaf: LeafPlan, src: string): string {
-  if (leaf.type === 'timestamp') return `timestampOf(${src})`;
-  if (leaf.type === 'logs') return `logsOf(${src}, ${JSON.stringify(leaf.path)})`;
-  // Strings, booleans, ints, longs and header maps are already in their decoded form.
-  return src;
-}
-
-function groupExpression(group: GroupPlan, src: string): string {
-  const members = group.children.map((child) => {
-    if (!AVRO_NAME.test(child.name)) throw new Error(`${child.name} is not an Avro name`);
-    const from = `${src}.${child.name}`;
-    return `${child.name}: ${child.kind === 'group' ? groupExpression(child, from) : leafExpression(child, from)}`;
-  });
-  return `{ ${members.join(', ')} }`;
-}
-
-/**
- * The conversion from avsc's value to the decoded record, generated as one object literal per schema
- * (as avsc generates its own readers): every record gets the same hidden classes. A loop of closures
- * writing computed keys measured 2.5 times slower, conversions included. The names come from our schema files and
- * are checked to be Avro names, so the generated text holds nothing but field accesses.
- */
-function compileFromAvro(plan: RecordPlan): (value: unknown) => DecodedRecord {
-  const body = `return function fromAvro(s) { return ${groupExpression(plan.root, 's')}; };`;
-  const factory = new Function('timestampOf', 'logsOf', body) as (t: typeof timestampOf, l: typeof logsOf) => (value: unknown) => DecodedRecord;
-  return factory(timestampOf, logsOf);
 }
 
 /**
@@ -166,31 +140,31 @@ function compileGroup(group: GroupPlan, leafConvert: (leaf: LeafPlan) => Convert
 export function createAvroCodec(schemaVersion: SchemaVersion): AvroCodec {
   const { schema, eventType } = schemaVersion;
   const plan = buildRecordPlan(eventType, schema);
+  // avsc writes records (tests, benchmarks, the traffic generator); reading is the generated code's.
   const fullType = avro.Type.forSchema(schema as avro.Schema, avscOptions());
-  const prefix = prefixSchema(schema);
-  const prefixType = avro.Type.forSchema(prefix as avro.Schema, avscOptions());
-  const scanFull: AvroScanner = compileScanner(schema);
-  const scanPrefix: AvroScanner = compileScanner(prefix);
-  const fromAvro = compileFromAvro(plan);
+  const converters = { timestamp: timestampOf, logs: logsOf } as const;
+  const readPrefix: GeneratedReader = compileReader(prefixSchema(schema), undefined, converters, false);
+  const readFull: GeneratedReader = compileReader(schema, plan, converters, true);
+  // The full decode refuses a log value that is not a JSON text (logsOf); the validating scan must too.
+  const jsonTextPaths = new Set(plan.leaves.filter((l) => l.type === 'logs').map((l) => `${l.path}[]{}`));
+  const validate = compileValidatorCode(schema, jsonTextPaths);
   const toAvro = compileGroup(plan.root, toAvroLeaf);
 
   return {
     schemaVersion,
     plan,
     decodePrefix(buf, pos) {
-      scanPrefix(buf, pos);
-      // The scan guarantees avsc reads in bounds; its record objects carry no methods (omitRecordMethods).
-      const filterable = prefixType.decode(buf, pos).value as FilterableFields;
+      const filterable = readPrefix(buf, pos) as unknown as FilterableFields;
       checkFilterable(filterable);
       return filterable;
     },
     decodeFull(buf, pos) {
-      const end = scanFull(buf, pos);
-      if (end !== buf.length) throw new DecodeError('malformed_avro', `The record ends ${buf.length - end} bytes before the value does.`);
-      const record = fromAvro(fullType.decode(buf, pos).value);
+      // One pass checks every byte as avro-scan.ts does and builds the record (avro-codegen.ts).
+      const record = readFull(buf, pos) as DecodedRecord;
       checkFilterable(record as unknown as FilterableFields);
       return record;
     },
+    validate,
     encode(record) {
       return fullType.toBuffer(toAvro(record as Record<string, unknown>));
     },

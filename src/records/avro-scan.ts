@@ -7,12 +7,15 @@
 // bytes it decodes safely.
 import { isUtf8 } from 'node:buffer';
 import { DecodeError } from './errors.js';
+import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
 import { MAX_INT64_MAGNITUDE } from './timestamps.js';
 import type { AvroComplexType, AvroSchema } from './schema-registry.js';
 
 interface Cursor {
   buf: Buffer;
   pos: number;
+  /** The first log value that is not a JSON text: refused after the structural checks, as the full decode does. */
+  deferred?: DecodeError;
 }
 
 type Step = (c: Cursor) => void;
@@ -25,6 +28,15 @@ interface Compiled {
 
 /** A compiled scanner: the offset just past the record that starts at `pos`, or a thrown DecodeError. */
 export type AvroScanner = (buf: Buffer, pos: number) => number;
+
+export interface ScannerOptions {
+  /**
+   * Paths of string values that must also be JSON texts nesting at most MAX_LOG_VALUE_DEPTH levels,
+   * e.g. "traffic_policy.logs[]{}" (the values of the maps in the logs array). With them the scan
+   * refuses every record the full decode refuses, without building the record.
+   */
+  readonly jsonTextPaths?: ReadonlySet<string>;
+}
 
 const INT32_MIN = -2_147_483_648;
 const INT32_MAX = 2_147_483_647;
@@ -90,6 +102,24 @@ function stringStep(path: string): Step {
   };
 }
 
+function jsonTextStep(path: string): Step {
+  const shown = path.replace(/(\[\]|\{\})+$/, '');
+  return (c) => {
+    const n = readLength(c, path);
+    checkUtf8(c.buf, c.pos, c.pos + n, path);
+    if (c.deferred === undefined) {
+      let value: unknown;
+      try {
+        value = JSON.parse(c.buf.toString('utf8', c.pos, c.pos + n));
+        if (tooDeep(value)) c.deferred = new DecodeError('schema_violation', `${shown} holds a value that nests deeper than ${MAX_LOG_VALUE_DEPTH} levels.`);
+      } catch {
+        c.deferred = new DecodeError('schema_violation', `${shown} holds a value that is not a JSON text.`);
+      }
+    }
+    c.pos += n;
+  };
+}
+
 function mapKeyStep(path: string): Step {
   return (c) => {
     const n = readLength(c, path);
@@ -126,9 +156,9 @@ function blocksStep(path: string, item: Step, itemMin: number): Step {
   };
 }
 
-function compile(t: AvroSchema, path: string): Compiled {
+function compile(t: AvroSchema, path: string, opts: ScannerOptions): Compiled {
   if (Array.isArray(t)) {
-    const branches = t.map((b) => compile(b, path));
+    const branches = t.map((b) => compile(b, path, opts));
     return {
       min: 1,
       step: (c) => {
@@ -173,10 +203,10 @@ function compile(t: AvroSchema, path: string): Compiled {
         },
       };
     case 'string':
-      return { min: 1, step: stringStep(path) };
+      return { min: 1, step: opts.jsonTextPaths?.has(path) ? jsonTextStep(path) : stringStep(path) };
     case 'record': {
       const fields = (complex.fields ?? []).map((f) =>
-        compile(f.type, path === '' ? f.name : `${path}.${f.name}`),
+        compile(f.type, path === '' ? f.name : `${path}.${f.name}`, opts),
       );
       const steps = fields.map((f) => f.step);
       return {
@@ -187,12 +217,12 @@ function compile(t: AvroSchema, path: string): Compiled {
       };
     }
     case 'array': {
-      const items = compile(complex.items ?? 'null', `${path}[]`);
+      const items = compile(complex.items ?? 'null', `${path}[]`, opts);
       return { min: 1, step: blocksStep(path, items.step, items.min) };
     }
     case 'map': {
       const key = mapKeyStep(`${path} key`);
-      const values = compile(complex.values ?? 'null', `${path}{}`);
+      const values = compile(complex.values ?? 'null', `${path}{}`, opts);
       const entry: Step = (c) => {
         key(c);
         values.step(c);
@@ -204,11 +234,27 @@ function compile(t: AvroSchema, path: string): Compiled {
   }
 }
 
-export function compileScanner(schema: AvroSchema): AvroScanner {
-  const { step } = compile(schema, '');
+export function compileScanner(schema: AvroSchema, opts: ScannerOptions = {}): AvroScanner {
+  const { step } = compile(schema, '', opts);
   return (buf, pos) => {
     const c: Cursor = { buf, pos };
     step(c);
+    if (c.deferred !== undefined) throw c.deferred;
     return c.pos;
+  };
+}
+
+/**
+ * Checks a whole record without building it, refusing what the full decode refuses in the same
+ * order: the structure of every byte, then bytes after the end of the record, then log values that
+ * are not JSON texts (with `jsonTextPaths`).
+ */
+export function compileValidator(schema: AvroSchema, opts: ScannerOptions = {}): (buf: Buffer, pos: number) => void {
+  const { step } = compile(schema, '', opts);
+  return (buf, pos) => {
+    const c: Cursor = { buf, pos };
+    step(c);
+    if (c.pos !== buf.length) throw new DecodeError('malformed_avro', `The record ends ${buf.length - c.pos} bytes before the value does.`);
+    if (c.deferred !== undefined) throw c.deferred;
   };
 }

@@ -15,6 +15,12 @@ export interface RecordDecoderOptions {
   readonly maxRecordBytes?: number;
   /** Confluent schema id -> schema version. Default DEFAULT_SCHEMA_IDS. */
   readonly schemaIds?: ReadonlyMap<number, SchemaRef>;
+  /**
+   * Validate every record whole in decodeFilterable, so a malformed record fails there whether or not
+   * a subscription matches it (docs/record-formats.md, "Cheap reads"). The record is still built only
+   * by full(). Avro: one structural scan of all the bytes; JSON: the whole text parsed and validated.
+   */
+  readonly validateAll?: boolean;
 }
 
 export interface RecordDecoder {
@@ -95,8 +101,11 @@ export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDeco
     }),
   );
 
+  const validateAll = opts.validateAll ?? false;
+
   const decodeAvro = (eventType: TrafficEventType, codec: AvroCodec, buf: Buffer, pos: number, form: 'avro' | 'confluent'): FilterableResult => {
     const filterable = codec.decodePrefix(buf, pos);
+    if (validateAll) codec.validate(buf, pos);
     return { ok: true, eventType, form, filterable, full: memo(() => attempt(() => codec.decodeFull(buf, pos))) };
   };
 
@@ -114,10 +123,16 @@ export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDeco
   const decodeJson = (eventType: TrafficEventType, buf: Buffer): FilterableResult => {
     const validators = json.get(eventType) as JsonValidators;
     const validated = (body: ParsedJson): DecodedRecord => (body.surrogates ? validators.surrogates : validators.plain)(body.value);
-    const span = leadingConnSpan(buf);
+    const span = validateAll ? undefined : leadingConnSpan(buf);
     if (span === undefined) {
       const body = parseJson(buf, 0, buf.length);
       const filterable = jsonFilterable(body.value, body.surrogates);
+      if (validateAll) {
+        // Validating a JSON record is building it: do it now, and hand the result to full().
+        const record = validated(body);
+        const done: FullDecodeResult = { ok: true, record };
+        return { ok: true, eventType, form: 'json', filterable, full: () => done };
+      }
       return { ok: true, eventType, form: 'json', filterable, full: memo(() => attempt(() => validated(body))) };
     }
     // conn leads the record: parse only it now, and the whole text if a subscription matches.

@@ -7,11 +7,12 @@ import { BOOL, DYN, ERROR, typeName, type CelT } from './cel-types.js';
 import type { CheckResult } from './checker.js';
 import { compileComprehension } from './comprehension.js';
 import { presenceTester, typedReader } from './fields.js';
+import { andTests, groupFn, notTest, orTests, sameGroup, type GroupPredicate } from './group.js';
 import { constantNode, unionFree, type FieldPath, type Fn, type Node } from './node.js';
 import { BINARY, METHODS_1, METHODS_2, UNARY, hasDynamic, selectDynamic, type Impl1, type Impl2 } from './runtime.js';
 import { NETWORK_BINARY, NETWORK_METHODS_1, NETWORK_METHODS_2, NETWORK_UNARY } from './network.js';
 import { specializeCall } from './specialize.js';
-import { CelErr, CelMap, CelTypeValue, CelUint, mapKeyOf, noSuchOverload, type MapKey, type Value } from './values.js';
+import { CelErr, CelMap, CelTypeValue, CelUint, internalize, mapKeyOf, noSuchOverload, type MapKey, type Value } from './values.js';
 
 /** Functions whose constant arguments are validated when the expression is compiled (cel-go does the same for ip and cidr). */
 const VALIDATED_FUNCTIONS = new Set(['matches', 'ip', 'cidr', 'containsIP', 'containsCIDR', 'inCidrRange']);
@@ -81,7 +82,7 @@ export class ClosureCompiler {
         const ref = this.checked.refs.get(e.id);
         if (ref?.kind === 'variable') return this.variable(e, ref.name, type);
         if (k.value.operand === undefined) return constantNode(new CelErr('select without operand'), ERROR);
-        return this.select(this.compile(k.value.operand), k.value.field, k.value.testOnly, type);
+        return this.select(this.compile(k.value.operand), internalize(k.value.field), k.value.testOnly, type);
       }
       case 'callExpr': {
         const { target, args } = k.value;
@@ -138,16 +139,18 @@ export class ClosureCompiler {
     const free = unionFree(args);
     const [a, b, c] = args;
     if (!receiver && a !== undefined && b !== undefined) {
-      if (name === '_&&_') return { fn: and(a.fn, b.fn), type, free };
-      if (name === '_||_') return { fn: or(a.fn, b.fn), type, free };
+      if (name === '_&&_' || name === '_||_') return logical(name, a, b, type);
       if (name === '_?_:_' && c !== undefined) return { fn: conditional(a.fn, b.fn, c.fn), type, free };
+    }
+    if (name === '!_' && !receiver && a?.group !== undefined) {
+      return groupNode({ slot: a.group.slot, name: a.group.name, test: notTest(a.group.test) }, type, free);
     }
     if (name === '@not_strictly_false' && a !== undefined) {
       const x = a.fn;
       return { fn: (f) => x(f) !== false, type, free };
     }
     const special = specializeCall(name, receiver, args, (message) => this.report(id, message));
-    if (special !== undefined) return { fn: special, type, free };
+    if (special !== undefined) return special.group === undefined ? { fn: special.fn, type, free } : { fn: special.fn, type, free, group: special.group };
     if (args.length === 1 && a !== undefined) {
       const impl: Impl1 | undefined = receiver
         ? (METHODS_1.get(name) ?? NETWORK_METHODS_1.get(name))
@@ -204,15 +207,35 @@ export class ClosureCompiler {
   }
 }
 
+/**
+ * `a && b` or `a || b`. Two tests of the same record group become one group test, which reads the
+ * group once for both (see group.ts).
+ */
+export function logical(name: '_&&_' | '_||_', a: Node, b: Node, type: CelT): Node {
+  const free = unionFree([a, b]);
+  const ga = a.group;
+  const gb = b.group;
+  if (ga !== undefined && gb !== undefined && sameGroup(ga, gb)) {
+    const test = name === '_&&_' ? andTests(ga.test, gb.test) : orTests(ga.test, gb.test);
+    return groupNode({ slot: ga.slot, name: ga.name, test }, type, free);
+  }
+  return { fn: name === '_&&_' ? and(a.fn, b.fn) : or(a.fn, b.fn), type, free };
+}
+
+function groupNode(group: GroupPredicate, type: CelT, free: ReadonlySet<number>): Node {
+  return { fn: groupFn(group), type, free, group };
+}
+
 function constantValue(c: Constant): Value {
   const k = c.constantKind;
   switch (k.case) {
     case 'boolValue':
     case 'int64Value':
     case 'doubleValue':
-    case 'stringValue':
     case 'bytesValue':
       return k.value;
+    case 'stringValue':
+      return internalize(k.value);
     case 'uint64Value':
       return new CelUint(k.value);
     case 'nullValue':

@@ -1,5 +1,6 @@
 // The compiled form of one AST node: a closure over a frame of variable slots, plus what the specialiser needs to know.
 import type { CelT } from './cel-types.js';
+import type { GroupPredicate } from './group.js';
 import type { Value } from './values.js';
 
 /** Variable slots: declared variables first, then one slot per comprehension variable. */
@@ -22,6 +23,8 @@ export interface Node {
   /** Slots read by the node that are bound outside it; empty means the node can be folded. */
   readonly free: ReadonlySet<number>;
   readonly field?: FieldPath;
+  /** Present when the node is a test of one record group's fields (then fn is that test over the frame). */
+  readonly group?: GroupPredicate;
 }
 
 const NO_SLOTS: ReadonlySet<number> = new Set();

@@ -4,11 +4,12 @@
 // their own variables. Nothing here evaluates user text as JavaScript.
 import { parse } from '@bufbuild/cel';
 import type { Expr, SourceInfo } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
-import type { CelT } from './cel-types.js';
+import { BOOL, type CelT } from './cel-types.js';
 import { checkExpr, type CheckIssueCode, type CheckResult, type TypeEnv } from './checker.js';
-import { ClosureCompiler } from './codegen.js';
+import { ClosureCompiler, logical } from './codegen.js';
 import { estimateCost, measureAst, scanNesting } from './measure.js';
-import type { Fn } from './node.js';
+import type { GroupPredicate } from './group.js';
+import { constantNode, type Fn, type Node } from './node.js';
 import { CelErr, type Value } from './values.js';
 
 export interface ProgramLimits {
@@ -64,6 +65,8 @@ export class Program {
     readonly root: Fn,
     readonly frameSize: number,
     private readonly variableSlots: ReadonlyMap<string, number>,
+    /** Set when the whole expression is a test of one group of one variable (see group.ts). */
+    readonly rootGroup?: GroupPredicate,
   ) {
     this.slots = [...variableSlots];
   }
@@ -74,6 +77,20 @@ export class Program {
 
   slotOf(variable: string): number | undefined {
     return this.variableSlots.get(variable);
+  }
+
+  /**
+   * A program for the conjunction of some subexpressions of this one (e.g. some of its top-level
+   * conjuncts), compiled with this program's checks; `true` for none.
+   */
+  conjunction(parts: readonly Expr[]): Program {
+    const compiler = new ClosureCompiler(this.checked, this.variableSlots);
+    let node: Node = constantNode(true, BOOL);
+    parts.forEach((part, i) => {
+      const n = compiler.compile(part);
+      node = i === 0 ? n : logical('_&&_', node, n, BOOL);
+    });
+    return new Program(this.expr, this.sourceInfo, this.checked, node.fn, compiler.frameSize, this.variableSlots, node.group);
   }
 
   /** Evaluates with the given variables, returning the CEL value or error value as is. */
@@ -162,7 +179,7 @@ export function compileProgram(text: string, options: CompileOptions): ProgramRe
   for (const p of compiler.problems)
     issues.push({ code: 'invalid_argument', offset: positionOf(p.exprId), message: p.message, exprId: p.exprId });
   if (compiler.problems.length > 0 && options.unchecked !== true) return { ok: false, issues, expr, sourceInfo, checked };
-  const program = new Program(expr, sourceInfo, checked, root.fn, compiler.frameSize, variableSlots);
+  const program = new Program(expr, sourceInfo, checked, root.fn, compiler.frameSize, variableSlots, root.group);
   return { ok: true, program, issues };
 }
 

@@ -2,20 +2,26 @@
 // against, or searched for a constant. They read the raw field (a JSON number stays a number) and
 // skip the general dispatch, with exactly the general path's results, errors included.
 //
-// Why the field read is written out in every closure below: a closure that calls a separate reader
-// closure pays an extra polymorphic call and shares that reader's property-load feedback with every
-// other field, which measured about three times slower than reading in place. Only two-step paths
-// (group.field, the shape of every Filterable field) are specialised; other paths take the general,
-// equally correct, route.
+// A test of a two-step path (group.field, the shape of every Filterable field) is built as a test of
+// the group object (see group.ts), so that the && and || of several such tests read the group once.
+// The leaf reads its field in place: a closure that called a shared reader closure would pay an
+// extra polymorphic call and share that reader's property-load feedback with every other field.
+// Other paths take the general, equally correct, route.
 import { compareStrings } from './equality.js';
+import { groupFn, type GroupPredicate, type GroupTest } from './group.js';
 import { CIDRValue, asCIDR, asIP, badIP } from './network.js';
-import type { FieldPath, Fn, Frame, Node } from './node.js';
+import type { FieldPath, Fn, Node } from './node.js';
 import { compileRegex, type CompiledRegex } from './regex.js';
 import { cidrContainsIP, parseCIDR, parseIP, type CIDR } from '../../net/ip.js';
 import { CelErr, noSuchKey, noSuchOverload, type Value } from './values.js';
 
 type Report = (message: string) => void;
-type Rec = Record<string, unknown>;
+
+/** A specialised call: its closure, and its group test when it tests one field of a group. */
+export interface Special {
+  readonly fn: Fn;
+  readonly group?: GroupPredicate;
+}
 
 const MIRROR: Readonly<Record<string, string>> = {
   '_==_': '_==_',
@@ -35,15 +41,13 @@ const ORDER: Readonly<Record<string, number>> = { '_<_': LT, '_<=_': LE, '_>_': 
 
 const holds = (op: number, c: number): boolean => (op === LT ? c < 0 : op === LE ? c <= 0 : op === GT ? c > 0 : c >= 0);
 
-const NOT_RECORD = new CelErr('the event is not a record');
-const notRecord = (o: unknown): CelErr => (o instanceof CelErr ? o : NOT_RECORD);
-
-/** A two-step field path with its prebuilt "missing" errors, so a record without the field allocates nothing. */
+/** A two-step field path with its prebuilt errors, so a record without the field allocates nothing. */
 interface Site {
   readonly slot: number;
+  /** The group, e.g. "conn". */
   readonly a: string;
+  /** The field within the group, e.g. "server_port". */
   readonly b: string;
-  readonly missingA: CelErr;
   readonly missingB: CelErr;
   /** The error for a present field of the wrong type. */
   readonly wrongType: CelErr;
@@ -57,73 +61,62 @@ function siteOf(n: Node, kind: 'int' | 'string'): Site | undefined {
     slot: fp.slot,
     a,
     b,
-    missingA: noSuchKey(`'${a}'`),
     missingB: noSuchKey(`'${b}'`),
     wrongType: new CelErr(`field '${b}' does not hold a ${kind}`),
   };
+}
+
+/** The special form of a test of one group field. */
+function onGroup(s: Site, test: GroupTest): Special {
+  const group: GroupPredicate = { slot: s.slot, name: s.a, test };
+  return { fn: groupFn(group), group };
 }
 
 const constantOf = (n: Node): Value | undefined => n.constant?.value;
 
 const isSafe = (c: bigint): boolean => c >= BigInt(Number.MIN_SAFE_INTEGER) && c <= BigInt(Number.MAX_SAFE_INTEGER);
 
-function compareInt(op: string, s: Site, c: bigint): Fn | undefined {
+function compareInt(op: string, s: Site, c: bigint): Special | undefined {
   if (!isSafe(c)) return undefined;
   const n = Number(c);
-  const { slot, a, b, missingA, missingB, wrongType } = s;
+  const { b, missingB, wrongType } = s;
   if (op === '_==_' || op === '_!=_') {
     const eq = op === '_==_';
-    return (f) => {
-      const o = f[slot];
-      if (typeof o !== 'object' || o === null) return notRecord(o);
-      const p = (o as Rec)[a];
-      if (typeof p !== 'object' || p === null) return missingA;
-      const v = (p as Rec)[b];
+    return onGroup(s, (p) => {
+      const v = p[b];
       if (typeof v === 'number') return v === n ? eq : Number.isSafeInteger(v) ? !eq : wrongType;
       if (typeof v === 'bigint') return (v === c) === eq;
       return v === undefined || v === null ? missingB : wrongType;
-    };
+    });
   }
   const ord = ORDER[op] as number;
-  return (f) => {
-    const o = f[slot];
-    if (typeof o !== 'object' || o === null) return notRecord(o);
-    const p = (o as Rec)[a];
-    if (typeof p !== 'object' || p === null) return missingA;
-    const v = (p as Rec)[b];
+  return onGroup(s, (p) => {
+    const v = p[b];
     if (typeof v === 'number' && Number.isSafeInteger(v)) return holds(ord, v < n ? -1 : v > n ? 1 : 0);
     if (typeof v === 'bigint') return holds(ord, v < c ? -1 : v > c ? 1 : 0);
     return v === undefined || v === null ? missingB : wrongType;
-  };
+  });
 }
 
-function compareString(op: string, s: Site, str: string): Fn {
-  const { slot, a, b, missingA, missingB, wrongType } = s;
+function compareString(op: string, s: Site, str: string): Special {
+  const { b, missingB, wrongType } = s;
   if (op === '_==_' || op === '_!=_') {
     const eq = op === '_==_';
-    return (f) => {
-      const o = f[slot];
-      if (typeof o !== 'object' || o === null) return notRecord(o);
-      const p = (o as Rec)[a];
-      if (typeof p !== 'object' || p === null) return missingA;
-      const v = (p as Rec)[b];
+    return onGroup(s, (p) => {
+      const v = p[b];
       if (typeof v === 'string') return (v === str) === eq;
       return v === undefined || v === null ? missingB : wrongType;
-    };
+    });
   }
   const ord = ORDER[op] as number;
-  return (f) => {
-    const o = f[slot];
-    if (typeof o !== 'object' || o === null) return notRecord(o);
-    const p = (o as Rec)[a];
-    if (typeof p !== 'object' || p === null) return missingA;
-    const v = (p as Rec)[b];
+  return onGroup(s, (p) => {
+    const v = p[b];
     if (typeof v === 'string') return holds(ord, compareStrings(v, str));
     return v === undefined || v === null ? missingB : wrongType;
-  };
+  });
 }
 
-function comparison(op: string, x: Node, y: Node): Fn | undefined {
+function comparison(op: string, x: Node, y: Node): Special | undefined {
   let field = x;
   let c = constantOf(y);
   let effective = op;
@@ -144,89 +137,69 @@ function comparison(op: string, x: Node, y: Node): Fn | undefined {
 }
 
 /** `field in [constants]`: a linear scan for a few values, a Set beyond that. */
-function membership(x: Node, list: Node): Fn | undefined {
+function membership(x: Node, list: Node): Special | undefined {
   const items = constantOf(list);
   if (!Array.isArray(items) || items.length === 0) return undefined;
   const values = items as readonly Value[];
   if (values.every((v) => typeof v === 'bigint' && isSafe(v))) {
     const s = siteOf(x, 'int');
     if (s === undefined) return undefined;
-    const { slot, a, b, missingA, missingB, wrongType } = s;
+    const { b, missingB, wrongType } = s;
     const nums = values.map(Number);
     const set = new Set(nums);
     const bigs = new Set(values as readonly bigint[]);
     const few = nums.length <= 8;
-    return (f) => {
-      const o = f[slot];
-      if (typeof o !== 'object' || o === null) return notRecord(o);
-      const p = (o as Rec)[a];
-      if (typeof p !== 'object' || p === null) return missingA;
-      const v = (p as Rec)[b];
+    return onGroup(s, (p) => {
+      const v = p[b];
       if (typeof v === 'number') return (few ? nums.includes(v) : set.has(v)) || (Number.isSafeInteger(v) ? false : wrongType);
       if (typeof v === 'bigint') return bigs.has(v);
       return v === undefined || v === null ? missingB : wrongType;
-    };
+    });
   }
   if (values.every((v) => typeof v === 'string')) {
     const s = siteOf(x, 'string');
     if (s === undefined) return undefined;
-    const { slot, a, b, missingA, missingB, wrongType } = s;
+    const { b, missingB, wrongType } = s;
     const strs = values as readonly string[];
     const set = new Set(strs);
     const few = strs.length <= 8;
-    return (f) => {
-      const o = f[slot];
-      if (typeof o !== 'object' || o === null) return notRecord(o);
-      const p = (o as Rec)[a];
-      if (typeof p !== 'object' || p === null) return missingA;
-      const v = (p as Rec)[b];
+    return onGroup(s, (p) => {
+      const v = p[b];
       if (typeof v === 'string') return few ? strs.includes(v) : set.has(v);
       return v === undefined || v === null ? missingB : wrongType;
-    };
+    });
   }
   return undefined;
 }
 
-function stringMethod(name: string, recv: Node, arg: Node): Fn | undefined {
+function stringMethod(name: string, recv: Node, arg: Node): Special | undefined {
   const str = constantOf(arg);
   if (typeof str !== 'string') return undefined;
   const s = siteOf(recv, 'string');
-  if (s === undefined) return stringMethodOnValue(name, recv, str);
-  const { slot, a, b, missingA, missingB, wrongType } = s;
-  const read = (f: Frame): unknown => {
-    const o = f[slot];
-    if (typeof o !== 'object' || o === null) return notRecord(o);
-    const p = (o as Rec)[a];
-    if (typeof p !== 'object' || p === null) return missingA;
-    const v = (p as Rec)[b];
-    return v === undefined || v === null ? missingB : v;
-  };
+  if (s === undefined) {
+    const fn = stringMethodOnValue(name, recv, str);
+    return fn && { fn };
+  }
+  const { b, missingB, wrongType } = s;
   switch (name) {
     case 'startsWith':
-      return (f) => {
-        const o = f[slot];
-        if (typeof o !== 'object' || o === null) return notRecord(o);
-        const p = (o as Rec)[a];
-        if (typeof p !== 'object' || p === null) return missingA;
-        const v = (p as Rec)[b];
+      return onGroup(s, (p) => {
+        const v = p[b];
         if (typeof v === 'string') return v.startsWith(str);
         return v === undefined || v === null ? missingB : wrongType;
-      };
+      });
     case 'endsWith':
-      return (f) => {
-        const o = f[slot];
-        if (typeof o !== 'object' || o === null) return notRecord(o);
-        const p = (o as Rec)[a];
-        if (typeof p !== 'object' || p === null) return missingA;
-        const v = (p as Rec)[b];
+      return onGroup(s, (p) => {
+        const v = p[b];
         if (typeof v === 'string') return v.endsWith(str);
         return v === undefined || v === null ? missingB : wrongType;
-      };
+      });
     case 'contains':
-      return (f) => {
-        const v = read(f);
-        return typeof v === 'string' ? v.includes(str) : v instanceof CelErr ? v : wrongType;
-      };
+      return onGroup(s, (p) => {
+        const v = p[b];
+        if (typeof v === 'string') return v.includes(str);
+        return v === undefined || v === null ? missingB : wrongType;
+      });
     default:
       return undefined;
   }
@@ -258,31 +231,29 @@ function stringMethodOnValue(name: string, recv: Node, str: string): Fn | undefi
 }
 
 /** matches() with a constant pattern: compiled once here, and an invalid pattern is a compile problem. */
-function matchesConstant(recv: Node, pattern: Node, report: Report): Fn | undefined {
+function matchesConstant(recv: Node, pattern: Node, report: Report): Special | undefined {
   const p = constantOf(pattern);
   if (typeof p !== 'string') return undefined;
   const re: CompiledRegex | CelErr = compileRegex(p);
   if (re instanceof CelErr) {
     report(`The regular expression ${JSON.stringify(p)} is not valid RE2 syntax.`);
-    return () => re;
+    return { fn: () => re };
   }
   const s = siteOf(recv, 'string');
   if (s !== undefined) {
-    const { slot, a, b, missingA, missingB, wrongType } = s;
-    return (f) => {
-      const o = f[slot];
-      if (typeof o !== 'object' || o === null) return notRecord(o);
-      const q = (o as Rec)[a];
-      if (typeof q !== 'object' || q === null) return missingA;
-      const v = (q as Rec)[b];
+    const { b, missingB, wrongType } = s;
+    return onGroup(s, (q) => {
+      const v = q[b];
       if (typeof v === 'string') return re.test(v);
       return v === undefined || v === null ? missingB : wrongType;
-    };
+    });
   }
   const x = recv.fn;
-  return (f) => {
-    const v = x(f);
-    return typeof v === 'string' ? re.test(v) : v instanceof CelErr ? v : noSuchOverload('matches', v, p);
+  return {
+    fn: (f) => {
+      const v = x(f);
+      return typeof v === 'string' ? re.test(v) : v instanceof CelErr ? v : noSuchOverload('matches', v, p);
+    },
   };
 }
 
@@ -297,34 +268,32 @@ function constantCIDR(n: Node, allowString: boolean, report: Report): CIDR | Cel
 }
 
 /** cidr(...).containsIP(x) and inCidrRange(x, ...) with a constant range: one parse of x per record. */
-function cidrContainsIPConstant(cidrNode: Node, arg: Node, allowString: boolean, report: Report): Fn | undefined {
+function cidrContainsIPConstant(cidrNode: Node, arg: Node, allowString: boolean, report: Report): Special | undefined {
   const c = constantCIDR(cidrNode, allowString, report);
   if (c === undefined) return undefined;
-  if (c instanceof CelErr) return () => c;
+  if (c instanceof CelErr) return { fn: () => c };
   const ipConst = constantOf(arg);
   if (typeof ipConst === 'string' && parseIP(ipConst) === undefined) report(`${JSON.stringify(ipConst)} is not a valid IP address.`);
   const s = siteOf(arg, 'string');
   if (s !== undefined) {
-    const { slot, a, b, missingA, missingB, wrongType } = s;
-    return (f) => {
-      const o = f[slot];
-      if (typeof o !== 'object' || o === null) return notRecord(o);
-      const p = (o as Rec)[a];
-      if (typeof p !== 'object' || p === null) return missingA;
-      const v = (p as Rec)[b];
+    const { b, missingB, wrongType } = s;
+    return onGroup(s, (p) => {
+      const v = p[b];
       if (typeof v !== 'string') return v === undefined || v === null ? missingB : wrongType;
       const ip = parseIP(v);
       return ip === undefined ? badIP(v) : cidrContainsIP(c, ip);
-    };
+    });
   }
   const x = arg.fn;
-  return (f) => {
-    const ip = asIP(x(f));
-    return ip instanceof CelErr ? ip : cidrContainsIP(c, ip);
+  return {
+    fn: (f) => {
+      const ip = asIP(x(f));
+      return ip instanceof CelErr ? ip : cidrContainsIP(c, ip);
+    },
   };
 }
 
-export function specializeCall(name: string, receiver: boolean, args: readonly Node[], report: Report): Fn | undefined {
+export function specializeCall(name: string, receiver: boolean, args: readonly Node[], report: Report): Special | undefined {
   const [a, b] = args;
   if (a === undefined || b === undefined || args.length !== 2) return undefined;
   if (!receiver) {

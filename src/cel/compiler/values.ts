@@ -72,6 +72,21 @@ export const UINT64_MAX = 2n ** 64n - 1n;
 
 export const isErr = (v: unknown): v is CelErr => v instanceof CelErr;
 
+/** Strings longer than this are left as they are: interning is for names and short constants. */
+const MAX_INTERNED = 1024;
+
+/**
+ * The interned (flat, unique) copy of a short string. The parser hands out field names and string
+ * literals cut from the source text; V8 keeps those as slices, and a closure that reads a property
+ * by such a key misses the named-property fast path (it measured at twice the cost of a whole
+ * filter). An object literal's own key is always interned, so reading it back yields the copy.
+ */
+export function internalize(s: string): string {
+  if (s.length > MAX_INTERNED) return s;
+  for (const k in { [s]: 0 }) return k;
+  return s;
+}
+
 export function isOpaque(v: unknown): v is OpaqueValue {
   return typeof v === 'object' && v !== null && typeof (v as Partial<OpaqueValue>).celTypeName === 'string';
 }

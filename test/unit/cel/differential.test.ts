@@ -11,6 +11,7 @@ import { compileProgram } from '../../../src/cel/compiler/program.js';
 import { CelErr, CelUint, type Value } from '../../../src/cel/compiler/values.js';
 import { filterEnv } from '../../../src/cel/filter-env.js';
 import { FILTER_LIMITS } from '../../../src/cel/limits.js';
+import { conjuncts } from '../../../src/cel/matcher-analysis.js';
 import { grammar, rawRecord, type Expr } from './differential-arbitraries.js';
 
 const EVENT = 'tcp_connection_closed.v0';
@@ -41,9 +42,12 @@ function theirs(r: CelResult): Outcome {
 
 const counts = { pairs: 0, errors: 0, matches: 0 };
 
-function comparePairs(expr: Expr, records: readonly Record<string, unknown>[]): void {
+function comparePairs(expr: Expr, records: readonly Record<string, unknown>[], isFilter = false): void {
   const compiled = compileProgram(expr.text, { env: filterEnv(EVENT), limits: FILTER_LIMITS });
   if (!compiled.ok) throw new Error(`generated expression did not compile: ${expr.text}: ${compiled.issues.map((i) => i.message).join('; ')}`);
+  // The filter form reads `ev` without a frame when the whole expression tests one field group.
+  const asFilter = isFilter ? compileFilter(expr.text, EVENT) : undefined;
+  if (asFilter !== undefined && !asFilter.ok) throw new Error(`generated filter did not compile: ${expr.text}`);
   const run = plan(reference, parse(expr.text));
   for (const rec of records) {
     const got = ours(compiled.program.evalRaw({ ev: rec }));
@@ -52,6 +56,7 @@ function comparePairs(expr: Expr, records: readonly Record<string, unknown>[]): 
     if (got.error) counts.errors++;
     else if (got.value === true) counts.matches++;
     expect({ expr: expr.text, record: rec, outcome: got }).toEqual({ expr: expr.text, record: rec, outcome: want });
+    if (asFilter?.ok) expect({ expr: expr.text, record: rec, outcome: ours(asFilter.filter.evaluateRaw(rec)) }).toEqual({ expr: expr.text, record: rec, outcome: want });
   }
 }
 
@@ -67,14 +72,14 @@ describe('differential against @bufbuild/cel', () => {
 
   it('filters should give the reference evaluator\'s value or error on every record', () => {
     fc.assert(
-      fc.property(grammar.bool, fc.array(rawRecord, { minLength: 50, maxLength: 50 }), comparePairs),
+      fc.property(grammar.bool, fc.array(rawRecord, { minLength: 50, maxLength: 50 }), (e, records) => comparePairs(e, records, true)),
       { numRuns: 1500 },
     );
   }, TIMEOUT);
 
   it('int and string expressions should give the reference evaluator\'s value or error on every record', () => {
     fc.assert(
-      fc.property(fc.oneof(grammar.int, grammar.str), fc.array(rawRecord, { minLength: 50, maxLength: 50 }), comparePairs),
+      fc.property(fc.oneof(grammar.int, grammar.str), fc.array(rawRecord, { minLength: 50, maxLength: 50 }), (e, records) => comparePairs(e, records)),
       { numRuns: 600 },
     );
   }, TIMEOUT);
@@ -88,6 +93,27 @@ describe('differential against @bufbuild/cel', () => {
           const raw = r.filter.evaluateRaw(rec);
           expect(r.filter.evaluate(rec)).toBe(raw === true);
         }
+      }),
+      { numRuns: 200 },
+    );
+  }, TIMEOUT);
+
+  it('a filter assuming one top-level conjunct true should agree with the whole filter wherever that conjunct is true', () => {
+    fc.assert(
+      fc.property(fc.array(grammar.bool, { minLength: 2, maxLength: 4 }), fc.array(rawRecord, { minLength: 20, maxLength: 20 }), (parts, records) => {
+        const text = parts.map((p) => `(${p.text})`).join(' && ');
+        const r = compileFilter(text, EVENT);
+        const program = compileProgram(text, { env: filterEnv(EVENT), limits: FILTER_LIMITS });
+        if (!r.ok || !program.ok) throw new Error(`generated filter did not compile: ${text}`);
+        const top = conjuncts(r.filter.expr);
+        top.forEach((conjunct, i) => {
+          const alone = program.program.conjunction([conjunct]);
+          const assuming = r.filter.assuming?.(i);
+          if (assuming === undefined) throw new Error('compiled filters should offer assuming()');
+          for (const rec of records) {
+            if (alone.evalRaw({ ev: rec }) === true) expect({ text, i, rec, got: assuming(rec) }).toEqual({ text, i, rec, got: r.filter.evaluate(rec) });
+          }
+        });
       }),
       { numRuns: 200 },
     );

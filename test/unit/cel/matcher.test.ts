@@ -15,9 +15,21 @@ function filterOf(text: string, eventType: 'tcp_connection_closed.v0' | 'http_re
   return result.filter;
 }
 
-/** Wraps a filter so that its evaluations are counted. */
+/** Wraps a filter so that its evaluations are counted, whole or after an index hit. */
 function counted(f: CompiledFilter, calls: { n: number }): CompiledFilter {
-  return { ...f, evaluate: (ev) => (calls.n++, f.evaluate(ev)) };
+  const assuming = f.assuming?.bind(f);
+  return {
+    ...f,
+    evaluate: (ev) => (calls.n++, f.evaluate(ev)),
+    ...(assuming === undefined
+      ? {}
+      : {
+          assuming: (i: number) => {
+            const test = assuming(i);
+            return (ev: unknown) => (calls.n++, test(ev));
+          },
+        }),
+  };
 }
 
 const NAMES = ['a.example.com', 'b.example.com', 'shop.test', 'x.example.org', 'A.example.com'];
@@ -63,9 +75,19 @@ const opaque = fc.oneof(
   fc.tuple(name, port).map(([n, p]) => `(ev.conn.server_name == ${quote(n)} || ev.conn.server_port == ${p})`),
 );
 
+/**
+ * Filters. Conjunctions draw from small pools so that many subscriptions share an index key and
+ * the same remaining conditions (in either order), which the matcher evaluates once for all.
+ */
 const filterText = fc.oneof(
   { weight: 3, arbitrary: indexable },
   { weight: 4, arbitrary: fc.array(fc.oneof(indexable, opaque), { minLength: 2, maxLength: 4 }).map((cs) => cs.join(' && ')) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(indexable, fc.uniqueArray(opaque, { minLength: 1, maxLength: 2 }), fc.boolean())
+      .map(([key, rest, keyFirst]) => (keyFirst ? [key, ...rest] : [...rest.reverse(), key]).join(' && ')),
+  },
   { weight: 1, arbitrary: opaque },
   { weight: 1, arbitrary: fc.tuple(indexable, indexable).map(([a, b]) => `${a} || ${b}`) },
 );
@@ -83,6 +105,9 @@ const record = fc.record({
   ),
 }).map(({ conn }) => ({ conn: { ...conn } })); // plain objects, as JSON.parse and the decoders produce
 
+/** Mostly records, and now and then something that is not one. */
+const event = fc.oneof({ weight: 12, arbitrary: record }, fc.constantFrom<unknown>({}, { conn: null }, { conn: 'x' }, null, 42));
+
 const id = fc.integer({ min: 0, max: 40 }).map((n) => `esb_${n.toString().padStart(3, '0')}`);
 const op = fc.oneof(
   { weight: 5, arbitrary: fc.tuple(fc.constant('set' as const), id, fc.option(filterText, { freq: 8 })) },
@@ -97,6 +122,8 @@ function bruteForce(filters: ReadonlyMap<string, CompiledFilter | undefined>, ev
   });
 }
 
+const sorted = (ids: readonly string[]): string[] => [...ids].sort();
+
 describe('SubscriptionMatcher', () => {
   it('should return exactly what brute-force evaluation of every filter returns, through adds, replaces, removes and bulk loads', () => {
     const compiled = new Map<string, CompiledFilter>();
@@ -107,7 +134,7 @@ describe('SubscriptionMatcher', () => {
     };
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.array(op, { maxLength: 25 }), fc.array(record, { minLength: 1, maxLength: 15 })), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.array(op, { maxLength: 25 }), fc.array(event, { minLength: 1, maxLength: 15 })), { minLength: 1, maxLength: 4 }),
         (rounds) => {
           const matcher = new SubscriptionMatcher(TYPE);
           const model = new Map<string, CompiledFilter | undefined>();
@@ -126,11 +153,13 @@ describe('SubscriptionMatcher', () => {
             const rebuilt = new SubscriptionMatcher(TYPE);
             rebuilt.replaceAll(model);
             for (const ev of records) {
-              const expected = bruteForce(model, ev);
-              expect(matcher.match(ev)).toEqual(expected);
-              expect(rebuilt.match(ev)).toEqual(expected);
+              const got = matcher.match(ev);
+              // Each matching subscription once (brute force lists each id once, sorted).
+              expect(sorted(got)).toEqual(bruteForce(model, ev));
+              // The order depends on the set and the record, never on the history of updates.
+              expect(rebuilt.match(ev)).toEqual(got);
               // A snapshot taken before the updates still answers for the old set.
-              expect(before.match(ev)).toEqual(bruteForce(beforeModel, ev));
+              expect(sorted(before.match(ev))).toEqual(bruteForce(beforeModel, ev));
             }
           }
         },
@@ -139,21 +168,61 @@ describe('SubscriptionMatcher', () => {
     );
   }, 120_000);
 
-  it('should return ids in ascending order even after many insertions between the same two ids', () => {
+  it('should give the ids of a fresh build, in its order, even after many insertions between the same two ids', () => {
     // Each new id sorts just before "b", halving the gap between ranks until they must be renumbered.
     const matcher = new SubscriptionMatcher(TYPE);
-    const ids = ['a', 'b'];
-    matcher.set('a', filterOf('ev.conn.server_port == 443'));
-    matcher.set('b', undefined);
+    const model = new Map<string, CompiledFilter | undefined>();
+    const set = (id: string, f: CompiledFilter | undefined): void => {
+      matcher.set(id, f);
+      model.set(id, f);
+    };
+    set('a', filterOf('ev.conn.server_port == 443'));
+    set('b', undefined);
     let id = 'a';
     for (let i = 0; i < 150; i++) {
       id = `${id}${i % 2 === 0 ? 'z' : 'y'}`;
-      ids.push(id);
-      matcher.set(id, i % 3 === 0 ? undefined : filterOf(i % 3 === 1 ? 'ev.conn.server_port == 443' : 'cidr("10.0.0.0/8").containsIP(ev.conn.client_ip)'));
+      set(id, i % 3 === 0 ? undefined : filterOf(i % 3 === 1 ? 'ev.conn.server_port == 443' : 'cidr("10.0.0.0/8").containsIP(ev.conn.client_ip)'));
     }
-    const expected = [...ids].sort();
-    expect(matcher.match({ conn: { server_port: 443, client_ip: '10.1.1.1' } })).toEqual(expected);
+    const ev = { conn: { server_port: 443, client_ip: '10.1.1.1' } };
+    const rebuilt = new SubscriptionMatcher(TYPE);
+    rebuilt.replaceAll(model);
+    expect(sorted(matcher.match(ev))).toEqual([...model.keys()].sort());
+    expect(matcher.match(ev)).toEqual(rebuilt.match(ev));
     expect(matcher.size).toBe(152);
+  });
+
+  it('should list unindexed subscriptions first, then hashed fields, then ranges from the shortest prefix, each hit exact ids first', () => {
+    const matcher = new SubscriptionMatcher(TYPE);
+    matcher.replaceAll([
+      ['esb_1', filterOf('cidr("10.1.0.0/16").containsIP(ev.conn.client_ip)')],
+      ['esb_2', filterOf('cidr("10.0.0.0/8").containsIP(ev.conn.client_ip)')],
+      ['esb_3', filterOf('ev.conn.server_port == 443')],
+      ['esb_4', filterOf('ev.conn.server_name == "a.example.com" && ev.conn.server_port == 443')],
+      ['esb_5', filterOf('ev.conn.server_name == "a.example.com"')],
+      ['esb_6', filterOf('ev.conn.server_port > 1')],
+      ['esb_7', undefined],
+      ['esb_8', filterOf('ev.conn.server_ip == "10.9.9.9"')],
+    ]);
+    const ev = { conn: { server_name: 'a.example.com', server_port: 443, client_ip: '10.1.2.3', server_ip: '10.9.9.9' } };
+    expect(matcher.match(ev)).toEqual(['esb_7', 'esb_6', 'esb_5', 'esb_4', 'esb_8', 'esb_3', 'esb_2', 'esb_1']);
+  });
+
+  it('should evaluate the remaining conditions once for all subscriptions behind one key that share them, in either order', () => {
+    const calls = { n: 0 };
+    const matcher = new SubscriptionMatcher(TYPE);
+    for (let i = 0; i < 50; i++) {
+      const text =
+        i % 2 === 0
+          ? 'ev.conn.server_name == "a.example.com" && ev.conn.server_port == 443 && ev.conn.client_ip.startsWith("10.")'
+          : 'ev.conn.client_ip.startsWith("10.") && ev.conn.server_port == 443 && ev.conn.server_name == "a.example.com"';
+      matcher.set(`esb_${String(i).padStart(2, '0')}`, counted(filterOf(text), calls));
+    }
+    matcher.set('esb_other', counted(filterOf('ev.conn.server_name == "a.example.com" && ev.conn.server_port == 80'), calls));
+    const all = Array.from({ length: 50 }, (_, i) => `esb_${String(i).padStart(2, '0')}`);
+    expect(matcher.match({ conn: { server_name: 'a.example.com', server_port: 443, client_ip: '10.0.0.1' } })).toEqual(all);
+    expect(calls.n).toBe(2);
+    expect(matcher.match({ conn: { server_name: 'a.example.com', server_port: 443, client_ip: '11.0.0.1' } })).toEqual([]);
+    expect(calls.n).toBe(4);
   });
 
   it('should index the common shapes and evaluate only the candidates', () => {
@@ -170,7 +239,7 @@ describe('SubscriptionMatcher', () => {
     matcher.set('esb_all', undefined);
     expect(matcher.stats()).toEqual({ subscriptions: 201, alwaysEvaluated: 1, hashed: 100, ranged: 100 });
     const ev = { conn: { server_name: 'h4.example.com', server_port: 443, client_ip: '10.7.1.1', server_ip: '1.1.1.1' } };
-    expect(matcher.match(ev)).toEqual(['esb_004', 'esb_007', 'esb_all']);
+    expect(sorted(matcher.match(ev))).toEqual(['esb_004', 'esb_007', 'esb_all']);
     expect(calls.n).toBe(2);
   });
 
@@ -183,6 +252,19 @@ describe('SubscriptionMatcher', () => {
     expect(calls.n).toBe(0);
     expect(matcher.match({ conn: { server_name: 5, client_ip: 5 } })).toEqual([]);
     expect(calls.n).toBe(2);
+  });
+
+  it('should evaluate a filter that cannot leave out its indexed conjunct whole, never in place of another', () => {
+    const whole = (text: string): CompiledFilter => {
+      const f = filterOf(text);
+      return { text: f.text, eventType: f.eventType, expr: f.expr, evaluate: (ev) => f.evaluate(ev) };
+    };
+    const matcher = new SubscriptionMatcher(TYPE);
+    matcher.set('esb_a', whole('ev.conn.server_name == "a.example.com" && ev.conn.server_port == 443'));
+    matcher.set('esb_b', whole('ev.conn.server_name == "b.example.com" && ev.conn.server_port == 443'));
+    matcher.set('esb_c', filterOf('ev.conn.server_port == 443 && ev.conn.server_name == "b.example.com"'));
+    expect(sorted(matcher.match({ conn: { server_name: 'b.example.com', server_port: 443 } }))).toEqual(['esb_b', 'esb_c']);
+    expect(sorted(matcher.match({ conn: { server_name: 'a.example.com', server_port: 443 } }))).toEqual(['esb_a']);
   });
 
   it('should refuse a filter compiled for another event type', () => {
@@ -200,13 +282,36 @@ describe('analyseFilter', () => {
   const plan = (text: string) => analyseFilter(parse(text).expr);
 
   it('should pick the most selective indexable conjunct of a conjunction', () => {
-    expect(plan('ev.conn.server_port == 443 && ev.conn.server_name == "a" && ev.conn.client_ip.startsWith("1")')).toEqual({
+    expect(plan('ev.conn.server_port == 443 && ev.conn.server_name == "a" && ev.conn.client_ip.startsWith("1")')).toMatchObject({
       plan: { kind: 'hash', field: 'server_name', keys: ['a'] },
       exact: false,
+      conjunct: 1,
     });
     const ranged = plan('cidr("10.1.2.3/8").containsIP(ip(ev.conn.client_ip))');
     expect(ranged.exact).toBe(true);
+    expect(ranged.conjunct).toBe(0);
     expect(ranged.plan?.kind === 'cidr' && ranged.plan.cidr.bits).toBe(8);
+  });
+
+  it('should key the remaining conjuncts alike in any order and whatever the indexed key, and apart when they differ', () => {
+    const rest = (text: string): string => plan(text).rest;
+    const base = rest('ev.conn.server_name == "a" && ev.conn.server_port == 443 && ev.conn.client_ip.startsWith("10.")');
+    expect(rest('ev.conn.client_ip.startsWith("10.") && ev.conn.server_port == 443 && ev.conn.server_name == "b"')).toBe(base);
+    expect(rest('ev.conn.server_name in ["c", "d"] && (ev.conn.client_ip.startsWith("10.") && ev.conn.server_port == 443)')).toBe(base);
+    for (const other of [
+      'ev.conn.server_name == "a" && ev.conn.server_port == 443u && ev.conn.client_ip.startsWith("10.")',
+      'ev.conn.server_name == "a" && ev.conn.server_port == 443.0 && ev.conn.client_ip.startsWith("10.")',
+      'ev.conn.server_name == "a" && ev.conn.server_port == 443 && ev.conn.client_ip.startsWith("10")',
+      'ev.conn.server_name == "a" && ev.conn.server_port == 443 && ev.conn.server_ip.startsWith("10.")',
+      'ev.conn.server_name == "a" && ev.conn.server_port != 443 && ev.conn.client_ip.startsWith("10.")',
+      'ev.conn.server_name == "a" && ev.conn.server_port == 443 && ev.conn.client_ip.endsWith("10.")',
+      'ev.conn.server_name == "a" && (ev.conn.server_port == 443 || ev.conn.client_ip.startsWith("10."))',
+    ]) {
+      expect(rest(other)).not.toBe(base);
+    }
+    expect(plan('ev.conn.server_name == "a"')).toMatchObject({ exact: true, rest: '' });
+    // Unindexed: the whole filter is the key, so equal filters share their evaluation too.
+    expect(plan('ev.conn.server_port > 1 && true')).toMatchObject({ plan: undefined, conjunct: -1, rest: rest('ev.conn.server_name == "x" && ev.conn.server_port > 1 && true') });
   });
 
   it.each([

@@ -1,7 +1,7 @@
 // CEL's evaluation rules as filters see them: errors as values, commutative && and ||, int64 overflow, and "an error is no match".
 import { describe, expect, it } from 'vitest';
 import { compileFilter, evaluationErrorCount, type FilterProgram } from '../../../src/cel/compile.js';
-import { CelErr } from '../../../src/cel/compiler/values.js';
+import { CelErr, internalize } from '../../../src/cel/compiler/values.js';
 import { celEvaluationErrors } from '../../../src/telemetry/metrics.js';
 
 const TCP = 'tcp_connection_closed.v0';
@@ -35,6 +35,30 @@ describe('filter evaluation', () => {
     const noIp = rec({ server_port: 443 });
     expect(filter('ev.conn.server_port == 443 || ev.conn.client_ip.startsWith("10.")').evaluate(noIp)).toBe(true);
     expect(filter('ev.conn.client_ip.startsWith("10.") || ev.conn.server_port == 443').evaluate(noIp)).toBe(true);
+  });
+
+  it('tests of several conn fields combined with &&, || and ! should give each operator\'s result, and an error when ev.conn cannot be read', () => {
+    const both = filter('ev.conn.server_port == 443 && ev.conn.client_ip.startsWith("10.")');
+    const either = filter('ev.conn.server_port == 443 || ev.conn.client_ip.startsWith("10.")');
+    const not = filter('!(ev.conn.server_port == 443) && !ev.conn.client_ip.startsWith("10.")');
+    expect(both.evaluateRaw(rec({ server_port: 443, client_ip: '10.0.0.1' }))).toBe(true);
+    expect(both.evaluateRaw(rec({ server_port: 443, client_ip: '11.0.0.1' }))).toBe(false);
+    expect(both.evaluateRaw(rec({ client_ip: '11.0.0.1' }))).toBe(false); // error && false
+    expect(either.evaluateRaw(rec({ client_ip: '10.0.0.1' }))).toBe(true); // error || true
+    expect(either.evaluateRaw(rec({ client_ip: '11.0.0.1' }))).toBeInstanceOf(CelErr); // error || false
+    expect(not.evaluateRaw(rec({ server_port: 80, client_ip: '11.0.0.1' }))).toBe(true);
+    expect(not.evaluateRaw(rec({ server_port: 80, client_ip: 7 }))).toBeInstanceOf(CelErr); // true && error
+    for (const f of [both, either, not]) {
+      for (const ev of [{}, { conn: null }, { conn: 'x' }, { conn: 1 }, null, 42, 'text', undefined]) {
+        expect(f.evaluateRaw(ev)).toBeInstanceOf(CelErr);
+        expect(f.evaluate(ev)).toBe(false);
+      }
+    }
+  });
+
+  it('interning should give back every string unchanged, names that mean something to objects included', () => {
+    for (const s of ['conn', '', '__proto__', 'constructor', '1', '01', '4294967295', '-0', 'é🐱', 'x'.repeat(5000)]) expect(internalize(s)).toBe(s);
+    expect(filter('ev.conn.server_name == "__proto__" || ev.conn.server_name == "constructor"').evaluate(rec({ server_name: 'constructor' }))).toBe(true);
   });
 
   it('int64 overflow should be an error, not a wrapped or rounded number', () => {

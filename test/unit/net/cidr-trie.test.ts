@@ -1,7 +1,7 @@
 // Tests of the CIDR prefix trie against a brute-force scan with cidrContainsIP, and of its persistence.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CidrTrie } from '../../../src/net/cidr-trie.js';
+import { CidrTrie, PrefixMap } from '../../../src/net/cidr-trie.js';
 import { cidrContainsIP, formatIP, parseCIDR, parseIP, type CIDR, type IPAddr } from '../../../src/net/ip.js';
 
 const cidr = (s: string): CIDR => {
@@ -42,11 +42,14 @@ describe('CidrTrie', () => {
     fc.assert(
       fc.property(fc.array(range, { maxLength: 40 }), fc.array(address, { minLength: 1, maxLength: 20 }), (ranges, addrs) => {
         const trie = build(ranges);
+        const bulk = CidrTrie.of(ranges.map((c, i) => [c, i] as const));
         expect(trie.size).toBe(ranges.length);
+        expect(bulk.size).toBe(ranges.length);
         for (const text of addrs) {
           const a = ip(text);
           const expected = expectedFor(ranges, a);
           expect(trie.match(a)).toEqual(expected);
+          expect(bulk.match(a)).toEqual(expected);
           if (a.family === 4) {
             // A reused buffer with stale entries past the count must not leak into the result.
             const lists: (readonly number[])[] = Array.from({ length: 40 }, () => [-1]);
@@ -82,6 +85,19 @@ describe('CidrTrie', () => {
     );
   });
 
+  it('should list the values stored at exactly one prefix, host bits ignored', () => {
+    fc.assert(
+      fc.property(fc.array(range, { maxLength: 30 }), range, (ranges, probe) => {
+        const trie = build(ranges);
+        const same = (c: CIDR): boolean => c.ip.family === probe.ip.family && c.bits === probe.bits && cidrContainsIP(c, probe.ip);
+        const expected = ranges.flatMap((c, i) => (same(c) ? [i] : []));
+        expect(trie.at(probe)).toEqual(expected);
+        expect(CidrTrie.of(ranges.map((c, i) => [c, i] as const)).at(probe)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('should keep the values of one prefix in the order of the given comparison', () => {
     const ten = cidr('10.0.0.0/8');
     const trie = ['m', 'c', 'x', 'a'].reduce((t, v) => t.with(ten, v, (p, q) => p.localeCompare(q)), CidrTrie.empty<string>());
@@ -98,5 +114,28 @@ describe('CidrTrie', () => {
     expect(trie.without(cidr('10.0.0.0/8'), 'ten').match(ip('10.200.0.1'))).toEqual(['all4']);
     expect(trie.collectV4('2001:db8::1', [])).toBe(-1);
     expect(trie.collectV4('10.0.0.01', [])).toBe(-1);
+  });
+});
+
+describe('PrefixMap', () => {
+  it('should hold one value per prefix, replace and remove it, and leave earlier maps as they were', () => {
+    const empty = PrefixMap.empty<string>();
+    const a = empty.set(cidr('10.1.2.3/16'), 'a').set(cidr('10.0.0.0/8'), 'b').set(cidr('2001:db8::/32'), 'c');
+    const replaced = a.set(cidr('10.1.0.0/16'), 'a2');
+    const removed = replaced.set(cidr('10.0.0.0/8'), undefined).set(cidr('2001:db8::1/32'), undefined);
+    const hits = (m: PrefixMap<string>, text: string): string[] => {
+      const out: string[] = [];
+      return out.slice(0, m.collect(ip(text), out));
+    };
+    expect(hits(a, '10.1.9.9')).toEqual(['b', 'a']);
+    expect(hits(replaced, '10.1.9.9')).toEqual(['b', 'a2']);
+    expect(hits(removed, '10.1.9.9')).toEqual(['a2']);
+    expect(hits(a, '2001:db8::5')).toEqual(['c']);
+    expect(hits(removed, '2001:db8::5')).toEqual([]);
+    expect(a.get(cidr('10.1.0.0/16'))).toBe('a');
+    expect(removed.get(cidr('10.0.0.0/8'))).toBeUndefined();
+    expect(hits(empty, '10.1.9.9')).toEqual([]);
+    expect(PrefixMap.of([[cidr('10.0.0.0/8'), 'x'] as const, [cidr('10.9.9.9/8'), 'y'] as const]).get(cidr('10.0.0.0/8'))).toBe('y');
+    expect(a.collectV4('10.1.0.01', [])).toBe(-1);
   });
 });

@@ -155,8 +155,10 @@ describe('parseIP', () => {
         const parsed = parseIP(text);
         let expected = isIP(text) !== 0 && !text.includes('%');
         if (expected && isIP(text) === 6) {
+          // The URL serializer compresses zeros and writes no dotted tail, so a mapped address
+          // (::ffff:0:0/96) reads exactly "[::ffff:x:y]"; "[::ffff:0]" (ffff in group 7) is not one.
           const bits = new URL(`http://[${text}]/`).hostname;
-          if (/^\[::ffff:/.test(bits)) expected = false;
+          if (/^\[::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}\]$/.test(bits)) expected = false;
         }
         expect(parsed !== undefined).toBe(expected);
       }),

@@ -1,0 +1,70 @@
+// Child processes of the Kafka benchmarks: the real service (src/main.ts) and passthrough clients, started, watched and stopped.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface BenchChild {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** The last lines it printed, for error messages. */
+  tail(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when it has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Runs `node --import tsx <script>` from the repository root and resolves once a line of its output
+ * contains `readyText`. Node is the direct child, so its pid is the one to sample.
+ */
+export async function startChild(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  readyText: string,
+  opts: { timeoutMs?: number; nodeArgs?: readonly string[] } = {},
+): Promise<BenchChild> {
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let ready = false;
+  let buffered = '';
+  const onData = (chunk: Buffer): void => {
+    buffered += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      lines.push(line);
+      if (lines.length > 200) lines.shift();
+      if (line.includes(readyText)) ready = true;
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const tail = (): string => lines.slice(-25).join('\n');
+  const stop = async (graceMs = 20_000): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  const started = Date.now();
+  while (!ready) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited before it was ready:\n${tail()}`);
+    if (Date.now() - started > timeoutMs) {
+      await stop(1_000);
+      throw new Error(`${name} was not ready after ${timeoutMs} ms:\n${tail()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { name, child, pid: child.pid as number, tail, stop };
+}
+
+/** The real service as one ingest worker (ROLES=worker), on the benchmark's topics and group. */
+export function startWorker(name: string, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<BenchChild> {
+  return startChild(name, 'src/main.ts', { ROLES: 'worker', LOG_LEVEL: 'info', ...env }, 'The ingest worker is consuming.', { nodeArgs });
+}

@@ -1,0 +1,123 @@
+// Produce-to-delivered latency: send records at a steady rate while a consumer group keeps up, then read the delivered events back.
+import type { Kafka } from 'kafkajs';
+import { produceTraffic } from '../../src/traffic/kafka-traffic.js';
+import type { GeneratedMessage } from '../../src/traffic/generator.js';
+import type { BenchTopics } from './setup.js';
+import { endOffsets, watchDrain } from './watch.js';
+
+export interface LatencyResult {
+  readonly rate: number;
+  readonly sentPerSecond: number;
+  readonly events: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i] as number;
+}
+
+async function partitionEnds(kafka: Kafka, topics: readonly string[]): Promise<Map<string, number>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const ends = new Map<string, number>();
+    for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) ends.set(`${topic}/${p.partition}`, Number(p.high));
+    return ends;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Reads the records of `topics` between two sets of partition offsets; calls `each` with (append time, value, headers). */
+async function readRange(
+  kafka: Kafka,
+  topics: readonly string[],
+  from: Map<string, number>,
+  to: Map<string, number>,
+  each: (appendMs: number, value: Buffer | null, headers: Record<string, unknown>) => void,
+  timeoutMs: number,
+): Promise<void> {
+  const remaining = new Set([...to].filter(([k, end]) => end > (from.get(k) ?? 0)).map(([k]) => k));
+  if (remaining.size === 0) return;
+  const consumer = kafka.consumer({ groupId: `bench-latency-reader-${Date.now().toString(36)}`, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  try {
+    for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: false });
+    let resolveDone: () => void = () => undefined;
+    const done = new Promise<void>((r) => (resolveDone = r));
+    await consumer.run({
+      eachBatch: async ({ batch }) => {
+        const key = `${batch.topic}/${batch.partition}`;
+        const start = from.get(key) ?? 0;
+        const end = to.get(key) ?? 0;
+        for (const m of batch.messages) {
+          const offset = Number(m.offset);
+          if (offset < start || offset >= end) continue;
+          each(Number(m.timestamp), m.value, m.headers ?? {});
+          if (offset === end - 1) {
+            remaining.delete(key);
+            if (remaining.size === 0) resolveDone();
+          }
+        }
+      },
+    });
+    for (const k of to.keys()) {
+      const [topic, partition] = [k.slice(0, k.lastIndexOf('/')), Number(k.slice(k.lastIndexOf('/') + 1))];
+      consumer.seek({ topic, partition, offset: String(from.get(k) ?? 0) });
+    }
+    await Promise.race([done, new Promise((_, reject) => setTimeout(() => reject(new Error(`reading the delivered events took longer than ${timeoutMs} ms`)), timeoutMs).unref())]);
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+export interface LatencyOptions {
+  readonly topics: BenchTopics;
+  readonly outputs: readonly string[];
+  readonly group: string;
+  readonly pids: readonly number[];
+  readonly rate: number;
+  readonly count: number;
+  readonly source: () => GeneratedMessage;
+  /** Where the raw record's create time is found in a delivered record: the envelope (worker) or a header (passthrough). */
+  readonly inputTime: 'envelope' | 'header';
+  readonly timeoutMs: number;
+  readonly progress: (m: string) => void;
+}
+
+export async function measureLatency(kafka: Kafka, o: LatencyOptions): Promise<LatencyResult> {
+  const inputs = Object.values(o.topics.traffic) as string[];
+  const before = await partitionEnds(kafka, o.outputs);
+  const sent = await produceTraffic({ kafka, topics: o.topics.traffic, source: o.source, count: o.count, rate: o.rate, batchSize: 200, maxInFlight: 8 });
+  await watchDrain(kafka, o.group, inputs, await endOffsets(kafka, inputs), o.pids, { timeoutMs: o.timeoutMs, progress: o.progress });
+  const after = await partitionEnds(kafka, o.outputs);
+  const latencies: number[] = [];
+  await readRange(
+    kafka,
+    o.outputs,
+    before,
+    after,
+    (appendMs, value, headers) => {
+      let created: number;
+      if (o.inputTime === 'header') created = Number(String(headers['x-in-ts']));
+      else created = Date.parse((JSON.parse(String(value)) as { event_timestamp: string }).event_timestamp);
+      latencies.push(appendMs - created);
+    },
+    o.timeoutMs,
+  );
+  latencies.sort((a, b) => a - b);
+  return {
+    rate: o.rate,
+    sentPerSecond: sent.ratePerSecond,
+    events: latencies.length,
+    p50: percentile(latencies, 50),
+    p90: percentile(latencies, 90),
+    p99: percentile(latencies, 99),
+    max: latencies[latencies.length - 1] ?? Number.NaN,
+  };
+}

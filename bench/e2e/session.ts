@@ -1,0 +1,186 @@
+// One Kafka benchmark session: a broker, preloaded raw topics, and configurations (passthrough clients or workers) measured on them.
+import type { Kafka } from 'kafkajs';
+import type { TrafficUniverse } from '../../src/traffic/generator.js';
+import type { SubscriptionWorkload } from '../workload/subscriptions.js';
+import { startBenchBroker, type BenchBroker } from './broker.js';
+import { startChild, startWorker, type BenchChild } from './child.js';
+import { measureLatency, type LatencyResult } from './latency.js';
+import { benchKafka, benchTopics, createTopics, preload, trafficSource, uniquePrefix, workerEnv, writeConfig, type BenchTopics } from './setup.js';
+import { endOffsets, watchDrain, type DrainResult } from './watch.js';
+
+export interface Configuration {
+  readonly name: string;
+  /** Topics its deliveries land in. */
+  readonly outputs: readonly string[];
+  readonly inputTime: 'envelope' | 'header';
+  /** Creates its output topics and writes its config; safe to call again. */
+  prepare(): Promise<void>;
+  /** Starts its processes in `group` (after prepare()). */
+  start(group: string): Promise<BenchChild[]>;
+  /** Set for worker configurations once their subscriptions are written. */
+  workload?: SubscriptionWorkload;
+}
+
+export interface DrainReport extends DrainResult {
+  /** Delivered events per second over the same window (outputs written / records consumed x records/s). */
+  readonly eventsPerSecond: number;
+  readonly eventsPerRecord: number;
+}
+
+function alive(children: readonly BenchChild[]): void {
+  const dead = children.find((ch) => ch.child.exitCode !== null || ch.child.signalCode !== null);
+  if (dead !== undefined) throw new Error(`${dead.name} exited (${dead.child.exitCode ?? dead.child.signalCode})`);
+}
+
+export class KafkaBenchSession {
+  readonly topics: BenchTopics;
+  readonly kafka: Kafka;
+  readonly universe: TrafficUniverse;
+  readonly source: ReturnType<typeof trafficSource>['next'];
+  private readonly groups = new Map<Configuration, string>();
+  private configCount = 0;
+
+  private constructor(
+    readonly name: string,
+    readonly broker: BenchBroker,
+    private readonly progress: (m: string) => void,
+  ) {
+    this.topics = benchTopics(uniquePrefix(name));
+    this.kafka = benchKafka(broker.brokers);
+    const t = trafficSource();
+    this.universe = t.universe;
+    this.source = t.next;
+  }
+
+  static async open(name: string, progress: (m: string) => void): Promise<KafkaBenchSession> {
+    const broker = await startBenchBroker(progress);
+    try {
+      const s = new KafkaBenchSession(name, broker, progress);
+      await createTopics(s.kafka, s.topics, []);
+      return s;
+    } catch (err) {
+      await broker.stop();
+      throw err;
+    }
+  }
+
+  get inputs(): string[] {
+    return Object.values(this.topics.traffic) as string[];
+  }
+
+  output(name: string): string {
+    return `${this.topics.prefix}.out.${name}`;
+  }
+
+  async preload(count: number): Promise<number> {
+    const started = Date.now();
+    const rate = await preload(this.kafka, this.topics, count, this.source, this.progress);
+    this.progress(`preloaded ${count.toLocaleString('en-US')} records in ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round(rate).toLocaleString('en-US')}/s)`);
+    return rate;
+  }
+
+  /** A kafkajs (or other client) passthrough child process writing to one output topic. */
+  passthrough(name: string, script: string, opts: { nodeArgs?: readonly string[] } = {}): Configuration {
+    const out = this.output(name);
+    let created = false;
+    return {
+      name,
+      outputs: [out],
+      inputTime: 'header',
+      prepare: async () => {
+        if (!created) await createTopics(this.kafka, this.topics, [out]);
+        created = true;
+      },
+      start: async (group) => {
+        const env = { BENCH_BROKERS: this.broker.brokers, BENCH_IN_TOPICS: this.inputs.join(','), BENCH_OUT_TOPIC: out, BENCH_GROUP: group };
+        return [await startChild(name, script, env, 'passthrough ready', { nodeArgs: opts.nodeArgs })];
+      },
+    };
+  }
+
+  /** `processes` service workers with `subscriptions` subscriptions delivering to `destinations` kafka destinations. */
+  worker(name: string, subscriptions: number, opts: { processes?: number; destinations?: number; kind?: 'one-percent' | 'tenant'; env?: Record<string, string>; nodeArgs?: readonly string[] } = {}): Configuration {
+    const outputs = Array.from({ length: opts.destinations ?? 1 }, (_, i) => this.output(`${name}-${i}`));
+    const topics = { ...this.topics, config: `${this.topics.prefix}.config.${++this.configCount}` };
+    let written = false;
+    const c: Configuration = {
+      name,
+      outputs,
+      inputTime: 'envelope',
+      prepare: async () => {
+        if (written) return;
+        await createTopics(this.kafka, topics, outputs);
+        this.progress(`${name}: writing ${subscriptions.toLocaleString('en-US')} subscriptions to the config log`);
+        c.workload = await writeConfig(this.kafka, topics, outputs, this.universe, { count: subscriptions, kind: opts.kind ?? 'one-percent' });
+        written = true;
+      },
+      start: async (group) => {
+        const env = { ...workerEnv(this.broker.brokers, topics, group), ...opts.env };
+        const children: BenchChild[] = [];
+        try {
+          for (let i = 0; i < (opts.processes ?? 1); i++) children.push(await startWorker(`${name} #${i + 1}`, env, opts.nodeArgs));
+        } catch (err) {
+          await Promise.allSettled(children.map((ch) => ch.stop()));
+          throw err;
+        }
+        return children;
+      },
+    };
+    return c;
+  }
+
+  groupOf(c: Configuration): string {
+    let g = this.groups.get(c);
+    if (g === undefined) this.groups.set(c, (g = `${this.topics.prefix}-${c.name.replace(/[^a-zA-Z0-9._-]/g, '-')}`));
+    return g;
+  }
+
+  /** Starts the configuration, waits until it has committed everything in the raw topics, stops it. */
+  async drain(c: Configuration, timeoutMs: number): Promise<DrainReport> {
+    await c.prepare();
+    const target = await endOffsets(this.kafka, this.inputs);
+    const outBefore = await endOffsets(this.kafka, c.outputs);
+    this.progress(`${c.name}: starting; it must commit ${target.toLocaleString('en-US')} records`);
+    const children = await c.start(this.groupOf(c));
+    try {
+      const r = await watchDrain(this.kafka, this.groupOf(c), this.inputs, target, children.map((ch) => ch.pid), { timeoutMs, progress: this.progress, check: () => alive(children) });
+      const delivered = (await endOffsets(this.kafka, c.outputs)) - outBefore;
+      const eventsPerRecord = delivered / target;
+      this.progress(`${c.name}: ${Math.round(r.recordsPerSecond).toLocaleString('en-US')} records/s, ${eventsPerRecord.toFixed(2)} events/record, ${r.cores.toFixed(2)} cores, peak RSS ${Math.round(r.peakRssMiB)} MiB`);
+      return { ...r, eventsPerRecord, eventsPerSecond: r.recordsPerSecond * eventsPerRecord };
+    } catch (err) {
+      throw new Error(`${c.name} failed: ${err instanceof Error ? err.message : String(err)}\n${children.map((ch) => `--- ${ch.name}:\n${ch.tail()}`).join('\n')}`, { cause: err });
+    } finally {
+      await Promise.allSettled(children.map((ch) => ch.stop()));
+    }
+  }
+
+  /** Starts the configuration again (its group resumes), lets it catch up, then measures latency at `rate` for `seconds`. */
+  async latency(c: Configuration, rate: number, seconds: number, timeoutMs: number): Promise<LatencyResult> {
+    await c.prepare();
+    const children = await c.start(this.groupOf(c));
+    try {
+      const pids = children.map((ch) => ch.pid);
+      await watchDrain(this.kafka, this.groupOf(c), this.inputs, await endOffsets(this.kafka, this.inputs), pids, { timeoutMs, progress: this.progress, check: () => alive(children) });
+      this.progress(`${c.name}: measuring latency at ${Math.round(rate).toLocaleString('en-US')} records/s for ${seconds} s`);
+      return await measureLatency(this.kafka, {
+        topics: this.topics,
+        outputs: c.outputs,
+        group: this.groupOf(c),
+        pids,
+        rate,
+        count: Math.round(rate * seconds),
+        source: this.source,
+        inputTime: c.inputTime,
+        timeoutMs,
+        progress: this.progress,
+      });
+    } finally {
+      await Promise.allSettled(children.map((ch) => ch.stop()));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.broker.stop();
+  }
+}

@@ -1,0 +1,105 @@
+// Watches a consumer group work through preloaded records: the rate between its first and last commit, and its processes' CPU and memory.
+import type { Admin, Kafka } from 'kafkajs';
+import { coresUsed, sampleProcess, type ProcSample } from './proc-stats.js';
+
+export interface DrainResult {
+  /** Records committed between the first progress seen and the end, over that time. */
+  readonly recordsPerSecond: number;
+  readonly seconds: number;
+  readonly records: number;
+  /** CPU cores the watched processes used, summed, during that window. */
+  readonly cores: number;
+  /** Highest VmHWM of any watched process, in MiB. */
+  readonly peakRssMiB: number;
+}
+
+/** Sum of committed offsets of `group` over the partitions of `topics` (a partition without a commit counts 0). */
+export async function committed(admin: Admin, group: string, topics: readonly string[]): Promise<number> {
+  const offsets = await admin.fetchOffsets({ groupId: group, topics: [...topics] });
+  let sum = 0;
+  for (const t of offsets) for (const p of t.partitions) sum += Math.max(0, Number(p.offset));
+  return sum;
+}
+
+export async function endOffsets(kafka: Kafka, topics: readonly string[]): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    let sum = 0;
+    for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) sum += Number(p.high);
+    return sum;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export interface WatchOptions {
+  readonly timeoutMs: number;
+  readonly pollMs?: number;
+  readonly progress?: (m: string) => void;
+  /** Throws (ending the wait) when a watched process has died. */
+  readonly check?: () => void;
+}
+
+/**
+ * Polls the group's commits every `pollMs` until they reach `target`. The clock starts at the first
+ * poll that shows progress, and the records counted are those committed after it, so start-up and
+ * the group join are left out. Throws when `timeoutMs` passes first, naming how far it got.
+ */
+export async function watchDrain(
+  kafka: Kafka,
+  group: string,
+  topics: readonly string[],
+  target: number,
+  pids: readonly number[],
+  opts: WatchOptions,
+): Promise<DrainResult> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return await watch(admin, group, topics, target, pids, opts);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function watch(
+  admin: Admin,
+  group: string,
+  topics: readonly string[],
+  target: number,
+  pids: readonly number[],
+  opts: WatchOptions,
+): Promise<DrainResult> {
+  const pollMs = opts.pollMs ?? 250;
+  const started = Date.now();
+  let first: { at: number; done: number; samples: (ProcSample | undefined)[] } | undefined;
+  let lastReport = 0;
+  let peak = 0;
+  for (;;) {
+    const done = await committed(admin, group, topics);
+    const now = performance.now();
+    const samples = pids.map((pid) => sampleProcess(pid));
+    for (const s of samples) if (s !== undefined) peak = Math.max(peak, s.peakRssMiB);
+    if (first === undefined && done > 0) first = { at: now, done, samples };
+    if (done >= target && first !== undefined) {
+      const seconds = (now - first.at) / 1000;
+      let cores = 0;
+      samples.forEach((s, i) => {
+        const a = first?.samples[i];
+        if (a !== undefined && s !== undefined) cores += coresUsed(a, s);
+      });
+      const records = done - first.done;
+      return { recordsPerSecond: seconds > 0 ? records / seconds : Number.NaN, seconds, records, cores, peakRssMiB: peak };
+    }
+    opts.check?.();
+    if (Date.now() - started > opts.timeoutMs) {
+      throw new Error(`group ${group} committed ${done} of ${target} records in ${Math.round((Date.now() - started) / 1000)} s; giving up`);
+    }
+    if (opts.progress !== undefined && Date.now() - lastReport > 2_000) {
+      lastReport = Date.now();
+      opts.progress(`${group}: ${done.toLocaleString('en-US')} / ${target.toLocaleString('en-US')} committed`);
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}

@@ -1,0 +1,123 @@
+// Hot-path benchmark: decode, match, project and serialize in process with 10 to 10,000 subscriptions, against decoding alone.
+import { cpus, loadavg } from 'node:os';
+import { runIsolated } from './lib/isolate.js';
+import { DEFAULT_MEASURE } from './lib/measure.js';
+import type { BenchContext, BenchReport, BenchRow } from './lib/types.js';
+import type { RouteArgs, RouteMode, RouteResult } from './hotpath/route-measure.js';
+
+const MODULE = new URL('./hotpath/route-measure.ts', import.meta.url).href;
+const SIZES = [10, 100, 1_000, 10_000];
+const RECORDS = 4096;
+const HTTP_SHARE = 0.8;
+const ROUNDS = Number(process.env.BENCH_HOTPATH_ROUNDS ?? 3);
+
+interface Subject {
+  readonly label: string;
+  readonly mode: RouteMode;
+  readonly subscriptions: number;
+  readonly validateAll: boolean;
+}
+
+const round = (n: number, digits = 0): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+function subjects(): Subject[] {
+  const list: Subject[] = [
+    { label: 'decode only (baseline)', mode: 'decode', subscriptions: 0, validateAll: false },
+    { label: 'filterable fields only', mode: 'filterable', subscriptions: 0, validateAll: false },
+    { label: 'validate only (scan every record)', mode: 'filterable', subscriptions: 0, validateAll: true },
+  ];
+  for (const n of SIZES) list.push({ label: `route (tail checked on a match only), ${n.toLocaleString('en-US')} subscriptions`, mode: 'route', subscriptions: n, validateAll: false });
+  for (const n of SIZES) list.push({ label: `route + validate every record (the service), ${n.toLocaleString('en-US')} subscriptions`, mode: 'route', subscriptions: n, validateAll: true });
+  return list;
+}
+
+export default async function run(ctx: BenchContext): Promise<BenchReport> {
+  const loadBefore = loadavg()[0] ?? 0;
+  const best = new Map<Subject, RouteResult>();
+  const all = subjects();
+  // Rounds interleave the subjects, so a burst of load on the shared machine hits all of them alike;
+  // each subject keeps its fastest round.
+  for (let r = 1; r <= ROUNDS; r++) {
+    for (const s of all) {
+      ctx.progress(`round ${r}/${ROUNDS}: ${s.label}`);
+      const args: RouteArgs = {
+        mode: s.mode,
+        subscriptions: s.subscriptions,
+        records: RECORDS,
+        httpShare: HTTP_SHARE,
+        ...(s.validateAll && { decoder: { validateAll: true } }),
+      };
+      const result = await runIsolated<RouteResult>(MODULE, 'measureRoute', args);
+      const prev = best.get(s);
+      if (prev === undefined || result.nsPerRecord < prev.nsPerRecord) best.set(s, result);
+    }
+  }
+  const get = (mode: RouteMode, subs: number, validateAll: boolean): RouteResult =>
+    best.get(all.find((s) => s.mode === mode && s.subscriptions === subs && s.validateAll === validateAll) as Subject) as RouteResult;
+  const decode = get('decode', 0, false);
+  const rows: BenchRow[] = all.map((s) => {
+    const r = best.get(s) as RouteResult;
+    const routed = s.mode === 'route';
+    return {
+      subject: s.label,
+      'ns/record': round(r.nsPerRecord),
+      'records/s': round(1e9 / r.nsPerRecord),
+      'x decode-only rate': round(decode.nsPerRecord / r.nsPerRecord, 2),
+      'matches/record': routed ? round(r.matchesPerRecord, 2) : null,
+      'records matched %': routed ? round(r.matchedRecordShare * 100, 1) : null,
+      'payloads/record': routed ? round(r.payloadsPerRecord, 2) : null,
+      'distinct filters': routed ? r.distinctFilters : null,
+      'distinct field sets': routed ? r.distinctFieldSets : null,
+      'RSS MiB': r.rssMiB,
+    };
+  });
+
+  const rate = (n: number, v: boolean): number => 1e9 / get('route', n, v).nsPerRecord;
+  const decodeRate = 1e9 / decode.nsPerRecord;
+  const notes: string[] = [];
+  for (const v of [false, true]) {
+    const what = v ? 'Validating every record (what the service does: createRecordDecoder({ validateAll: true }) in app.ts)' : 'Checking the tail only on a match (the decoder\'s default)';
+    const r100 = rate(100, v) / decodeRate;
+    const r10k = rate(10_000, v) / rate(10, v);
+    notes.push(
+      `${what}: at 100 subscriptions the rate is ${round(r100, 2)}x the decode-only rate (target >= 0.5: ${r100 >= 0.5 ? 'met' : 'missed'}); ` +
+        `10,000 subscriptions run at ${round(r10k, 3)}x the 10-subscription rate (target >= 0.333: ${r10k >= 1 / 3 ? 'met' : 'missed'}).`,
+    );
+  }
+  const scan = get('filterable', 0, true);
+  const cheap = get('filterable', 0, false);
+  notes.push(
+    `Validating every record costs ${round(scan.nsPerRecord - cheap.nsPerRecord)} ns more per record than reading the filterable fields alone ` +
+      `(${round(cheap.nsPerRecord)} -> ${round(scan.nsPerRecord)} ns); at 10 subscriptions the route costs ${round(get('route', 10, true).nsPerRecord)} ns instead of ${round(get('route', 10, false).nsPerRecord)} ns, ` +
+      `at 100 ${round(get('route', 100, true).nsPerRecord)} instead of ${round(get('route', 100, false).nsPerRecord)} ns.`,
+    `Workload: ${RECORDS} distinct generated Avro records (src/traffic, ${HTTP_SHARE * 100}% http_request_complete.v0 of about ${round(decode.meanRecordBytes)} bytes on average with header maps, the rest tcp_connection_closed.v0), ` +
+      'subscriptions built by bench/workload/subscriptions.ts: filters on hostnames, hostname lists, customer domains, client networks (IPv4 and IPv6) and TCP addresses, each expected to match about 1% of all records; ' +
+      'common field selections (10% of subscriptions pick their own), 20 destinations. "matches/record" is the measured mean.',
+    `Method: each cell is the fastest of ${ROUNDS} rounds; a round times one subject in a fresh process, the median of ${DEFAULT_MEASURE.runs} runs of about ${DEFAULT_MEASURE.runMs} ms after a warm-up, in CPU time of that process. ` +
+      'The decode-only baseline decodes and validates every whole record (decodeFilterable then full()), what a consumer that only decodes would pay. The route is RecordRouter.route(): decode the filterable fields, match, decode the whole record on a match, project once per distinct field set, serialize the envelope once, list deliveries.',
+    `Machine: ${cpus().length} CPUs shared with other work; 1-minute load average ${round(loadBefore, 1)} at the start, ${round(loadavg()[0] ?? 0, 1)} at the end.`,
+  );
+  const series = (v: boolean): [number, number][] => SIZES.map((n) => [n, round(rate(n, v))]);
+  return {
+    title: 'Hot path in process: decode, match, project, serialize',
+    settings: { records: RECORDS, httpShare: HTTP_SHARE, rounds: ROUNDS },
+    rows,
+    notes,
+    charts: [
+      {
+        kind: 'line',
+        id: 'throughput',
+        title: 'Hot path: records/s against subscriptions (one core)',
+        xLabel: 'subscriptions',
+        yLabel: 'records per second',
+        logX: true,
+        series: [
+          { name: 'route + validate all (service)', points: series(true) },
+          { name: 'route, tail on match only', points: series(false) },
+          { name: 'decode only (baseline)', points: SIZES.map((n) => [n, round(decodeRate)]) },
+          { name: 'filterable only', points: SIZES.map((n) => [n, round(1e9 / cheap.nsPerRecord)]) },
+        ],
+      },
+    ],
+  };
+}

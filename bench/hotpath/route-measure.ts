@@ -1,0 +1,158 @@
+// Child-process side of the hot-path benchmark: builds N subscriptions and times one record through the router (or the decoder alone).
+import type { TrafficEventType } from '../../src/events/catalog.js';
+import { RecordRouter, type ConsumedMessage } from '../../src/ingest/record-router.js';
+import { createAuditDecoder } from '../../src/records/audit-decoder.js';
+import { createRecordDecoder, type RecordDecoderOptions } from '../../src/records/record-decoder.js';
+import { SubscriptionSet } from '../../src/subscriptions/subscription-set.js';
+import { TrafficGenerator, buildUniverse } from '../../src/traffic/generator.js';
+import { DEFAULT_MEASURE, measure, type MeasureOptions } from '../lib/measure.js';
+import { buildSubscriptions } from '../workload/subscriptions.js';
+
+/**
+ * - decode: decodeFilterable then full() on every record, the baseline (what a consumer that only decodes pays);
+ * - filterable: decodeFilterable alone, the floor of the cheap read;
+ * - route: the router's whole hot path (decode filterable, match, full decode on a match, project, serialize, list deliveries).
+ */
+export type RouteMode = 'decode' | 'filterable' | 'route';
+
+export interface RouteArgs {
+  readonly mode: RouteMode;
+  readonly subscriptions: number;
+  readonly records: number;
+  readonly httpShare: number;
+  /** Decoder options under test (e.g. validating every record). */
+  readonly decoder?: RecordDecoderOptions;
+  readonly measure?: MeasureOptions;
+}
+
+export interface RouteStats {
+  readonly matchesPerRecord: number;
+  readonly matchedRecordShare: number;
+  readonly deliveriesPerRecord: number;
+  /** Distinct serialized payloads per record (one per distinct field set among the matches). */
+  readonly payloadsPerRecord: number;
+  readonly meanPayloadBytes: number;
+  readonly meanRecordBytes: number;
+  readonly expectedMatchesPerRecord: number;
+  readonly distinctFilters: number;
+  readonly distinctFieldSets: number;
+  readonly setupMs: number;
+}
+
+export interface RouteResult extends RouteStats {
+  readonly nsPerRecord: number;
+  readonly rssMiB: number;
+}
+
+interface Input {
+  readonly topic: string;
+  readonly eventType: TrafficEventType;
+  readonly msg: ConsumedMessage;
+}
+
+const TOPICS: Readonly<Record<TrafficEventType, string>> = {
+  'http_request_complete.v0': 'bench.http',
+  'tcp_connection_closed.v0': 'bench.tcp',
+};
+
+export function inputs(count: number, httpShare: number): Input[] {
+  const g = new TrafficGenerator({ seed: 101, httpShare });
+  const base = Date.UTC(2024, 4, 1);
+  return Array.from({ length: count }, (_, i) => {
+    const m = g.nextMessage('avro');
+    return {
+      topic: TOPICS[m.eventType],
+      eventType: m.eventType,
+      msg: { key: null, value: m.value, offset: String(1_000_000 + i), timestamp: String(base + i), headers: {} },
+    };
+  });
+}
+
+export interface PreparedRoute {
+  readonly fn: (input: Input) => unknown;
+  readonly records: readonly Input[];
+  readonly stats: RouteStats;
+}
+
+/** Builds the subscriptions, router and records of one subject, and the function that handles one record. */
+export function prepareRoute(args: RouteArgs): PreparedRoute {
+  const started = performance.now();
+  const universe = buildUniverse({ httpShare: args.httpShare });
+  const workload = buildSubscriptions(universe, {
+    count: args.subscriptions,
+    destinationIds: Array.from({ length: 20 }, (_, i) => `ed_BENCH${String(i).padStart(22, '0')}`),
+    httpShare: args.httpShare,
+    kind: 'one-percent',
+  });
+  const subscriptions = new SubscriptionSet();
+  for (const s of workload.subscriptions) subscriptions.put(s);
+  const decoder = createRecordDecoder(args.decoder);
+  const router = new RecordRouter({
+    subscriptions,
+    decoder,
+    auditDecoder: createAuditDecoder(),
+    trafficTopics: new Map(Object.entries(TOPICS).map(([t, topic]) => [topic, t as TrafficEventType])),
+    auditTopic: 'bench.audit',
+  });
+  const records = inputs(args.records, args.httpShare);
+  const setupMs = performance.now() - started;
+
+  // One pass to describe the workload, and to check that every record goes through without a dead letter.
+  let matches = 0;
+  let matched = 0;
+  let deliveries = 0;
+  let payloads = 0;
+  let payloadBytes = 0;
+  let recordBytes = 0;
+  for (const { topic, eventType, msg } of records) {
+    recordBytes += (msg.value as Buffer).length;
+    const decoded = decoder.decodeFilterable(eventType, msg);
+    if (!decoded.ok) throw new Error(`a generated record failed to decode: ${decoded.message}`);
+    const ids = subscriptions.matcher(eventType).match(decoded.filterable);
+    matches += ids.length;
+    if (ids.length > 0) matched++;
+    const result = router.route(topic, 0, msg);
+    if (result.type !== 'deliver') throw new Error(`a generated record was dead-lettered: ${result.letter.errorMessage}`);
+    deliveries += result.deliveries.length;
+    const distinct = new Set(result.deliveries.map((d) => d.item));
+    payloads += distinct.size;
+    for (const item of distinct) payloadBytes += item.payload.length;
+  }
+
+  let fn: (input: Input) => unknown;
+  switch (args.mode) {
+    case 'decode':
+      fn = ({ eventType, msg }) => {
+        const d = decoder.decodeFilterable(eventType, msg);
+        return d.ok && d.full().ok;
+      };
+      break;
+    case 'filterable':
+      fn = ({ eventType, msg }) => decoder.decodeFilterable(eventType, msg).ok;
+      break;
+    case 'route':
+      fn = ({ topic, msg }) => router.route(topic, 0, msg).type === 'deliver';
+      break;
+  }
+  const n = records.length;
+  const stats: RouteStats = {
+    matchesPerRecord: matches / n,
+    matchedRecordShare: matched / n,
+    deliveriesPerRecord: deliveries / n,
+    payloadsPerRecord: payloads / n,
+    meanPayloadBytes: payloads === 0 ? 0 : payloadBytes / payloads,
+    meanRecordBytes: recordBytes / n,
+    expectedMatchesPerRecord: workload.expectedMatchesPerRecord,
+    distinctFilters: workload.distinctFilters,
+    distinctFieldSets: workload.distinctFieldSets,
+    setupMs,
+  };
+  return { fn, records, stats };
+}
+
+/** Exported for isolate.ts: runs in its own process. */
+export function measureRoute(args: RouteArgs): RouteResult {
+  const { fn, records, stats } = prepareRoute(args);
+  const m = measure(fn, records, args.measure ?? DEFAULT_MEASURE);
+  return { ...stats, nsPerRecord: m.nsPerOp, rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20) };
+}

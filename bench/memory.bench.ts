@@ -1,0 +1,113 @@
+// Memory of one worker with 10,000 subscriptions under steady load: peak RSS against the 300 MB target, and a bounded soak for a trend.
+import { cpus, loadavg } from 'node:os';
+import { produceTraffic } from '../src/traffic/kafka-traffic.js';
+import { MemorySampler, slope } from './e2e/sampler.js';
+import { KafkaBenchSession } from './e2e/session.js';
+import { endOffsets, watchDrain } from './e2e/watch.js';
+import type { BenchContext, BenchReport, BenchRow } from './lib/types.js';
+
+const SUBSCRIPTIONS = Number(process.env.BENCH_MEMORY_SUBSCRIPTIONS ?? 10_000);
+/** The soak length; BENCH_MEMORY_SOAK_SECONDS=600 gives the 10-minute soak of issue 6. */
+const SOAK_SECONDS = Number(process.env.BENCH_MEMORY_SOAK_SECONDS ?? 120);
+const RATE = Number(process.env.BENCH_MEMORY_RATE ?? 4_000);
+const DESTINATIONS = 4;
+const TARGET_MIB = 300 / 1.048576; // 300 MB (decimal) in MiB
+/** The first part of the soak is warm-up (JIT, heap sizing, fetch buffers); the trend is fitted to the rest. */
+const WARMUP_SHARE = 0.25;
+
+const round = (n: number, d = 0): number => Math.round(n * 10 ** d) / 10 ** d;
+
+export default async function run(ctx: BenchContext): Promise<BenchReport> {
+  const loadBefore = loadavg()[0] ?? 0;
+  const session = await KafkaBenchSession.open('memory', ctx.progress);
+  try {
+    const config = session.worker('worker-10k', SUBSCRIPTIONS, { kind: 'tenant', destinations: DESTINATIONS });
+    await config.prepare();
+    const [worker] = await config.start(session.groupOf(config));
+    if (worker === undefined) throw new Error('no worker process');
+    try {
+      const idle = new MemorySampler(worker.pid, 500);
+      await new Promise((r) => setTimeout(r, 5_000));
+      const idleSeries = idle.stop();
+      const idleRss = idleSeries.points[idleSeries.points.length - 1]?.[1] ?? Number.NaN;
+      ctx.progress(`worker loaded ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions: RSS ${round(idleRss)} MiB before any traffic`);
+
+      const sampler = new MemorySampler(worker.pid, 1_000);
+      const count = Math.round(RATE * SOAK_SECONDS);
+      ctx.progress(`soaking: ${count.toLocaleString('en-US')} records at ${RATE.toLocaleString('en-US')}/s for ${SOAK_SECONDS} s`);
+      const sent = await produceTraffic({
+        kafka: session.kafka,
+        topics: session.topics.traffic,
+        source: session.source,
+        count,
+        rate: RATE,
+        batchSize: 200,
+        maxInFlight: 8,
+        maxDurationMs: SOAK_SECONDS * 1000 * 1.5,
+        onProgress: (p) => {
+          if (Math.round(p.elapsedMs / 1000) % 15 === 0) ctx.progress(`soak: ${p.sent.toLocaleString('en-US')} sent, ${Math.round(p.elapsedMs / 1000)} s`);
+        },
+      });
+      // The soak counts only if the worker kept up: it must commit everything shortly after the last send.
+      const target = await endOffsets(session.kafka, session.inputs);
+      await watchDrain(session.kafka, session.groupOf(config), session.inputs, target, [worker.pid], { timeoutMs: 120_000 });
+      const series = sampler.stop();
+      const steady = series.points.filter(([t]) => t >= SOAK_SECONDS * WARMUP_SHARE);
+      const perMinute = slope(steady) * 60;
+      const rss = steady.map(([, y]) => y);
+      const meanRss = rss.reduce((a, b) => a + b, 0) / Math.max(1, rss.length);
+      const half = Math.floor(steady.length / 2);
+      const firstHalf = rss.slice(0, half).reduce((a, b) => a + b, 0) / Math.max(1, half);
+      const secondHalf = rss.slice(half).reduce((a, b) => a + b, 0) / Math.max(1, rss.length - half);
+      const outputs = await endOffsets(session.kafka, config.outputs);
+      const rows: BenchRow[] = [
+        {
+          subscriptions: SUBSCRIPTIONS,
+          'load records/s': round(sent.ratePerSecond),
+          'soak s': SOAK_SECONDS,
+          'events/record': round(outputs / Math.max(1, target), 2),
+          'RSS idle MiB': round(idleRss),
+          'RSS mean MiB': round(meanRss),
+          'peak RSS MiB': round(series.peakRssMiB),
+          'peak RSS MB': round(series.peakRssMiB * 1.048576),
+          'trend MiB/min': round(perMinute, 2),
+          '1st half MiB': round(firstHalf),
+          '2nd half MiB': round(secondHalf),
+        },
+      ];
+      const flat = Math.abs(perMinute) * (SOAK_SECONDS / 60) < 0.02 * meanRss;
+      const notes = [
+        `Peak RSS ${round(series.peakRssMiB * 1.048576)} MB (VmHWM of the worker process, start-up included) against the target of 300 MB: ${series.peakRssMiB <= TARGET_MIB ? 'met' : 'missed'}.`,
+        `Trend: least-squares slope of RSS over the last ${round((1 - WARMUP_SHARE) * 100)}% of the soak (the first ${round(WARMUP_SHARE * 100)}% is warm-up): ${round(perMinute, 2)} MiB/min, ${round(perMinute * (SOAK_SECONDS / 60), 1)} MiB over the soak; ` +
+          `mean of the first half ${round(firstHalf)} MiB, second half ${round(secondHalf)} MiB. ${flat ? 'No upward trend (the fitted change over the soak is under 2% of the mean).' : 'The fitted change over the soak exceeds 2% of the mean: look for a leak, or soak longer (BENCH_MEMORY_SOAK_SECONDS=600).'}`,
+        `Workload: ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions, one tenant each (a hostname or TCP address of its own, drawn over the generator's ${session.universe.httpHosts.length.toLocaleString('en-US')} hosts and ${session.universe.tcpAddresses.length.toLocaleString('en-US')} TCP addresses, common field selections), delivering to ${DESTINATIONS} kafka destinations; generated Avro traffic at ${RATE.toLocaleString('en-US')} records/s.`,
+        `The soak lasted ${SOAK_SECONDS} s (BENCH_MEMORY_SOAK_SECONDS; 600 gives the 10-minute soak). The worker is the real service in its own process; RSS is read from /proc every second.`,
+        `Kafka ${session.broker.version} on 127.0.0.1 with "${session.broker.jvmOpts}"; ${cpus().length} cores shared by broker, producer and worker; load average ${round(loadBefore, 1)} at the start, ${round(loadavg()[0] ?? 0, 1)} at the end.`,
+      ];
+      return {
+        title: `Memory with ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions under load`,
+        usesKafka: true,
+        settings: { subscriptions: SUBSCRIPTIONS, soakSeconds: SOAK_SECONDS, rate: RATE, destinations: DESTINATIONS },
+        rows,
+        notes,
+        charts: [
+          {
+            kind: 'line',
+            id: 'rss',
+            title: `Worker RSS during the soak (${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions, ${RATE.toLocaleString('en-US')} records/s)`,
+            xLabel: 'seconds',
+            yLabel: 'RSS MiB',
+            series: [
+              { name: 'RSS', points: series.points.map(([t, y]) => [round(t, 1), round(y, 1)] as [number, number]) },
+              { name: '300 MB target', points: [[0, round(TARGET_MIB)], [round(series.points[series.points.length - 1]?.[0] ?? SOAK_SECONDS), round(TARGET_MIB)]] },
+            ],
+          },
+        ],
+      };
+    } finally {
+      await worker.stop();
+    }
+  } finally {
+    await session.close();
+  }
+}

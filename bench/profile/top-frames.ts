@@ -1,0 +1,88 @@
+// Summarizes a V8 .cpuprofile (from node --cpu-prof): the functions with the most self time, as a Markdown table.
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly hitCount?: number;
+  readonly children?: readonly number[];
+}
+
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly startTime: number;
+  readonly endTime: number;
+  readonly samples?: readonly number[];
+  readonly timeDeltas?: readonly number[];
+}
+
+export interface Frame {
+  readonly name: string;
+  readonly where: string;
+  readonly selfMs: number;
+  readonly selfShare: number;
+}
+
+function where(url: string, line: number): string {
+  if (url === '') return '(native)';
+  const path = url.startsWith('file://') ? new URL(url).pathname : url;
+  const rel = relative(process.cwd(), path);
+  return `${rel.includes('node_modules') ? rel.slice(rel.lastIndexOf('node_modules/') + 13) : rel}:${line + 1}`;
+}
+
+/** Self time per function (frames of the same function and place are added up), largest first. */
+export function topFrames(file: string, limit = 15, exclude: readonly string[] = ['(idle)', '(program)']): Frame[] {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  const samples = p.samples ?? [];
+  const deltas = p.timeDeltas ?? [];
+  for (let i = 0; i < samples.length; i++) selfUs.set(samples[i] as number, (selfUs.get(samples[i] as number) ?? 0) + (deltas[i] ?? 0));
+  const totals = new Map<string, { name: string; where: string; us: number }>();
+  let all = 0;
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id);
+    if (node === undefined) continue;
+    const name = node.callFrame.functionName || '(anonymous)';
+    if (exclude.includes(name)) continue;
+    all += us;
+    const w = where(node.callFrame.url, node.callFrame.lineNumber);
+    const key = `${name}@${w}`;
+    const t = totals.get(key) ?? { name, where: w, us: 0 };
+    t.us += us;
+    totals.set(key, t);
+  }
+  return [...totals.values()]
+    .sort((a, b) => b.us - a.us)
+    .slice(0, limit)
+    .map((t) => ({ name: t.name, where: t.where, selfMs: Math.round(t.us / 1000), selfShare: all > 0 ? t.us / all : 0 }));
+}
+
+export function framesTable(frames: readonly Frame[]): string {
+  return [
+    '| self % | self ms | function | where |',
+    '| ---: | ---: | --- | --- |',
+    ...frames.map((f) => `| ${(f.selfShare * 100).toFixed(1)} | ${f.selfMs} | \`${f.name}\` | ${f.where} |`),
+  ].join('\n');
+}
+
+/** Self time grouped by where the code lives: a package, a src/ folder, node internals, native, GC. */
+export function selfTimeByArea(file: string): { area: string; share: number }[] {
+  const frames = topFrames(file, Number.MAX_SAFE_INTEGER);
+  const areas = new Map<string, number>();
+  for (const f of frames) {
+    let area: string;
+    if (f.name === '(garbage collector)') area = 'garbage collector';
+    else if (f.where === '(native)') area = 'native (Buffer, crypto, JSON, ...)';
+    else if (f.where.startsWith('node:')) area = 'node internals';
+    else if (f.where.startsWith('src/') || f.where.startsWith('bench/')) area = f.where.split('/').slice(0, 2).join('/');
+    else area = f.where.split('/')[0]?.startsWith('@') ? f.where.split('/').slice(0, 2).join('/') : (f.where.split('/')[0] ?? f.where);
+    areas.set(area, (areas.get(area) ?? 0) + f.selfShare);
+  }
+  return [...areas].map(([area, share]) => ({ area, share })).sort((a, b) => b.share - a.share);
+}
+
+export function areasTable(rows: readonly { area: string; share: number }[], limit = 12): string {
+  return ['| self % | area |', '| ---: | --- |', ...rows.slice(0, limit).map((r) => `| ${(r.share * 100).toFixed(1)} | ${r.area} |`)].join('\n');
+}

@@ -1,0 +1,35 @@
+// Tests of the option parsing of `edge-events produce`: defaults from the environment and refused combinations.
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/cli/command.js';
+import { parseProduceOptions } from '../../../src/cli/produce-command.js';
+
+describe('produce options', () => {
+  it('should default to KAFKA_BROKERS and the service topics, else to 127.0.0.1:9092 and the default topics', () => {
+    const fromEnv = parseProduceOptions([], { KAFKA_BROKERS: '127.0.0.1:19092', TOPIC_TCP_CONNECTION_CLOSED: 'my.tcp' });
+    expect(fromEnv.brokers).toBe('127.0.0.1:19092');
+    expect(fromEnv.topics).toEqual({ 'http_request_complete.v0': 'edge.traffic.http_request_complete.v0', 'tcp_connection_closed.v0': 'my.tcp' });
+    const bare = parseProduceOptions([], {});
+    expect(bare.brokers).toBe('127.0.0.1:9092');
+    expect(bare.count).toBe(10_000);
+    expect(bare.rate).toBeUndefined();
+    expect(bare.form).toBe('avro');
+  });
+
+  it('should read rate, count, duration and the generator settings', () => {
+    const o = parseProduceOptions(['--rate', '2500', '--count', '50000', '--duration', '1.5', '--http-share', '0.5', '--seed', '7', '--epoch', '2024-05-01T00:00:00Z', '--form', 'json'], {});
+    expect(o).toMatchObject({ rate: 2500, count: 50_000, durationMs: 1500, httpShare: 0.5, seed: 7, epochMs: Date.UTC(2024, 4, 1), form: 'json' });
+  });
+
+  it('should send every record to --topic only when the mix has a single event type', () => {
+    const o = parseProduceOptions(['--topic', 'raw.http', '--http-share', '1'], {});
+    expect(o.topics).toEqual({ 'http_request_complete.v0': 'raw.http', 'tcp_connection_closed.v0': 'raw.http' });
+    expect(() => parseProduceOptions(['--topic', 'raw'], {})).toThrow(/single type|--http-share/);
+    expect(() => parseProduceOptions(['--topic', 'raw', '--http-share', '0', '--tcp-topic', 'x'], {})).toThrow(UsageError);
+  });
+
+  it('should refuse values that make no sense as a usage error', () => {
+    for (const args of [['--rate', '0'], ['--rate', 'fast'], ['--count', '-1'], ['--count', '1.5'], ['--http-share', '2'], ['--form', 'xml'], ['--brokers', 'nohost'], ['--epoch', 'yesterday'], ['--bogus', '1']]) {
+      expect(() => parseProduceOptions(args, {}), args.join(' ')).toThrow(UsageError);
+    }
+  });
+});

@@ -1,0 +1,86 @@
+// Tests of the record router's hot path: shared payloads per field set, batched match counting, and validate-all dead-lettering.
+import { describe, expect, it } from 'vitest';
+import type { StoredSubscription } from '../../../src/configlog/resources.js';
+import type { TrafficEventType } from '../../../src/events/catalog.js';
+import { RecordRouter, type ConsumedMessage } from '../../../src/ingest/record-router.js';
+import { createAuditDecoder } from '../../../src/records/audit-decoder.js';
+import { createRecordDecoder, type RecordDecoderOptions } from '../../../src/records/record-decoder.js';
+import { encodeRecord } from '../../../src/records/record-encoder.js';
+import { sampleRecord } from '../../../src/records/sample-records.js';
+import { SubscriptionSet } from '../../../src/subscriptions/subscription-set.js';
+import { subscriptionMatches } from '../../../src/telemetry/metrics.js';
+
+const HTTP: TrafficEventType = 'http_request_complete.v0';
+
+function sub(id: string, fields: string[], filter: string, destination: string): StoredSubscription {
+  return { id, created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: HTTP, fields, filter }], destination_ids: [destination] };
+}
+
+function router(subs: readonly StoredSubscription[], decoder: RecordDecoderOptions = {}): RecordRouter {
+  const set = new SubscriptionSet();
+  for (const s of subs) set.put(s);
+  return new RecordRouter({
+    subscriptions: set,
+    decoder: createRecordDecoder(decoder),
+    auditDecoder: createAuditDecoder(),
+    trafficTopics: new Map([['raw.http', HTTP]]),
+    auditTopic: 'audit',
+  });
+}
+
+function message(value: Buffer, offset = 7): ConsumedMessage {
+  return { key: null, value, offset: String(offset), timestamp: String(Date.UTC(2024, 4, 1)), headers: {} };
+}
+
+async function matchesOf(id: string): Promise<number> {
+  const metric = await subscriptionMatches.get();
+  return metric.values.find((v) => v.labels.subscription === id)?.value ?? 0;
+}
+
+describe('record router', () => {
+  const record = sampleRecord(HTTP, 3);
+  const host = (record.conn as { server_name: string }).server_name;
+  const all = `ev.conn.server_name == ${JSON.stringify(host)}`;
+
+  it('should serialize one payload per distinct field set and hand the same item to every destination of that set', () => {
+    const r = router([
+      sub('esb_A', ['conn.client_ip', 'http.response.status_code'], all, 'ed_1'),
+      sub('esb_B', ['http.response.status_code', 'conn.client_ip'], all, 'ed_2'),
+      sub('esb_C', ['conn.server_name'], all, 'ed_3'),
+    ]);
+    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value));
+    if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
+    const byDest = new Map(result.deliveries.map((d) => [d.destinationId, d.item]));
+    expect([...byDest.keys()].sort()).toEqual(['ed_1', 'ed_2', 'ed_3']);
+    expect(byDest.get('ed_1')).toBe(byDest.get('ed_2'));
+    expect(byDest.get('ed_1')).not.toBe(byDest.get('ed_3'));
+    const payload = JSON.parse(String(byDest.get('ed_1')?.payload)) as Record<string, unknown>;
+    const conn = record.conn as { client_ip: string };
+    const status = (record.http as { response: { status_code: number } }).response.status_code;
+    expect(payload).toMatchObject({ event_type: HTTP, principal: null, object: { conn: { client_ip: conn.client_ip }, http: { response: { status_code: status } } } });
+    // The envelope object, built on demand, is the payload parsed.
+    expect(byDest.get('ed_3')?.envelope).toEqual(JSON.parse(String(byDest.get('ed_3')?.payload)));
+  });
+
+  it('should add the matches it counted to the per-subscription counter when flushed', async () => {
+    const r = router([sub('esb_COUNT', ['conn.client_ip'], all, 'ed_1')]);
+    const before = await matchesOf('esb_COUNT');
+    for (let i = 0; i < 5; i++) r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value, i));
+    r.flushMetrics();
+    expect((await matchesOf('esb_COUNT')) - before).toBe(5);
+    r.flushMetrics();
+    expect((await matchesOf('esb_COUNT')) - before).toBe(5);
+  });
+
+  it('should dead-letter a record with a malformed tail that matches nothing only when validating every record', () => {
+    const good = encodeRecord(HTTP, record, 'avro').value;
+    // One byte more than the record: the filterable fields read fine, the whole record does not.
+    const bad = Buffer.concat([good, Buffer.from([0])]);
+    const none = [sub('esb_NONE', ['conn.client_ip'], 'ev.conn.server_port == 1', 'ed_1')];
+    expect(router(none).route('raw.http', 0, message(bad)).type).toBe('deliver');
+    const strict = router(none, { validateAll: true }).route('raw.http', 0, message(bad));
+    expect(strict.type).toBe('dead_letter');
+    if (strict.type === 'dead_letter') expect(strict.letter.errorCode).toBe('malformed_avro');
+    expect(router(none, { validateAll: true }).route('raw.http', 0, message(good))).toEqual({ type: 'deliver', deliveries: [] });
+  });
+});

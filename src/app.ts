@@ -155,7 +155,9 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
         await ensureTopics(admin, [
           { topic: topics.config, partitions: 1, compacted: true },
           { topic: topics.audit, partitions: 3 },
-          { topic: topics.deadLetter, partitions: 3 },
+          // A dead letter carries the whole refused record: the topic takes larger records than the traffic
+          // topics may (16 MiB), so a big poison record cannot stall its partition's commits.
+          { topic: topics.deadLetter, partitions: 3, config: { 'max.message.bytes': String(16 * 1024 * 1024) } },
           ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
         ]);
       } finally {

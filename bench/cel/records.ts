@@ -1,16 +1,9 @@
 // Deterministic, realistic raw tcp_connection_closed.v0 records and subscription filters for the CEL and matcher benchmarks.
 
-/** mulberry32: a small seeded PRNG, so every run measures the same records. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The generator's seeded PRNG, so every run measures the same records. */
+import { seededRandom as prng } from '../../src/traffic/random.js';
+
+export { prng };
 
 export interface RawRecord {
   conn: {

@@ -1,19 +1,8 @@
 // Realistic raw records from a seed, the same for the same seed: for benchmarks, integration tests and traffic generators.
 import type { TrafficEventType } from '../events/catalog.js';
 import type { TrafficRecordInput } from './record-encoder.js';
+import { seededRandom as rng } from '../traffic/random.js';
 import { formatMicros } from './timestamps.js';
-
-/** mulberry32: a tiny seeded generator, so the same seed gives the same record on every machine. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const HOSTS = ['api.example.com', 'shop.example.net', 'app.example.org', 'static.example.com', 'hooks.example.io'];
 const PATHS = ['/v1/orders', '/v1/orders/8812', '/login', '/assets/app.3f9a1c.js', '/webhooks/payments', '/healthz'];

@@ -13,17 +13,8 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
   }
 }
 
-/** mulberry32: the kill points and poison bytes are random but repeatable from the scenario's seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** The kill points and poison bytes are random but repeatable from the scenario's seed. */
+export { seededRandom } from '../../../src/traffic/random.js';
 
 export type Progress = (message: string) => void;
 

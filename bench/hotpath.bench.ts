@@ -115,7 +115,6 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
           { name: 'route + validate all (service)', points: series(true) },
           { name: 'route, tail on match only', points: series(false) },
           { name: 'decode only (baseline)', points: SIZES.map((n) => [n, round(decodeRate)]) },
-          { name: 'filterable only', points: SIZES.map((n) => [n, round(1e9 / cheap.nsPerRecord)]) },
         ],
       },
     ],

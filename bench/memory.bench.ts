@@ -11,6 +11,8 @@ const SUBSCRIPTIONS = Number(process.env.BENCH_MEMORY_SUBSCRIPTIONS ?? 10_000);
 const SOAK_SECONDS = Number(process.env.BENCH_MEMORY_SOAK_SECONDS ?? 120);
 const RATE = Number(process.env.BENCH_MEMORY_RATE ?? 4_000);
 const DESTINATIONS = 4;
+/** Extra Node flags for the worker, e.g. "--max-semi-space-size=2", to try V8 heap settings. */
+const NODE_ARGS = (process.env.BENCH_MEMORY_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '');
 const TARGET_MIB = 300 / 1.048576; // 300 MB (decimal) in MiB
 /** The first part of the soak is warm-up (JIT, heap sizing, fetch buffers); the trend is fitted to the rest. */
 const WARMUP_SHARE = 0.25;
@@ -21,7 +23,17 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
   const loadBefore = loadavg()[0] ?? 0;
   const session = await KafkaBenchSession.open('memory', ctx.progress);
   try {
-    const config = session.worker('worker-10k', SUBSCRIPTIONS, { kind: 'tenant', destinations: DESTINATIONS });
+    // The same process with no subscriptions, idle: what the service costs before any subscription or record.
+    const bare = session.worker('worker-bare', 0, { kind: 'tenant', destinations: 1, nodeArgs: NODE_ARGS });
+    await bare.prepare();
+    const [bareWorker] = await bare.start(`${session.groupOf(bare)}`);
+    if (bareWorker === undefined) throw new Error('no worker process');
+    await new Promise((r) => setTimeout(r, 5_000));
+    const bareRss = new MemorySampler(bareWorker.pid).stop().points.at(-1)?.[1] ?? Number.NaN;
+    await bareWorker.stop();
+    ctx.progress(`a worker with no subscriptions: RSS ${round(bareRss)} MiB`);
+
+    const config = session.worker('worker-10k', SUBSCRIPTIONS, { kind: 'tenant', destinations: DESTINATIONS, nodeArgs: NODE_ARGS });
     await config.prepare();
     const [worker] = await config.start(session.groupOf(config));
     if (worker === undefined) throw new Error('no worker process');
@@ -63,9 +75,11 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       const rows: BenchRow[] = [
         {
           subscriptions: SUBSCRIPTIONS,
+          'worker flags': NODE_ARGS.join(' ') || 'none',
           'load records/s': round(sent.ratePerSecond),
           'soak s': SOAK_SECONDS,
           'events/record': round(outputs / Math.max(1, target), 2),
+          'RSS, no subscriptions MiB': round(bareRss),
           'RSS idle MiB': round(idleRss),
           'RSS mean MiB': round(meanRss),
           'peak RSS MiB': round(series.peakRssMiB),
@@ -87,7 +101,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       return {
         title: `Memory with ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions under load`,
         usesKafka: true,
-        settings: { subscriptions: SUBSCRIPTIONS, soakSeconds: SOAK_SECONDS, rate: RATE, destinations: DESTINATIONS },
+        settings: { subscriptions: SUBSCRIPTIONS, soakSeconds: SOAK_SECONDS, rate: RATE, destinations: DESTINATIONS, workerNodeArgs: NODE_ARGS.join(' ') },
         rows,
         notes,
         charts: [

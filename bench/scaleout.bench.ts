@@ -34,11 +34,14 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       'peak RSS MiB (largest process)': round(r.best.peakRssMiB),
     }));
     const speedup = two.best.recordsPerSecond / one.best.recordsPerSecond;
+    const cpuPerRecord = (r: (typeof results)[number]): number => r.best.cores / r.best.recordsPerSecond;
     const notes = [
-      `Two workers in one group drained the records at ${round(speedup, 2)}x the rate of one. ` +
-        `One worker used ${round(one.best.cores, 2)} cores; the two together ${round(two.best.cores, 2)}. ` +
-        `This machine has ${cpus().length} cores, shared by the broker, the workers and whatever else runs, so a second worker can only take CPU the first one left idle: ` +
-        'the figure shows that the group splits the partitions and that nothing serializes the workers, not how far the service scales on machines of its own.',
+      `Two workers in one group drained the records at ${round(speedup, 2)}x the rate of one. One worker used ${round(one.best.cores, 2)} cores; the two together ${round(two.best.cores, 2)}, ` +
+        `${round((cpuPerRecord(two) / cpuPerRecord(one)) * 100)}% of one worker's CPU per record. ` +
+        `This machine has ${cpus().length} cores shared by the broker, the workers and the rest of its load, so a second worker can only use CPU the first one leaves idle` +
+        (speedup >= 1.1
+          ? '. The group split the partitions and the workers did not serialize on anything; on machines of their own each would add about one worker\'s rate.'
+          : ', and here it mostly competed with the first one and the broker for the same cores (two processes also fetch, batch and commit in smaller pieces). What the figure shows is that the group splits the partitions and both workers deliver; it says nothing about how far the service scales on machines of its own.'),
       `Method: ${COUNT.toLocaleString('en-US')} generated Avro records preloaded into two raw topics of 6 partitions (12 partitions for the group to split); ${SUBSCRIPTIONS} subscriptions (about 1% of records each) delivering to one kafka destination. Each round starts the configuration in a fresh group, waits for its commits to reach the end of both topics, and stops it; ${ROUNDS} alternating rounds, the best of each shown. The rate counts records committed between the first commit seen and the last.`,
       `Kafka ${session.broker.version} on 127.0.0.1 with "${session.broker.jvmOpts}"; load average ${round(loadBefore, 1)} at the start, ${round(loadavg()[0] ?? 0, 1)} at the end.`,
     ];

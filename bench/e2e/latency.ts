@@ -3,7 +3,7 @@ import type { Kafka } from 'kafkajs';
 import { produceTraffic } from '../../src/traffic/kafka-traffic.js';
 import type { GeneratedMessage } from '../../src/traffic/generator.js';
 import type { BenchTopics } from './setup.js';
-import { endOffsets, watchDrain } from './watch.js';
+import { endOffsets, watchDrain, whenTopicsKnown } from './watch.js';
 
 export interface LatencyResult {
   readonly rate: number;
@@ -26,7 +26,7 @@ async function partitionEnds(kafka: Kafka, topics: readonly string[]): Promise<M
   await admin.connect();
   try {
     const ends = new Map<string, number>();
-    for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) ends.set(`${topic}/${p.partition}`, Number(p.high));
+    for (const topic of topics) for (const p of await whenTopicsKnown(() => admin.fetchTopicOffsets(topic))) ends.set(`${topic}/${p.partition}`, Number(p.high));
     return ends;
   } finally {
     await admin.disconnect();

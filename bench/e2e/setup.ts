@@ -8,6 +8,7 @@ import { createLogger } from '../../src/telemetry/logger.js';
 import { TrafficGenerator, buildUniverse, cycleOf, type TrafficUniverse } from '../../src/traffic/generator.js';
 import { produceTraffic, type TrafficTopics } from '../../src/traffic/kafka-traffic.js';
 import { buildSubscriptions, type SubscriptionSetOptions, type SubscriptionWorkload } from '../workload/subscriptions.js';
+import { whenTopicsKnown } from './watch.js';
 
 export const HTTP_SHARE = 0.8;
 export const PARTITIONS = 6;
@@ -46,14 +47,14 @@ export async function createTopics(kafka: Kafka, topics: BenchTopics, outputs: r
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, [
+    await whenTopicsKnown(() => ensureTopics(admin, [
       { topic: topics.traffic['http_request_complete.v0'], partitions: PARTITIONS },
       { topic: topics.traffic['tcp_connection_closed.v0'], partitions: PARTITIONS },
       { topic: topics.config, partitions: 1, compacted: true },
       { topic: topics.audit, partitions: 1 },
       { topic: topics.dlq, partitions: 1 },
       ...outputs.map((topic) => ({ topic, partitions: PARTITIONS, config: { 'message.timestamp.type': 'LogAppendTime' } })),
-    ]);
+    ]));
   } finally {
     await admin.disconnect();
   }

@@ -21,12 +21,29 @@ export async function committed(admin: Admin, group: string, topics: readonly st
   return sum;
 }
 
+/**
+ * Runs `fn` again while the broker answers that it does not know a topic or its leader yet: just after
+ * a topic is created, its metadata reaches the broker's cache a moment later.
+ */
+export async function whenTopicsKnown<T>(fn: () => Promise<T>, attempts = 30): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const type = (err as { type?: string }).type;
+      const transient = type === 'UNKNOWN_TOPIC_OR_PARTITION' || type === 'LEADER_NOT_AVAILABLE' || /does not host this topic-partition/.test(String(err));
+      if (!transient || i >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
 export async function endOffsets(kafka: Kafka, topics: readonly string[]): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     let sum = 0;
-    for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) sum += Number(p.high);
+    for (const topic of topics) for (const p of await whenTopicsKnown(() => admin.fetchTopicOffsets(topic))) sum += Number(p.high);
     return sum;
   } finally {
     await admin.disconnect();
@@ -77,7 +94,7 @@ async function watch(
   let lastReport = 0;
   let peak = 0;
   for (;;) {
-    const done = await committed(admin, group, topics);
+    const done = await whenTopicsKnown(() => committed(admin, group, topics));
     const now = performance.now();
     const samples = pids.map((pid) => sampleProcess(pid));
     for (const s of samples) if (s !== undefined) peak = Math.max(peak, s.peakRssMiB);

@@ -83,7 +83,9 @@ export async function writeResults(dir: string, name: string, report: BenchRepor
     title: report.title,
     date,
     node: process.version,
-    kafka: kafkaVersionOf(report) ?? null,
+    // The broker version the project pins, and whether this benchmark ran one.
+    kafka: pinnedKafkaVersion(),
+    kafkaUsed: report.usesKafka === true,
     machine,
     loadAverage1m: Math.round((loadavg()[0] ?? 0) * 100) / 100,
     settings: report.settings ?? {},

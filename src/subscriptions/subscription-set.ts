@@ -43,8 +43,25 @@ export class SubscriptionSet {
 
   /** Loads every subscription in the config log and follows its changes from now on. */
   follow(configLog: ConfigLog): void {
-    for (const v of configLog.list('event_subscription')) this.put(v.data as unknown as StoredSubscription);
+    this.load(configLog.list('event_subscription').map((v) => v.data as unknown as StoredSubscription));
     this.unsubscribe = configLog.onChange((change) => this.onChange(change));
+  }
+
+  /**
+   * Adds many subscriptions with one matcher build per event type. put() updates the matcher's
+   * copy-on-write index once per subscription; loading 10,000 that way took seconds and left the
+   * heap at its high-water mark of discarded snapshots (bench/results/PROFILE.md).
+   */
+  load(subs: readonly StoredSubscription[]): void {
+    const pending = new Map<TrafficEventType, Map<string, CompiledFilter | undefined>>(TRAFFIC_EVENT_TYPES.map((t) => [t, new Map()]));
+    for (const sub of subs) this.put(sub, pending);
+    for (const [t, filters] of pending) {
+      if (filters.size === 0) continue;
+      const matcher = this.matcher(t);
+      const current = [...this.routes.get(t)?.keys() ?? []].filter((id) => !filters.has(id) && matcher.has(id));
+      if (current.length === 0) matcher.replaceAll(filters);
+      else for (const [id, filter] of filters) matcher.set(id, filter);
+    }
   }
 
   stop(): void {
@@ -69,8 +86,11 @@ export class SubscriptionSet {
     if (change.after !== undefined) this.put(change.after.data as unknown as StoredSubscription);
   }
 
-  /** Adds or replaces a subscription; a source that no longer compiles is skipped and logged, never thrown. */
-  put(sub: StoredSubscription): void {
+  /**
+   * Adds or replaces a subscription; a source that no longer compiles is skipped and logged, never
+   * thrown. With `pending` (load()), filters are collected there instead of set on the matchers.
+   */
+  put(sub: StoredSubscription, pending?: Map<TrafficEventType, Map<string, CompiledFilter | undefined>>): void {
     this.remove(sub.id);
     for (const source of sub.sources) {
       if (isTrafficEventType(source.type)) {
@@ -94,7 +114,8 @@ export class SubscriptionSet {
           destinationIds: sub.destination_ids,
           unflushedMatches: 0,
         });
-        this.matcher(source.type).set(sub.id, filter);
+        if (pending === undefined) this.matcher(source.type).set(sub.id, filter);
+        else pending.get(source.type)?.set(sub.id, filter);
       } else if (isAuditEventType(source.type)) {
         let subs = this.audit.get(source.type);
         if (subs === undefined) this.audit.set(source.type, (subs = new Map()));

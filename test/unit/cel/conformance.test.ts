@@ -105,6 +105,6 @@ describe('CEL conformance', () => {
   });
 
   afterAll(() => {
-    console.log(`CEL conformance: ${counts.passed} cases passed, ${counts.skipped} skipped (see conformance-skips.ts).`);
+    console.log(`CEL conformance: ${counts.passed} cases pass; ${counts.skipped} are skipped, each with its reason in conformance-skips.ts.`);
   });
 });

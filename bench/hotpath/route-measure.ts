@@ -108,9 +108,9 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     recordBytes += (msg.value as Buffer).length;
     const decoded = decoder.decodeFilterable(eventType, msg);
     if (!decoded.ok) throw new Error(`a generated record failed to decode: ${decoded.message}`);
-    const ids = subscriptions.matcher(eventType).match(decoded.filterable);
-    matches += ids.length;
-    if (ids.length > 0) matched++;
+    const routes = subscriptions.matcher(eventType).match(decoded.filterable);
+    matches += routes.length;
+    if (routes.length > 0) matched++;
     const result = router.route(topic, 0, msg);
     if (result.type !== 'deliver') throw new Error(`a generated record was dead-lettered: ${result.letter.errorMessage}`);
     deliveries += result.deliveries.length;

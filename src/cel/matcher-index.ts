@@ -4,8 +4,10 @@ import type { CIDR } from '../net/ip.js';
 import { analyseFilter, type IndexedField, type IndexPlan, type IPField } from './matcher-analysis.js';
 import type { CompiledFilter } from './types.js';
 
-export interface Entry {
+export interface Entry<T> {
   readonly id: string;
+  /** What a match of this subscription yields (the id itself, or the caller's route object). */
+  readonly value: T;
   /**
    * Position of `id` in ascending id order, as a number so that sorting entries is cheap: ranks are
    * spaced apart so an insertion usually fits between its neighbours (see matcher.ts).
@@ -22,74 +24,75 @@ export interface Entry {
    * already a match (the filter is its indexed conjunct alone, or there is no filter).
    */
   readonly remainder: ((ev: unknown) => boolean) | undefined;
-  /** `[id]`, made once, so a match of this entry alone adds a run without allocating. */
-  readonly self: readonly string[];
+  /** `[value]`, made once, so a match of this entry alone adds a run without allocating. */
+  readonly self: readonly T[];
 }
 
 /** Subscriptions whose remaining conditions are the same expression: one evaluation answers for all. */
-export interface SharedTest {
+export interface SharedTest<T> {
   /** The remaining conditions of the first of them (all are true or false together on the records that reach them). */
   readonly test: (ev: unknown) => boolean;
-  readonly ids: readonly string[];
+  /** Their values, in id order. */
+  readonly values: readonly T[];
 }
 
 /**
  * The subscriptions behind one index key (or every unindexed one), prepared for the hot path: the
- * ids a hit matches outright, as one array to copy, and the shared tests. Not frozen: V8 copies
+ * values a hit matches outright, as one array, and the shared tests. Not frozen: V8 copies
  * and reads frozen arrays several times more slowly.
  */
-export interface Bucket {
+export interface Bucket<T> {
   /** Every entry, in rank order (for updates and for records whose value is not well typed). */
-  readonly entries: readonly Entry[];
-  /** The ids of the exact entries, in id order. */
-  readonly exact: readonly string[];
+  readonly entries: readonly Entry<T>[];
+  /** The values of the exact entries, in id order. */
+  readonly exact: readonly T[];
   /**
    * The shared test when there is exactly one (the common case), read straight off the bucket;
-   * `exactAndSingle` is then the exact ids followed by its ids, so that a record passing it adds
-   * one run, not two (combining runs costs about as much as copying them).
+   * `exactAndSingle` is then the exact values followed by its values, so that a record passing it
+   * adds one run, not two.
    */
   readonly single: ((ev: unknown) => boolean) | undefined;
-  readonly exactAndSingle: readonly string[];
+  readonly exactAndSingle: readonly T[];
   /** The shared tests when there are two or more, ordered by their first id; else empty. */
-  readonly shared: readonly SharedTest[];
+  readonly shared: readonly SharedTest<T>[];
 }
 
 /** One indexed field: its buckets, and every entry indexed on it for records whose value is not well typed. */
-export interface FieldIndex {
+export interface FieldIndex<T> {
   readonly field: IndexedField;
-  readonly buckets: ReadonlyMap<string | number, Bucket>;
-  readonly all: readonly Entry[];
+  readonly buckets: ReadonlyMap<string | number, Bucket<T>>;
+  readonly all: readonly Entry<T>[];
 }
 
-export interface RangeIndex {
+export interface RangeIndex<T> {
   readonly field: IPField;
   /** One bucket per prefix. */
-  readonly prefixes: PrefixMap<Bucket>;
-  readonly all: readonly Entry[];
+  readonly prefixes: PrefixMap<Bucket<T>>;
+  readonly all: readonly Entry<T>[];
 }
 
 /** Indexes appear in a fixed order of fields, so the order of match results never depends on history. */
-export interface IndexParts {
+export interface IndexParts<T> {
   /** Subscriptions without an indexable conjunct. */
-  readonly always: Bucket;
-  readonly hashed: readonly FieldIndex[];
-  readonly ranged: readonly RangeIndex[];
+  readonly always: Bucket<T>;
+  readonly hashed: readonly FieldIndex<T>[];
+  readonly ranged: readonly RangeIndex<T>[];
   readonly size: number;
 }
 
 const FIELD_ORDER: readonly string[] = ['server_name', 'server_ip', 'client_ip', 'server_port'];
 const byField = (a: { field: string }, b: { field: string }): number => FIELD_ORDER.indexOf(a.field) - FIELD_ORDER.indexOf(b.field);
 
-const NO_IDS: readonly string[] = [];
-const NO_TESTS: readonly SharedTest[] = [];
-export const EMPTY_BUCKET: Bucket = { entries: [], exact: NO_IDS, single: undefined, exactAndSingle: NO_IDS, shared: NO_TESTS };
-export const EMPTY_PARTS: IndexParts = { always: EMPTY_BUCKET, hashed: [], ranged: [], size: 0 };
+const NO_VALUES: readonly never[] = [];
+const NO_TESTS: readonly SharedTest<never>[] = [];
+export const EMPTY_BUCKET: Bucket<never> = { entries: [], exact: NO_VALUES, single: undefined, exactAndSingle: NO_VALUES, shared: NO_TESTS };
+export const EMPTY_PARTS: IndexParts<never> = { always: EMPTY_BUCKET, hashed: [], ranged: [], size: 0 };
 
-export function entryOf(id: string, rank: number, filter: CompiledFilter | undefined, remainders: Remainders): Entry {
-  if (filter === undefined) return { id, rank, filter, plan: undefined, rest: '', remainder: undefined, self: [id] };
+export function entryOf<T>(id: string, value: T, rank: number, filter: CompiledFilter | undefined, remainders: Remainders): Entry<T> {
+  if (filter === undefined) return { id, value, rank, filter, plan: undefined, rest: '', remainder: undefined, self: [value] };
   const { plan, exact, rest, conjunct } = analyseFilter(filter.expr);
   const remainder = exact ? undefined : remainders.of(rest, filter, conjunct);
-  return { id, rank, filter, plan, rest, remainder, self: [id] };
+  return { id, value, rank, filter, plan, rest, remainder, self: [value] };
 }
 
 /**
@@ -120,62 +123,62 @@ export class Remainders {
   }
 }
 
-export const compareEntries = (a: Entry, b: Entry): number => a.rank - b.rank;
+export const compareEntries = <T>(a: Entry<T>, b: Entry<T>): number => a.rank - b.rank;
 
 /** The bucket of entries given in rank order. */
-export function bucketOf(entries: readonly Entry[]): Bucket {
+export function bucketOf<T>(entries: readonly Entry<T>[]): Bucket<T> {
   if (entries.length === 0) return EMPTY_BUCKET;
-  const exact: string[] = [];
-  const shared = new Map<string, { test: (ev: unknown) => boolean; ids: string[] }>();
+  const exact: T[] = [];
+  const shared = new Map<string, { test: (ev: unknown) => boolean; values: T[] }>();
   for (const e of entries) {
     if (e.remainder === undefined) {
-      exact.push(e.id);
+      exact.push(e.value);
       continue;
     }
     const group = shared.get(e.rest);
-    if (group === undefined) shared.set(e.rest, { test: e.remainder, ids: [e.id] });
-    else group.ids.push(e.id);
+    if (group === undefined) shared.set(e.rest, { test: e.remainder, values: [e.value] });
+    else group.values.push(e.value);
   }
   const tests = [...shared.values()];
-  const single = tests.length === 1 ? (tests[0] as SharedTest) : undefined;
+  const single = tests.length === 1 ? (tests[0] as SharedTest<T>) : undefined;
   return {
     entries,
-    exact: exact.length === 0 ? NO_IDS : exact,
+    exact: exact.length === 0 ? NO_VALUES : exact,
     single: single?.test,
-    exactAndSingle: single === undefined ? NO_IDS : exact.concat(single.ids),
+    exactAndSingle: single === undefined ? NO_VALUES : exact.concat(single.values),
     shared: tests.length > 1 ? tests : NO_TESTS,
   };
 }
 
-function inserted(list: readonly Entry[], e: Entry): Entry[] {
+function inserted<T>(list: readonly Entry<T>[], e: Entry<T>): Entry<T>[] {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareEntries(list[mid] as Entry, e) <= 0) lo = mid + 1;
+    if (compareEntries(list[mid] as Entry<T>, e) <= 0) lo = mid + 1;
     else hi = mid;
   }
   return [...list.slice(0, lo), e, ...list.slice(lo)];
 }
 
-function removed(list: readonly Entry[], e: Entry): Entry[] {
+function removed<T>(list: readonly Entry<T>[], e: Entry<T>): Entry<T>[] {
   const at = list.indexOf(e);
   return at < 0 ? [...list] : [...list.slice(0, at), ...list.slice(at + 1)];
 }
 
-const change = (list: readonly Entry[], e: Entry, add: boolean): Entry[] => (add ? inserted(list, e) : removed(list, e));
+const change = <T>(list: readonly Entry<T>[], e: Entry<T>, add: boolean): Entry<T>[] => (add ? inserted(list, e) : removed(list, e));
 
 /**
  * The parts with `previous` (the very entry object these parts hold for a subscription, if any)
  * replaced by `next` (if any). Each touched map is copied once, and each touched bucket rebuilt.
  */
-export function replacedEntry(parts: IndexParts, previous: Entry | undefined, next: Entry | undefined): IndexParts {
-  const edits: { readonly e: Entry; readonly add: boolean }[] = [];
+export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | undefined, next: Entry<T> | undefined): IndexParts<T> {
+  const edits: { readonly e: Entry<T>; readonly add: boolean }[] = [];
   if (previous !== undefined) edits.push({ e: previous, add: false });
   if (next !== undefined) edits.push({ e: next, add: true });
   let always = parts.always;
-  const hashed = new Map<IndexedField, { buckets: Map<string | number, Bucket>; all: readonly Entry[] }>();
-  const ranged = new Map<IPField, { prefixes: PrefixMap<Bucket>; changed: Map<string, { cidr: CIDR; entries: Entry[] }>; all: readonly Entry[] }>();
+  const hashed = new Map<IndexedField, { buckets: Map<string | number, Bucket<T>>; all: readonly Entry<T>[] }>();
+  const ranged = new Map<IPField, { prefixes: PrefixMap<Bucket<T>>; changed: Map<string, { cidr: CIDR; entries: Entry<T>[] }>; all: readonly Entry<T>[] }>();
   for (const { e, add } of edits) {
     const plan = e.plan;
     if (plan === undefined) {
@@ -196,7 +199,7 @@ export function replacedEntry(parts: IndexParts, previous: Entry | undefined, ne
       let r = ranged.get(plan.field);
       if (r === undefined) {
         const old = parts.ranged.find((x) => x.field === plan.field);
-        ranged.set(plan.field, (r = { prefixes: old?.prefixes ?? PrefixMap.empty(), changed: new Map(), all: old?.all ?? [] }));
+        ranged.set(plan.field, (r = { prefixes: old?.prefixes ?? PrefixMap.empty<Bucket<T>>(), changed: new Map(), all: old?.all ?? [] }));
       }
       const key = prefixText(plan.cidr);
       const entries = r.changed.get(key)?.entries ?? r.prefixes.get(plan.cidr)?.entries ?? [];
@@ -204,9 +207,9 @@ export function replacedEntry(parts: IndexParts, previous: Entry | undefined, ne
       r.all = change(r.all, e, add);
     }
   }
-  const hashedNext: FieldIndex[] = parts.hashed.filter((x) => !hashed.has(x.field));
+  const hashedNext: FieldIndex<T>[] = parts.hashed.filter((x) => !hashed.has(x.field));
   for (const [field, { buckets, all }] of hashed) if (all.length > 0) hashedNext.push({ field, buckets, all });
-  const rangedNext: RangeIndex[] = parts.ranged.filter((x) => !ranged.has(x.field));
+  const rangedNext: RangeIndex<T>[] = parts.ranged.filter((x) => !ranged.has(x.field));
   for (const [field, { prefixes, changed, all }] of ranged) {
     if (all.length === 0) continue;
     const updates = [...changed.values()].map(({ cidr, entries }) => [cidr, entries.length > 0 ? bucketOf(entries) : undefined] as const);
@@ -217,11 +220,11 @@ export function replacedEntry(parts: IndexParts, previous: Entry | undefined, ne
 }
 
 /** Builds the parts for a whole set at once: one pass in rank order, each bucket built once. */
-export function buildParts(entries: Iterable<Entry>): IndexParts {
+export function buildParts<T>(entries: Iterable<Entry<T>>): IndexParts<T> {
   const sorted = [...entries].sort(compareEntries);
-  const always: Entry[] = [];
-  const hashed = new Map<IndexedField, { buckets: Map<string | number, Entry[]>; all: Entry[] }>();
-  const ranged = new Map<IPField, { prefixes: Map<string, { cidr: CIDR; entries: Entry[] }>; all: Entry[] }>();
+  const always: Entry<T>[] = [];
+  const hashed = new Map<IndexedField, { buckets: Map<string | number, Entry<T>[]>; all: Entry<T>[] }>();
+  const ranged = new Map<IPField, { prefixes: Map<string, { cidr: CIDR; entries: Entry<T>[] }>; all: Entry<T>[] }>();
   for (const e of sorted) {
     const plan = e.plan;
     if (plan === undefined) {
@@ -248,10 +251,10 @@ export function buildParts(entries: Iterable<Entry>): IndexParts {
   return {
     always: bucketOf(always),
     hashed: [...hashed]
-      .map(([field, h]): FieldIndex => ({ field, buckets: new Map([...h.buckets].map(([k, list]) => [k, bucketOf(list)])), all: h.all }))
+      .map(([field, h]): FieldIndex<T> => ({ field, buckets: new Map([...h.buckets].map(([k, list]) => [k, bucketOf(list)])), all: h.all }))
       .sort(byField),
     ranged: [...ranged]
-      .map(([field, r]): RangeIndex => {
+      .map(([field, r]): RangeIndex<T> => {
         const prefixes = PrefixMap.of([...r.prefixes.values()].map(({ cidr, entries: list }) => [cidr, bucketOf(list)] as const));
         return { field, prefixes, all: r.all };
       })

@@ -1,4 +1,4 @@
-// An immutable index over a set of compiled filters: the hot path that turns a record into the ids of the subscriptions it matches.
+// An immutable index over a set of compiled filters: the hot path that turns a record into the subscriptions it matches (their ids, or the values the caller stored with them).
 import { parseIP } from '../net/ip.js';
 import {
   EMPTY_PARTS,
@@ -20,51 +20,66 @@ export interface MatcherStats {
   readonly ranged: number;
 }
 
-const NO_MATCHES: readonly string[] = Object.freeze([]);
+const NO_MATCHES: readonly never[] = Object.freeze([]);
+const NO_RUNS: readonly (readonly never[])[] = Object.freeze([]);
 
-/** Up to this many ids from several runs are copied one by one (concat costs about 110 ns to enter, a copied id about 2). */
+/** Up to this many values from several runs are copied one by one (concat costs about 110 ns to enter, a copied value about 2). */
 const SMALL = 48;
 
 /**
- * Gathers the ids of one match() call as a list of runs (arrays the index already holds), and copies
- * them once, into an array of the final size, at the end: no array grows on the way. The index's
- * arrays are never handed out, so no caller can change the index through a result.
+ * Gathers the values of one match as a list of runs: arrays the index already holds, added whole,
+ * so nothing grows or is copied on the way. take() hands out the runs themselves (the hot path's
+ * answer); flat() copies them into one new array.
  */
-class Collector {
-  private readonly runs: (readonly string[] | null)[] = [];
+class Collector<T> {
+  private readonly runs: (readonly T[] | null)[] = [];
   private count = 0;
   private total = 0;
 
-  add(ids: readonly string[]): void {
-    if (ids.length === 0) return;
-    this.runs[this.count++] = ids;
-    this.total += ids.length;
+  add(values: readonly T[]): void {
+    if (values.length === 0) return;
+    this.runs[this.count++] = values;
+    this.total += values.length;
   }
 
-  /** The ids gathered, and a clean collector for the next call. */
-  take(): readonly string[] {
+  /** The runs gathered, in a new array, and a clean collector for the next call. */
+  take(): readonly (readonly T[])[] {
+    const n = this.count;
+    if (n === 0) return NO_RUNS;
+    const out = this.runs.slice(0, n) as (readonly T[])[];
+    this.clear();
+    return out;
+  }
+
+  /** The values gathered, copied into one new array of the final size, and a clean collector. */
+  flat(): readonly T[] {
     const n = this.count;
     if (n === 0) return NO_MATCHES;
     const r = this.runs;
-    const a = r[0] as readonly string[];
-    let out: string[];
+    const a = r[0] as readonly T[];
+    let out: T[];
     if (n === 1) {
       out = a.slice();
     } else if (this.total > SMALL) {
-      // concat copies in bulk but enters the runtime, which a few ids do not repay.
-      out = n === 2 ? a.concat(r[1] as readonly string[]) : a.concat(...(r.slice(1, n) as (readonly string[])[]));
+      // concat copies in bulk but enters the runtime, which a few values do not repay.
+      out = n === 2 ? a.concat(r[1] as readonly T[]) : a.concat(...(r.slice(1, n) as (readonly T[])[]));
     } else {
-      out = new Array<string>(this.total);
+      out = new Array<T>(this.total);
       let k = 0;
       for (let i = 0; i < n; i++) {
-        const run = r[i] as readonly string[];
-        for (let j = 0; j < run.length; j++) out[k++] = run[j] as string;
+        const run = r[i] as readonly T[];
+        for (let j = 0; j < run.length; j++) out[k++] = run[j] as T;
       }
     }
-    for (let i = 0; i < n; i++) r[i] = null;
+    this.clear();
+    return out;
+  }
+
+  private clear(): void {
+    const r = this.runs;
+    for (let i = 0; i < this.count; i++) r[i] = null;
     this.count = 0;
     this.total = 0;
-    return out;
   }
 }
 
@@ -72,19 +87,19 @@ class Collector {
  * A snapshot never changes after construction, so a batch of records can be matched against one
  * consistent set of subscriptions while the matcher that produced it takes updates.
  */
-export class MatcherSnapshot {
+export class MatcherSnapshot<T> {
   // Scratch space, safe to share because match() never yields and filters cannot call it.
-  private readonly hits: Bucket[] = [];
-  private readonly collector = new Collector();
+  private readonly hits: Bucket<T>[] = [];
+  private readonly collector = new Collector<T>();
 
-  private constructor(private readonly parts: IndexParts) {}
+  private constructor(private readonly parts: IndexParts<T>) {}
 
-  static empty(): MatcherSnapshot {
-    return new MatcherSnapshot(EMPTY_PARTS);
+  static empty<T>(): MatcherSnapshot<T> {
+    return new MatcherSnapshot<T>(EMPTY_PARTS);
   }
 
   /** A snapshot of a whole set, built in one pass. */
-  static of(entries: Iterable<Entry>): MatcherSnapshot {
+  static of<T>(entries: Iterable<Entry<T>>): MatcherSnapshot<T> {
     return new MatcherSnapshot(buildParts(entries));
   }
 
@@ -92,7 +107,7 @@ export class MatcherSnapshot {
    * A new snapshot with `previous` (the entry this snapshot holds for a subscription, if any)
    * replaced by `next` (none to remove it). Only the touched buckets, maps and trie path are copied.
    */
-  replaced(previous: Entry | undefined, next: Entry | undefined): MatcherSnapshot {
+  replaced(previous: Entry<T> | undefined, next: Entry<T> | undefined): MatcherSnapshot<T> {
     return new MatcherSnapshot(replacedEntry(this.parts, previous, next));
   }
 
@@ -111,7 +126,7 @@ export class MatcherSnapshot {
   }
 
   /**
-   * The ids of the subscriptions whose filter is true for `ev` (the nested raw record), each once.
+   * The values of the subscriptions whose filter is true for `ev` (the nested raw record), each once, in a new array.
    *
    * Their order is the index's, fixed by the subscription set and the record alone (never by the
    * order of updates): unindexed subscriptions first, then the hashed fields (server_name,
@@ -119,14 +134,30 @@ export class MatcherSnapshot {
    * prefix; within one index hit, the subscriptions matched by the key alone in id order, then
    * those sharing a further test, group by group.
    */
-  match(ev: unknown): readonly string[] {
+  match(ev: unknown): readonly T[] {
+    this.gather(ev);
+    return this.collector.flat();
+  }
+
+  /**
+   * The same values as match(), as runs to read in order: arrays the index holds, handed out
+   * without a copy (a record at 10,000 subscriptions matches about 100, and copying them was most of
+   * the matcher's cost). Only the outer array is new. The runs are the index's own: read them,
+   * never change them (their type is readonly for that reason).
+   */
+  matchRuns(ev: unknown): readonly (readonly T[])[] {
+    this.gather(ev);
+    return this.collector.take();
+  }
+
+  private gather(ev: unknown): void {
     const acc = this.collector;
     const { always, hashed, ranged } = this.parts;
     if (always.entries.length > 0) takeBucket(acc, always, ev);
     const conn = typeof ev === 'object' && ev !== null ? (ev as { conn?: unknown }).conn : undefined;
     const c = typeof conn === 'object' && conn !== null ? (conn as ConnFields) : NO_FIELDS;
     for (let h = 0; h < hashed.length; h++) {
-      const index = hashed[h] as FieldIndex;
+      const index = hashed[h] as FieldIndex<T>;
       const field = index.field;
       const value = field === 'server_name' ? c.server_name : field === 'server_port' ? c.server_port : field === 'client_ip' ? c.client_ip : c.server_ip;
       // A value of the declared type (a string; for the port a safe-integer number, which the
@@ -141,7 +172,7 @@ export class MatcherSnapshot {
       }
     }
     for (let r = 0; r < ranged.length; r++) {
-      const index = ranged[r] as RangeIndex;
+      const index = ranged[r] as RangeIndex<T>;
       const value = index.field === 'client_ip' ? c.client_ip : c.server_ip;
       if (typeof value !== 'string') {
         takeEach(acc, index.all, ev);
@@ -154,9 +185,8 @@ export class MatcherSnapshot {
         const ip = parseIP(value);
         n = ip === undefined ? 0 : index.prefixes.collect(ip, hits);
       }
-      for (let l = 0; l < n; l++) takeBucket(acc, hits[l] as Bucket, ev);
+      for (let l = 0; l < n; l++) takeBucket(acc, hits[l] as Bucket<T>, ev);
     }
-    return acc.take();
   }
 }
 
@@ -170,7 +200,7 @@ interface ConnFields {
 const NO_FIELDS: ConnFields = {};
 
 /** An index hit on a well-typed value: every exact id, and each shared test evaluated once. */
-function takeBucket(acc: Collector, bucket: Bucket, ev: unknown): void {
+function takeBucket<T>(acc: Collector<T>, bucket: Bucket<T>, ev: unknown): void {
   const single = bucket.single;
   if (single !== undefined) {
     acc.add(single(ev) ? bucket.exactAndSingle : bucket.exact);
@@ -179,15 +209,15 @@ function takeBucket(acc: Collector, bucket: Bucket, ev: unknown): void {
   acc.add(bucket.exact);
   const shared = bucket.shared;
   for (let i = 0; i < shared.length; i++) {
-    const s = shared[i] as SharedTest;
-    if (s.test(ev)) acc.add(s.ids);
+    const s = shared[i] as SharedTest<T>;
+    if (s.test(ev)) acc.add(s.values);
   }
 }
 
 /** Every filter of `list` evaluated on its own (the record's value proved nothing), in id order. */
-function takeEach(acc: Collector, list: readonly Entry[], ev: unknown): void {
+function takeEach<T>(acc: Collector<T>, list: readonly Entry<T>[], ev: unknown): void {
   for (let i = 0; i < list.length; i++) {
-    const entry = list[i] as Entry;
+    const entry = list[i] as Entry<T>;
     if (entry.filter === undefined || entry.filter.evaluate(ev)) acc.add(entry.self);
   }
 }

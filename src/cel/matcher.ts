@@ -18,11 +18,15 @@ const RANK_GAP = 2 ** 20;
 
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export class SubscriptionMatcher {
-  private readonly entries = new Map<string, Entry>();
+/**
+ * The matcher over values of type T: each subscription is stored with a value (the caller's route
+ * object, say), and a match yields the values, so the caller needs no lookup by id per match.
+ */
+export class Matcher<T> {
+  private readonly entries = new Map<string, Entry<T>>();
   /** Every id, ascending (code-unit order, the same everywhere): it gives new entries their rank. */
   private ids: string[] = [];
-  private current = MatcherSnapshot.empty();
+  private current = MatcherSnapshot.empty<T>();
   private remainders = new Remainders();
 
   constructor(readonly eventType: TrafficEventType) {}
@@ -35,19 +39,19 @@ export class SubscriptionMatcher {
     return this.entries.has(id);
   }
 
-  /** Adds a subscription, or replaces its filter. No filter means the subscription takes every record. */
-  set(id: string, filter: CompiledFilter | undefined): void {
+  /** Adds a subscription, or replaces its filter and value. No filter means the subscription takes every record. */
+  set(id: string, filter: CompiledFilter | undefined, value: T): void {
     this.checkEventType(id, filter);
     const previous = this.entries.get(id);
     const rank = previous?.rank ?? this.insertId(id);
     if (rank === undefined) {
       // No number left between the neighbours: renumber everything, once in a long while.
-      this.rebuild([...this.entries].map(([k, e]) => [k, e.filter] as const).concat([[id, filter]]));
+      this.rebuild([...this.entries].map(([k, e]) => [k, e.filter, e.value] as const).concat([[id, filter, value]]));
       return;
     }
     // Tests of filters long gone are dropped now and then; entries keep the ones they hold.
     if (this.remainders.size > 2 * this.entries.size + 1024) this.remainders = new Remainders();
-    const next = entryOf(id, rank, filter, this.remainders);
+    const next = entryOf(id, value, rank, filter, this.remainders);
     this.current = this.current.replaced(previous, next);
     this.entries.set(id, next);
   }
@@ -63,18 +67,21 @@ export class SubscriptionMatcher {
   }
 
   /** Replaces the whole set at once (e.g. after loading the config log): one build instead of N updates. */
-  replaceAll(subscriptions: Iterable<readonly [string, CompiledFilter | undefined]>): void {
+  replaceAll(subscriptions: Iterable<readonly [id: string, filter: CompiledFilter | undefined, value: T]>): void {
     const list = [...subscriptions];
     for (const [id, filter] of list) this.checkEventType(id, filter);
     this.rebuild(list);
   }
 
-  private rebuild(subscriptions: readonly (readonly [string, CompiledFilter | undefined])[]): void {
-    const filters = new Map(subscriptions);
-    this.ids = [...filters.keys()].sort(byId);
+  private rebuild(subscriptions: readonly (readonly [string, CompiledFilter | undefined, T])[]): void {
+    const byIdLast = new Map(subscriptions.map(([id, filter, value]) => [id, { filter, value }] as const));
+    this.ids = [...byIdLast.keys()].sort(byId);
     this.entries.clear();
     this.remainders = new Remainders();
-    this.ids.forEach((id, i) => this.entries.set(id, entryOf(id, i * RANK_GAP, filters.get(id), this.remainders)));
+    this.ids.forEach((id, i) => {
+      const { filter, value } = byIdLast.get(id) as { filter: CompiledFilter | undefined; value: T };
+      this.entries.set(id, entryOf(id, value, i * RANK_GAP, filter, this.remainders));
+    });
     this.current = MatcherSnapshot.of(this.entries.values());
   }
 
@@ -103,13 +110,18 @@ export class SubscriptionMatcher {
   }
 
   /** The current index; it never changes, later updates produce new snapshots. */
-  snapshot(): MatcherSnapshot {
+  snapshot(): MatcherSnapshot<T> {
     return this.current;
   }
 
-  /** The ids of the subscriptions whose filter is true for `ev`, in the index's fixed order (see MatcherSnapshot.match). */
-  match(ev: unknown): readonly string[] {
+  /** The values of the subscriptions whose filter is true for `ev`, in the index's fixed order (see MatcherSnapshot.match). */
+  match(ev: unknown): readonly T[] {
     return this.current.match(ev);
+  }
+
+  /** The same values as runs handed out without a copy (see MatcherSnapshot.matchRuns): the hot path's call. */
+  matchRuns(ev: unknown): readonly (readonly T[])[] {
+    return this.current.matchRuns(ev);
   }
 
   stats(): MatcherStats {
@@ -122,5 +134,16 @@ export class SubscriptionMatcher {
         `The filter of subscription ${id} was compiled for ${filter.eventType}, not ${this.eventType}.`,
       );
     }
+  }
+}
+
+/** A matcher whose values are the subscription ids themselves. */
+export class SubscriptionMatcher extends Matcher<string> {
+  override set(id: string, filter: CompiledFilter | undefined, value: string = id): void {
+    super.set(id, filter, value);
+  }
+
+  override replaceAll(subscriptions: Iterable<readonly [id: string, filter: CompiledFilter | undefined, value?: string]>): void {
+    super.replaceAll([...subscriptions].map(([id, filter, value]) => [id, filter, value ?? id] as const));
   }
 }

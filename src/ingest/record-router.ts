@@ -104,9 +104,8 @@ export class RecordRouter {
   private routeTraffic(eventType: TrafficEventType, topic: string, partition: number, msg: ConsumedMessage): RouteResult {
     const decoded = this.opts.decoder.decodeFilterable(eventType, msg);
     if (!decoded.ok) return this.reject(topic, partition, msg, decoded.code, decoded.message);
-    const subs = this.opts.subscriptions;
-    const ids = subs.matcher(eventType).match(decoded.filterable);
-    if (ids.length === 0) return NOTHING;
+    const runs = this.opts.subscriptions.matcher(eventType).matchRuns(decoded.filterable);
+    if (runs.length === 0) return NOTHING;
     const full = decoded.full();
     if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
 
@@ -123,19 +122,21 @@ export class RecordRouter {
     const items: DeliveryItem[] = [];
     const leafJson: LeafJsonCache = [];
     const deliveries: Delivery[] = [];
-    for (const id of ids) {
-      const route = subs.route(eventType, id);
-      if (route === undefined) continue;
-      if (route.unflushedMatches++ === 0) this.counted.push(route);
-      const k = projectors.indexOf(route.project);
-      let item = k < 0 ? undefined : items[k];
-      if (item === undefined) {
-        const payload = Buffer.from(`${head}${route.project.serialize(full.record, leafJson)}}`);
-        item = new TrafficItem(eventId, payload, source, eventType, timestamp, route.project, full.record);
-        projectors.push(route.project);
-        items.push(item);
+    for (let r = 0; r < runs.length; r++) {
+      const run = runs[r] as readonly TrafficRoute[];
+      for (let m = 0; m < run.length; m++) {
+        const route = run[m] as TrafficRoute;
+        if (route.unflushedMatches++ === 0) this.counted.push(route);
+        const k = projectors.indexOf(route.project);
+        let item = k < 0 ? undefined : items[k];
+        if (item === undefined) {
+          const payload = Buffer.from(`${head}${route.project.serialize(full.record, leafJson)}}`);
+          item = new TrafficItem(eventId, payload, source, eventType, timestamp, route.project, full.record);
+          projectors.push(route.project);
+          items.push(item);
+        }
+        for (const destinationId of route.destinationIds) deliveries.push({ destinationId, item });
       }
-      for (const destinationId of route.destinationIds) deliveries.push({ destinationId, item });
     }
     return { type: 'deliver', deliveries };
   }

@@ -1,7 +1,7 @@
 // The live subscriptions of this process, compiled from the config log: a matcher per traffic event
 // type, a shared projector per (subscription, type), and the subscribers of each audit event type.
 // Compile once, run many: the hot path only reads the maps built here.
-import { SubscriptionMatcher } from '../cel/matcher.js';
+import { Matcher } from '../cel/matcher.js';
 import { compile } from '../cel/compile.js';
 import type { CompiledFilter } from '../cel/types.js';
 import { TRAFFIC_EVENT_TYPES, isAuditEventType, isTrafficEventType, type TrafficEventType } from '../events/catalog.js';
@@ -29,11 +29,18 @@ export interface AuditRoute {
   readonly destinationIds: readonly string[];
 }
 
+/** A subscription collected by load() for one matcher build. */
+interface Pending {
+  readonly filter: CompiledFilter | undefined;
+  readonly route: TrafficRoute;
+}
+
 const log = createLogger('subscriptions');
 
 export class SubscriptionSet {
-  private readonly matchers = new Map<TrafficEventType, SubscriptionMatcher>(
-    TRAFFIC_EVENT_TYPES.map((t) => [t, new SubscriptionMatcher(t)]),
+  /** The matchers hold the routes themselves, so a match needs no lookup by subscription id. */
+  private readonly matchers = new Map<TrafficEventType, Matcher<TrafficRoute>>(
+    TRAFFIC_EVENT_TYPES.map((t) => [t, new Matcher<TrafficRoute>(t)]),
   );
   private readonly routes = new Map<TrafficEventType, Map<string, TrafficRoute>>(
     TRAFFIC_EVENT_TYPES.map((t) => [t, new Map()]),
@@ -53,14 +60,14 @@ export class SubscriptionSet {
    * heap at its high-water mark of discarded snapshots (bench/results/PROFILE.md).
    */
   load(subs: readonly StoredSubscription[]): void {
-    const pending = new Map<TrafficEventType, Map<string, CompiledFilter | undefined>>(TRAFFIC_EVENT_TYPES.map((t) => [t, new Map()]));
+    const pending = new Map<TrafficEventType, Map<string, Pending>>(TRAFFIC_EVENT_TYPES.map((t) => [t, new Map()]));
     for (const sub of subs) this.put(sub, pending);
-    for (const [t, filters] of pending) {
-      if (filters.size === 0) continue;
+    for (const [t, added] of pending) {
+      if (added.size === 0) continue;
       const matcher = this.matcher(t);
-      const current = [...this.routes.get(t)?.keys() ?? []].filter((id) => !filters.has(id) && matcher.has(id));
-      if (current.length === 0) matcher.replaceAll(filters);
-      else for (const [id, filter] of filters) matcher.set(id, filter);
+      const current = [...this.routes.get(t)?.keys() ?? []].filter((id) => !added.has(id) && matcher.has(id));
+      if (current.length === 0) matcher.replaceAll([...added].map(([id, { filter, route }]) => [id, filter, route] as const));
+      else for (const [id, { filter, route }] of added) matcher.set(id, filter, route);
     }
   }
 
@@ -68,8 +75,8 @@ export class SubscriptionSet {
     this.unsubscribe?.();
   }
 
-  matcher(eventType: TrafficEventType): SubscriptionMatcher {
-    return this.matchers.get(eventType) as SubscriptionMatcher;
+  matcher(eventType: TrafficEventType): Matcher<TrafficRoute> {
+    return this.matchers.get(eventType) as Matcher<TrafficRoute>;
   }
 
   route(eventType: TrafficEventType, subscriptionId: string): TrafficRoute | undefined {
@@ -90,7 +97,7 @@ export class SubscriptionSet {
    * Adds or replaces a subscription; a source that no longer compiles is skipped and logged, never
    * thrown. With `pending` (load()), filters are collected there instead of set on the matchers.
    */
-  put(sub: StoredSubscription, pending?: Map<TrafficEventType, Map<string, CompiledFilter | undefined>>): void {
+  put(sub: StoredSubscription, pending?: Map<TrafficEventType, Map<string, Pending>>): void {
     this.remove(sub.id);
     for (const source of sub.sources) {
       if (isTrafficEventType(source.type)) {
@@ -107,15 +114,16 @@ export class SubscriptionSet {
           filter = result.filter;
         }
         const fields = source.fields ?? [];
-        this.routes.get(source.type)?.set(sub.id, {
+        const route: TrafficRoute = {
           subscriptionId: sub.id,
           projectionKey: projectionKey(fields),
           project: projectorFor(fields),
           destinationIds: sub.destination_ids,
           unflushedMatches: 0,
-        });
-        if (pending === undefined) this.matcher(source.type).set(sub.id, filter);
-        else pending.get(source.type)?.set(sub.id, filter);
+        };
+        this.routes.get(source.type)?.set(sub.id, route);
+        if (pending === undefined) this.matcher(source.type).set(sub.id, filter, route);
+        else pending.get(source.type)?.set(sub.id, { filter, route });
       } else if (isAuditEventType(source.type)) {
         let subs = this.audit.get(source.type);
         if (subs === undefined) this.audit.set(source.type, (subs = new Map()));

@@ -156,6 +156,8 @@ describe('SubscriptionMatcher', () => {
               const got = matcher.match(ev);
               // Each matching subscription once (brute force lists each id once, sorted).
               expect(sorted(got)).toEqual(bruteForce(model, ev));
+              // The runs the hot path reads hold the same values in the same order.
+              expect(matcher.matchRuns(ev).flat()).toEqual(got);
               // The order depends on the set and the record, never on the history of updates.
               expect(rebuilt.match(ev)).toEqual(got);
               // A snapshot taken before the updates still answers for the old set.

@@ -1,7 +1,7 @@
 // The dead-letter sink: bad input records (ingest) and undeliverable events (delivery) go to one topic,
 // with headers naming where they came from and why. A failed dead-letter write is retried, never dropped.
-import type { Kafka, Producer } from 'kafkajs';
-import { createProducer } from '../kafka/client.js';
+import type { Kafka } from 'kafkajs';
+import { LazyProducer } from '../kafka/lazy-producer.js';
 import { createLogger, type Logger } from '../telemetry/logger.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, type RetryPolicy } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
@@ -69,14 +69,14 @@ export interface KafkaDeadLetterSinkOptions {
 
 export class KafkaDeadLetterSink implements DeadLetterSink {
   readonly topic: string;
-  private producer: Producer | undefined;
-  private connecting: Promise<Producer> | undefined;
+  private readonly producer: LazyProducer;
   private readonly closed = new AbortController();
   private readonly retry: RetryPolicy;
   private readonly clock: Clock;
   private readonly log: Logger;
 
-  constructor(private readonly opts: KafkaDeadLetterSinkOptions) {
+  constructor(opts: KafkaDeadLetterSinkOptions) {
+    this.producer = new LazyProducer(opts.kafka, { retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2000 } });
     this.topic = opts.topic ?? DEFAULT_DEAD_LETTER_TOPIC;
     this.retry = opts.retry ?? DEFAULT_RETRY_POLICY;
     this.clock = opts.clock ?? systemClock;
@@ -91,12 +91,12 @@ export class KafkaDeadLetterSink implements DeadLetterSink {
         throw new DeliveryError('DEAD_LETTER_FAILED', 'Dead-lettering stopped before the broker acknowledged it.');
       }
       try {
-        const producer = await this.connect();
+        const producer = await this.producer.get();
         await producer.send({ topic: this.topic, messages, acks: -1 });
         return;
       } catch (err) {
         this.log.warn({ err, topic: this.topic, attempt, letters: letters.length }, 'Writing to the dead-letter topic failed; retrying.');
-        await this.reset();
+        await this.producer.reset();
         await this.clock.sleep(backoffDelay(this.retry, attempt), signal ?? this.closed.signal);
       }
     }
@@ -104,37 +104,6 @@ export class KafkaDeadLetterSink implements DeadLetterSink {
 
   async close(): Promise<void> {
     this.closed.abort();
-    await this.reset();
-  }
-
-  private connect(): Promise<Producer> {
-    if (this.producer !== undefined) return Promise.resolve(this.producer);
-    this.connecting ??= (async () => {
-      // Idempotent with acks=all: the broker drops duplicates of a retried send, and an acknowledged
-      // dead letter survives the loss of the leader.
-      const producer = createProducer(this.opts.kafka, {
-        idempotent: true,
-        maxInFlightRequests: 1,
-        retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2000 },
-      });
-      try {
-        await producer.connect();
-      } catch (err) {
-        await producer.disconnect().catch(() => undefined);
-        throw err;
-      }
-      this.producer = producer;
-      return producer;
-    })().finally(() => {
-      this.connecting = undefined;
-    });
-    return this.connecting;
-  }
-
-  // A producer that failed may hold a stale producer epoch or dead sockets; a fresh one is cheap.
-  private async reset(): Promise<void> {
-    const producer = this.producer;
-    this.producer = undefined;
-    if (producer !== undefined) await producer.disconnect().catch(() => undefined);
+    await this.producer.close();
   }
 }

@@ -1,7 +1,8 @@
 // Parks deliveries in their destination's retry topic, created on demand. A park resolves only once the
 // broker acknowledged every record, so the deliveries can be settled (and their offsets committed).
-import type { Kafka, Producer } from 'kafkajs';
-import { createProducer, ensureTopics } from '../../kafka/client.js';
+import type { Kafka } from 'kafkajs';
+import { ensureTopics } from '../../kafka/client.js';
+import { LazyProducer } from '../../kafka/lazy-producer.js';
 import { parkedDeliveries } from '../../telemetry/metrics.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay } from '../backoff.js';
@@ -27,8 +28,7 @@ export interface ParkingStoreOptions {
 export type ParkedListener = (destinationId: string, parkedAt: number) => void;
 
 export class KafkaParkingStore {
-  private producer: Producer | undefined;
-  private connecting: Promise<Producer> | undefined;
+  private readonly producer: LazyProducer;
   private readonly created = new Set<string>();
   private readonly closed = new AbortController();
   private readonly listeners: ParkedListener[] = [];
@@ -37,6 +37,7 @@ export class KafkaParkingStore {
   private readonly log: Logger;
 
   constructor(private readonly opts: ParkingStoreOptions) {
+    this.producer = new LazyProducer(opts.kafka, { retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2000 } });
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger('parking');
   }
@@ -65,12 +66,12 @@ export class KafkaParkingStore {
       }
       try {
         await this.ensureTopic(topic);
-        const producer = await this.connect();
+        const producer = await this.producer.get();
         await producer.send({ topic, messages, acks: -1 });
         break;
       } catch (err) {
         this.log.warn({ err, topic, attempt, records: items.length }, 'Writing to the retry topic failed; retrying.');
-        await this.reset();
+        await this.producer.reset();
         await this.clock.sleep(backoffDelay(DEFAULT_RETRY_POLICY, attempt), signal ?? this.closed.signal);
       }
     }
@@ -102,7 +103,7 @@ export class KafkaParkingStore {
 
   async close(): Promise<void> {
     this.closed.abort();
-    await this.reset();
+    await this.producer.close();
   }
 
   private async ensureTopic(topic: string): Promise<void> {
@@ -121,30 +122,5 @@ export class KafkaParkingStore {
       await admin.disconnect();
     }
     this.created.add(topic);
-  }
-
-  private connect(): Promise<Producer> {
-    if (this.producer !== undefined) return Promise.resolve(this.producer);
-    this.connecting ??= (async () => {
-      // Idempotent with acks=all, like the dead-letter sink: a retried send is not duplicated by the broker.
-      const producer = createProducer(this.opts.kafka, { idempotent: true, maxInFlightRequests: 1, retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2000 } });
-      try {
-        await producer.connect();
-      } catch (err) {
-        await producer.disconnect().catch(() => undefined);
-        throw err;
-      }
-      this.producer = producer;
-      return producer;
-    })().finally(() => {
-      this.connecting = undefined;
-    });
-    return this.connecting;
-  }
-
-  private async reset(): Promise<void> {
-    const producer = this.producer;
-    this.producer = undefined;
-    if (producer !== undefined) await producer.disconnect().catch(() => undefined);
   }
 }

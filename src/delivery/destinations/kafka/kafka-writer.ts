@@ -1,7 +1,7 @@
 // The kafka destination writer: an idempotent producer with acks=all, one message per event, keyed by
 // the event id unless the destination names an envelope field.
-import type { Kafka, Message, Producer } from 'kafkajs';
-import { createProducer } from '../../../kafka/client.js';
+import type { Kafka, Message } from 'kafkajs';
+import { LazyProducer } from '../../../kafka/lazy-producer.js';
 import { DELIVERED, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import type { DestinationKind } from '../../destination-kind.js';
 import { DeliveryError } from '../../errors.js';
@@ -26,9 +26,7 @@ export class KafkaWriter implements DestinationWriter {
   readonly kind = 'kafka';
   readonly limits: WriterLimits;
   private readonly keyOf: KeyOf;
-  private producer: Producer | undefined;
-  private connecting: Promise<Producer> | undefined;
-  private closed = false;
+  private readonly producer: LazyProducer;
 
   constructor(
     private readonly config: KafkaTargetConfig,
@@ -37,10 +35,16 @@ export class KafkaWriter implements DestinationWriter {
   ) {
     this.limits = { ...KAFKA_LIMITS, ...limits };
     this.keyOf = compileKeyPath(config.key);
+    // Retries inside the client stay short: the runner owns backoff.
+    this.producer = new LazyProducer(kafka, {
+      retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
+      connectError: (err) => toKafkaDeliveryError(err, config.topic),
+      closedError: () => new DeliveryError('WRITER_CLOSED', 'The kafka writer is closed.'),
+    });
   }
 
   async connect(): Promise<void> {
-    await this.ensureProducer();
+    await this.producer.get();
   }
 
   async write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
@@ -69,18 +73,17 @@ export class KafkaWriter implements DestinationWriter {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    await this.reset();
+    await this.producer.close();
   }
 
   private async send(batch: readonly DeliveryItem[]): Promise<void> {
-    const producer = await this.ensureProducer();
+    const producer = await this.producer.get();
     const messages: Message[] = batch.map((item) => ({ key: this.keyOf(item), value: item.payload, headers: HEADERS }));
     try {
       await producer.send({ topic: this.config.topic, messages, acks: -1 });
     } catch (err) {
       // A producer that failed may hold dead sockets or a fenced epoch; the next write starts a fresh one.
-      await this.reset();
+      await this.producer.reset();
       throw err;
     }
   }
@@ -95,41 +98,6 @@ export class KafkaWriter implements DestinationWriter {
       }
     }
     return { failed };
-  }
-
-  private ensureProducer(): Promise<Producer> {
-    if (this.closed) return Promise.reject(new DeliveryError('WRITER_CLOSED', 'The kafka writer is closed.'));
-    if (this.producer !== undefined) return Promise.resolve(this.producer);
-    this.connecting ??= (async () => {
-      // Idempotent with acks=all: a send retried inside the client is not duplicated, and an
-      // acknowledged write survives a leader change. Retries here stay short: the runner owns backoff.
-      const producer = createProducer(this.kafka, {
-        idempotent: true,
-        maxInFlightRequests: 1,
-        retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
-      });
-      try {
-        await producer.connect();
-      } catch (err) {
-        await producer.disconnect().catch(() => undefined);
-        throw toKafkaDeliveryError(err, this.config.topic);
-      }
-      if (this.closed) {
-        await producer.disconnect().catch(() => undefined);
-        throw new DeliveryError('WRITER_CLOSED', 'The kafka writer is closed.');
-      }
-      this.producer = producer;
-      return producer;
-    })().finally(() => {
-      this.connecting = undefined;
-    });
-    return this.connecting;
-  }
-
-  private async reset(): Promise<void> {
-    const producer = this.producer;
-    this.producer = undefined;
-    if (producer !== undefined) await producer.disconnect().catch(() => undefined);
   }
 }
 

@@ -6,6 +6,7 @@
 // as the scanner does (same codes, same messages), and returns the decoded record. The scanner stays
 // the reference: a property test checks that both refuse the same bytes with the same code.
 import { isUtf8 } from 'node:buffer';
+import { readLong, truncated } from './avro-scan.js';
 import { DecodeError } from './errors.js';
 import type { LeafPlan, RecordPlan } from './field-plan.js';
 import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
@@ -23,30 +24,7 @@ export interface LeafConverters {
 
 /** Shared state of the generated code: where a slow varint read ended. */
 interface State {
-  p: number;
-}
-
-function truncated(path: string): never {
-  throw new DecodeError('malformed_avro', `The record ends inside ${path}.`);
-}
-
-/** avro-scan.ts readLong, for varints of two bytes or more (the one-byte case is inlined). */
-function readLongSlow(buf: Buffer, pos: number, path: string, s: State): number {
-  let lo = 0;
-  let hi = 0;
-  let b: number | undefined;
-  let i = 0;
-  do {
-    b = buf[pos++];
-    if (b === undefined) truncated(path);
-    if (i < 4) lo |= (b & 0x7f) << (7 * i);
-    else hi += (b & 0x7f) * 2 ** (7 * (i - 4));
-    i++;
-    if (i > 10) throw new DecodeError('malformed_avro', `${path}: a varint is longer than ten bytes.`);
-  } while (b >= 0x80);
-  s.p = pos;
-  const half = (lo >>> 1) + hi * 2 ** 27;
-  return lo & 1 ? -half - 1 : half;
+  pos: number;
 }
 
 type Latin1 = { latin1Slice(start: number, end: number): string; utf8Slice(start: number, end: number): string };
@@ -87,7 +65,8 @@ function jsonTextProblem(buf: Buffer, a: number, b: number, shown: string): Deco
 }
 
 const helpers = {
-  readLongSlow,
+  // The scanner's varint reader, for varints of two bytes or more (the one-byte case is inlined).
+  readLongSlow: readLong,
   readString,
   checkString,
   jsonTextProblem,
@@ -121,7 +100,7 @@ function long(g: Gen, path: string): string {
   g.lines.push(
     `let ${v}; { const ${b} = buf[p++];`,
     `  if (${b} === undefined) H.truncated(${q(path)});`,
-    `  if (${b} < 128) ${v} = (${b} >>> 1) ^ -(${b} & 1); else { ${v} = H.readLongSlow(buf, p - 1, ${q(path)}, S); p = S.p; } }`,
+    `  if (${b} < 128) ${v} = (${b} >>> 1) ^ -(${b} & 1); else { ${v} = H.readLongSlow(buf, p - 1, ${q(path)}, S); p = S.pos; } }`,
   );
   return v;
 }
@@ -285,7 +264,7 @@ export function compileReader(schema: AvroSchema, plan: RecordPlan | undefined, 
   const end = exactEnd ? `if (p !== len) H.malformed("The record ends " + (len - p) + " bytes before the value does.");` : '';
   const body = `return function read(buf, start) {\n  const len = buf.length;\n  let p = start;\n  ${g.lines.join('\n  ')}\n  ${end}\n  return ${root};\n};`;
   const factory = new Function('H', 'C', 'S', body) as (h: typeof helpers, c: LeafConverters, s: State) => GeneratedReader;
-  return factory(helpers, converters, { p: 0 });
+  return factory(helpers, converters, { pos: 0 });
 }
 
 /**
@@ -300,5 +279,5 @@ export function compileValidatorCode(schema: AvroSchema, jsonTextPaths: Readonly
     `return function validate(buf, start) {\n  const len = buf.length;\n  let p = start;\n  let D;\n  ${g.lines.join('\n  ')}\n` +
     `  if (p !== len) H.malformed("The record ends " + (len - p) + " bytes before the value does.");\n  if (D !== undefined) throw D;\n};`;
   const factory = new Function('H', 'S', body) as (h: typeof helpers, s: State) => (buf: Buffer, pos: number) => void;
-  return factory(helpers, { p: 0 });
+  return factory(helpers, { pos: 0 });
 }

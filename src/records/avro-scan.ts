@@ -41,7 +41,7 @@ export interface ScannerOptions {
 const INT32_MIN = -2_147_483_648;
 const INT32_MAX = 2_147_483_647;
 
-function truncated(path: string): never {
+export function truncated(path: string): never {
   throw new DecodeError('malformed_avro', `The record ends inside ${path}.`);
 }
 
@@ -49,10 +49,10 @@ function truncated(path: string): never {
  * Avro spec, "Binary Encoding": int and long values are written using variable-length zig-zag coding.
  * A long takes at most ten bytes. The first four bytes (28 bits) are kept as an integer and the rest as
  * a float factor, so every value up to 2^53 comes out exact and anything larger is still seen as large.
+ * Reads the long at `pos` and leaves the offset after it in `end.pos`; the scanner passes its cursor as
+ * `end`, and the generated readers (avro-codegen.ts) call it for varints of two bytes or more.
  */
-function readLong(c: Cursor, path: string): number {
-  const buf = c.buf;
-  let pos = c.pos;
+export function readLong(buf: Buffer, pos: number, path: string, end: { pos: number }): number {
   let lo = 0;
   let hi = 0;
   let b: number | undefined;
@@ -65,20 +65,20 @@ function readLong(c: Cursor, path: string): number {
     i++;
     if (i > 10) throw new DecodeError('malformed_avro', `${path}: a varint is longer than ten bytes.`);
   } while (b >= 0x80);
-  c.pos = pos;
+  end.pos = pos;
   const half = (lo >>> 1) + hi * 2 ** 27;
   return lo & 1 ? -half - 1 : half;
 }
 
 /** The zig-zag long at `pos` and the offset after it; throws DecodeError. Exported for tests of the varint reader. */
 export function readLongAt(buf: Buffer, pos: number): { value: number; end: number } {
-  const c: Cursor = { buf, pos };
-  const value = readLong(c, 'long');
-  return { value, end: c.pos };
+  const end = { pos };
+  const value = readLong(buf, pos, 'long', end);
+  return { value, end: end.pos };
 }
 
 function readLength(c: Cursor, path: string): number {
-  const n = readLong(c, path);
+  const n = readLong(c.buf, c.pos, path, c);
   if (n < 0) throw new DecodeError('malformed_avro', `${path}: negative length ${n}.`);
   if (n > c.buf.length - c.pos) truncated(path);
   return n;
@@ -142,7 +142,7 @@ function blocksStep(path: string, item: Step, itemMin: number): Step {
   const min = Math.max(itemMin, 1);
   return (c) => {
     for (;;) {
-      let count = readLong(c, path);
+      let count = readLong(c.buf, c.pos, path, c);
       if (count === 0) return;
       if (count < 0) {
         count = -count;
@@ -162,7 +162,7 @@ function compile(t: AvroSchema, path: string, opts: ScannerOptions): Compiled {
     return {
       min: 1,
       step: (c) => {
-        const index = readLong(c, path);
+        const index = readLong(c.buf, c.pos, path, c);
         const branch = branches[index];
         if (branch === undefined) throw new DecodeError('malformed_avro', `${path}: union index ${index} is out of range.`);
         branch.step(c);
@@ -188,7 +188,7 @@ function compile(t: AvroSchema, path: string, opts: ScannerOptions): Compiled {
       return {
         min: 1,
         step: (c) => {
-          const v = readLong(c, path);
+          const v = readLong(c.buf, c.pos, path, c);
           if (v < INT32_MIN || v > INT32_MAX) throw new DecodeError('schema_violation', `${path}: ${v} is outside the int32 range.`);
         },
       };
@@ -196,7 +196,7 @@ function compile(t: AvroSchema, path: string, opts: ScannerOptions): Compiled {
       return {
         min: 1,
         step: (c) => {
-          const v = readLong(c, path);
+          const v = readLong(c.buf, c.pos, path, c);
           if (Math.abs(v) > MAX_INT64_MAGNITUDE) {
             throw new DecodeError('schema_violation', `${path}: ${v} is larger than a JSON number holds exactly.`);
           }

@@ -30,6 +30,26 @@ export const idString: Schema = { type: 'string', minLength: 1, maxLength: 100 }
 export const uriString: Schema = { type: 'string', format: 'uri' };
 export const timestampString: Schema = { type: 'string', format: 'date-time', description: 'RFC 3339.' };
 
+/**
+ * The fields a resource answers with first, in this order (API keys and event subscriptions list them
+ * in another order, and the order of a schema's properties is the order of the keys in a response).
+ */
+export const RESOURCE_FIELDS = ['id', 'uri', 'created_at', 'description', 'metadata'] as const;
+export const resourceProperties: Readonly<Record<(typeof RESOURCE_FIELDS)[number], Schema>> = {
+  id: idString,
+  uri: uriString,
+  created_at: timestampString,
+  description: { type: 'string' },
+  metadata: { type: 'string' },
+};
+
+/** The body of a resource whose only writable fields are description and metadata (API keys, IP policies). */
+export const descriptionMetadataBody: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { description: descriptionField, metadata: metadataField },
+};
+
 /** SPEC.md 2.2 Ref. */
 export const refSchema: Schema = {
   type: 'object',

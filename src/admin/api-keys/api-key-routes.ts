@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { newId } from '../../ids.js';
 import { principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { listPage } from '../list-response.js';
-import { BODY_ERRORS, idParams, listQuery, listSchema, noContent, responses } from '../schemas.js';
-import type { PageQuery } from '../store.js';
+import { registerReadRoutes } from '../read-routes.js';
+import { BODY_ERRORS, idParams, noContent, responses } from '../schemas.js';
 import { checkTextLimits } from '../text-limits.js';
 import { apiKeyCreateBody, apiKeySchema, apiKeyUpdateBody, apiKeyView, type StoredApiKey } from './api-key-view.js';
 import { hashToken, newToken } from './tokens.js';
@@ -61,31 +60,17 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: AdminContext): v
     },
   );
 
-  app.get<{ Querystring: PageQuery }>(
-    '/api_keys',
-    {
-      schema: {
-        tags,
-        summary: 'List API keys, newest first.',
-        querystring: listQuery,
-        response: responses({ 200: listSchema('api_keys', apiKeySchema, 'A page of API keys (tokens are null).') }, [400]),
-      },
-    },
-    async (req) => listPage(ctx, '/api_keys', 'api_keys', store.page<StoredApiKey>('api_key', req.query), req.query, (k) => apiKeyView(ctx, k)),
-  );
-
-  app.get<{ Params: IdParams }>(
-    '/api_keys/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Get an API key (its token is null).',
-        params: idParams,
-        response: responses({ 200: { description: 'The key.', ...apiKeySchema } }, [400, 404]),
-      },
-    },
-    async (req) => apiKeyView(ctx, find(req.params.id)),
-  );
+  registerReadRoutes(app, ctx, {
+    path: '/api_keys',
+    kind: 'api_key',
+    listKey: 'api_keys',
+    tags,
+    schema: apiKeySchema,
+    list: { summary: 'List API keys, newest first.', description: 'A page of API keys (tokens are null).' },
+    get: { summary: 'Get an API key (its token is null).', description: 'The key.' },
+    find,
+    view: (k) => apiKeyView(ctx, k),
+  });
 
   app.patch<{ Params: IdParams; Body: KeyBody }>(
     '/api_keys/:id',

@@ -1,6 +1,6 @@
 // The API key resource: its stored shape (a token hash, never the token), its API view and schemas.
 import type { AdminContext } from '../context.js';
-import { descriptionField, idString, metadataField, timestampString, uriString } from '../schemas.js';
+import { descriptionMetadataBody, idString, timestampString, uriString } from '../schemas.js';
 
 export interface StoredApiKey {
   readonly id: string;
@@ -47,10 +47,6 @@ export const apiKeySchema = {
   },
 } as const;
 
-export const apiKeyCreateBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { description: descriptionField, metadata: metadataField },
-} as const;
+export const apiKeyCreateBody = descriptionMetadataBody;
 
 export const apiKeyUpdateBody = apiKeyCreateBody;

@@ -5,9 +5,9 @@ import type { StoredDestination, StoredSubscription, StoredTarget } from '../../
 import { newId } from '../../ids.js';
 import { principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { listPage } from '../list-response.js';
-import { BODY_ERRORS, idParams, listQuery, listSchema, noContent, responses } from '../schemas.js';
-import type { AuditRecord, PageQuery } from '../store.js';
+import { registerReadRoutes } from '../read-routes.js';
+import { BODY_ERRORS, idParams, noContent, responses } from '../schemas.js';
+import type { AuditRecord } from '../store.js';
 import { checkTextLimits } from '../text-limits.js';
 import { destinationCreateBody, destinationSchema, destinationUpdateBody } from './destination-schemas.js';
 import { destinationView } from './destination-view.js';
@@ -72,34 +72,17 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
     },
   );
 
-  app.get<{ Querystring: PageQuery }>(
-    '/event_destinations',
-    {
-      schema: {
-        tags,
-        summary: 'List event destinations, newest first.',
-        querystring: listQuery,
-        response: responses({ 200: listSchema('event_destinations', destinationSchema, 'A page of event destinations.') }, [400]),
-      },
-    },
-    async (req) =>
-      listPage(ctx, '/event_destinations', 'event_destinations', store.page<StoredDestination>('event_destination', req.query), req.query, (d) =>
-        destinationView(ctx, d),
-      ),
-  );
-
-  app.get<{ Params: IdParams }>(
-    '/event_destinations/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Get an event destination.',
-        params: idParams,
-        response: responses({ 200: { description: 'The destination; secrets are null.', ...destinationSchema } }, [400, 404]),
-      },
-    },
-    async (req) => destinationView(ctx, find(req.params.id)),
-  );
+  registerReadRoutes(app, ctx, {
+    path: '/event_destinations',
+    kind: 'event_destination',
+    listKey: 'event_destinations',
+    tags,
+    schema: destinationSchema,
+    list: { summary: 'List event destinations, newest first.', description: 'A page of event destinations.' },
+    get: { summary: 'Get an event destination.', description: 'The destination; secrets are null.' },
+    find,
+    view: (d) => destinationView(ctx, d),
+  });
 
   app.patch<{ Params: IdParams; Body: DestinationBody }>(
     '/event_destinations/:id',

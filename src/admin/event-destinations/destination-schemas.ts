@@ -1,6 +1,6 @@
 // JSON schemas of /event_destinations: request bodies (validated before the handler; target's "exactly
 // one kind" and auth's "exactly one of role or creds" are checked in target-input.ts) and the response.
-import { descriptionField, idString, metadataField, timestampString, uriString } from '../schemas.js';
+import { RESOURCE_FIELDS, descriptionField, metadataField, resourceProperties } from '../schemas.js';
 import { CLOUD_OPTIONS, RESOURCE_ARNS, ROLE_ARN, type CloudKind } from './cloud-target.js';
 
 type Schema = Record<string, unknown>;
@@ -111,13 +111,9 @@ export const destinationUpdateBody: Schema = obj({
 
 export const destinationSchema: Schema = obj(
   {
-    id: idString,
-    uri: uriString,
-    created_at: timestampString,
-    description: { type: 'string' },
-    metadata: { type: 'string' },
+    ...resourceProperties,
     format: { type: 'string', enum: ['json'] },
     target: targetSchema(true),
   },
-  ['id', 'uri', 'created_at', 'description', 'metadata', 'format', 'target'],
+  [...RESOURCE_FIELDS, 'format', 'target'],
 );

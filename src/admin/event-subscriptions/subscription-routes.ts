@@ -5,9 +5,9 @@ import type { StoredSubscription } from '../../configlog/resources.js';
 import { newId } from '../../ids.js';
 import { principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { listPage } from '../list-response.js';
-import { BODY_ERRORS, idParams, listQuery, listSchema, noContent, responses } from '../schemas.js';
-import type { AuditRecord, PageQuery } from '../store.js';
+import { registerReadRoutes } from '../read-routes.js';
+import { BODY_ERRORS, idParams, noContent, responses } from '../schemas.js';
+import type { AuditRecord } from '../store.js';
 import { checkTextLimits } from '../text-limits.js';
 import { checkDestinationIds } from './destination-refs.js';
 import { validateSources, type SourceInput } from './source-input.js';
@@ -77,34 +77,17 @@ export function registerEventSubscriptionRoutes(app: FastifyInstance, ctx: Admin
     },
   );
 
-  app.get<{ Querystring: PageQuery }>(
-    '/event_subscriptions',
-    {
-      schema: {
-        tags,
-        summary: 'List event subscriptions, newest first.',
-        querystring: listQuery,
-        response: responses({ 200: listSchema('event_subscriptions', subscriptionSchema, 'A page of event subscriptions.') }, [400]),
-      },
-    },
-    async (req) =>
-      listPage(ctx, '/event_subscriptions', 'event_subscriptions', store.page<StoredSubscription>('event_subscription', req.query), req.query, (s) =>
-        subscriptionView(ctx, s),
-      ),
-  );
-
-  app.get<{ Params: IdParams }>(
-    '/event_subscriptions/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Get an event subscription.',
-        params: idParams,
-        response: responses({ 200: { description: 'The subscription.', ...subscriptionSchema } }, [400, 404]),
-      },
-    },
-    async (req) => subscriptionView(ctx, findSubscription(ctx, req.params.id)),
-  );
+  registerReadRoutes(app, ctx, {
+    path: '/event_subscriptions',
+    kind: 'event_subscription',
+    listKey: 'event_subscriptions',
+    tags,
+    schema: subscriptionSchema,
+    list: { summary: 'List event subscriptions, newest first.', description: 'A page of event subscriptions.' },
+    get: { summary: 'Get an event subscription.', description: 'The subscription.' },
+    find: (id) => findSubscription(ctx, id),
+    view: (s) => subscriptionView(ctx, s),
+  });
 
   app.patch<{ Params: IdParams; Body: SubscriptionBody }>(
     '/event_subscriptions/:id',

@@ -5,9 +5,9 @@ import { newId } from '../../ids.js';
 import type { ConfigWrite } from '../../configlog/config-log.js';
 import { principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { listPage } from '../list-response.js';
-import { BODY_ERRORS, idParams, listQuery, listSchema, noContent, responses } from '../schemas.js';
-import type { AuditRecord, PageQuery } from '../store.js';
+import { registerReadRoutes } from '../read-routes.js';
+import { BODY_ERRORS, idParams, noContent, responses } from '../schemas.js';
+import type { AuditRecord } from '../store.js';
 import type { StoredTcpEdge } from '../tcp-edges/tcp-edge-view.js';
 import { checkTextLimits } from '../text-limits.js';
 import {
@@ -67,32 +67,17 @@ export function registerIpPolicyRoutes(app: FastifyInstance, ctx: AdminContext):
     },
   );
 
-  app.get<{ Querystring: PageQuery }>(
-    '/ip_policies',
-    {
-      schema: {
-        tags,
-        summary: 'List IP policies, newest first.',
-        querystring: listQuery,
-        response: responses({ 200: listSchema('ip_policies', ipPolicySchema, 'A page of IP policies.') }, [400]),
-      },
-    },
-    async (req) =>
-      listPage(ctx, '/ip_policies', 'ip_policies', store.page<StoredIpPolicy>('ip_policy', req.query), req.query, (p) => ipPolicyView(ctx, p)),
-  );
-
-  app.get<{ Params: IdParams }>(
-    '/ip_policies/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Get an IP policy.',
-        params: idParams,
-        response: responses({ 200: { description: 'The policy.', ...ipPolicySchema } }, [400, 404]),
-      },
-    },
-    async (req) => ipPolicyView(ctx, find(req.params.id)),
-  );
+  registerReadRoutes(app, ctx, {
+    path: '/ip_policies',
+    kind: 'ip_policy',
+    listKey: 'ip_policies',
+    tags,
+    schema: ipPolicySchema,
+    list: { summary: 'List IP policies, newest first.', description: 'A page of IP policies.' },
+    get: { summary: 'Get an IP policy.', description: 'The policy.' },
+    find,
+    view: (p) => ipPolicyView(ctx, p),
+  });
 
   app.patch<{ Params: IdParams; Body: PolicyBody }>(
     '/ip_policies/:id',

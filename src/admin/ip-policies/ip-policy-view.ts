@@ -2,7 +2,7 @@
 // objects of ip_policy_*.v0 and ip_policy_rule_*.v0; see schemas/audit/).
 import type { AdminContext } from '../context.js';
 import { ref } from '../context.js';
-import { descriptionField, idString, metadataField, refSchema, timestampString, uriString } from '../schemas.js';
+import { RESOURCE_FIELDS, descriptionField, descriptionMetadataBody, idString, metadataField, refSchema, resourceProperties } from '../schemas.js';
 
 export type RuleAction = 'allow' | 'deny';
 
@@ -44,15 +44,11 @@ export function ipPolicyRuleView(ctx: AdminContext, r: StoredIpPolicyRule): Reco
 export const ipPolicySchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'uri', 'created_at', 'description', 'metadata'],
-  properties: { id: idString, uri: uriString, created_at: timestampString, description: { type: 'string' }, metadata: { type: 'string' } },
+  required: [...RESOURCE_FIELDS],
+  properties: { ...resourceProperties },
 } as const;
 
-export const ipPolicyBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { description: descriptionField, metadata: metadataField },
-} as const;
+export const ipPolicyBody = descriptionMetadataBody;
 
 const actionSchema = { type: 'string', enum: ['allow', 'deny'], description: 'allow or deny; cannot be changed after creation.' };
 const cidrSchema = {
@@ -65,13 +61,9 @@ const cidrSchema = {
 export const ipPolicyRuleSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'uri', 'created_at', 'description', 'metadata', 'cidr', 'action', 'ip_policy'],
+  required: [...RESOURCE_FIELDS, 'cidr', 'action', 'ip_policy'],
   properties: {
-    id: idString,
-    uri: uriString,
-    created_at: timestampString,
-    description: { type: 'string' },
-    metadata: { type: 'string' },
+    ...resourceProperties,
     cidr: { type: 'string' },
     action: { type: 'string', enum: ['allow', 'deny'] },
     ip_policy: refSchema,

@@ -5,10 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { newId } from '../../ids.js';
 import { principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { listPage } from '../list-response.js';
 import { ipRestrictionAudit } from '../ip-restriction/ip-restriction-audit.js';
-import { BODY_ERRORS, idParams, listQuery, listSchema, noContent, responses } from '../schemas.js';
-import type { PageQuery } from '../store.js';
+import { registerReadRoutes } from '../read-routes.js';
+import { BODY_ERRORS, idParams, noContent, responses } from '../schemas.js';
 import { checkTextLimits } from '../text-limits.js';
 import { normalizeHostport } from './hostport.js';
 import { tcpEdgeCreateBody, tcpEdgeSchema, tcpEdgeUpdateBody, tcpEdgeView, type StoredTcpEdge } from './tcp-edge-view.js';
@@ -74,31 +73,17 @@ export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): 
     },
   );
 
-  app.get<{ Querystring: PageQuery }>(
-    '/edges/tcp',
-    {
-      schema: {
-        tags,
-        summary: 'List TCP edges, newest first.',
-        querystring: listQuery,
-        response: responses({ 200: listSchema('tcp_edges', tcpEdgeSchema, 'A page of TCP edges.') }, [400]),
-      },
-    },
-    async (req) => listPage(ctx, '/edges/tcp', 'tcp_edges', store.page<StoredTcpEdge>('tcp_edge', req.query), req.query, (e) => tcpEdgeView(ctx, e)),
-  );
-
-  app.get<{ Params: IdParams }>(
-    '/edges/tcp/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Get a TCP edge with its IP restriction.',
-        params: idParams,
-        response: responses({ 200: { description: 'The edge.', ...tcpEdgeSchema } }, [400, 404]),
-      },
-    },
-    async (req) => tcpEdgeView(ctx, find(req.params.id)),
-  );
+  registerReadRoutes(app, ctx, {
+    path: '/edges/tcp',
+    kind: 'tcp_edge',
+    listKey: 'tcp_edges',
+    tags,
+    schema: tcpEdgeSchema,
+    list: { summary: 'List TCP edges, newest first.', description: 'A page of TCP edges.' },
+    get: { summary: 'Get a TCP edge with its IP restriction.', description: 'The edge.' },
+    find,
+    view: (e) => tcpEdgeView(ctx, e),
+  });
 
   app.patch<{ Params: IdParams; Body: EdgeBody }>(
     '/edges/tcp/:id',

@@ -1,7 +1,7 @@
 // TCP edges: stored shape, API view and schemas. The IP restriction module is embedded (null when absent).
 import type { AdminContext } from '../context.js';
 import { ref } from '../context.js';
-import { descriptionField, idString, metadataField, refSchema, timestampString, uriString } from '../schemas.js';
+import { RESOURCE_FIELDS, descriptionField, metadataField, refSchema, resourceProperties } from '../schemas.js';
 
 export interface StoredIpRestriction {
   readonly enabled: boolean;
@@ -48,13 +48,9 @@ export const ipRestrictionSchema = {
 export const tcpEdgeSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'uri', 'created_at', 'description', 'metadata', 'hostports', 'ip_restriction'],
+  required: [...RESOURCE_FIELDS, 'hostports', 'ip_restriction'],
   properties: {
-    id: idString,
-    uri: uriString,
-    created_at: timestampString,
-    description: { type: 'string' },
-    metadata: { type: 'string' },
+    ...resourceProperties,
     hostports: { type: 'array', items: { type: 'string' } },
     ip_restriction: { ...ipRestrictionSchema, type: ['object', 'null'], description: 'The IP restriction module, or null when none is configured.' },
   },

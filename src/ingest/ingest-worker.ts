@@ -31,6 +31,8 @@ export interface IngestWorkerOptions {
 
 const log = createLogger('ingest');
 const HEARTBEAT_EVERY_MS = 1_000;
+/** A power of two: the loop checks `i & (STALE_CHECK_EVERY - 1)`. */
+const STALE_CHECK_EVERY = 64;
 
 export class IngestWorker {
   private readonly consumer: Consumer;
@@ -91,8 +93,12 @@ export class IngestWorker {
     const letters: Array<{ letter: DeadLetter; offset: number }> = [];
     let last: string | undefined;
     let lastBeat = Date.now();
-    for (const msg of batch.messages) {
-      if (!isRunning() || isStale() || this.stopping) break;
+    const messages = batch.messages;
+    for (let i = 0; i < messages.length; i++) {
+      const msg = messages[i] as (typeof messages)[number];
+      // isStale() builds a key and looks up the group's seek offsets: asked every STALE_CHECK_EVERY
+      // records, not each one (a revoked partition's few extra records are delivered, at least once).
+      if (this.stopping || ((i & (STALE_CHECK_EVERY - 1)) === 0 && (!isRunning() || isStale()))) break;
       if (!budget.hasCapacity()) {
         for (const r of pool.all()) void r.flush();
         while (!budget.hasCapacity() && !this.stopping) {
@@ -119,7 +125,6 @@ export class IngestWorker {
           if (!runner.enqueue(item)) tracker.settle(topic, partition, offset);
         }
       }
-      resolveOffset(msg.offset);
       last = msg.offset;
       if (Date.now() - lastBeat > HEARTBEAT_EVERY_MS) {
         await heartbeat().catch(() => undefined);
@@ -128,6 +133,9 @@ export class IngestWorker {
     }
     router.flushMetrics();
     if (last === undefined) return;
+    // Once for the batch: kafkajs resolves through Long arithmetic on every call, a few per cent of
+    // the worker's CPU when called per record, and reads the resolved offset only after eachBatch.
+    resolveOffset(last);
     recordsConsumed.inc({ topic }, Number(last) - Number(first.offset) + 1);
     consumerLag.set({ topic, partition: String(partition) }, Math.max(0, Number(batch.highWatermark) - Number(last) - 1));
 

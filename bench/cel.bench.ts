@@ -168,6 +168,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       'records/s',
       'matches/record',
       'x cost of 10',
+      'match() ns (copied array)',
       'copy-only floor ns',
       'index build ms',
       'update µs',

@@ -148,9 +148,21 @@ async function choosePorts(options: LocalBrokerOptions): Promise<{ port: number;
   return { port, controllerPort };
 }
 
+/**
+ * A KRaft cluster id: a UUID in URL-safe base64 without padding (what `kafka-storage random-uuid`
+ * prints). One in 64 such strings starts with "-", which the storage tool's argument parser reads as
+ * an option ("--cluster-id expected one argument"); Kafka's own Uuid.randomUuid() draws again then,
+ * and so does this.
+ */
+export function newClusterId(random: (n: number) => Buffer = randomBytes): string {
+  for (;;) {
+    const id = random(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
 async function formatStorage(libs: string, propsFile: string, logFile: string): Promise<void> {
-  // A KRaft cluster id is a UUID in URL-safe base64 without padding (what `kafka-storage random-uuid` prints).
-  const clusterId = randomBytes(16).toString('base64url');
+  const clusterId = newClusterId();
   const args = jvmArgs(libs, 'kafka.tools.StorageTool', ['format', '--ignore-formatted', '-t', clusterId, '-c', propsFile]);
   const code = await new Promise<number | null>((resolve, reject) => {
     const fd = openSync(logFile, 'a');

@@ -4,7 +4,7 @@
 // error objects are made once per read site so a record without the field costs no allocation.
 import type { FieldPath, Frame } from './node.js';
 import { fieldConverter } from './native.js';
-import { CelErr, noSuchKey, type Value } from './values.js';
+import { CelErr, sharedErr, sharedNoSuchKey, type Value } from './values.js';
 
 /** Returns the raw leaf value (never undefined or null) or a CelErr. */
 export type RawReader = (f: Frame) => unknown;
@@ -13,8 +13,8 @@ type Rec = Record<string, unknown>;
 
 export function rawReader(fp: FieldPath): RawReader {
   const { slot, path } = fp;
-  const missing = path.map((p) => noSuchKey(`'${p}'`));
-  const notRecord = new CelErr(`ev is not a record`);
+  const missing = path.map((p) => sharedNoSuchKey(`'${p}'`));
+  const notRecord = sharedErr(`ev is not a record`);
   const obj = (v: unknown, err: CelErr): CelErr | undefined =>
     typeof v === 'object' && v !== null ? (v instanceof CelErr ? v : undefined) : err;
   if (path.length === 1) {
@@ -67,7 +67,7 @@ export function presenceTester(fp: FieldPath): (f: Frame) => Value {
   const parent: FieldPath = { slot: fp.slot, path: fp.path.slice(0, -1), leaf: fp.leaf };
   const last = fp.path[fp.path.length - 1] as string;
   const readParent = parent.path.length === 0 ? (f: Frame) => f[fp.slot] : rawReader(parent);
-  const notRecord = new CelErr(`has() needs a record for '${last}'`);
+  const notRecord = sharedErr(`has() needs a record for '${last}'`);
   return (f) => {
     const o = readParent(f);
     if (o instanceof CelErr) return o;

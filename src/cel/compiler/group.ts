@@ -9,7 +9,7 @@
 // tree yields the same error, and && or || of an error with itself is that error (CEL spec, Logical
 // operators: the result is an error only when no operand decides it, and none can here).
 import type { Fn } from './node.js';
-import { CelErr, noSuchKey, noSuchOverload, type Value } from './values.js';
+import { CelErr, noSuchOverload, sharedNoSuchKey, type Value } from './values.js';
 
 export type Group = Readonly<Record<string, unknown>>;
 
@@ -31,7 +31,7 @@ const NOT_RECORD = new CelErr('the event is not a record');
 const notRecord = (o: unknown): CelErr => (o instanceof CelErr ? o : NOT_RECORD);
 
 /** The error for a variable without the group. */
-const groupMissing = (name: string): CelErr => noSuchKey(`'${name}'`);
+const groupMissing = (name: string): CelErr => sharedNoSuchKey(`'${name}'`);
 
 /** The predicate as a closure over the frame. */
 export function groupFn(g: GroupPredicate): Fn {

@@ -2,7 +2,9 @@
 //
 // The filter compiler (../compile.ts) is one client; the conformance tests drive it directly with
 // their own variables. Nothing here evaluates user text as JavaScript.
-import { parse } from '@bufbuild/cel';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { parse as ParseFn } from '@bufbuild/cel';
 import type { Expr, SourceInfo } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { BOOL, type CelT } from './cel-types.js';
 import { checkExpr, type CheckIssueCode, type CheckResult, type TypeEnv } from './checker.js';
@@ -11,6 +13,26 @@ import { estimateCost, measureAst, scanNesting } from './measure.js';
 import type { GroupPredicate } from './group.js';
 import { constantNode, type Fn, type Node } from './node.js';
 import { CelErr, type Value } from './values.js';
+
+/**
+ * @bufbuild/cel's parser on its own. The package's entry point also loads its checker, evaluator,
+ * standard library and protobuf registry, none of which this compiler uses: about 14 MiB of every
+ * process's RSS (bench/results/memory.md). The package exports only its entry point, so the parser's
+ * module (dist/cjs/parse.js, which needs nothing outside its own three files) is required by path
+ * beside it; a release that moves it falls back to the entry point, with the same parser.
+ */
+const parse: typeof ParseFn = loadParser();
+
+function loadParser(): typeof ParseFn {
+  const require = createRequire(import.meta.url);
+  try {
+    const alone = require(join(dirname(require.resolve('@bufbuild/cel')), 'parse.js')) as { parse?: unknown };
+    if (typeof alone.parse === 'function') return alone.parse as typeof ParseFn;
+  } catch {
+    // Not where this release keeps it: use the entry point.
+  }
+  return (require('@bufbuild/cel') as { parse: typeof ParseFn }).parse;
+}
 
 export interface ProgramLimits {
   /** Characters of source text. */
@@ -54,12 +76,44 @@ export interface CompileOptions {
   readonly unchecked?: boolean;
 }
 
+/** What a program keeps of the parser's source info: the offset of each node, for messages. */
+export type SourcePositions = Pick<SourceInfo, 'positions'>;
+
+/**
+ * The variable slots of an environment, made once per distinct list of variable names and shared by
+ * every program compiled for it: 10,000 filters each kept a map and a list of their own (a few
+ * hundred bytes each, bench/results/memory.md).
+ */
+interface SlotTable {
+  readonly byName: ReadonlyMap<string, number>;
+  readonly list: readonly (readonly [string, number])[];
+}
+
+/** Most distinct variable lists kept; past that, a table is made per program. */
+const SLOT_TABLES_MAX = 256;
+const slotTables = new Map<string, SlotTable>();
+const tableOf = new WeakMap<ReadonlyMap<string, number>, SlotTable>();
+
+function slotTable(names: Iterable<string>): SlotTable {
+  const list = [...names];
+  const key = list.join('\u0000');
+  let table = slotTables.get(key);
+  if (table === undefined) {
+    const byName = new Map<string, number>();
+    for (const name of list) byName.set(name, byName.size);
+    table = { byName, list: [...byName] };
+    tableOf.set(byName, table);
+    if (slotTables.size < SLOT_TABLES_MAX) slotTables.set(key, table);
+  }
+  return table;
+}
+
 export class Program {
   private readonly slots: readonly (readonly [string, number])[];
 
   constructor(
     readonly expr: Expr,
-    readonly sourceInfo: SourceInfo | undefined,
+    readonly sourceInfo: SourcePositions | undefined,
     readonly checked: CheckResult,
     /** The root closure; call it with a frame whose variable slots are filled (see slotOf). */
     readonly root: Fn,
@@ -68,7 +122,7 @@ export class Program {
     /** Set when the whole expression is a test of one group of one variable (see group.ts). */
     readonly rootGroup?: GroupPredicate,
   ) {
-    this.slots = [...variableSlots];
+    this.slots = tableOf.get(variableSlots)?.list ?? [...variableSlots];
   }
 
   get resultType(): CelT {
@@ -118,8 +172,47 @@ interface ParseFailure {
   readonly message?: string;
 }
 
+/**
+ * Programs compiled without problems, by environment, limits and text. A program is immutable (each
+ * evaluation brings its own frame), so subscriptions with the same filter text share one instead of
+ * keeping one each; an entry goes when its program is collected.
+ */
+const compiled = new WeakMap<TypeEnv, WeakMap<ProgramLimits, Map<string, WeakRef<Program>>>>();
+
+interface CompiledEntry {
+  readonly byText: Map<string, WeakRef<Program>>;
+  readonly text: string;
+  readonly ref: WeakRef<Program>;
+}
+
+const forgetCompiled = new FinalizationRegistry<CompiledEntry>(({ byText, text, ref }) => {
+  if (byText.get(text) === ref) byText.delete(text);
+});
+
+function compiledFor(env: TypeEnv, limits: ProgramLimits): Map<string, WeakRef<Program>> {
+  let byLimits = compiled.get(env);
+  if (byLimits === undefined) compiled.set(env, (byLimits = new WeakMap()));
+  let byText = byLimits.get(limits);
+  if (byText === undefined) byLimits.set(limits, (byText = new Map()));
+  return byText;
+}
+
 export function compileProgram(text: string, options: CompileOptions): ProgramResult {
   const limits = options.limits ?? GENERAL_LIMITS;
+  // Unchecked compilation may keep problems in an ok result: it is never shared.
+  const byText = options.unchecked === true ? undefined : compiledFor(options.env, limits);
+  const known = byText?.get(text)?.deref();
+  if (known !== undefined) return { ok: true, program: known, issues: [] };
+  const result = compileNew(text, options, limits);
+  if (byText !== undefined && result.ok && result.issues.length === 0) {
+    const ref = new WeakRef(result.program);
+    byText.set(text, ref);
+    forgetCompiled.register(result.program, { byText, text, ref });
+  }
+  return result;
+}
+
+function compileNew(text: string, options: CompileOptions, limits: ProgramLimits): ProgramResult {
   const fail = (issue: ProgramIssue): ProgramResult => ({ ok: false, issues: [issue] });
   if (text.length > limits.maxLength)
     return fail({ code: 'too_large', offset: 0, message: `The expression is ${text.length} characters long; the limit is ${limits.maxLength}.` });
@@ -172,14 +265,16 @@ export function compileProgram(text: string, options: CompileOptions): ProgramRe
   }));
   if (issues.length > 0 && options.unchecked !== true) return { ok: false, issues, expr, sourceInfo, checked };
 
-  const variableSlots = new Map<string, number>();
-  for (const name of options.env.variables.keys()) variableSlots.set(name, variableSlots.size);
+  const variableSlots = slotTable(options.env.variables.keys()).byName;
   const compiler = new ClosureCompiler(checked, variableSlots);
   const root = compiler.compile(expr);
   for (const p of compiler.problems)
     issues.push({ code: 'invalid_argument', offset: positionOf(p.exprId), message: p.message, exprId: p.exprId });
   if (compiler.problems.length > 0 && options.unchecked !== true) return { ok: false, issues, expr, sourceInfo, checked };
-  const program = new Program(expr, sourceInfo, checked, root.fn, compiler.frameSize, variableSlots, root.group);
+  // Only the positions outlive compilation (compile.ts reports problems with them); the rest of the
+  // parser's source info (line offsets, macro calls) is left behind.
+  const positions = sourceInfo === undefined ? undefined : { positions: sourceInfo.positions };
+  const program = new Program(expr, positions, checked, root.fn, compiler.frameSize, variableSlots, root.group);
   return { ok: true, program, issues };
 }
 

@@ -13,7 +13,7 @@ import { CIDRValue, asCIDR, asIP, badIP } from './network.js';
 import type { FieldPath, Fn, Node } from './node.js';
 import { compileRegex, type CompiledRegex } from './regex.js';
 import { cidrContainsIP, parseCIDR, parseIP, type CIDR } from '../../net/ip.js';
-import { CelErr, noSuchKey, noSuchOverload, type Value } from './values.js';
+import { CelErr, noSuchOverload, sharedErr, sharedNoSuchKey, type Value } from './values.js';
 
 type Report = (message: string) => void;
 
@@ -61,8 +61,8 @@ function siteOf(n: Node, kind: 'int' | 'string'): Site | undefined {
     slot: fp.slot,
     a,
     b,
-    missingB: noSuchKey(`'${b}'`),
-    wrongType: new CelErr(`field '${b}' does not hold a ${kind}`),
+    missingB: sharedNoSuchKey(`'${b}'`),
+    wrongType: sharedErr(`field '${b}' does not hold a ${kind}`),
   };
 }
 

@@ -1,7 +1,7 @@
 // What the cloud writers take from the composition root, and the settings every AWS SDK client they
 // build shares: no SDK retries (the destination runner owns retry), bounded timeouts, HTTP/1.1.
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { AssumeRole, CredentialProvider } from './credentials.js';
+import { httpHandlerSdk } from './sdk.js';
 
 export interface CloudDeps {
   /**
@@ -39,8 +39,10 @@ export interface ClientSettings {
  * maxAttempts 1 turns the SDK's own retries off: retry, backoff and parking live in the destination
  * runner, which retries only the failed entries of a batch. The plain HTTP/1.1 handler is used for every
  * client (Kinesis would otherwise pick HTTP/2, which private endpoints and emulators may not speak).
+ * Async because the handler's module is loaded on first use (sdk.ts).
  */
-export function awsClientConfig(s: ClientSettings) {
+export async function awsClientConfig(s: ClientSettings) {
+  const { NodeHttpHandler } = await httpHandlerSdk();
   const timeoutMs = s.timeoutMs ?? DEFAULT_CLOUD_TIMEOUT_MS;
   return {
     region: s.region,

@@ -1,11 +1,12 @@
 // Credentials of a cloud destination: a static access key pair, or a role assumed through STS whose
 // temporary credentials are cached and refreshed before they expire.
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import type { STSClient } from '@aws-sdk/client-sts';
 import { createLogger, type Logger } from '../../../telemetry/logger.js';
 import { DeliveryError } from '../../errors.js';
 import { awsClientConfig, type CloudDeps } from './client-config.js';
 import type { CloudAuth } from './config.js';
 import { toCloudError } from './aws-errors.js';
+import { LazyClient, stsSdk } from './sdk.js';
 
 /** Structurally the SDK's AwsCredentialIdentity. */
 export interface Credentials {
@@ -97,12 +98,16 @@ function remainingMs(c: Credentials, now: number): number {
 
 /** AssumeRole through the real STS, in the destination's region (regional STS endpoints). */
 export function stsAssumeRole(region: string, deps: CloudDeps): AssumeRole & { destroy(): void } {
-  const client = new STSClient(
-    awsClientConfig({ region, endpoint: deps.stsEndpoint ?? deps.endpoint, credentials: deps.baseCredentials, timeoutMs: deps.timeoutMs }),
+  const client = new LazyClient<STSClient>(
+    async () =>
+      new (await stsSdk()).STSClient(
+        await awsClientConfig({ region, endpoint: deps.stsEndpoint ?? deps.endpoint, credentials: deps.baseCredentials, timeoutMs: deps.timeoutMs }),
+      ),
   );
   const assume: AssumeRole = async (roleArn, sessionName, durationSeconds, signal) => {
     try {
-      const out = await client.send(
+      const { AssumeRoleCommand } = await stsSdk();
+      const out = await (await client.get()).send(
         new AssumeRoleCommand({ RoleArn: roleArn, RoleSessionName: sessionName, DurationSeconds: durationSeconds }),
         signal === undefined ? {} : { abortSignal: signal },
       );

@@ -1,7 +1,7 @@
 // The data_stream writer: Kinesis PutRecords keyed by the event id (or a configured envelope field),
 // reporting only the entries Kinesis failed so the runner retries just those.
 import { createHash } from 'node:crypto';
-import { DescribeStreamSummaryCommand, KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { DELIVERED, type DeliveryItem, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import type { DestinationKind } from '../../destination-kind.js';
 import { DeliveryError } from '../../errors.js';
@@ -10,6 +10,7 @@ import { entryError } from './aws-errors.js';
 import { awsClientConfig, type CloudDeps } from './client-config.js';
 import { CloudWriter, notReady } from './cloud-writer.js';
 import { parseCloudTarget, type CloudTargetConfig } from './config.js';
+import { LazyClient, kinesisSdk } from './sdk.js';
 
 /** Kinesis PartitionKey: "Length Constraints: Minimum length of 1. Maximum length of 256." */
 export const MAX_PARTITION_KEY_BYTES = 256;
@@ -40,12 +41,12 @@ export function partitionKey(keyOf: KeyOf, item: DeliveryItem): string {
 export class DataStreamWriter extends CloudWriter {
   readonly kind = 'data_stream';
   readonly limits = DATA_STREAM_LIMITS;
-  private readonly client: KinesisClient;
+  private readonly client: LazyClient<KinesisClient>;
   private readonly keyOf: KeyOf;
 
   constructor(config: CloudTargetConfig, deps: CloudDeps = {}) {
     super(config, deps);
-    this.client = new KinesisClient(awsClientConfig(this.clientSettings()));
+    this.client = new LazyClient(async () => new (await kinesisSdk()).KinesisClient(await awsClientConfig(this.clientSettings())));
     this.keyOf = compileKeyPath(config.partitionKey);
   }
 
@@ -55,9 +56,10 @@ export class DataStreamWriter extends CloudWriter {
     const stream = this.config.resource.name;
     const what = `Kinesis PutRecords to ${stream}`;
     const records = batch.map((i) => ({ Data: i.payload, PartitionKey: partitionKey(this.keyOf, i) }));
-    const out = await this.call(what, (abortSignal) =>
-      this.client.send(new PutRecordsCommand({ StreamARN: this.config.resource.arn, Records: records }), { abortSignal }),
-    );
+    const out = await this.call(what, async (abortSignal) => {
+      const { PutRecordsCommand } = await kinesisSdk();
+      return (await this.client.get()).send(new PutRecordsCommand({ StreamARN: this.config.resource.arn, Records: records }), { abortSignal });
+    });
     if ((out.FailedRecordCount ?? 0) === 0) return DELIVERED;
     // "An array of successfully and unsuccessfully processed record results. A record that is successfully
     // added to a stream includes SequenceNumber and ShardId in the result. A record that fails to be added
@@ -74,7 +76,8 @@ export class DataStreamWriter extends CloudWriter {
   }
 
   protected async describe(abortSignal: AbortSignal): Promise<void> {
-    const out = await this.client.send(new DescribeStreamSummaryCommand({ StreamARN: this.config.resource.arn }), { abortSignal });
+    const { DescribeStreamSummaryCommand } = await kinesisSdk();
+    const out = await (await this.client.get()).send(new DescribeStreamSummaryCommand({ StreamARN: this.config.resource.arn }), { abortSignal });
     const status = out.StreamDescriptionSummary?.StreamStatus;
     // "UPDATING - ... Read and write operations continue to work while the stream is in the UPDATING state."
     if (status !== 'ACTIVE' && status !== 'UPDATING') throw notReady(`Data stream ${this.config.resource.name}`, status);

@@ -1,6 +1,6 @@
 // The delivery_stream writer: Firehose PutRecordBatch, one newline-delimited JSON envelope per record,
 // reporting only the entries Firehose failed so the runner retries just those.
-import { DescribeDeliveryStreamCommand, FirehoseClient, PutRecordBatchCommand } from '@aws-sdk/client-firehose';
+import type { FirehoseClient } from '@aws-sdk/client-firehose';
 import { DELIVERED, type DeliveryItem, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import type { DestinationKind } from '../../destination-kind.js';
 import { DeliveryError } from '../../errors.js';
@@ -8,6 +8,7 @@ import { entryError } from './aws-errors.js';
 import { awsClientConfig, type CloudDeps } from './client-config.js';
 import { CloudWriter, notReady } from './cloud-writer.js';
 import { parseCloudTarget, type CloudTargetConfig } from './config.js';
+import { LazyClient, firehoseSdk } from './sdk.js';
 
 /**
  * Firehose PutRecordBatch: "Each PutRecordBatch request supports up to 500 records. Each record in the
@@ -27,12 +28,12 @@ const NEWLINE = Buffer.from('\n');
 export class DeliveryStreamWriter extends CloudWriter {
   readonly kind = 'delivery_stream';
   readonly limits = DELIVERY_STREAM_LIMITS;
-  private readonly client: FirehoseClient;
+  private readonly client: LazyClient<FirehoseClient>;
   private readonly name: string;
 
   constructor(config: CloudTargetConfig, deps: CloudDeps = {}) {
     super(config, deps);
-    this.client = new FirehoseClient(awsClientConfig(this.clientSettings()));
+    this.client = new LazyClient(async () => new (await firehoseSdk()).FirehoseClient(await awsClientConfig(this.clientSettings())));
     this.name = config.resource.name;
   }
 
@@ -40,12 +41,13 @@ export class DeliveryStreamWriter extends CloudWriter {
     this.ensureOpen();
     if (batch.length === 0) return DELIVERED;
     const what = `Firehose PutRecordBatch to ${this.name}`;
-    const out = await this.call(what, (abortSignal) =>
-      this.client.send(
+    const out = await this.call(what, async (abortSignal) => {
+      const { PutRecordBatchCommand } = await firehoseSdk();
+      return (await this.client.get()).send(
         new PutRecordBatchCommand({ DeliveryStreamName: this.name, Records: batch.map((i) => ({ Data: Buffer.concat([i.payload, NEWLINE]) })) }),
         { abortSignal },
-      ),
-    );
+      );
+    });
     if ((out.FailedPutCount ?? 0) === 0) return DELIVERED;
     // "RequestResponses ... The results array. For each record, the index of the response element is the
     // same as the index used in the request array." An entry with an ErrorCode was not delivered.
@@ -61,7 +63,8 @@ export class DeliveryStreamWriter extends CloudWriter {
   }
 
   protected async describe(abortSignal: AbortSignal): Promise<void> {
-    const out = await this.client.send(new DescribeDeliveryStreamCommand({ DeliveryStreamName: this.name }), { abortSignal });
+    const { DescribeDeliveryStreamCommand } = await firehoseSdk();
+    const out = await (await this.client.get()).send(new DescribeDeliveryStreamCommand({ DeliveryStreamName: this.name }), { abortSignal });
     const status = out.DeliveryStreamDescription?.DeliveryStreamStatus;
     if (status !== 'ACTIVE') throw notReady(`Delivery stream ${this.name}`, status);
   }

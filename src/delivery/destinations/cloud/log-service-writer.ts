@@ -1,13 +1,7 @@
 // The log_service writer: CloudWatch Logs PutLogEvents into this worker's own log stream (created when
 // missing), events in chronological order, refused events dead-lettered with CloudWatch's reason.
 import { hostname } from 'node:os';
-import {
-  CloudWatchLogsClient,
-  CreateLogStreamCommand,
-  DescribeLogGroupsCommand,
-  PutLogEventsCommand,
-  type PutLogEventsCommandOutput,
-} from '@aws-sdk/client-cloudwatch-logs';
+import type { CloudWatchLogsClient, PutLogEventsCommandOutput } from '@aws-sdk/client-cloudwatch-logs';
 import { DELIVERED, type DeliveryItem, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import type { DestinationKind } from '../../destination-kind.js';
 import { DeliveryError, toDeliveryError } from '../../errors.js';
@@ -15,6 +9,7 @@ import { awsClientConfig, type CloudDeps } from './client-config.js';
 import { CloudWriter } from './cloud-writer.js';
 import { parseCloudTarget, type CloudTargetConfig } from './config.js';
 import { logRequests, rejectedIndexes, type TimedItem } from './log-batches.js';
+import { LazyClient, logsSdk } from './sdk.js';
 
 /** PutLogEvents: "The maximum batch size is 1,048,576 bytes. This size is calculated as the sum of all event messages in UTF-8, plus 26 bytes for each log event." */
 const MAX_BATCH_BYTES = 1_048_576;
@@ -40,13 +35,13 @@ export class LogServiceWriter extends CloudWriter {
   readonly kind = 'log_service';
   readonly limits = LOG_SERVICE_LIMITS;
   readonly logStreamName: string;
-  private readonly client: CloudWatchLogsClient;
+  private readonly client: LazyClient<CloudWatchLogsClient>;
   private readonly group: string;
   private streamReady: Promise<void> | undefined;
 
   constructor(config: CloudTargetConfig, deps: CloudDeps = {}) {
     super(config, deps);
-    this.client = new CloudWatchLogsClient(awsClientConfig(this.clientSettings()));
+    this.client = new LazyClient(async () => new (await logsSdk()).CloudWatchLogsClient(await awsClientConfig(this.clientSettings())));
     this.group = config.resource.name;
     this.logStreamName = deps.logStreamName ?? defaultLogStreamName();
   }
@@ -100,15 +95,18 @@ export class LogServiceWriter extends CloudWriter {
   private put(events: readonly TimedItem[]): Promise<PutLogEventsCommandOutput> {
     // The sequence token is not sent: "The sequence token is now ignored in PutLogEvents actions."
     const logEvents = events.map((t) => ({ timestamp: t.timestamp, message: t.item.payload.toString('utf8') }));
-    return this.call(`CloudWatch Logs PutLogEvents to ${this.group}/${this.logStreamName}`, (abortSignal) =>
-      this.client.send(new PutLogEventsCommand({ logGroupName: this.group, logStreamName: this.logStreamName, logEvents }), { abortSignal }),
-    );
+    return this.call(`CloudWatch Logs PutLogEvents to ${this.group}/${this.logStreamName}`, async (abortSignal) => {
+      const { PutLogEventsCommand } = await logsSdk();
+      return (await this.client.get()).send(new PutLogEventsCommand({ logGroupName: this.group, logStreamName: this.logStreamName, logEvents }), { abortSignal });
+    });
   }
 
   private ensureStream(): Promise<void> {
     this.streamReady ??= this.call(`CloudWatch Logs CreateLogStream ${this.logStreamName} in ${this.group}`, async (abortSignal) => {
+      const { CreateLogStreamCommand } = await logsSdk();
+      const client = await this.client.get();
       try {
-        await this.client.send(new CreateLogStreamCommand({ logGroupName: this.group, logStreamName: this.logStreamName }), { abortSignal });
+        await client.send(new CreateLogStreamCommand({ logGroupName: this.group, logStreamName: this.logStreamName }), { abortSignal });
       } catch (err) {
         if ((err as { name?: string }).name !== 'ResourceAlreadyExistsException') throw err;
       }
@@ -120,10 +118,12 @@ export class LogServiceWriter extends CloudWriter {
   }
 
   protected async describe(abortSignal: AbortSignal): Promise<void> {
+    const { DescribeLogGroupsCommand } = await logsSdk();
+    const client = await this.client.get();
     let nextToken: string | undefined;
     // The prefix may match other groups too; a few pages find the exact name among them.
     for (let page = 0; page < 5; page++) {
-      const out = await this.client.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: this.group, ...(nextToken && { nextToken }) }), { abortSignal });
+      const out = await client.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: this.group, ...(nextToken && { nextToken }) }), { abortSignal });
       if (out.logGroups?.some((g) => g.logGroupName === this.group)) return;
       nextToken = out.nextToken;
       if (nextToken === undefined) break;

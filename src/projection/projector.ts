@@ -19,12 +19,19 @@ interface Node {
   readonly children?: Node[];
 }
 
-/** The canonical key of a field list: subscriptions with equal keys share a projector and its output. */
+/**
+ * The canonical key of a field list: subscriptions with equal keys share a projector and its output.
+ * Once a projector exists for the set, every caller gets that projector's own key string, so 10,000
+ * routes keep one copy per field set instead of one each (bench/results/memory.md).
+ */
 export function projectionKey(fields: readonly string[]): string {
-  return [...new Set(fields)].sort().join(',');
+  const key = [...new Set(fields)].sort().join(',');
+  return keys.get(key) ?? key;
 }
 
 const cache = new Map<string, Projector>();
+/** The key string each projector in `cache` was stored under. */
+const keys = new Map<string, string>();
 
 /** A projector for the given dotted field names; equal field sets get the same function. */
 export function projectorFor(fields: readonly string[]): Projector {
@@ -32,8 +39,9 @@ export function projectorFor(fields: readonly string[]): Projector {
   let p = cache.get(key);
   if (p === undefined) {
     const tree = buildTree(key === '' ? [] : key.split(','));
-    p = Object.assign(compileProjector(tree), { serialize: compileSerializer(tree) });
+    p = Object.assign(lazyProjector(tree), { serialize: compileSerializer(tree) });
     cache.set(key, p);
+    keys.set(key, key);
   }
   return p;
 }
@@ -73,6 +81,17 @@ function buildTree(paths: readonly string[]): Node[] {
  * written as a computed key, because as a plain key in an object literal it sets the prototype.
  */
 const literalKey = (name: string): string => (name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name));
+
+/**
+ * The projector function, generated on its first call. The hot path writes payloads with serialize();
+ * the projected object is built only when a writer reads the envelope (a kafka key path, a log
+ * timestamp), and the generated function of each of 1,000 field sets kept about 3 KB in every worker
+ * whether it ran or not (bench/results/memory.md).
+ */
+function lazyProjector(tree: readonly Node[]): (record: Record<string, unknown>) => Record<string, unknown> {
+  let compiled: ((record: Record<string, unknown>) => Record<string, unknown>) | undefined;
+  return (record) => (compiled ??= compileProjector(tree))(record);
+}
 
 /**
  * The projector is generated as one function per field set that reads fixed property names and

@@ -1,6 +1,8 @@
 // Memory of one worker with 10,000 subscriptions under steady load: peak RSS against the 300 MB target, and a bounded soak for a trend.
 import { cpus, loadavg } from 'node:os';
+import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/config/service-config.js';
 import { produceTraffic } from '../src/traffic/kafka-traffic.js';
+import { sampleProcess } from './e2e/proc-stats.js';
 import { MemorySampler, slope } from './e2e/sampler.js';
 import { KafkaBenchSession } from './e2e/session.js';
 import { endOffsets, watchDrain } from './e2e/watch.js';
@@ -13,6 +15,13 @@ const RATE = Number(process.env.BENCH_MEMORY_RATE ?? 4_000);
 const DESTINATIONS = 4;
 /** Extra Node flags for the worker, e.g. "--max-semi-space-size=2", to try V8 heap settings. */
 const NODE_ARGS = (process.env.BENCH_MEMORY_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '');
+/**
+ * glibc's malloc arenas, as `npm start` sets them (package.json): the worker's buffers (fetched and
+ * produced records) otherwise spread over up to eight arenas per core that keep freed memory.
+ */
+const MALLOC_ARENA_MAX = process.env.MALLOC_ARENA_MAX ?? '2';
+/** The workers inherit the environment: HEAP_GROWTH_PERCENT=0 runs them with V8's own heap sizing, for comparison. */
+const HEAP_GROWTH = process.env.HEAP_GROWTH_PERCENT === undefined || process.env.HEAP_GROWTH_PERCENT === '' ? `${DEFAULT_HEAP_GROWTH_PERCENT} (default)` : process.env.HEAP_GROWTH_PERCENT;
 const TARGET_MIB = 300 / 1.048576; // 300 MB (decimal) in MiB
 /** The first part of the soak is warm-up (JIT, heap sizing, fetch buffers); the trend is fitted to the rest. */
 const WARMUP_SHARE = 0.25;
@@ -24,7 +33,8 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
   const session = await KafkaBenchSession.open('memory', ctx.progress);
   try {
     // The same process with no subscriptions, idle: what the service costs before any subscription or record.
-    const bare = session.worker('worker-bare', 0, { kind: 'tenant', destinations: 1, nodeArgs: NODE_ARGS });
+    const env = { MALLOC_ARENA_MAX };
+    const bare = session.worker('worker-bare', 0, { kind: 'tenant', destinations: 1, nodeArgs: NODE_ARGS, env });
     await bare.prepare();
     const [bareWorker] = await bare.start(`${session.groupOf(bare)}`);
     if (bareWorker === undefined) throw new Error('no worker process');
@@ -33,7 +43,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
     await bareWorker.stop();
     ctx.progress(`a worker with no subscriptions: RSS ${round(bareRss)} MiB`);
 
-    const config = session.worker('worker-10k', SUBSCRIPTIONS, { kind: 'tenant', destinations: DESTINATIONS, nodeArgs: NODE_ARGS });
+    const config = session.worker('worker-10k', SUBSCRIPTIONS, { kind: 'tenant', destinations: DESTINATIONS, nodeArgs: NODE_ARGS, env });
     await config.prepare();
     const [worker] = await config.start(session.groupOf(config));
     if (worker === undefined) throw new Error('no worker process');
@@ -45,6 +55,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       ctx.progress(`worker loaded ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions: RSS ${round(idleRss)} MiB before any traffic`);
 
       const sampler = new MemorySampler(worker.pid, 1_000);
+      const cpuBefore = sampleProcess(worker.pid);
       const count = Math.round(RATE * SOAK_SECONDS);
       ctx.progress(`soaking: ${count.toLocaleString('en-US')} records at ${RATE.toLocaleString('en-US')}/s for ${SOAK_SECONDS} s`);
       const sent = await produceTraffic({
@@ -64,6 +75,10 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       const target = await endOffsets(session.kafka, session.inputs);
       await watchDrain(session.kafka, session.groupOf(config), session.inputs, target, [worker.pid], { timeoutMs: 120_000 });
       const series = sampler.stop();
+      const cpuAfter = sampleProcess(worker.pid);
+      // What the worker's CPU did for the soak, GC included: the price of a smaller heap shows here.
+      const cpuSeconds = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter.cpuSeconds - cpuBefore.cpuSeconds : Number.NaN;
+      const cores = cpuBefore !== undefined && cpuAfter !== undefined ? cpuSeconds / ((cpuAfter.at - cpuBefore.at) / 1000) : Number.NaN;
       const steady = series.points.filter(([t]) => t >= SOAK_SECONDS * WARMUP_SHARE);
       const perMinute = slope(steady) * 60;
       const rss = steady.map(([, y]) => y);
@@ -76,9 +91,13 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
         {
           subscriptions: SUBSCRIPTIONS,
           'worker flags': NODE_ARGS.join(' ') || 'none',
+          'heap growth %': HEAP_GROWTH,
+          MALLOC_ARENA_MAX,
           'load records/s': round(sent.ratePerSecond),
           'soak s': SOAK_SECONDS,
           'events/record': round(outputs / Math.max(1, target), 2),
+          'worker CPU ms/record': round((cpuSeconds * 1000) / Math.max(1, target), 3),
+          'worker cores': round(cores, 2),
           'RSS, no subscriptions MiB': round(bareRss),
           'RSS idle MiB': round(idleRss),
           'RSS mean MiB': round(meanRss),
@@ -94,6 +113,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
         `Peak RSS ${round(series.peakRssMiB * 1.048576)} MB (VmHWM of the worker process, start-up included) against the target of 300 MB: ${series.peakRssMiB <= TARGET_MIB ? 'met' : 'missed'}.`,
         `Trend: least-squares slope of RSS over the last ${round((1 - WARMUP_SHARE) * 100)}% of the soak (the first ${round(WARMUP_SHARE * 100)}% is warm-up): ${round(perMinute, 2)} MiB/min, ${round(perMinute * (SOAK_SECONDS / 60), 1)} MiB over the soak; ` +
           `mean of the first half ${round(firstHalf)} MiB, second half ${round(secondHalf)} MiB. ${flat ? 'No upward trend (the fitted change over the soak is under 2% of the mean).' : 'The fitted change over the soak exceeds 2% of the mean: look for a leak, or soak longer (BENCH_MEMORY_SOAK_SECONDS=600).'}`,
+        `Heap: the worker ran with HEAP_GROWTH_PERCENT ${HEAP_GROWTH} (V8's old generation may grow that far past its live size before a full collection; 0 is V8's own sizing) and MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX}, as \`npm start\` runs it. Worker CPU over the soak and drain, GC included: ${round((cpuSeconds * 1000) / Math.max(1, target), 3)} ms per record, ${round(cores, 2)} cores.`,
         `Workload: ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions, one tenant each (a hostname or TCP address of its own, drawn over the generator's ${session.universe.httpHosts.length.toLocaleString('en-US')} hosts and ${session.universe.tcpAddresses.length.toLocaleString('en-US')} TCP addresses, common field selections), delivering to ${DESTINATIONS} kafka destinations; generated Avro traffic at ${RATE.toLocaleString('en-US')} records/s.`,
         `The soak lasted ${SOAK_SECONDS} s (BENCH_MEMORY_SOAK_SECONDS; 600 gives the 10-minute soak). The worker is the real service in its own process; RSS is read from /proc every second.`,
         `Kafka ${session.broker.version} on 127.0.0.1 with "${session.broker.jvmOpts}"; ${cpus().length} cores shared by broker, producer and worker; load average ${round(loadBefore, 1)} at the start, ${round(loadavg()[0] ?? 0, 1)} at the end.`,
@@ -101,7 +121,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       return {
         title: `Memory with ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions under load`,
         usesKafka: true,
-        settings: { subscriptions: SUBSCRIPTIONS, soakSeconds: SOAK_SECONDS, rate: RATE, destinations: DESTINATIONS, workerNodeArgs: NODE_ARGS.join(' ') },
+        settings: { subscriptions: SUBSCRIPTIONS, soakSeconds: SOAK_SECONDS, rate: RATE, destinations: DESTINATIONS, workerNodeArgs: NODE_ARGS.join(' '), heapGrowthPercent: HEAP_GROWTH, mallocArenaMax: MALLOC_ARENA_MAX },
         rows,
         notes,
         charts: [

@@ -1,7 +1,8 @@
 // The entry point: load the config, start the local broker when KAFKA_BROKERS is unset, run the service,
 // and drain on SIGTERM or SIGINT.
+import { setFlagsFromString } from 'node:v8';
 import { buildApp } from './app.js';
-import { ConfigError, loadServiceConfig } from './config/service-config.js';
+import { ConfigError, loadServiceConfig, v8Flags } from './config/service-config.js';
 import { DEFAULT_DATA_DIR, startLocalBroker, type LocalBroker } from './kafka/local-broker.js';
 import { createLogger } from './telemetry/logger.js';
 
@@ -9,6 +10,9 @@ const log = createLogger('main');
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();
+  const flags = v8Flags(config);
+  for (const flag of flags) setFlagsFromString(flag);
+  if (flags.length > 0) log.info({ flags }, 'V8 flags set for this worker.');
   let broker: LocalBroker | undefined;
   let brokers = config.kafkaBrokers;
   if (brokers === undefined) {

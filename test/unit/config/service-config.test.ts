@@ -1,0 +1,49 @@
+// Unit tests of the service config's heap setting (HEAP_GROWTH_PERCENT) and the V8 flags a process sets from it.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_HEAP_GROWTH_PERCENT, loadServiceConfig, v8Flags } from '../../../src/config/service-config.js';
+
+const problemsOf = (env: NodeJS.ProcessEnv): readonly string[] => {
+  try {
+    loadServiceConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+};
+
+describe('HEAP_GROWTH_PERCENT', () => {
+  it('should default to 30 per cent when unset or empty', () => {
+    expect(DEFAULT_HEAP_GROWTH_PERCENT).toBe(30);
+    expect(loadServiceConfig({}).heapGrowthPercent).toBe(30);
+    expect(loadServiceConfig({ HEAP_GROWTH_PERCENT: '' }).heapGrowthPercent).toBe(30);
+  });
+
+  it('should accept 0 (V8 decides) and every integer from 10 to 300', () => {
+    for (const v of [0, 10, 55, 300]) expect(loadServiceConfig({ HEAP_GROWTH_PERCENT: String(v) }).heapGrowthPercent).toBe(v);
+  });
+
+  it('should refuse values below 10 other than 0, above 300, fractions and words, naming the setting', () => {
+    for (const raw of ['5', '301', '-10', '12.5', 'thirty']) {
+      expect(problemsOf({ HEAP_GROWTH_PERCENT: raw })).toEqual([
+        `HEAP_GROWTH_PERCENT must be 0 (V8's default) or an integer from 10 to 300, got "${raw}"`,
+      ]);
+    }
+  });
+
+  it('should report a bad value together with the other problems of the environment', () => {
+    expect(problemsOf({ HEAP_GROWTH_PERCENT: '1000', DRAIN_TIMEOUT_MS: 'soon' })).toHaveLength(2);
+  });
+});
+
+describe('v8Flags', () => {
+  it('should set the heap growing factor of a process with the worker role', () => {
+    expect(v8Flags(loadServiceConfig({ ROLES: 'worker' }))).toEqual(['--heap-growing-percent=30']);
+    expect(v8Flags(loadServiceConfig({ ROLES: 'api,worker', HEAP_GROWTH_PERCENT: '50' }))).toEqual(['--heap-growing-percent=50']);
+  });
+
+  it('should leave V8 alone in an API-only process and when the setting is 0', () => {
+    expect(v8Flags(loadServiceConfig({ ROLES: 'api' }))).toEqual([]);
+    expect(v8Flags(loadServiceConfig({ ROLES: 'worker', HEAP_GROWTH_PERCENT: '0' }))).toEqual([]);
+  });
+});

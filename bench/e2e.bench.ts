@@ -10,6 +10,8 @@ const SUBSCRIPTIONS = (process.env.BENCH_E2E_SUBSCRIPTIONS ?? '100').split(',').
 const LATENCY_SECONDS = Number(process.env.BENCH_E2E_LATENCY_SECONDS ?? 15);
 /** The latency runs send at this share of the slowest configuration's drain rate, so every configuration keeps up. */
 const LATENCY_LOAD = 0.5;
+/** Subscriptions of the extra worker run with V8's own heap sizing. */
+const HEAP_VARIANT_SUBSCRIPTIONS = 100;
 const PASSTHROUGH = fileURLToPath(new URL('./e2e/passthrough-kafkajs.ts', import.meta.url));
 
 const round = (n: number, d = 0): number => Math.round(n * 10 ** d) / 10 ** d;
@@ -22,7 +24,11 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
   const session = await KafkaBenchSession.open('e2e', ctx.progress);
   try {
     await session.preload(COUNT);
-    const configs: Configuration[] = [session.passthrough('passthrough', PASSTHROUGH), ...SUBSCRIPTIONS.map((n) => session.worker(`worker-${n}`, n))];
+    const workers = SUBSCRIPTIONS.map((n) => session.worker(`worker-${n}`, n));
+    // The worker as it runs by default caps its old generation's growth (HEAP_GROWTH_PERCENT=30, for
+    // the memory target); the same worker with V8's own heap sizing shows what that costs here.
+    const v8Heap = session.worker(`worker-${HEAP_VARIANT_SUBSCRIPTIONS}-v8-heap`, HEAP_VARIANT_SUBSCRIPTIONS, { env: { HEAP_GROWTH_PERCENT: '0' } });
+    const configs: Configuration[] = [session.passthrough('passthrough', PASSTHROUGH), ...workers, v8Heap];
     const drains = new Map<Configuration, DrainReport>();
     for (const c of configs) drains.set(c, await session.drain(c, drainTimeoutMs));
     const rate = LATENCY_LOAD * Math.min(...[...drains.values()].map((d) => d.recordsPerSecond));
@@ -34,7 +40,12 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       const d = drains.get(c) as DrainReport;
       const l = latencies.get(c) as LatencyResult;
       return {
-        configuration: c.name === 'passthrough' ? 'passthrough (kafkajs, baseline)' : `worker, ${c.name.slice(7)} subscriptions`,
+        configuration:
+          c === v8Heap
+            ? `worker, ${HEAP_VARIANT_SUBSCRIPTIONS} subscriptions, HEAP_GROWTH_PERCENT=0 (V8's heap sizing)`
+            : c.name === 'passthrough'
+              ? 'passthrough (kafkajs, baseline)'
+              : `worker, ${c.name.slice(7)} subscriptions`,
         'records/s': round(d.recordsPerSecond),
         'x passthrough': round(d.recordsPerSecond / base.recordsPerSecond, 2),
         'events/s': round(d.eventsPerSecond),
@@ -55,7 +66,9 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       const target = n === 100 ? ` (target >= 0.8: ${ratio >= 0.8 ? 'met' : 'missed'})` : '';
       notes.push(`Worker with ${n} subscriptions: ${round(ratio, 2)}x the passthrough rate${target}; ${c.workload?.distinctFilters ?? '?'} distinct filters, ${c.workload?.distinctFieldSets ?? '?'} distinct field sets, about ${round(c.workload?.expectedMatchesPerRecord ?? 0, 2)} expected matches per record.`);
     }
+    const v8Ratio = (drains.get(v8Heap) as DrainReport).recordsPerSecond / base.recordsPerSecond;
     notes.push(
+      `The same worker with HEAP_GROWTH_PERCENT=0 (V8 sizes its heap itself; the default of 30 keeps the memory target, see memory.md): ${round(v8Ratio, 2)}x the passthrough rate, peak RSS ${round((drains.get(v8Heap) as DrainReport).peakRssMiB)} MiB.`,
       `Throughput: ${COUNT.toLocaleString('en-US')} generated Avro records (80% http_request_complete.v0) were preloaded into the two raw topics (6 partitions each); each configuration then started in its own consumer group and read them all from the beginning. records/s counts the records committed between the first commit seen and the last (start-up and the group join excluded), polling the group's offsets every 250 ms. Events/s counts what reached the output topics over the same records.`,
       `The worker is the real service (src/main.ts, ROLES=worker) in its own process, its subscriptions written to the config log and delivering to one kafka destination (acks=all, idempotent, the runner's default batching). The passthrough (bench/e2e/passthrough-kafkajs.ts) uses the same client with the worker's consumer settings and the kafka writer's producer settings, and produces every record unchanged to one topic.`,
       `Latency: after the drains, each configuration resumed its group and caught up, then ${round(LATENCY_SECONDS)} s of records were sent at ${round(rate).toLocaleString('en-US')} records/s (${LATENCY_LOAD * 100}% of the slowest drain rate). Latency = the output record's broker append time (LogAppendTime) minus the raw record's create time, same clock.`,

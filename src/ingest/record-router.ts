@@ -1,5 +1,6 @@
 // The hot path for one consumed record: decode the filterable fields, match subscriptions, decode the
-// rest only on a match, project once per distinct field set, serialize once, and list the deliveries.
+// rest only on a match, project once per distinct field set, serialize once, and list the deliveries:
+// one per (destination, payload), however many subscriptions lead there.
 import type { DeliveryItem, SourceRef } from '../delivery/contract.js';
 import type { DeadLetter } from '../delivery/dead-letter.js';
 import type { Envelope } from '../events/envelope.js';
@@ -50,6 +51,8 @@ export interface RecordRouterOptions {
  */
 class TrafficItem implements DeliveryItem {
   private built: Envelope | undefined;
+  /** The destinations this item is already listed for in the record's deliveries. */
+  private readonly listedFor: string[] = [];
 
   constructor(
     readonly eventId: string,
@@ -60,6 +63,16 @@ class TrafficItem implements DeliveryItem {
     private readonly project: Projector,
     private readonly record: DecodedRecord,
   ) {}
+
+  /**
+   * True the first time a destination asks for this item: two subscriptions of the same field set
+   * that share a destination would send it the same bytes under the same event id twice.
+   */
+  listFor(destinationId: string): boolean {
+    if (this.listedFor.includes(destinationId)) return false;
+    this.listedFor.push(destinationId);
+    return true;
+  }
 
   get envelope(): Envelope {
     this.built ??= { event_id: this.eventId, event_type: this.eventType, event_timestamp: this.timestamp, principal: null, object: this.project(this.record) };
@@ -119,7 +132,7 @@ export class RecordRouter {
     // payload. A record meets a handful of distinct field sets even at 10,000 subscriptions, and a scan
     // of a short array beats hashing long projection keys in a Map.
     const projectors: Projector[] = [];
-    const items: DeliveryItem[] = [];
+    const items: TrafficItem[] = [];
     const leafJson: LeafJsonCache = [];
     const deliveries: Delivery[] = [];
     for (let r = 0; r < runs.length; r++) {
@@ -135,7 +148,11 @@ export class RecordRouter {
           projectors.push(route.project);
           items.push(item);
         }
-        for (const destinationId of route.destinationIds) deliveries.push({ destinationId, item });
+        const destinationIds = route.destinationIds;
+        for (let d = 0; d < destinationIds.length; d++) {
+          const destinationId = destinationIds[d] as string;
+          if (item.listFor(destinationId)) deliveries.push({ destinationId, item });
+        }
       }
     }
     return { type: 'deliver', deliveries };
@@ -151,7 +168,10 @@ export class RecordRouter {
       subscriptionMatches.inc({ subscription: route.subscriptionId });
       // The admin API's envelope is delivered as written: the same event id and bytes everywhere.
       item ??= { eventId: envelope.event_id, payload: msg.value as Buffer, envelope, source: { topic, partition, offset: Number(msg.offset) } };
-      for (const destinationId of route.destinationIds) deliveries.push({ destinationId, item });
+      for (const destinationId of route.destinationIds) {
+        // One copy per destination, however many of its subscriptions take this audit event type.
+        if (!deliveries.some((d) => d.destinationId === destinationId)) deliveries.push({ destinationId, item });
+      }
     }
     return { type: 'deliver', deliveries };
   }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredSubscription } from '../../../src/configlog/resources.js';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
+import { makeEnvelope } from '../../../src/events/envelope.js';
 import { RecordRouter, type ConsumedMessage } from '../../../src/ingest/record-router.js';
 import { createAuditDecoder } from '../../../src/records/audit-decoder.js';
 import { createRecordDecoder, type RecordDecoderOptions } from '../../../src/records/record-decoder.js';
@@ -60,6 +61,46 @@ describe('record router', () => {
     expect(payload).toMatchObject({ event_type: HTTP, principal: null, object: { conn: { client_ip: conn.client_ip }, http: { response: { status_code: status } } } });
     // The envelope object, built on demand, is the payload parsed.
     expect(byDest.get('ed_3')?.envelope).toEqual(JSON.parse(String(byDest.get('ed_3')?.payload)));
+  });
+
+  it('should list a payload once for a destination that several subscriptions of its field set share, and count every subscription', async () => {
+    const r = router([
+      sub('esb_SAME1', ['conn.client_ip'], all, 'ed_shared'),
+      sub('esb_SAME2', ['conn.client_ip'], all, 'ed_shared'),
+      sub('esb_OTHER', ['conn.server_name'], all, 'ed_shared'),
+    ]);
+    const before = await Promise.all(['esb_SAME1', 'esb_SAME2', 'esb_OTHER'].map(matchesOf));
+    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value));
+    if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
+    // The same bytes under the same event id once; the other field set is a different payload.
+    expect(result.deliveries.map((d) => d.destinationId)).toEqual(['ed_shared', 'ed_shared']);
+    expect(result.deliveries[0]?.item).not.toBe(result.deliveries[1]?.item);
+    r.flushMetrics();
+    const after = await Promise.all(['esb_SAME1', 'esb_SAME2', 'esb_OTHER'].map(matchesOf));
+    expect(after.map((n, i) => n - (before[i] as number))).toEqual([1, 1, 1]);
+  });
+
+  it('should list an audit event once for a destination that several of its subscriptions share', () => {
+    const audit = (id: string, destination: string): StoredSubscription => ({
+      id,
+      created_at: '2024-05-01T00:00:00Z',
+      description: '',
+      metadata: '',
+      sources: [{ type: 'api_key_created.v0' }],
+      destination_ids: [destination],
+    });
+    const r = router([audit('esb_AUD1', 'ed_a'), audit('esb_AUD2', 'ed_a'), audit('esb_AUD3', 'ed_b')]);
+    const envelope = makeEnvelope('api_key_created.v0', {
+      id: 'ak_1',
+      uri: 'https://api.example.com/api_keys/ak_1',
+      description: 'ci',
+      metadata: '',
+      created_at: '2024-05-01T12:00:00Z',
+      token: null,
+    });
+    const result = r.route('audit', 0, message(Buffer.from(JSON.stringify(envelope))));
+    if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
+    expect(result.deliveries.map((d) => d.destinationId)).toEqual(['ed_a', 'ed_b']);
   });
 
   it('should add the matches it counted to the per-subscription counter when flushed', async () => {

@@ -51,8 +51,8 @@ export interface RecordRouterOptions {
  */
 class TrafficItem implements DeliveryItem {
   private built: Envelope | undefined;
-  /** The destinations this item is already listed for in the record's deliveries. */
-  private readonly listedFor: string[] = [];
+  /** The destinations (their TrafficRoute.destinationNumbers) this item is already listed for. */
+  private readonly listedFor: number[] = [];
 
   constructor(
     readonly eventId: string,
@@ -68,9 +68,10 @@ class TrafficItem implements DeliveryItem {
    * True the first time a destination asks for this item: two subscriptions of the same field set
    * that share a destination would send it the same bytes under the same event id twice.
    */
-  listFor(destinationId: string): boolean {
-    if (this.listedFor.includes(destinationId)) return false;
-    this.listedFor.push(destinationId);
+  listFor(destination: number): boolean {
+    const listed = this.listedFor;
+    for (let i = 0; i < listed.length; i++) if (listed[i] === destination) return false;
+    listed.push(destination);
     return true;
   }
 
@@ -149,9 +150,9 @@ export class RecordRouter {
           items.push(item);
         }
         const destinationIds = route.destinationIds;
+        const numbers = route.destinationNumbers;
         for (let d = 0; d < destinationIds.length; d++) {
-          const destinationId = destinationIds[d] as string;
-          if (item.listFor(destinationId)) deliveries.push({ destinationId, item });
+          if (item.listFor(numbers[d] as number)) deliveries.push({ destinationId: destinationIds[d] as string, item });
         }
       }
     }

@@ -18,6 +18,11 @@ export interface TrafficRoute {
   readonly project: Projector;
   readonly destinationIds: readonly string[];
   /**
+   * A number per destination id, the same in every route of this set (same order as destinationIds):
+   * the router tells destinations apart by these, not by comparing id strings.
+   */
+  readonly destinationNumbers: readonly number[];
+  /**
    * Matches not yet added to the Prometheus counter. The router counts here (a field of an object it
    * already holds) and flushes in batches; a label lookup per match was a hot spot (PROFILE.md).
    */
@@ -46,6 +51,8 @@ export class SubscriptionSet {
     TRAFFIC_EVENT_TYPES.map((t) => [t, new Map()]),
   );
   private readonly audit = new Map<string, Map<string, AuditRoute>>();
+  /** See TrafficRoute.destinationNumbers; one entry per destination id ever routed to. */
+  private readonly destinationNumbers = new Map<string, number>();
   private unsubscribe: (() => void) | undefined;
 
   /** Loads every subscription in the config log and follows its changes from now on. */
@@ -119,6 +126,7 @@ export class SubscriptionSet {
           projectionKey: projectionKey(fields),
           project: projectorFor(fields),
           destinationIds: sub.destination_ids,
+          destinationNumbers: sub.destination_ids.map((d) => this.destinationNumber(d)),
           unflushedMatches: 0,
         };
         this.routes.get(source.type)?.set(sub.id, route);
@@ -132,6 +140,12 @@ export class SubscriptionSet {
         log.warn({ subscription: sub.id, type: source.type }, 'A stored source names an unknown event type and is skipped.');
       }
     }
+  }
+
+  private destinationNumber(id: string): number {
+    let n = this.destinationNumbers.get(id);
+    if (n === undefined) this.destinationNumbers.set(id, (n = this.destinationNumbers.size));
+    return n;
   }
 
   remove(id: string): void {

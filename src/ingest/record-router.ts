@@ -51,8 +51,9 @@ export interface RecordRouterOptions {
  */
 class TrafficItem implements DeliveryItem {
   private built: Envelope | undefined;
-  /** The destinations (their TrafficRoute.destinationNumbers) this item is already listed for. */
-  private readonly listedFor: number[] = [];
+  /** The destinations (their TrafficRoute.destinationNumbers) this item is already listed for: the first, then the rest. */
+  private firstListed = -1;
+  private moreListed: number[] | undefined;
 
   constructor(
     readonly eventId: string,
@@ -69,9 +70,14 @@ class TrafficItem implements DeliveryItem {
    * that share a destination would send it the same bytes under the same event id twice.
    */
   listFor(destination: number): boolean {
-    const listed = this.listedFor;
-    for (let i = 0; i < listed.length; i++) if (listed[i] === destination) return false;
-    listed.push(destination);
+    if (this.firstListed < 0) {
+      this.firstListed = destination;
+      return true;
+    }
+    if (this.firstListed === destination) return false;
+    const more = (this.moreListed ??= []);
+    for (let i = 0; i < more.length; i++) if (more[i] === destination) return false;
+    more.push(destination);
     return true;
   }
 

@@ -1,5 +1,7 @@
 // Child processes of the Kafka benchmarks: the real service (src/main.ts) and passthrough clients, started, watched and stopped.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -29,20 +31,14 @@ export async function startChild(
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let ready = false;
-  let buffered = '';
-  const onData = (chunk: Buffer): void => {
-    buffered += chunk.toString('utf8');
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      lines.push(line);
-      if (lines.length > 200) lines.shift();
-      if (line.includes(readyText)) ready = true;
-    }
+  const onLine = (line: string): void => {
+    lines.push(line);
+    if (lines.length > 200) lines.shift();
+    if (line.includes(readyText)) ready = true;
   };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
+  // One reader per stream: a line split across chunks of stdout is never joined to one from stderr.
+  createInterface({ input: child.stdout as Readable }).on('line', onLine);
+  createInterface({ input: child.stderr as Readable }).on('line', onLine);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const tail = (): string => lines.slice(-25).join('\n');
   const stop = async (graceMs = 20_000): Promise<void> => {

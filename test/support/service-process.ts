@@ -1,6 +1,8 @@
 // Runs the real service (src/main.ts) as a child process for integration tests, and stops or kills it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,26 +44,20 @@ export async function startService(env: Record<string, string>, timeoutMs = 90_0
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
-  let buffered = '';
   let url: string | undefined;
-  const onData = (chunk: Buffer): void => {
-    buffered += chunk.toString('utf8');
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      logs.push(line);
-      if (url === undefined && line.includes('The service is running.')) {
-        try {
-          url = (JSON.parse(line) as { address: string }).address;
-        } catch {
-          // not a JSON line
-        }
+  const onLine = (line: string): void => {
+    logs.push(line);
+    if (url === undefined && line.includes('The service is running.')) {
+      try {
+        url = (JSON.parse(line) as { address: string }).address;
+      } catch {
+        // not a JSON line
       }
     }
   };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
+  // One reader per stream: a line split across chunks of stdout is never joined to one from stderr.
+  createInterface({ input: child.stdout as Readable }).on('line', onLine);
+  createInterface({ input: child.stderr as Readable }).on('line', onLine);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const started = Date.now();

@@ -3,6 +3,7 @@
 // not written, and put back into the answer with an error code), and outages (the port refuses connections).
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { listenOnLoopback } from './loopback-server.js';
 
 export interface ProxiedCall {
   /** n-th call of this operation through the proxy, from 0. */
@@ -54,11 +55,7 @@ export class AwsFaultProxy {
       this.sockets.add(s);
       s.once('close', () => this.sockets.delete(s));
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    this.port = (server.address() as { port: number }).port;
+    this.port = await listenOnLoopback(server, this.port);
     this.server = server;
   }
 

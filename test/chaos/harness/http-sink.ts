@@ -1,8 +1,8 @@
 // An http receiver on 127.0.0.1 for the fault scenarios: one listener, one destination per path, each
 // answering 200, a chosen error status, or nothing at all (a hang), and recording every event it accepted.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { seqOfEnvelope } from './verifiable-source.js';
+import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
 
 export type SinkMode = { readonly kind: 'ok' } | { readonly kind: 'status'; readonly status: number } | { readonly kind: 'hang' };
 
@@ -51,11 +51,7 @@ export class HttpSink {
     // Hung requests must not keep the process alive past the scenario, and no default timeout may answer them.
     server.requestTimeout = 0;
     server.keepAliveTimeout = 5_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    this.port = (server.address() as AddressInfo).port;
+    this.port = await listenOnLoopback(server);
     this.server = server;
   }
 
@@ -64,9 +60,7 @@ export class HttpSink {
     this.server = undefined;
     if (server === undefined) return;
     for (const path of [...this.held.keys()]) this.setMode(path, OK);
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
+    await closeNow(server);
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {

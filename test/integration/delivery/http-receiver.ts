@@ -1,8 +1,8 @@
 // A real HTTP receiver on 127.0.0.1 for the http writer's tests: records every request and answers
 // from a script, so tests can inject throttling, server errors, slowness and rejections.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Envelope } from '../../../src/events/envelope.js';
+import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
 
 export interface ReceivedRequest {
   readonly at: number;
@@ -51,11 +51,7 @@ export class HttpReceiver {
         else setTimeout(answer, reply.delayMs);
       });
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    this.port = (server.address() as AddressInfo).port;
+    this.port = await listenOnLoopback(server, this.port);
     this.server = server;
   }
 
@@ -64,9 +60,7 @@ export class HttpReceiver {
     const server = this.server;
     this.server = undefined;
     if (server === undefined) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
+    await closeNow(server);
   }
 
   /** Events of the requests answered 2xx, in arrival order (duplicates kept). */

@@ -2,14 +2,16 @@
 // destination holds, as sequence numbers with the time the reader saw them, and each dead letter.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, ConsumerRunConfig, Kafka } from 'kafkajs';
 import type { Arrivals } from './http-sink.js';
 import { seqOfEnvelope } from './verifiable-source.js';
 
-/** Reads a topic from the beginning in a group of its own, for the whole scenario. */
-export class KafkaTopicReader {
-  readonly arrivals: Arrivals = { seqs: [], at: [], refused: 0 };
-  unreadable = 0;
+/**
+ * A consumer that reads one topic from the beginning in a group of its own, for the whole scenario,
+ * with a short long-poll so arrival times stay close to the writes. Subclasses say what to do with
+ * the messages.
+ */
+abstract class TopicReader {
   private consumer: Consumer | undefined;
 
   constructor(
@@ -18,12 +20,30 @@ export class KafkaTopicReader {
     private readonly groupId: string,
   ) {}
 
+  protected abstract run(): ConsumerRunConfig;
+
   async start(): Promise<void> {
-    // A short long-poll keeps the arrival times close to the writes.
     const consumer = this.kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 200 });
     await consumer.connect();
     await consumer.subscribe({ topic: this.topic, fromBeginning: true });
-    await consumer.run({
+    await consumer.run(this.run());
+    this.consumer = consumer;
+  }
+
+  async stop(): Promise<void> {
+    const c = this.consumer;
+    this.consumer = undefined;
+    await c?.disconnect();
+  }
+}
+
+/** The events a kafka destination holds, as sequence numbers with the time the reader saw them. */
+export class KafkaTopicReader extends TopicReader {
+  readonly arrivals: Arrivals = { seqs: [], at: [], refused: 0 };
+  unreadable = 0;
+
+  protected run(): ConsumerRunConfig {
+    return {
       eachBatch: async ({ batch }) => {
         const now = Date.now();
         for (const m of batch.messages) {
@@ -41,14 +61,7 @@ export class KafkaTopicReader {
           this.arrivals.at.push(now);
         }
       },
-    });
-    this.consumer = consumer;
-  }
-
-  async stop(): Promise<void> {
-    const c = this.consumer;
-    this.consumer = undefined;
-    await c?.disconnect();
+    };
   }
 }
 
@@ -88,23 +101,16 @@ export interface DeadLetterSeen {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** Reads the dead-letter topic from the beginning: each letter's key, value digest and headers. */
-export class DeadLetterReader {
+/**
+ * Reads the dead-letter topic from the beginning: each letter's key, value digest and headers. A
+ * fetch returns at least one whole record batch however large (KIP-74), so ten-megabyte letters
+ * arrive too.
+ */
+export class DeadLetterReader extends TopicReader {
   readonly letters: DeadLetterSeen[] = [];
-  private consumer: Consumer | undefined;
 
-  constructor(
-    private readonly kafka: Kafka,
-    private readonly topic: string,
-    private readonly groupId: string,
-  ) {}
-
-  async start(): Promise<void> {
-    // A fetch returns at least one whole record batch however large (KIP-74), so ten-megabyte letters arrive too.
-    const consumer = this.kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 200 });
-    await consumer.connect();
-    await consumer.subscribe({ topic: this.topic, fromBeginning: true });
-    await consumer.run({
+  protected run(): ConsumerRunConfig {
+    return {
       eachMessage: async ({ message }) => {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = Array.isArray(v) ? v.map(String).join(',') : String(v ?? '');
@@ -116,13 +122,6 @@ export class DeadLetterReader {
           headers,
         });
       },
-    });
-    this.consumer = consumer;
-  }
-
-  async stop(): Promise<void> {
-    const c = this.consumer;
-    this.consumer = undefined;
-    await c?.disconnect();
+    };
   }
 }

@@ -3,7 +3,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { buildApp } from './app.js';
 import { ConfigError, loadServiceConfig, v8Flags } from './config/service-config.js';
-import { DEFAULT_CONTROLLER_PORT, DEFAULT_DATA_DIR, DEFAULT_PORT, startLocalBroker, type LocalBroker } from './kafka/local-broker.js';
+import { DEFAULT_DATA_DIR, startLocalBroker, type LocalBroker } from './kafka/local-broker.js';
 import { LOGS_FOR_A_PERSON, createLogger } from './telemetry/logger.js';
 import { readySummary } from './telemetry/ready-summary.js';
 
@@ -16,6 +16,8 @@ const STOP_GRACE_MS = 15_000;
  * forwards the signal to the service as well. A repeat within this window is the same keypress.
  */
 const SAME_SIGNAL_MS = 1_000;
+/** With the local broker gone nothing can be committed: drain what goes elsewhere briefly, then exit. */
+const BROKER_GONE_STOP_MS = 5_000;
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();
@@ -25,11 +27,12 @@ async function main(): Promise<void> {
   let broker: LocalBroker | undefined;
   let brokers = config.kafkaBrokers;
   if (brokers === undefined) {
-    log.info(`KAFKA_BROKERS is unset: starting the local single-node broker on 127.0.0.1:${DEFAULT_PORT}.`);
+    const { port, dataDir } = config.localBroker;
+    log.info(`KAFKA_BROKERS is unset: starting the local single-node broker on 127.0.0.1:${port}.`);
     broker = await startLocalBroker({
-      port: DEFAULT_PORT,
-      controllerPort: DEFAULT_CONTROLLER_PORT,
-      dataDir: DEFAULT_DATA_DIR,
+      port,
+      controllerPort: port + 1,
+      dataDir: dataDir ?? DEFAULT_DATA_DIR,
       onProgress: (line) => log.info(line),
     });
     brokers = broker.brokers;
@@ -37,7 +40,7 @@ async function main(): Promise<void> {
   const app = buildApp(config, brokers);
 
   let stoppingSince: number | undefined;
-  const shutdown = (reason: string, exitCode: number): void => {
+  const shutdown = (reason: string, exitCode: number, limitMs = config.drainTimeoutMs + STOP_GRACE_MS): void => {
     if (stoppingSince !== undefined) {
       if (Date.now() - stoppingSince < SAME_SIGNAL_MS) return;
       // A second Ctrl-C: the person wants out now. The exit hook still sends the local broker SIGTERM.
@@ -46,11 +49,11 @@ async function main(): Promise<void> {
     }
     stoppingSince = Date.now();
     log.info({ reason }, 'A stop signal arrived (press Ctrl-C again to exit at once).');
-    // Draining needs the broker; a dead one would make the Kafka client retry for minutes.
+    // Draining needs the broker; a dead or frozen one would make the Kafka client retry for minutes.
     setTimeout(() => {
-      log.error({ limitMs: config.drainTimeoutMs + STOP_GRACE_MS }, 'The service did not stop in time; exiting.');
+      log.error({ limitMs }, 'The service did not stop in time; exiting.');
       process.exit(1);
-    }, config.drainTimeoutMs + STOP_GRACE_MS).unref();
+    }, limitMs).unref();
     void app
       .stop()
       .then(() => broker?.stop())
@@ -65,7 +68,7 @@ async function main(): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal, 0));
   broker?.onUnexpectedExit((how) => {
     log.error({ how, logFile: broker?.logFile }, 'The local Kafka broker exited unexpectedly; the service stops.');
-    shutdown('the local broker exited', 1);
+    shutdown('the local broker exited', 1, BROKER_GONE_STOP_MS);
   });
   try {
     const address = await app.start();

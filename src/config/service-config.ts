@@ -4,6 +4,11 @@
 export interface ServiceConfig {
   /** Comma-separated broker list; undefined means "start the local broker" (npm start). */
   readonly kafkaBrokers: string | undefined;
+  /**
+   * The local broker of `npm start`: its client port (the controller listens on the next one) and its
+   * data folder (undefined: the project's .local/kafka/data).
+   */
+  readonly localBroker: { readonly port: number; readonly dataDir: string | undefined };
   readonly port: number;
   readonly host: string;
   readonly publicBaseUrl: string;
@@ -134,6 +139,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
 
   const config: ServiceConfig = {
     kafkaBrokers: env.KAFKA_BROKERS === '' ? undefined : env.KAFKA_BROKERS,
+    localBroker: { port: int('LOCAL_KAFKA_PORT', 9092, 1, 65_534), dataDir: env.LOCAL_KAFKA_DATA_DIR || undefined },
     port,
     host,
     publicBaseUrl,

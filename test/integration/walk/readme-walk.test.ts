@@ -1,15 +1,13 @@
 // The README's walk, run exactly as written: the shell block after the `readme-walk` marker in README.md
 // runs in bash in a fresh folder laid out as a clone of this checkout, against a service started with
 // `npm start` there, so the README cannot drift from what works.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testBrokers, uniqueName } from '../../support/kafka.js';
+import { GroupProcess } from '../../support/process-group.js';
 import { serviceEnv } from '../../support/service-process.js';
 import { readmeWalk } from './readme-walk.js';
 
@@ -19,64 +17,14 @@ const CLONE_ENTRIES = ['.npmrc', 'package.json', 'package-lock.json', 'tsconfig.
 const EVENTS_FILE = '.local/destinations/archive/events.ndjson';
 const WALK_DEADLINE_MS = 30_000;
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly lines: string[];
-  /** Resolves with the first line that `test` accepts. */
-  lineMatching(test: (line: string) => boolean, timeoutMs: number): Promise<string>;
-}
-
-/** Spawns in a process group of its own, so the whole group (npm and node, or bash and tail) can be stopped. */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Running {
-  const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const waiters = new Set<() => void>();
-  const onLine = (line: string): void => {
-    lines.push(line);
-    for (const wake of waiters) wake();
-  };
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', onLine);
-  createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', onLine);
-  const lineMatching = (test: (line: string) => boolean, timeoutMs: number): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const check = (): void => {
-        const found = lines.find(test);
-        if (found === undefined) return;
-        done();
-        resolve(found);
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`no such line after ${timeoutMs} ms from ${command}; its output:\n${lines.slice(-40).join('\n')}`));
-      }, timeoutMs);
-      const done = (): void => {
-        clearTimeout(timer);
-        waiters.delete(check);
-      };
-      waiters.add(check);
-      check();
-    });
-  return { child, lines, lineMatching };
-}
-
-async function stopGroup(running: Running | undefined): Promise<void> {
-  const child = running?.child;
-  if (child?.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  process.kill(-child.pid, 'SIGTERM');
-  const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'), 30_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 const clone = mkdtempSync(join(tmpdir(), 'edge-events-walk-'));
 const curlHome = mkdtempSync(join(tmpdir(), 'edge-events-walk-curl-'));
-let service: Running | undefined;
-let walk: Running | undefined;
+let service: GroupProcess | undefined;
+let walk: GroupProcess | undefined;
 
 afterAll(async () => {
-  await stopGroup(walk);
-  await stopGroup(service);
+  await walk?.stop();
+  await service?.stop();
   rmSync(clone, { recursive: true, force: true });
   rmSync(curlHome, { recursive: true, force: true });
 });
@@ -90,7 +38,7 @@ describe('the README walk', () => {
     // given, so it generates one and writes it to .local/api-token as on a first start.
     const env: NodeJS.ProcessEnv = { ...process.env, ...serviceEnv(uniqueName('walk'), testBrokers()), PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env.PATH}` };
     for (const name of ['API_TOKEN_FILE', 'API_BOOTSTRAP_TOKEN', 'FILE_DESTINATION_ROOT', 'LOG_FORMAT']) delete env[name];
-    service = run('npm', ['start'], clone, env);
+    service = new GroupProcess('npm', ['start'], clone, env);
     const ready = JSON.parse(await service.lineMatching((l) => l.includes('"The service is ready."'), 120_000)) as { api: string; tokenFile?: string };
     expect(ready.tokenFile).toBe('.local/api-token');
 
@@ -99,7 +47,7 @@ describe('the README walk', () => {
     mkdirSync(curlHome, { recursive: true });
     writeFileSync(join(curlHome, '.curlrc'), `connect-to = "localhost:8080:127.0.0.1:${new URL(ready.api).port}"\n`);
     const started = Date.now();
-    walk = run('bash', ['-c', block], clone, { ...env, CURL_HOME: curlHome });
+    walk = new GroupProcess('bash', ['-c', block], clone, { ...env, CURL_HOME: curlHome });
     const isEvent = (line: string): boolean => line.startsWith('{"event_id"');
     await walk.lineMatching(isEvent, WALK_DEADLINE_MS);
     const firstEventMs = Date.now() - started;

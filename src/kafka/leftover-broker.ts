@@ -10,6 +10,8 @@ import { processAlive } from './process-guard.js';
 
 export interface BrokerRecord {
   readonly pid: number;
+  /** The process that started or reused it: while that one lives, the broker is not left over. */
+  readonly ownerPid: number;
   readonly port: number;
   readonly controllerPort: number;
   readonly version: string;
@@ -31,7 +33,10 @@ export async function removeBrokerRecord(dataDir: string): Promise<void> {
   await rm(join(dataDir, PID_FILE), { force: true });
 }
 
-/** The broker an earlier start left running in `dataDir`, or undefined (a stale record is removed). */
+/**
+ * The broker an earlier start left running in `dataDir`, or undefined (a stale record is removed). Its
+ * owner may still be alive: see ownerAlive().
+ */
 export async function leftoverBroker(dataDir: string): Promise<BrokerRecord | undefined> {
   let record: BrokerRecord;
   try {
@@ -44,6 +49,11 @@ export async function leftoverBroker(dataDir: string): Promise<BrokerRecord | un
     return undefined;
   }
   return record;
+}
+
+/** True while the service that started or reused the broker runs: then the broker is in use, not left over. */
+export function ownerAlive(record: BrokerRecord): boolean {
+  return record.ownerPid !== process.pid && Number.isInteger(record.ownerPid) && processAlive(record.ownerPid);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Command line for the local broker: `tsx src/kafka/local-broker-cli.ts fetch|start|stop [--port N] [--controller-port N] [--data-dir DIR]`.
 import { parseArgs } from 'node:util';
 import { ensureBrokerJars, pinnedKafkaVersion } from './broker-jars.js';
-import { leftoverBroker, removeBrokerRecord } from './leftover-broker.js';
+import { leftoverBroker, ownerAlive, removeBrokerRecord } from './leftover-broker.js';
 import { DEFAULT_CONTROLLER_PORT, DEFAULT_DATA_DIR, DEFAULT_PORT, startLocalBroker } from './local-broker.js';
 import { stopProcess } from './process-guard.js';
 
@@ -48,6 +48,10 @@ async function main(argv: string[]): Promise<number> {
     if (leftover === undefined) {
       process.stdout.write(`No broker is running from ${dataDir}.\n`);
       return 0;
+    }
+    if (ownerAlive(leftover)) {
+      process.stderr.write(`The broker in ${dataDir} belongs to a running service (pid ${leftover.ownerPid}); stop that service instead (Ctrl-C).\n`);
+      return 1;
     }
     await stopProcess(leftover.pid, 20_000);
     await removeBrokerRecord(dataDir);

@@ -2,18 +2,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Kafka } from 'kafkajs';
 import { createLogger } from '../telemetry/logger.js';
-import { OFFSETS_TOPIC_PARTITIONS, groupPartition, renderServerProperties } from './broker-config.js';
+import { renderServerProperties } from './broker-config.js';
 import { LOCAL_KAFKA_DIR, PROJECT_ROOT, ensureBrokerJars, pinnedKafkaVersion } from './broker-jars.js';
-import { createKafkaClient } from './client.js';
+import { brokerError, waitUntilReady } from './broker-readiness.js';
 import { KafkaSetupError } from './errors.js';
 import { findFreePorts, isPortFree } from './free-port.js';
-import { answersAsCluster, formattedClusterId, leftoverBroker, removeBrokerRecord, settingsDigest, writeBrokerRecord, type BrokerRecord } from './leftover-broker.js';
+import { answersAsCluster, formattedClusterId, leftoverBroker, ownerAlive, removeBrokerRecord, settingsDigest, writeBrokerRecord, type BrokerRecord } from './leftover-broker.js';
 import { killOnExit, processAlive, stopProcess, type GuardedProcess } from './process-guard.js';
 
 const log = createLogger('local-broker');
@@ -117,7 +115,7 @@ export async function startLocalBroker(options: LocalBrokerOptions = {}): Promis
     await removeTemp();
     throw error;
   }
-  if (persistent) await writeBrokerRecord(dataDir, { pid, port, controllerPort, version, settings: settingsDigest(properties) });
+  if (persistent) await writeBrokerRecord(dataDir, { pid, ownerPid: process.pid, port, controllerPort, version, settings: settingsDigest(properties) });
   const broker = controlled(child, { brokers: `127.0.0.1:${port}`, port, controllerPort, dataDir, logFile, version, persistent });
   try {
     await waitUntilReady(child, broker.brokers, logFile, options.readyTimeoutMs ?? 90_000);
@@ -175,11 +173,18 @@ function controlled(target: GuardedProcess, place: BrokerPlace, reused = false):
 async function reuseLeftover(o: LocalBrokerOptions & { dataDir: string; logDir: string; logFile: string; version: string }): Promise<LocalBroker | undefined> {
   const leftover = await leftoverBroker(o.dataDir);
   if (leftover === undefined) return undefined;
+  if (ownerAlive(leftover)) {
+    throw new KafkaSetupError(
+      'BROKER_PORT_IN_USE',
+      `The local broker in ${o.dataDir} belongs to a service that is running (pid ${leftover.ownerPid}); stop that one first, or give this one a LOCAL_KAFKA_PORT and LOCAL_KAFKA_DATA_DIR of its own.`,
+    );
+  }
   const started = Date.now();
   const clusterId = formattedClusterId(o.logDir);
   if (matches(leftover, o) && clusterId !== undefined && (await answersAsCluster(leftover.port, clusterId))) {
     const broker = controlled(leftover.pid, { brokers: `127.0.0.1:${leftover.port}`, port: leftover.port, controllerPort: leftover.controllerPort, dataDir: o.dataDir, logFile: o.logFile, version: o.version, persistent: true }, true);
     broker.startupMs = Date.now() - started;
+    await writeBrokerRecord(o.dataDir, { ...leftover, ownerPid: process.pid });
     log.info({ brokerPid: leftover.pid, brokers: broker.brokers }, 'The local Kafka broker an earlier start left running is reused.');
     return broker;
   }
@@ -252,81 +257,5 @@ function spawnBroker(libs: string, propsFile: string, logFile: string): ChildPro
     return child;
   } finally {
     closeSync(fd);
-  }
-}
-
-/** Group ids whose coordinators cover every partition of the offsets topic. */
-export function probeGroupIds(partitions = OFFSETS_TOPIC_PARTITIONS): string[] {
-  const byPartition = new Map<number, string>();
-  for (let i = 0; byPartition.size < partitions; i++) {
-    const id = `local-broker-probe-${i}`;
-    const partition = groupPartition(id, partitions);
-    if (!byPartition.has(partition)) byPartition.set(partition, id);
-  }
-  return [...byPartition.values()];
-}
-
-const PROBE_GROUPS = probeGroupIds();
-
-/**
- * Ready means a client can connect, describeCluster answers, and the group coordinator has loaded
- * every partition of the offsets topic. The offsets topic is created on the first group request;
- * waiting for all of it here spares the service's first consumers "coordinator is loading" retries
- * (and their warnings), whichever partition their group lands on.
- */
-async function waitUntilReady(child: ChildProcess, brokers: string, logFile: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const kafka = createKafkaClient({ clientId: 'local-broker-probe', brokers, logLevel: 'nothing', retry: { retries: 0 }, connectionTimeoutMs: 1_000 });
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      const how = child.exitCode !== null ? `exit code ${child.exitCode}` : `signal ${child.signalCode}`;
-      throw await brokerError('BROKER_EXITED', `The Kafka broker exited (${how}) before it was ready.`, logFile);
-    }
-    const admin = kafka.admin();
-    try {
-      await admin.connect();
-      await admin.describeCluster();
-      // Throws (no retries in this client) while the coordinator is not available or still loading.
-      await admin.describeGroups(PROBE_GROUPS);
-      await initTransactions(kafka);
-      return;
-    } catch {
-      await sleep(250);
-    } finally {
-      await admin.disconnect().catch(() => undefined);
-    }
-  }
-  throw await brokerError('BROKER_START_TIMEOUT', `The Kafka broker at ${brokers} was not ready after ${timeoutMs} ms.`, logFile, true);
-}
-
-/** InitProducerId of a transactional producer: throws while the transaction coordinator is not ready. */
-async function initTransactions(kafka: Kafka): Promise<void> {
-  // kafkajs refuses an idempotent producer without retries; one quick retry keeps each probe short.
-  const producer = kafka.producer({ transactionalId: 'local-broker-probe', idempotent: true, maxInFlightRequests: 1, retry: { retries: 1, initialRetryTime: 50 } });
-  await producer.connect();
-  try {
-    await (await producer.transaction()).abort();
-  } finally {
-    await producer.disconnect();
-  }
-}
-
-async function brokerError(code: KafkaSetupError['code'], message: string, logFile: string, retryable = false): Promise<KafkaSetupError> {
-  return new KafkaSetupError(code, `${message}\nLast lines of ${logFile}:\n${await tail(logFile, 40)}`, { retryable });
-}
-
-async function tail(file: string, lines: number): Promise<string> {
-  try {
-    const handle = await open(file, 'r');
-    try {
-      const { size } = await handle.stat();
-      const length = Math.min(size, 64 * 1024);
-      const { buffer } = await handle.read(Buffer.alloc(length), 0, length, size - length);
-      return buffer.toString('utf8').split('\n').slice(-lines - 1).join('\n');
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return '(no log written)';
   }
 }

@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKafkaClient } from '../../../src/kafka/client.js';
 import { localSetup, startLocalService, waitGone, processAlive, type LocalService, type LocalSetup } from '../../support/local-service.js';
+import { GroupProcess } from '../../support/process-group.js';
 
 const setups: LocalSetup[] = [];
 const services: LocalService[] = [];
@@ -104,5 +105,17 @@ describe('the local service (npm start)', () => {
     second.npm.signalGroup('SIGINT');
     expect(await second.npm.exit()).toBe(0);
     expect(await waitGone(first.brokerPid, 10_000)).toBe(true);
+  });
+
+  it('should refuse a second start on the same broker folder while the first service runs, and leave that one alone', async () => {
+    const s = await setup();
+    const first = await start(s);
+    const second = new GroupProcess('npm', ['start'], process.cwd(), s.env);
+    expect(await second.exit()).not.toBe(0);
+    expect(second.lines.join('\n')).toContain(`belongs to a service that is running (pid ${first.pid})`);
+    expect(processAlive(first.brokerPid)).toBe(true);
+    expect(first.npm.running).toBe(true);
+    first.npm.signalGroup('SIGINT');
+    expect(await first.npm.exit()).toBe(0);
   });
 });

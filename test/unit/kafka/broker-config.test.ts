@@ -1,7 +1,7 @@
 // Unit tests of the local broker's server.properties: the settings a single node needs to work at all.
 import { describe, expect, it } from 'vitest';
 import { OFFSETS_TOPIC_PARTITIONS, brokerSettings, groupPartition, renderServerProperties } from '../../../src/kafka/broker-config.js';
-import { probeGroupIds } from '../../../src/kafka/local-broker.js';
+import { probeGroupIds } from '../../../src/kafka/broker-readiness.js';
 
 const input = { port: 19092, controllerPort: 19093, logDir: '/data/kraft' };
 const settings = new Map(brokerSettings(input));

@@ -3,6 +3,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { buildApp } from './app.js';
 import { ConfigError, loadServiceConfig, v8Flags } from './config/service-config.js';
+import { KafkaSetupError } from './kafka/errors.js';
 import { DEFAULT_DATA_DIR, startLocalBroker, type LocalBroker } from './kafka/local-broker.js';
 import { LOGS_FOR_A_PERSON, createLogger } from './telemetry/logger.js';
 import { readySummary } from './telemetry/ready-summary.js';
@@ -87,6 +88,12 @@ main().catch((err: unknown) => {
     process.stderr.write(`${err.message}\n`);
     process.exit(2);
   }
-  log.fatal({ err }, 'The service failed to start.');
+  if (err instanceof KafkaSetupError) {
+    // A known setup problem (Java, Maven, a busy port): its message says what to do; a stack would not.
+    const hint = err.code === 'BROKER_PORT_IN_USE' ? ' Stop whatever uses it, or give the local broker another port with LOCAL_KAFKA_PORT.' : '';
+    log.fatal({ code: err.code }, `The service failed to start: ${err.message}${hint}`);
+  } else {
+    log.fatal({ err }, 'The service failed to start.');
+  }
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 // The composition root: builds every component from the service config and wires store -> runtime ->
 // routes. Nothing else creates its own dependencies.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -78,6 +79,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     exists: (id) => configLog.get(id) !== undefined,
     deadLetter,
     scanIntervalMs: config.parking.scanIntervalMs,
+    sessionTimeoutMs: config.consumerSessionTimeoutMs,
   });
   const writerDeps: WriterDeps = {
     kafkaClient: kafkaFor,
@@ -148,6 +150,8 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     configLog,
     kafka,
     async start() {
+      // A file destination resolves its path inside the root; a missing root would fail every write.
+      await mkdir(config.fileDestinationRoot, { recursive: true });
       const address = await http.listen({ port: config.port, host: config.host });
       const admin = kafka.admin();
       await admin.connect();

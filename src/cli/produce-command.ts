@@ -1,12 +1,15 @@
 // `edge-events produce`: a load tool that sends generated traffic records to the raw topics at a rate, for a bounded count.
 import { parseArgs } from 'node:util';
 import { createKafkaClient, parseBrokers } from '../kafka/client.js';
+import { parseCIDR } from '../net/ip.js';
 import type { WireForm } from '../records/record-types.js';
 import { TrafficGenerator, cycleOf, DEFAULT_TRAFFIC_OPTIONS } from '../traffic/generator.js';
 import { produceTraffic, type TrafficTopics } from '../traffic/kafka-traffic.js';
 import { EXIT_FAILURE, EXIT_OK, UsageError, type CliIO, type Command } from './command.js';
 
 const DEFAULT_COUNT = 10_000;
+/** Share of the clients (or connections) that --client-network (or --tcp-port) applies to, when not given. */
+const DEFAULT_PICKED_SHARE = 0.5;
 const HTTP_TOPIC = 'edge.traffic.http_request_complete.v0';
 const TCP_TOPIC = 'edge.traffic.tcp_connection_closed.v0';
 
@@ -26,6 +29,13 @@ Options:
   --http-share <0..1>   share of http_request_complete.v0 records (default ${DEFAULT_TRAFFIC_OPTIONS.httpShare})
   --hosts <N>           HTTP hostnames, Zipf-distributed (default ${DEFAULT_TRAFFIC_OPTIONS.httpHosts}); TCP addresses are 2/5 of that
   --ipv6-share <0..1>   share of IPv6 clients (default ${DEFAULT_TRAFFIC_OPTIONS.ipv6Share})
+  --client-network <cidr>
+                        also draw clients from this network, e.g. 10.0.0.0/8 (the generated
+                        networks are public ones), for --client-network-share of all clients
+  --client-network-share <0..1>  (default ${DEFAULT_PICKED_SHARE})
+  --tcp-port <port>     let --tcp-port-share of the TCP connections arrive on this port, e.g. 443
+                        (generated TCP addresses use ports 10000-29999)
+  --tcp-port-share <0..1>        (default ${DEFAULT_PICKED_SHARE})
   --form <form>         avro, confluent or json (default avro)
   --seed <N>            seed of the records: the same seed gives the same records (default 1)
   --epoch <time>        event time of the first record, RFC 3339 or "now" (default now); later
@@ -51,6 +61,8 @@ interface ProduceOptions {
   readonly epochMs: number;
   readonly distinct: number | undefined;
   readonly partitions: number;
+  readonly clientNetwork: { readonly cidr: string; readonly share: number } | undefined;
+  readonly tcpPort: { readonly port: number; readonly share: number } | undefined;
 }
 
 function number(name: string, raw: string | undefined, check: (n: number) => boolean, rule: string): number | undefined {
@@ -65,7 +77,7 @@ const whole = (n: number): boolean => Number.isInteger(n) && n >= 1;
 const share = (n: number): boolean => n >= 0 && n <= 1;
 
 export function parseProduceOptions(args: readonly string[], env: NodeJS.ProcessEnv = process.env): ProduceOptions {
-  const strings = ['rate', 'count', 'duration', 'brokers', 'http-topic', 'tcp-topic', 'topic', 'http-share', 'hosts', 'ipv6-share', 'form', 'seed', 'epoch', 'distinct', 'partitions'] as const;
+  const strings = ['rate', 'count', 'duration', 'brokers', 'http-topic', 'tcp-topic', 'topic', 'http-share', 'hosts', 'ipv6-share', 'form', 'seed', 'epoch', 'distinct', 'partitions', 'client-network', 'client-network-share', 'tcp-port', 'tcp-port-share'] as const;
   let values: Partial<Record<(typeof strings)[number], string>>;
   try {
     values = parseArgs({ args: [...args], options: Object.fromEntries(strings.map((s) => [s, { type: 'string' as const }])), strict: true }).values as typeof values;
@@ -93,6 +105,13 @@ export function parseProduceOptions(args: readonly string[], env: NodeJS.Process
   if (Number.isNaN(epochMs)) throw new UsageError(`--epoch must be an RFC 3339 time or "now", got "${epochText}".`);
   const hosts = number('hosts', values.hosts, whole, 'a whole number >= 1') ?? DEFAULT_TRAFFIC_OPTIONS.httpHosts;
   const duration = number('duration', values.duration, positive, 'a positive number of seconds');
+  const cidr = values['client-network'];
+  if (cidr !== undefined && parseCIDR(cidr) === undefined) throw new UsageError(`--client-network must be a CIDR such as 10.0.0.0/8, got "${cidr}".`);
+  const networkShare = number('client-network-share', values['client-network-share'], share, 'between 0 and 1');
+  if (networkShare !== undefined && cidr === undefined) throw new UsageError('--client-network-share needs --client-network.');
+  const port = number('tcp-port', values['tcp-port'], (n) => Number.isInteger(n) && n >= 1 && n <= 65_535, 'a port number from 1 to 65535');
+  const portShare = number('tcp-port-share', values['tcp-port-share'], share, 'between 0 and 1');
+  if (portShare !== undefined && port === undefined) throw new UsageError('--tcp-port-share needs --tcp-port.');
   return {
     rate: number('rate', values.rate, positive, 'a positive number of records per second'),
     count: number('count', values.count, (n) => Number.isInteger(n) && n >= 0, 'a whole number >= 0') ?? DEFAULT_COUNT,
@@ -110,6 +129,8 @@ export function parseProduceOptions(args: readonly string[], env: NodeJS.Process
     epochMs,
     distinct: number('distinct', values.distinct, whole, 'a whole number >= 1'),
     partitions: number('partitions', values.partitions, whole, 'a whole number >= 1') ?? 6,
+    clientNetwork: cidr === undefined ? undefined : { cidr, share: networkShare ?? DEFAULT_PICKED_SHARE },
+    tcpPort: port === undefined ? undefined : { port, share: portShare ?? DEFAULT_PICKED_SHARE },
   };
 }
 
@@ -125,6 +146,8 @@ async function run(args: readonly string[], io: CliIO): Promise<number> {
     ipv6Share: o.ipv6Share,
     epochMs: o.epochMs,
     eventsPerSecond: o.rate ?? 10_000,
+    ...(o.clientNetwork !== undefined && { clientNetwork: o.clientNetwork }),
+    ...(o.tcpPort !== undefined && { tcpPort: o.tcpPort }),
   });
   const source = o.distinct === undefined ? () => generator.nextMessage(o.form) : cycleOf(generator, Math.min(o.distinct, Math.max(1, o.count)), o.form);
   const stop = new AbortController();

@@ -4,6 +4,11 @@
 export interface ServiceConfig {
   /** Comma-separated broker list; undefined means "start the local broker" (npm start). */
   readonly kafkaBrokers: string | undefined;
+  /**
+   * The local broker of `npm start`: its client port (the controller listens on the next one) and its
+   * data folder (undefined: the project's .local/kafka/data).
+   */
+  readonly localBroker: { readonly port: number; readonly dataDir: string | undefined };
   readonly port: number;
   readonly host: string;
   readonly publicBaseUrl: string;
@@ -29,6 +34,8 @@ export interface ServiceConfig {
   readonly apiRateLimit: { readonly perSecond: number; readonly burst: number };
   /** Token of the first API key when none exists; generated and printed once when unset. */
   readonly bootstrapToken: string | undefined;
+  /** Where a generated bootstrap token is also written (mode 0600), so a person or script can read it later. */
+  readonly apiTokenFile: string;
   /** Key that encrypts cloud secret keys in the config log (32 bytes, base64 or hex). */
   readonly secretKey: string | undefined;
   /**
@@ -91,6 +98,11 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     problems.push(`PUBLIC_BASE_URL must be an absolute URL, got "${publicBaseUrl}"`);
   }
 
+  const logFormat = env.LOG_FORMAT;
+  if (logFormat !== undefined && logFormat !== '' && logFormat !== 'json' && logFormat !== 'pretty') {
+    problems.push(`LOG_FORMAT must be json or pretty, got "${logFormat}"`);
+  }
+
   const rolesRaw = str('ROLES', 'api,worker');
   const roleList = rolesRaw.split(',').map((r) => r.trim());
   for (const r of roleList) if (r !== 'api' && r !== 'worker') problems.push(`ROLES may list only api and worker, got "${r}"`);
@@ -127,6 +139,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
 
   const config: ServiceConfig = {
     kafkaBrokers: env.KAFKA_BROKERS === '' ? undefined : env.KAFKA_BROKERS,
+    localBroker: { port: int('LOCAL_KAFKA_PORT', 9092, 1, 65_534), dataDir: env.LOCAL_KAFKA_DATA_DIR || undefined },
     port,
     host,
     publicBaseUrl,
@@ -142,9 +155,10 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     fileDestinationRoot: str('FILE_DESTINATION_ROOT', '.local/destinations'),
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     // The broker refuses sessions outside group.min.session.timeout.ms (6 s) .. group.max.session.timeout.ms (30 min).
-    consumerSessionTimeoutMs: int('CONSUMER_SESSION_TIMEOUT_MS', 30_000, 6_000, 1_800_000),
+    consumerSessionTimeoutMs: int('CONSUMER_SESSION_TIMEOUT_MS', env.KAFKA_BROKERS ? 30_000 : LOCAL_SESSION_TIMEOUT_MS, 6_000, 1_800_000),
     apiRateLimit: { perSecond: int('API_RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000), burst: int('API_RATE_LIMIT_BURST', 200, 1, 1_000_000) },
     bootstrapToken: env.API_BOOTSTRAP_TOKEN === '' ? undefined : env.API_BOOTSTRAP_TOKEN,
+    apiTokenFile: str('API_TOKEN_FILE', '.local/api-token'),
     secretKey: secretKey === '' ? undefined : secretKey,
     roles: { worker: roleList.includes('worker'), api: roleList.includes('api') },
     retry: {
@@ -166,6 +180,13 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
+
+/**
+ * The session timeout of the local service (KAFKA_BROKERS unset, `npm start`): a worker killed with
+ * kill -9 holds its partitions until its session times out, and a person restarting it should not wait
+ * 30 s for that (ARCHITECTURE.md, "Restarts"). 6 s is the broker's smallest allowed session.
+ */
+export const LOCAL_SESSION_TIMEOUT_MS = 6_000;
 
 /**
  * The worker's default HEAP_GROWTH_PERCENT. V8 sizes its next full collection from how fast it

@@ -8,6 +8,7 @@ import type { DeadLetter, DeadLetterSink } from '../delivery/dead-letter.js';
 import type { DestinationPool } from '../delivery/destination-pool.js';
 import type { InFlightBudget } from '../delivery/in-flight-budget.js';
 import type { OffsetTracker } from '../delivery/offset-tracker.js';
+import { heartbeatFor } from '../kafka/group-session.js';
 import { createLogger } from '../telemetry/logger.js';
 import { consumerLag, recordsConsumed } from '../telemetry/metrics.js';
 import type { RecordRouter } from './record-router.js';
@@ -46,7 +47,7 @@ export class IngestWorker {
       groupId: opts.groupId,
       maxWaitTimeInMs: 250,
       readUncommitted: false,
-      ...(opts.sessionTimeoutMs !== undefined && { sessionTimeout: opts.sessionTimeoutMs }),
+      ...(opts.sessionTimeoutMs !== undefined && { sessionTimeout: opts.sessionTimeoutMs, heartbeatInterval: heartbeatFor(opts.sessionTimeoutMs) }),
     });
     this.consumer.on(this.consumer.events.CONNECT, () => (this.connected = true));
     this.consumer.on(this.consumer.events.DISCONNECT, () => (this.connected = false));

@@ -1,6 +1,6 @@
 // Fetches and caches the pinned Kafka broker's jars with Maven (local-kafka/pom.xml is the one pin).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -34,8 +34,16 @@ export function brokerJarsCached(version = pinnedKafkaVersion()): boolean {
   return existsSync(join(brokerLibsDir(version), COMPLETE_MARKER));
 }
 
+/** Maven's own log of the last fetch of `version`: a failure's message points to it. */
+export function mavenLogFile(version = pinnedKafkaVersion()): string {
+  return join(brokerCacheDir(version), 'maven.log');
+}
+
 export interface EnsureJarsOptions {
-  /** Receives Maven's output line by line while it downloads; default: standard error. */
+  /**
+   * Receives two sentences on a first run: that the fetch starts (and where Maven's log goes), and what
+   * it fetched. Default: standard error.
+   */
   onProgress?: (line: string) => void;
 }
 
@@ -51,10 +59,12 @@ export async function ensureBrokerJars(options: EnsureJarsOptions = {}): Promise
 
   const progress = options.onProgress ?? ((line: string) => process.stderr.write(`[kafka:fetch] ${line}\n`));
   const staging = `${libs}.tmp-${process.pid}-${Date.now()}`;
+  const logFile = mavenLogFile(version);
   await mkdir(brokerCacheDir(version), { recursive: true });
-  progress(`Fetching the Apache Kafka ${version} broker jars with Maven (first run only).`);
+  const started = Date.now();
+  progress(`Fetching the Apache Kafka ${version} broker jars with Maven, first run only (Maven's log: ${logFile}).`);
   try {
-    await runMaven(['dependency:copy-dependencies', `-DoutputDirectory=${staging}`], progress);
+    await runMaven(['dependency:copy-dependencies', `-DoutputDirectory=${staging}`], logFile);
     const jars = (await readdir(staging)).filter((name) => name.endsWith('.jar'));
     if (!jars.some((name) => name.startsWith(`kafka_2.13-${version}`))) {
       throw new KafkaSetupError('MAVEN_FAILED', `Maven finished but copied no kafka_2.13-${version} jar.`);
@@ -63,32 +73,38 @@ export async function ensureBrokerJars(options: EnsureJarsOptions = {}): Promise
     if (brokerJarsCached(version)) return libs; // another process won the race; its copy is as good
     await rm(libs, { recursive: true, force: true });
     await rename(staging, libs);
-    progress(`Cached ${jars.length} jars for Kafka ${version}.`);
+    progress(`Fetched ${jars.length} jars for Kafka ${version} in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
     return libs;
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
 }
 
-function runMaven(goals: string[], progress: (line: string) => void): Promise<void> {
+/** Runs Maven with its whole output in `logFile`; a failure names the file and quotes Maven's errors. */
+function runMaven(goals: string[], logFile: string): Promise<void> {
   // Batch mode keeps the output line-based (no progress bars); colour codes would litter the lines.
   const args = ['-B', '-Dstyle.color=never', '-f', POM, ...goals];
   return new Promise((resolve, reject) => {
+    const log = createWriteStream(logFile);
     const child = spawn('mvn', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const tail: string[] = [];
+    const errors: string[] = [];
     const onLine = (line: string): void => {
-      tail.push(line);
-      if (tail.length > 30) tail.shift();
-      if (/Downloaded from .*\.jar|Copying|ERROR|BUILD/.test(line)) progress(line);
+      log.write(`${line}\n`);
+      if (line.startsWith('[ERROR]') && errors.length < 10) errors.push(line);
     };
     createInterface({ input: child.stdout }).on('line', onLine);
     createInterface({ input: child.stderr }).on('line', onLine);
-    child.on('error', (err) =>
-      reject(new KafkaSetupError('MAVEN_FAILED', `Could not run mvn to fetch the Kafka broker: ${err.message}`, { cause: err })),
-    );
+    child.on('error', (err) => {
+      log.end();
+      reject(new KafkaSetupError('MAVEN_FAILED', `Could not run mvn to fetch the Kafka broker (Java 17+ and Maven are needed): ${err.message}`, { cause: err }));
+    });
     child.on('close', (code) => {
+      log.end();
       if (code === 0) resolve();
-      else reject(new KafkaSetupError('MAVEN_FAILED', `mvn exited with ${code}; its last lines:\n${tail.join('\n')}`, { retryable: true }));
+      else {
+        const quoted = errors.length > 0 ? `\n${errors.join('\n')}` : '';
+        reject(new KafkaSetupError('MAVEN_FAILED', `mvn exited with ${code} while fetching the Kafka broker; its log is ${logFile}.${quoted}`, { retryable: true }));
+      }
     });
   });
 }

@@ -1,14 +1,18 @@
-// Command line for the local broker: `tsx src/kafka/local-broker-cli.ts fetch|start [--port N] [--controller-port N] [--data-dir DIR]`.
+// Command line for the local broker: `tsx src/kafka/local-broker-cli.ts fetch|start|stop [--port N] [--controller-port N] [--data-dir DIR]`.
 import { parseArgs } from 'node:util';
 import { ensureBrokerJars, pinnedKafkaVersion } from './broker-jars.js';
+import { leftoverBroker, ownerAlive, removeBrokerRecord } from './leftover-broker.js';
 import { DEFAULT_CONTROLLER_PORT, DEFAULT_DATA_DIR, DEFAULT_PORT, startLocalBroker } from './local-broker.js';
+import { stopProcess } from './process-guard.js';
 
 const USAGE = `usage: local-broker-cli fetch
        local-broker-cli start [--port 9092] [--controller-port PORT+1] [--data-dir DIR]
+       local-broker-cli stop [--data-dir DIR]
 
 fetch  downloads the pinned Kafka broker's jars with Maven, unless they are cached.
 start  runs a single-node KRaft broker on 127.0.0.1 until Ctrl-C; its data persists in DIR
-       (default .local/kafka/data), formatted on first use only.`;
+       (default .local/kafka/data), formatted on first use only.
+stop   stops the broker a killed service left running in DIR (the next npm start would reuse it).`;
 
 function portOption(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -29,13 +33,29 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const command = positionals[0];
-  if (values.help || (command !== 'fetch' && command !== 'start')) {
+  if (values.help || (command !== 'fetch' && command !== 'start' && command !== 'stop')) {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
   if (command === 'fetch') {
     const libs = await ensureBrokerJars();
     process.stdout.write(`Kafka ${pinnedKafkaVersion()} broker jars are in ${libs}\n`);
+    return 0;
+  }
+  if (command === 'stop') {
+    const dataDir = values['data-dir'] ?? DEFAULT_DATA_DIR;
+    const leftover = await leftoverBroker(dataDir);
+    if (leftover === undefined) {
+      process.stdout.write(`No broker is running from ${dataDir}.\n`);
+      return 0;
+    }
+    if (ownerAlive(leftover)) {
+      process.stderr.write(`The broker in ${dataDir} belongs to a running service (pid ${leftover.ownerPid}); stop that service instead (Ctrl-C).\n`);
+      return 1;
+    }
+    await stopProcess(leftover.pid, 20_000);
+    await removeBrokerRecord(dataDir);
+    process.stdout.write(`Stopped the broker (pid ${leftover.pid}) on 127.0.0.1:${leftover.port}.\n`);
     return 0;
   }
   const port = portOption(values.port, DEFAULT_PORT);

@@ -2,17 +2,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '../telemetry/logger.js';
 import { renderServerProperties } from './broker-config.js';
 import { LOCAL_KAFKA_DIR, PROJECT_ROOT, ensureBrokerJars, pinnedKafkaVersion } from './broker-jars.js';
-import { createKafkaClient } from './client.js';
+import { brokerError, waitUntilReady } from './broker-readiness.js';
 import { KafkaSetupError } from './errors.js';
 import { findFreePorts, isPortFree } from './free-port.js';
-import { killOnExit, stopProcess } from './process-guard.js';
+import { answersAsCluster, formattedClusterId, leftoverBroker, ownerAlive, removeBrokerRecord, settingsDigest, writeBrokerRecord, type BrokerRecord } from './leftover-broker.js';
+import { killOnExit, processAlive, stopProcess, type GuardedProcess } from './process-guard.js';
 
 const log = createLogger('local-broker');
 
@@ -36,7 +36,7 @@ export interface LocalBrokerOptions {
   logFile?: string;
   /** How long to wait for describeCluster to succeed; default 90 s (a cold JVM on a busy 2-core box). */
   readyTimeoutMs?: number;
-  /** Maven's download lines on a first run; default standard error. */
+  /** The two sentences of a first run's jar fetch (broker-jars.ts); default standard error. */
   onProgress?: (line: string) => void;
 }
 
@@ -49,8 +49,12 @@ export interface LocalBroker {
   dataDir: string;
   logFile: string;
   version: string;
-  /** Milliseconds from spawning the JVM to the first successful describeCluster. */
+  /** Milliseconds from spawning the JVM (or finding a running one) to the first successful describeCluster. */
   startupMs: number;
+  /** True when a broker an earlier start left running (its service was killed) was reused. */
+  reused: boolean;
+  /** Calls `listener` once if the broker exits without stop() having been called. */
+  onUnexpectedExit(listener: (how: string) => void): void;
   /** SIGTERM, then SIGKILL if the broker has not exited after 20 s. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -76,16 +80,21 @@ function jvmArgs(libs: string, mainClass: string, args: string[]): string[] {
 export async function startLocalBroker(options: LocalBrokerOptions = {}): Promise<LocalBroker> {
   const version = pinnedKafkaVersion();
   const libs = await ensureBrokerJars(options.onProgress ? { onProgress: options.onProgress } : {});
-  const { port, controllerPort } = await choosePorts(options);
 
   const persistent = options.dataDir !== undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'edge-kafka-')));
   const logDir = join(dataDir, 'kraft');
   const logFile = options.logFile ?? join(dataDir, 'broker.log');
   const propsFile = join(dataDir, 'server.properties');
+  if (persistent) {
+    const reused = await reuseLeftover({ ...options, dataDir, logDir, logFile, version });
+    if (reused !== undefined) return reused;
+  }
+  const { port, controllerPort } = await choosePorts(options);
   await mkdir(dataDir, { recursive: true });
   await mkdir(dirname(logFile), { recursive: true });
-  await writeFile(propsFile, renderServerProperties({ port, controllerPort, logDir }));
+  const properties = renderServerProperties({ port, controllerPort, logDir });
+  await writeFile(propsFile, properties);
 
   const removeTemp = async (): Promise<void> => {
     if (!persistent) await rm(dataDir, { recursive: true, force: true });
@@ -106,28 +115,89 @@ export async function startLocalBroker(options: LocalBrokerOptions = {}): Promis
     await removeTemp();
     throw error;
   }
-  const release = killOnExit(child);
-  const brokers = `127.0.0.1:${port}`;
+  if (persistent) await writeBrokerRecord(dataDir, { pid, ownerPid: process.pid, port, controllerPort, version, settings: settingsDigest(properties) });
+  const broker = controlled(child, { brokers: `127.0.0.1:${port}`, port, controllerPort, dataDir, logFile, version, persistent });
+  try {
+    await waitUntilReady(child, broker.brokers, logFile, options.readyTimeoutMs ?? 90_000);
+  } catch (err) {
+    await broker.stop();
+    throw err;
+  }
+  broker.startupMs = Date.now() - started;
+  log.info({ brokerPid: pid, brokers: broker.brokers, version, startupMs: broker.startupMs, dataDir, persistent }, 'The local Kafka broker is ready.');
+  return broker;
+}
+
+type BrokerPlace = Pick<LocalBroker, 'brokers' | 'port' | 'controllerPort' | 'dataDir' | 'logFile' | 'version'> & { persistent: boolean };
+
+/** The LocalBroker handle of a spawned child or an adopted pid: stop(), the exit guard and the exit watch. */
+function controlled(target: GuardedProcess, place: BrokerPlace, reused = false): LocalBroker {
+  const pid = typeof target === 'number' ? target : (target.pid as number);
+  const release = killOnExit(target);
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await stopProcess(child, 20_000);
+      await stopProcess(target, 20_000);
       release();
-      await removeTemp();
-      log.info({ brokerPid: pid, brokers }, 'The local Kafka broker stopped.');
+      if (place.persistent) await removeBrokerRecord(place.dataDir);
+      else await rm(place.dataDir, { recursive: true, force: true });
+      log.info({ brokerPid: pid, brokers: place.brokers }, 'The local Kafka broker stopped.');
     })();
     return stopping;
   };
+  const onUnexpectedExit = (listener: (how: string) => void): void => {
+    if (typeof target !== 'number') {
+      target.once('exit', (code, signal) => {
+        if (stopping === undefined) listener(code !== null ? `exit code ${code}` : `signal ${signal}`);
+      });
+      return;
+    }
+    // Not this process's child: no exit event, so look once a second.
+    const timer = setInterval(() => {
+      if (stopping !== undefined) clearInterval(timer);
+      else if (!processAlive(pid)) {
+        clearInterval(timer);
+        listener('it is gone');
+      }
+    }, 1_000).unref();
+  };
+  const { persistent: _persistent, ...where } = place;
+  return { ...where, pid, startupMs: 0, reused, onUnexpectedExit, stop };
+}
 
-  try {
-    await waitUntilReady(child, brokers, logFile, options.readyTimeoutMs ?? 90_000);
-  } catch (err) {
-    await stop();
-    throw err;
+/**
+ * A broker left running in this data folder by a service that was killed: reused when it runs the
+ * settings this start would write and serves this folder's cluster, so a restart skips the broker's own
+ * start; stopped otherwise, so the new one can bind its ports.
+ */
+async function reuseLeftover(o: LocalBrokerOptions & { dataDir: string; logDir: string; logFile: string; version: string }): Promise<LocalBroker | undefined> {
+  const leftover = await leftoverBroker(o.dataDir);
+  if (leftover === undefined) return undefined;
+  if (ownerAlive(leftover)) {
+    throw new KafkaSetupError(
+      'BROKER_PORT_IN_USE',
+      `The local broker in ${o.dataDir} belongs to a service that is running (pid ${leftover.ownerPid}); stop that one first, or give this one a LOCAL_KAFKA_PORT and LOCAL_KAFKA_DATA_DIR of its own.`,
+    );
   }
-  const startupMs = Date.now() - started;
-  log.info({ brokerPid: pid, brokers, version, startupMs, dataDir, persistent }, 'The local Kafka broker is ready.');
-  return { brokers, pid, port, controllerPort, dataDir, logFile, version, startupMs, stop };
+  const started = Date.now();
+  const clusterId = formattedClusterId(o.logDir);
+  if (matches(leftover, o) && clusterId !== undefined && (await answersAsCluster(leftover.port, clusterId))) {
+    const broker = controlled(leftover.pid, { brokers: `127.0.0.1:${leftover.port}`, port: leftover.port, controllerPort: leftover.controllerPort, dataDir: o.dataDir, logFile: o.logFile, version: o.version, persistent: true }, true);
+    broker.startupMs = Date.now() - started;
+    await writeBrokerRecord(o.dataDir, { ...leftover, ownerPid: process.pid });
+    log.info({ brokerPid: leftover.pid, brokers: broker.brokers }, 'The local Kafka broker an earlier start left running is reused.');
+    return broker;
+  }
+  log.info({ brokerPid: leftover.pid }, 'A local Kafka broker an earlier start left running has other settings: it is stopped first.');
+  await stopProcess(leftover.pid, 20_000);
+  await removeBrokerRecord(o.dataDir);
+  return undefined;
+}
+
+function matches(leftover: BrokerRecord, o: LocalBrokerOptions & { logDir: string; version: string }): boolean {
+  if (leftover.version !== o.version) return false;
+  if ((o.port !== undefined && o.port !== leftover.port) || (o.controllerPort !== undefined && o.controllerPort !== leftover.controllerPort)) return false;
+  return leftover.settings === settingsDigest(renderServerProperties({ port: leftover.port, controllerPort: leftover.controllerPort, logDir: o.logDir }));
 }
 
 async function choosePorts(options: LocalBrokerOptions): Promise<{ port: number; controllerPort: number }> {
@@ -174,62 +244,18 @@ async function formatStorage(libs: string, propsFile: string, logFile: string): 
   if (code !== 0) throw await brokerError('BROKER_FORMAT_FAILED', `Formatting the broker storage exited with ${code}.`, logFile);
 }
 
+/**
+ * The broker runs in a process group of its own (detached): a Ctrl-C at the terminal signals the
+ * terminal's whole foreground group, and the broker must outlive the service's drain, which still needs
+ * it; the service stops the broker after draining (and process-guard.ts when it exits).
+ */
 function spawnBroker(libs: string, propsFile: string, logFile: string): ChildProcess {
   const fd = openSync(logFile, 'a');
   try {
-    const child = spawn(javaCommand(), jvmArgs(libs, 'kafka.Kafka', [propsFile]), { stdio: ['ignore', fd, fd] });
+    const child = spawn(javaCommand(), jvmArgs(libs, 'kafka.Kafka', [propsFile]), { stdio: ['ignore', fd, fd], detached: true });
     child.on('error', () => undefined); // a failed spawn shows as pid === undefined
     return child;
   } finally {
     closeSync(fd);
-  }
-}
-
-/**
- * Ready means a client can connect, describeCluster answers, and the group coordinator has loaded.
- * The offsets topic is created on the first group request; waiting for it here spares every first
- * consumer a "coordinator is loading" crash-and-restart.
- */
-async function waitUntilReady(child: ChildProcess, brokers: string, logFile: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const kafka = createKafkaClient({ clientId: 'local-broker-probe', brokers, logLevel: 'nothing', retry: { retries: 0 }, connectionTimeoutMs: 1_000 });
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      const how = child.exitCode !== null ? `exit code ${child.exitCode}` : `signal ${child.signalCode}`;
-      throw await brokerError('BROKER_EXITED', `The Kafka broker exited (${how}) before it was ready.`, logFile);
-    }
-    const admin = kafka.admin();
-    try {
-      await admin.connect();
-      await admin.describeCluster();
-      // Throws (no retries in this client) while the coordinator is not available or still loading.
-      await admin.describeGroups(['local-broker-probe']);
-      return;
-    } catch {
-      await sleep(250);
-    } finally {
-      await admin.disconnect().catch(() => undefined);
-    }
-  }
-  throw await brokerError('BROKER_START_TIMEOUT', `The Kafka broker at ${brokers} was not ready after ${timeoutMs} ms.`, logFile, true);
-}
-
-async function brokerError(code: KafkaSetupError['code'], message: string, logFile: string, retryable = false): Promise<KafkaSetupError> {
-  return new KafkaSetupError(code, `${message}\nLast lines of ${logFile}:\n${await tail(logFile, 40)}`, { retryable });
-}
-
-async function tail(file: string, lines: number): Promise<string> {
-  try {
-    const handle = await open(file, 'r');
-    try {
-      const { size } = await handle.stat();
-      const length = Math.min(size, 64 * 1024);
-      const { buffer } = await handle.read(Buffer.alloc(length), 0, length, size - length);
-      return buffer.toString('utf8').split('\n').slice(-lines - 1).join('\n');
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return '(no log written)';
   }
 }

@@ -1,5 +1,5 @@
 // The client side of generated traffic: many public IPv4 and IPv6 networks of different sizes and popularity.
-import type { IPAddr } from '../net/ip.js';
+import { maskCIDR, parseCIDR, type IPAddr } from '../net/ip.js';
 import { formatCIDR, formatIP } from '../net/ip-format.js';
 import { WeightedChoice, intBetween, pick, type Random } from './random.js';
 import { Zipf } from './zipf.js';
@@ -67,6 +67,16 @@ export function buildClientNetworks(r: Random, opts: ClientNetworkOptions): Clie
   add(4, opts.ipv4Networks, 1 - opts.ipv6Share);
   add(6, opts.ipv6Networks, opts.ipv6Share);
   return out;
+}
+
+/** `networks` plus `extra`, which `extra.share` of all clients come from; the others make room in proportion. */
+export function withClientNetwork(networks: ClientNetwork[], extra: { readonly cidr: string; readonly share: number } | undefined): ClientNetwork[] {
+  if (extra === undefined || extra.share === 0) return networks;
+  const parsed = parseCIDR(extra.cidr);
+  if (parsed === undefined) throw new RangeError(`clientNetwork.cidr must be a CIDR such as 10.0.0.0/8, got "${extra.cidr}"`);
+  const { ip, bits } = maskCIDR(parsed);
+  const others = networks.map((n) => ({ ...n, share: n.share * (1 - extra.share) }));
+  return [...others, { cidr: formatCIDR({ ip, bits }), family: ip.family, share: extra.share, base: ip, bits }];
 }
 
 /** Host bits drawn at random, never all zero or all one in IPv4 (network and broadcast addresses). */

@@ -3,7 +3,7 @@ import type { TrafficEventType } from '../events/catalog.js';
 import { encodeRecord, type TrafficRecordInput } from '../records/record-encoder.js';
 import type { WireForm } from '../records/record-types.js';
 import { formatMicros } from '../records/timestamps.js';
-import { ClientAddresses, buildClientNetworks, type ClientNetwork } from './client-networks.js';
+import { ClientAddresses, buildClientNetworks, withClientNetwork, type ClientNetwork } from './client-networks.js';
 import { buildHttpHosts, buildTcpAddresses, type HttpHost, type TcpAddress } from './hosts.js';
 import { httpExchange } from './http-shape.js';
 import { intBetween, logNormalInt, pick, seededRandom, type Random } from './random.js';
@@ -34,6 +34,10 @@ export interface TrafficOptions {
   readonly eventsPerSecond?: number;
   /** Overrides the simulated clock, e.g. Date.now for live traffic (the records are then not reproducible). */
   readonly clock?: () => number;
+  /** A network this share of clients come from, beside the drawn ones, e.g. { cidr: '10.0.0.0/8', share: 0.5 }. */
+  readonly clientNetwork?: { readonly cidr: string; readonly share: number };
+  /** A port this share of TCP connections arrive on instead of their address's own, e.g. { port: 443, share: 0.5 }. */
+  readonly tcpPort?: { readonly port: number; readonly share: number };
 }
 
 export const DEFAULT_TRAFFIC_OPTIONS = {
@@ -72,7 +76,8 @@ export interface TrafficUniverse {
   readonly tcpZipf: Zipf;
 }
 
-type Resolved = Required<Omit<TrafficOptions, 'clock'>> & Pick<TrafficOptions, 'clock'>;
+type Optional = 'clock' | 'clientNetwork' | 'tcpPort';
+type Resolved = Required<Omit<TrafficOptions, Optional>> & Pick<TrafficOptions, Optional>;
 
 function resolve(opts: TrafficOptions): Resolved {
   const o: Resolved = { ...DEFAULT_TRAFFIC_OPTIONS, ...opts };
@@ -81,6 +86,11 @@ function resolve(opts: TrafficOptions): Resolved {
   };
   share('httpShare', o.httpShare);
   share('ipv6Share', o.ipv6Share);
+  if (o.clientNetwork !== undefined) share('clientNetwork.share', o.clientNetwork.share);
+  if (o.tcpPort !== undefined) {
+    share('tcpPort.share', o.tcpPort.share);
+    if (!Number.isInteger(o.tcpPort.port) || o.tcpPort.port < 1 || o.tcpPort.port > 65_535) throw new RangeError(`tcpPort.port must be a port number, got ${o.tcpPort.port}`);
+  }
   for (const name of ['httpHosts', 'tcpAddresses'] as const) {
     if (!Number.isInteger(o[name]) || o[name] < 1) throw new RangeError(`${name} must be a whole number >= 1, got ${o[name]}`);
   }
@@ -94,12 +104,15 @@ export function buildUniverse(opts: TrafficOptions = {}): TrafficUniverse {
   return {
     httpHosts: buildHttpHosts(r, o.httpHosts),
     tcpAddresses: buildTcpAddresses(r, o.tcpAddresses),
-    clientNetworks: buildClientNetworks(r, {
-      ipv4Networks: o.ipv4Networks,
-      ipv6Networks: o.ipv6Networks,
-      ipv6Share: o.ipv6Share,
-      exponent: o.networkExponent,
-    }),
+    clientNetworks: withClientNetwork(
+      buildClientNetworks(r, {
+        ipv4Networks: o.ipv4Networks,
+        ipv6Networks: o.ipv6Networks,
+        ipv6Share: o.ipv6Share,
+        exponent: o.networkExponent,
+      }),
+      o.clientNetwork,
+    ),
     hostZipf: new Zipf(o.httpHosts, o.hostExponent),
     tcpZipf: new Zipf(o.tcpAddresses, o.hostExponent),
   };
@@ -211,12 +224,15 @@ export class TrafficGenerator {
     const client = this.clients.draw(r);
     const endMicros = Math.floor(nowMs * 1000);
     const duration = logNormalInt(r, 20_000_000, 2.0, 1_000, 86_400_000_000);
+    const fixed = this.options.tcpPort;
+    // Drawn only when asked for, so the records of a seed without the option stay as they were.
+    const port = fixed !== undefined && r() < fixed.share ? fixed.port : address.port;
     return {
       conn: {
         client_ip: client.ip,
         server_ip: serverIp(r, client.network.family),
         server_name: address.name,
-        server_port: address.port,
+        server_port: port,
         bytes_in: logNormalInt(r, 4_000, 2.0, 0, 1e12),
         bytes_out: logNormalInt(r, 40_000, 2.2, 0, 1e12),
         start_ts: formatMicros(endMicros - duration),

@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -17,7 +19,10 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** The environment of a service under test: its own topics, group and secret key, on the suite's broker. */
+/**
+ * The environment of a service under test: its own topics, group, secret key and token file, on the
+ * suite's broker (a token file in the checkout would overwrite the one `npm start` wrote there).
+ */
 export function serviceEnv(prefix: string, brokers: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     KAFKA_BROKERS: brokers,
@@ -31,6 +36,7 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     TOPIC_RETRY_PREFIX: `${prefix}.retry.`,
     CONSUMER_GROUP: `${prefix}-ingest`,
     SECRET_KEY: randomBytes(32).toString('hex'),
+    API_TOKEN_FILE: join(tmpdir(), `${prefix}-api-token`),
     DRAIN_TIMEOUT_MS: '10000',
     LOG_LEVEL: 'info',
     ...extra,

@@ -1,5 +1,8 @@
 // The first API key: without one nobody could call the API, so the service creates it at start-up
-// when no key exists — from API_BOOTSTRAP_TOKEN, or from a generated token printed once on stdout.
+// when no key exists — from API_BOOTSTRAP_TOKEN, or from a generated token printed on stdout and written
+// to API_TOKEN_FILE.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { createLogger } from '../../telemetry/logger.js';
 import type { ApiKeyIndex } from '../auth.js';
 import type { AdminContext } from '../context.js';
@@ -35,7 +38,21 @@ export async function bootstrapApiKey(ctx: AdminContext, keys: ApiKeyIndex): Pro
   );
   log.info({ id: stored.id, fromEnvironment: given !== undefined }, 'No API key existed, so the bootstrap API key was created.');
   if (given === undefined) {
-    // Printed once, on stdout, outside the JSON log lines: the operator copies it from the first start.
-    process.stdout.write(`API bootstrap token (shown once; API key ${stored.id}): ${token}\n`);
+    // Printed once, on stdout, outside the JSON log lines; the file lets a person or a script read it
+    // later (README.md: TOKEN=$(cat .local/api-token)) without copying it from the first start's output.
+    const file = ctx.config.apiTokenFile;
+    const written = await writeTokenFile(file, token);
+    process.stdout.write(`API bootstrap token (API key ${stored.id}${written ? `; also in ${file}` : ''}): ${token}\n`);
+  }
+}
+
+async function writeTokenFile(file: string, token: string): Promise<boolean> {
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, `${token}\n`, { mode: 0o600 });
+    return true;
+  } catch (err) {
+    log.warn({ file, err }, 'The bootstrap token could not be written to API_TOKEN_FILE; copy it from the line below.');
+    return false;
   }
 }

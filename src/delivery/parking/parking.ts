@@ -29,6 +29,8 @@ export interface ParkingOptions {
   readonly probeIntervalMs?: number;
   readonly redriveBackoff?: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>;
   readonly redriveChunkSize?: number;
+  /** The re-driver groups' session timeout (CONSUMER_SESSION_TIMEOUT_MS, as the ingest group's). */
+  readonly sessionTimeoutMs?: number;
   readonly logger?: Logger;
 }
 
@@ -142,6 +144,7 @@ export class Parking {
       onCaughtUp: () => this.firstParkedAt.delete(destinationId),
       ...(this.opts.redriveBackoff !== undefined && { backoff: this.opts.redriveBackoff }),
       ...(this.opts.redriveChunkSize !== undefined && { chunkSize: this.opts.redriveChunkSize }),
+      ...(this.opts.sessionTimeoutMs !== undefined && { sessionTimeoutMs: this.opts.sessionTimeoutMs }),
     });
     this.reDrivers.set(destinationId, r);
     r.start().catch((err: unknown) => {

@@ -2,6 +2,7 @@
 // go back through its runner (the same batching, retry and parking path as new ones), and the retry topic
 // is committed only behind deliveries that were acknowledged, dead-lettered or parked again.
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { heartbeatFor } from '../../kafka/group-session.js';
 import { redrivenDeliveries } from '../../telemetry/metrics.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { backoffDelay, type RetryPolicy } from '../backoff.js';
@@ -32,6 +33,8 @@ export interface ReDriverOptions {
   readonly backoff?: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>;
   readonly clock?: Clock;
   readonly logger?: Logger;
+  /** How long the group waits for a silent re-driver (one killed) before another takes its partitions; default 30 s. */
+  readonly sessionTimeoutMs?: number;
 }
 
 // Health checks are cheap reads; a recovered destination should not wait long for its parked deliveries.
@@ -64,8 +67,8 @@ export class ReDriver {
   async start(): Promise<void> {
     const consumer = this.opts.kafka.consumer({
       groupId: this.opts.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: this.opts.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: heartbeatFor(this.opts.sessionTimeoutMs ?? 30_000),
       maxWaitTimeInMs: 500,
       allowAutoTopicCreation: false,
     });

@@ -1,5 +1,7 @@
 // A token is secret: it appears in the creation response and nowhere else — not in the config topic,
-// the audit topic, the logs, or any later response. The generated bootstrap token is printed once.
+// the audit topic, the logs, or any later response. The generated bootstrap token is printed once and
+// written to API_TOKEN_FILE.
+import { readFileSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../../src/admin/api-keys/tokens.js';
 import { consumeUntil, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
@@ -11,7 +13,7 @@ afterAll(async () => {
   await service?.stop();
 });
 
-const BOOTSTRAP_LINE = /^API bootstrap token \(shown once; API key (ak_[0-9A-Z]{26})\): (eek_[0-9A-Za-z]{43})$/;
+const BOOTSTRAP_LINE = /^API bootstrap token \(API key (ak_[0-9A-Z]{26}); also in (\S+)\): (eek_[0-9A-Za-z]{43})$/;
 
 describe('token secrecy', () => {
   it('tokens should never reach the config topic, the audit topic, the logs or a later response', async () => {
@@ -22,7 +24,11 @@ describe('token secrecy', () => {
     // The generated bootstrap token is printed exactly once, on a line of its own.
     const printed = service.logs.filter((l) => BOOTSTRAP_LINE.test(l));
     expect(printed).toHaveLength(1);
-    const [, bootstrapId, bootstrapToken] = BOOTSTRAP_LINE.exec(printed[0] as string) as RegExpExecArray;
+    const [, bootstrapId, tokenFile, bootstrapToken] = BOOTSTRAP_LINE.exec(printed[0] as string) as RegExpExecArray;
+    // ... and written to API_TOKEN_FILE, readable by its owner only.
+    expect(tokenFile).toBe(env.API_TOKEN_FILE);
+    expect(readFileSync(tokenFile as string, 'utf8')).toBe(`${bootstrapToken}\n`);
+    expect(statSync(tokenFile as string).mode & 0o077).toBe(0);
     const url = service.url;
 
     const created = await request(url, 'POST', '/api_keys', { token: bootstrapToken, body: { description: 'secret keeper' } });

@@ -32,4 +32,14 @@ describe('produce options', () => {
       expect(() => parseProduceOptions(args, {}), args.join(' ')).toThrow(UsageError);
     }
   });
+
+  it('should pick a client network and a TCP port for half the traffic unless a share is given', () => {
+    const o = parseProduceOptions(['--client-network', '10.0.0.0/8', '--tcp-port', '443', '--tcp-port-share', '0.2'], {});
+    expect(o.clientNetwork).toEqual({ cidr: '10.0.0.0/8', share: 0.5 });
+    expect(o.tcpPort).toEqual({ port: 443, share: 0.2 });
+    expect(parseProduceOptions([], {}).clientNetwork).toBeUndefined();
+    for (const args of [['--client-network', '10.0.0.0'], ['--client-network-share', '0.5'], ['--tcp-port', '0'], ['--tcp-port-share', '0.5'], ['--tcp-port', '443', '--tcp-port-share', '2']]) {
+      expect(() => parseProduceOptions(args, {}), args.join(' ')).toThrow(UsageError);
+    }
+  });
 });

@@ -47,3 +47,22 @@ describe('v8Flags', () => {
     expect(v8Flags(loadServiceConfig({ ROLES: 'worker', HEAP_GROWTH_PERCENT: '0' }))).toEqual([]);
   });
 });
+
+describe('settings of a first local run', () => {
+  it('should use a 6 s consumer session when the service runs its own broker, 30 s otherwise, and an explicit value always', () => {
+    expect(loadServiceConfig({}).consumerSessionTimeoutMs).toBe(6_000);
+    expect(loadServiceConfig({ KAFKA_BROKERS: 'kafka:9092' }).consumerSessionTimeoutMs).toBe(30_000);
+    expect(loadServiceConfig({ CONSUMER_SESSION_TIMEOUT_MS: '10000' }).consumerSessionTimeoutMs).toBe(10_000);
+  });
+
+  it('should write a generated token to .local/api-token unless API_TOKEN_FILE names another file', () => {
+    expect(loadServiceConfig({}).apiTokenFile).toBe('.local/api-token');
+    expect(loadServiceConfig({ API_TOKEN_FILE: '/run/edge/token' }).apiTokenFile).toBe('/run/edge/token');
+  });
+
+  it('should accept LOG_FORMAT json or pretty and refuse anything else', () => {
+    expect(problemsOf({ LOG_FORMAT: 'json' })).toEqual([]);
+    expect(problemsOf({ LOG_FORMAT: 'pretty' })).toEqual([]);
+    expect(problemsOf({ LOG_FORMAT: 'yaml' })).toEqual(['LOG_FORMAT must be json or pretty, got "yaml"']);
+  });
+});

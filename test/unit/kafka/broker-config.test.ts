@@ -1,6 +1,7 @@
 // Unit tests of the local broker's server.properties: the settings a single node needs to work at all.
 import { describe, expect, it } from 'vitest';
-import { brokerSettings, renderServerProperties } from '../../../src/kafka/broker-config.js';
+import { OFFSETS_TOPIC_PARTITIONS, brokerSettings, groupPartition, renderServerProperties } from '../../../src/kafka/broker-config.js';
+import { probeGroupIds } from '../../../src/kafka/broker-readiness.js';
 
 const input = { port: 19092, controllerPort: 19093, logDir: '/data/kraft' };
 const settings = new Map(brokerSettings(input));
@@ -41,5 +42,22 @@ describe('local broker config', () => {
     expect(lines).toHaveLength(settings.size);
     expect(new Set(lines.map((line) => line.split('=')[0])).size).toBe(lines.length);
     expect(lines).toContain('log.dirs=C:\\\\kafka\\\\data');
+  });
+});
+
+describe('groupPartition', () => {
+  it("should place a group as Kafka does, from Java's String hash with the sign bit cleared", () => {
+    // Java: "hello".hashCode() == 99162322, "abc".hashCode() == 96354, and
+    // "polygenelubricants".hashCode() == Integer.MIN_VALUE, whose Utils.abs is 0.
+    expect(groupPartition('hello', 10)).toBe(2);
+    expect(groupPartition('abc', 50)).toBe(96354 % 50);
+    expect(groupPartition('polygenelubricants', 10)).toBe(0);
+    expect(groupPartition('', 10)).toBe(0);
+  });
+
+  it("should let the readiness probe's group ids reach every partition of the offsets topic", () => {
+    const ids = probeGroupIds();
+    expect(new Set(ids.map((id) => groupPartition(id, OFFSETS_TOPIC_PARTITIONS))).size).toBe(OFFSETS_TOPIC_PARTITIONS);
+    expect(settings.get('offsets.topic.num.partitions')).toBe(String(OFFSETS_TOPIC_PARTITIONS));
   });
 });

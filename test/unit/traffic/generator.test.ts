@@ -130,3 +130,24 @@ describe('traffic generator', () => {
     expect(() => new TrafficGenerator({ httpHosts: 0 })).toThrow(RangeError);
   });
 });
+
+describe('traffic generator: a network and a port picked by the user', () => {
+  it('should draw the asked share of clients from the given network and of TCP connections on the given port', () => {
+    const g = new TrafficGenerator({ seed: 9, httpShare: 0, clientNetwork: { cidr: '10.0.0.0/8', share: 0.5 }, tcpPort: { port: 443, share: 0.25 } });
+    const conns = Array.from({ length: 4000 }, () => connOf(g.next().record));
+    const inTen = conns.filter((c) => c.client_ip.startsWith('10.')).length / conns.length;
+    const on443 = conns.filter((c) => c.server_port === 443).length / conns.length;
+    expect(inTen).toBeGreaterThan(0.45);
+    expect(inTen).toBeLessThan(0.55);
+    expect(on443).toBeGreaterThan(0.22);
+    expect(on443).toBeLessThan(0.28);
+    // The rest keep the generated public networks and the TCP addresses' own ports (10000-29999).
+    expect(conns.filter((c) => c.server_port !== 443).every((c) => c.server_port >= 10_000 && c.server_port <= 29_999)).toBe(true);
+  });
+
+  it('should refuse a network that is not a CIDR and a port out of range', () => {
+    expect(() => new TrafficGenerator({ clientNetwork: { cidr: '10.0.0.0', share: 0.5 } })).toThrow(RangeError);
+    expect(() => new TrafficGenerator({ tcpPort: { port: 70_000, share: 0.5 } })).toThrow(RangeError);
+    expect(() => new TrafficGenerator({ tcpPort: { port: 443, share: 1.5 } })).toThrow(RangeError);
+  });
+});

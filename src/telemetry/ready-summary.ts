@@ -1,0 +1,52 @@
+// What a person needs once the service runs: where the API, its docs, the broker and the token are.
+import { existsSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
+import type { ServiceConfig } from '../config/service-config.js';
+import type { LocalBroker } from '../kafka/local-broker.js';
+
+export interface ReadyInput {
+  readonly config: Pick<ServiceConfig, 'roles' | 'bootstrapToken' | 'apiTokenFile' | 'fileDestinationRoot'>;
+  /** The address the API listens on, e.g. "http://127.0.0.1:8080". */
+  readonly address: string;
+  readonly brokers: string;
+  /** The local broker, when this process started it. */
+  readonly broker: Pick<LocalBroker, 'dataDir' | 'logFile' | 'reused'> | undefined;
+  readonly cwd?: string;
+}
+
+export interface ReadySummary {
+  /** The block printed on a terminal. */
+  readonly text: string;
+  /** The same facts for the JSON log line. */
+  readonly fields: Record<string, string>;
+}
+
+export function readySummary(input: ReadyInput): ReadySummary {
+  const { config, address, brokers, broker } = input;
+  const here = (path: string): string => {
+    const rel = relative(input.cwd ?? process.cwd(), path);
+    return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+  };
+  const rows: Array<[string, string]> = [];
+  const fields: Record<string, string> = { brokers };
+  if (config.roles.api) {
+    rows.push(['API', address], ['Docs', `${address}/docs  (OpenAPI: ${address}/openapi.json)`], ['Token', tokenHint(config)]);
+    Object.assign(fields, { api: address, docs: `${address}/docs` });
+    if (config.bootstrapToken === undefined && existsSync(config.apiTokenFile)) fields.tokenFile = config.apiTokenFile;
+  }
+  const brokerNote = broker === undefined ? '' : `  (local${broker.reused ? ', left running by the last start' : ''}; data and log in ${here(broker.dataDir)})`;
+  rows.push(['Broker', `${brokers}${brokerNote}`]);
+  if (config.roles.worker) {
+    rows.push(['Files', `file destinations write under ${here(config.fileDestinationRoot)}/`]);
+    fields.fileRoot = config.fileDestinationRoot;
+  }
+  rows.push(['Stop', 'Ctrl-C (drains in-flight deliveries, then stops; twice to exit at once)']);
+  const text = ['', 'edge-events is ready.', ...rows.map(([name, value]) => `  ${name.padEnd(7)} ${value}`), '', ''].join('\n');
+  return { text, fields };
+}
+
+function tokenHint(config: ReadyInput['config']): string {
+  if (config.bootstrapToken !== undefined) return 'the API_BOOTSTRAP_TOKEN this service was started with';
+  if (existsSync(config.apiTokenFile)) return `export TOKEN=$(cat ${config.apiTokenFile})`;
+  return `the one printed when the first API key was created (${config.apiTokenFile} is gone)`;
+}

@@ -1,0 +1,85 @@
+// A command run in a process group of its own (e.g. `npm start`, whose node process is npm's child), its
+// output lines collected, and the whole group signalled at once, as a terminal's Ctrl-C does.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+
+export class GroupProcess {
+  readonly child: ChildProcess;
+  /** Every line of standard output and standard error so far. */
+  readonly lines: string[] = [];
+  private readonly waiters = new Set<() => void>();
+  private readonly exited: Promise<unknown>;
+
+  constructor(
+    readonly command: string,
+    args: readonly string[],
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+  ) {
+    this.child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.exited = once(this.child, 'exit');
+    const onLine = (line: string): void => {
+      this.lines.push(line);
+      for (const wake of this.waiters) wake();
+    };
+    // One reader per stream: a line split across chunks of stdout is never joined to one from stderr.
+    createInterface({ input: this.child.stdout as Readable }).on('line', onLine);
+    createInterface({ input: this.child.stderr as Readable }).on('line', onLine);
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves with the first line `test` accepts; rejects after `timeoutMs` with the last lines. */
+  lineMatching(test: (line: string) => boolean, timeoutMs: number): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = this.lines.find(test);
+        if (found === undefined) return;
+        done();
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`no such line from ${this.command} after ${timeoutMs} ms; its last lines:\n${this.lines.slice(-40).join('\n')}`));
+      }, timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  /** The pid of the group leader's only child (the node process `npm start` runs). */
+  childPid(): number {
+    const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(this.child.pid)], { encoding: 'utf8' });
+    const pids = out.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+    if (pids.length !== 1) throw new Error(`expected one child of ${this.command} (pid ${this.child.pid}), found ${pids.length}`);
+    return pids[0] as number;
+  }
+
+  /** Sends `signal` to every process of the group. */
+  signalGroup(signal: NodeJS.Signals): void {
+    if (this.running && this.child.pid !== undefined) process.kill(-this.child.pid, signal);
+  }
+
+  /** Resolves with the leader's exit code once it has exited. */
+  async exit(): Promise<number | null> {
+    await this.exited;
+    return this.child.exitCode;
+  }
+
+  /** SIGTERM to the group, SIGKILL after `graceMs`; resolves once the leader has exited. */
+  async stop(graceMs = 30_000): Promise<void> {
+    if (!this.running) return;
+    this.signalGroup('SIGTERM');
+    const timer = setTimeout(() => this.signalGroup('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}

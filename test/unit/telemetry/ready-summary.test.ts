@@ -1,0 +1,46 @@
+// Unit tests of the block printed once the service is ready: each fact a person needs, and only those
+// of the roles this process plays.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readySummary } from '../../../src/telemetry/ready-summary.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ready-summary-'));
+const tokenFile = join(dir, 'api-token');
+writeFileSync(tokenFile, 'eek_x\n');
+const base = {
+  config: { roles: { api: true, worker: true }, bootstrapToken: undefined, apiTokenFile: tokenFile, fileDestinationRoot: join(dir, 'files') },
+  address: 'http://127.0.0.1:8080',
+  brokers: '127.0.0.1:9092',
+  broker: { dataDir: join(dir, 'kafka', 'data'), logFile: join(dir, 'kafka', 'data', 'broker.log'), reused: false },
+  cwd: dir,
+};
+
+describe('ready summary', () => {
+  it('should name the API, the docs, the token command, the broker and where files land, paths relative to here', () => {
+    const { text, fields } = readySummary(base);
+    expect(text).toContain('edge-events is ready.');
+    expect(text).toContain('  API     http://127.0.0.1:8080\n');
+    expect(text).toContain('  Docs    http://127.0.0.1:8080/docs');
+    expect(text).toContain('  Token   export TOKEN=$(cat ');
+    expect(text).toContain('  Broker  127.0.0.1:9092  (local; data and log in kafka/data)');
+    expect(text).toContain('  Files   file destinations write under files/');
+    expect(fields).toEqual({ brokers: '127.0.0.1:9092', api: 'http://127.0.0.1:8080', docs: 'http://127.0.0.1:8080/docs', tokenFile, fileRoot: join(dir, 'files') });
+  });
+
+  it('should say where the token comes from when it was given, or when its file is gone', () => {
+    expect(readySummary({ ...base, config: { ...base.config, bootstrapToken: 'eek_given' } }).text).toContain('the API_BOOTSTRAP_TOKEN');
+    const gone = readySummary({ ...base, config: { ...base.config, apiTokenFile: join(dir, 'missing') } });
+    expect(gone.text).toContain('the one printed when the first API key was created');
+    expect(gone.fields.tokenFile).toBeUndefined();
+  });
+
+  it('should leave out the API of a worker-only process, the files of an API-only one, and the local note of a remote broker', () => {
+    const worker = readySummary({ ...base, broker: undefined, config: { ...base.config, roles: { api: false, worker: true } } }).text;
+    expect(worker).not.toMatch(/API|Token|Docs/);
+    expect(worker).toContain('  Broker  127.0.0.1:9092\n');
+    const api = readySummary({ ...base, config: { ...base.config, roles: { api: true, worker: false } } }).text;
+    expect(api).not.toContain('Files');
+  });
+});

@@ -18,15 +18,11 @@ export interface StoredSubscription {
   readonly destination_ids: readonly string[];
 }
 
-/** Exactly one key is set. Secret fields are stored encrypted (`*_enc`), never in clear. */
-export interface StoredTarget {
-  readonly kafka?: { readonly topic: string; readonly brokers?: readonly string[] };
-  readonly http?: { readonly url: string; readonly secret_enc?: string };
-  readonly file?: { readonly path: string };
-  readonly delivery_stream?: Record<string, unknown>;
-  readonly data_stream?: Record<string, unknown>;
-  readonly log_service?: Record<string, unknown>;
-}
+/**
+ * Exactly one key is set: the destination kind, holding that kind's object (src/delivery/destinations/).
+ * Secret fields are stored encrypted (`*_enc`), never in clear.
+ */
+export type StoredTarget = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 export interface StoredDestination {
   readonly id: string;

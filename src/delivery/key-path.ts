@@ -4,6 +4,9 @@ import type { DeliveryItem } from './contract.js';
 
 export const KEY_PATH_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
+/** A key path to show in docs and error messages. */
+export const KEY_PATH_EXAMPLE = 'object.conn.client_ip';
+
 export type KeyOf = (item: DeliveryItem) => string;
 
 const byEventId: KeyOf = (item) => item.eventId;

@@ -11,7 +11,7 @@ import type { AuditRecord } from '../store.js';
 import { checkTextLimits } from '../text-limits.js';
 import { destinationCreateBody, destinationSchema, destinationUpdateBody } from './destination-schemas.js';
 import { destinationView } from './destination-view.js';
-import { parseTarget } from './target-input.js';
+import { acceptTarget } from '../../delivery/destination-target.js';
 
 interface DestinationBody {
   description?: string;
@@ -41,8 +41,9 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
     object: { ...destinationView(ctx, d) },
   });
   const target = (raw: unknown, previous?: StoredTarget): StoredTarget => {
-    const r = parseTarget(raw, { seal, previous });
-    if (!r.ok) throw r.error;
+    const r = acceptTarget(raw, { seal, previous });
+    // A problem's code is an API error code and its details the error's (src/delivery/destination-config.ts).
+    if (!r.ok) throw new ApiError(r.problem.code, r.problem.details);
     return r.target;
   };
 

@@ -4,7 +4,7 @@ import type { DestinationWriter, DeliveryItem, WriteOutcome, WriterLimits } from
 import { DeliveryError } from '../../errors.js';
 import { toCloudError } from './aws-errors.js';
 import type { ClientSettings, CloudDeps } from './client-config.js';
-import type { CloudTargetConfig } from './config.js';
+import type { CloudTargetConfig } from './cloud-config.js';
 import { credentialsFor, type CredentialSource } from './credentials.js';
 
 export abstract class CloudWriter implements DestinationWriter {

@@ -26,6 +26,12 @@ describe('file path safety', () => {
     }
   });
 
+  it('should reject a directory name over 255 bytes and a file name over 250, leaving room for the rotated names', () => {
+    expect(relativePathProblem(`${'d'.repeat(256)}/x.ndjson`)).toMatch(/255 bytes/);
+    expect(relativePathProblem(`a/${'f'.repeat(251)}`)).toMatch(/250 bytes/);
+    expect(relativePathProblem(`${'d'.repeat(255)}/${'f'.repeat(250)}`)).toBeUndefined();
+  });
+
   it('should create the parent directories inside the root', async () => {
     const path = await resolveInsideRoot(root, 'tenant/a/events.ndjson');
     expect(path.startsWith(root)).toBe(true);

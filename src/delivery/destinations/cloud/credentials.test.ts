@@ -14,24 +14,28 @@ function fakeSts(lifetimeMs: number, now: () => number) {
   return { assume, calls, setFail: (f: boolean) => (fail = f) };
 }
 
+/** A role whose STS hands out credentials of `lifetimeMs`, on a clock the test moves with `at`. */
+function clockedRole(lifetimeMs: number) {
+  let t = 0;
+  const sts = fakeSts(lifetimeMs, () => t);
+  const role = new AssumedRoleCredentials({ roleArn: 'r', sessionName: 's', assume: sts.assume, now: () => t });
+  return { sts, role, at: (ms: number) => (t = ms) };
+}
+
 describe('assumed-role credentials', () => {
   it('should assume the role once and share the cached credentials', async () => {
-    let t = 0;
-    const sts = fakeSts(60 * MIN, () => t);
-    const role = new AssumedRoleCredentials({ roleArn: 'r', sessionName: 's', assume: sts.assume, now: () => t });
+    const { sts, role, at } = clockedRole(60 * MIN);
     const got = await Promise.all([role.provide(), role.provide(), role.provide()]);
-    t = 50 * MIN;
+    at(50 * MIN);
     await role.provide();
     expect(sts.calls).toEqual([0]);
     expect(new Set(got.map((c) => c.accessKeyId))).toEqual(new Set(['ASIA1']));
   });
 
   it('should refresh in the background within five minutes of expiry, serving the old set meanwhile', async () => {
-    let t = 0;
-    const sts = fakeSts(60 * MIN, () => t);
-    const role = new AssumedRoleCredentials({ roleArn: 'r', sessionName: 's', assume: sts.assume, now: () => t });
+    const { sts, role, at } = clockedRole(60 * MIN);
     await role.provide();
-    t = 56 * MIN;
+    at(56 * MIN);
     expect((await role.provide()).accessKeyId).toBe('ASIA1');
     await new Promise((r) => setImmediate(r));
     expect((await role.provide()).accessKeyId).toBe('ASIA2');
@@ -39,28 +43,24 @@ describe('assumed-role credentials', () => {
   });
 
   it('should refresh short sessions at half their lifetime', async () => {
-    let t = 0;
-    const sts = fakeSts(8 * MIN, () => t);
-    const role = new AssumedRoleCredentials({ roleArn: 'r', sessionName: 's', assume: sts.assume, now: () => t });
+    const { sts, role, at } = clockedRole(8 * MIN);
     await role.provide();
-    t = 3 * MIN;
+    at(3 * MIN);
     await role.provide();
     expect(sts.calls).toHaveLength(1);
-    t = 4 * MIN;
+    at(4 * MIN);
     await role.provide();
     await new Promise((r) => setImmediate(r));
     expect(sts.calls).toHaveLength(2);
   });
 
   it('should wait for the refresh when the old set is about to expire, and fail when STS fails then', async () => {
-    let t = 0;
-    const sts = fakeSts(60 * MIN, () => t);
-    const role = new AssumedRoleCredentials({ roleArn: 'r', sessionName: 's', assume: sts.assume, now: () => t });
+    const { sts, role, at } = clockedRole(60 * MIN);
     await role.provide();
-    t = 59.5 * MIN;
+    at(59.5 * MIN);
     expect((await role.provide()).accessKeyId).toBe('ASIA2');
     sts.setFail(true);
-    t = 119.5 * MIN;
+    at(119.5 * MIN);
     await expect(role.provide()).rejects.toThrow('sts down');
     sts.setFail(false);
     expect((await role.provide()).accessKeyId).toBe('ASIA4');

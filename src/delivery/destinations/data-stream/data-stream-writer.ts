@@ -2,14 +2,13 @@
 // reporting only the entries Kinesis failed so the runner retries just those.
 import { createHash } from 'node:crypto';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
-import { DELIVERED, type DeliveryItem, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
-import { DeliveryError } from '../../errors.js';
+import { DELIVERED, type DeliveryItem, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { compileKeyPath, type KeyOf } from '../../key-path.js';
-import { entryError } from '../cloud/aws-errors.js';
+import { entryFailures } from '../cloud/aws-errors.js';
 import { awsClientConfig, type CloudDeps } from '../cloud/client-config.js';
 import { CloudWriter, notReady } from '../cloud/cloud-writer.js';
 import type { CloudTargetConfig } from '../cloud/cloud-config.js';
-import { LazyClient, kinesisSdk } from '../cloud/sdk.js';
+import { kinesisSdk } from '../cloud/sdk.js';
 
 /** Kinesis PartitionKey: "Length Constraints: Minimum length of 1. Maximum length of 256." */
 export const MAX_PARTITION_KEY_BYTES = 256;
@@ -37,21 +36,15 @@ export function partitionKey(keyOf: KeyOf, item: DeliveryItem): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-export class DataStreamWriter extends CloudWriter {
-  readonly kind = 'data_stream';
-  readonly limits = DATA_STREAM_LIMITS;
-  private readonly client: LazyClient<KinesisClient>;
+export class DataStreamWriter extends CloudWriter<KinesisClient> {
   private readonly keyOf: KeyOf;
 
   constructor(config: CloudTargetConfig, deps: CloudDeps = {}) {
-    super(config, deps);
-    this.client = new LazyClient(async () => new (await kinesisSdk()).KinesisClient(await awsClientConfig(this.clientSettings())));
+    super(config, deps, { kind: 'data_stream', limits: DATA_STREAM_LIMITS, client: async (settings) => new (await kinesisSdk()).KinesisClient(await awsClientConfig(settings)) });
     this.keyOf = compileKeyPath(config.options.partition_key);
   }
 
-  async write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
-    this.ensureOpen();
-    if (batch.length === 0) return DELIVERED;
+  protected async writeBatch(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
     const stream = this.config.resource.name;
     const what = `Kinesis PutRecords to ${stream}`;
     const records = batch.map((i) => ({ Data: i.payload, PartitionKey: partitionKey(this.keyOf, i) }));
@@ -63,15 +56,7 @@ export class DataStreamWriter extends CloudWriter {
     // "An array of successfully and unsuccessfully processed record results. A record that is successfully
     // added to a stream includes SequenceNumber and ShardId in the result. A record that fails to be added
     // to a stream includes ErrorCode and ErrorMessage in the result", in request order.
-    const results = out.Records ?? [];
-    if (results.length !== batch.length) {
-      throw new DeliveryError('DESTINATION_SERVER_ERROR', `${what} answered ${results.length} results for ${batch.length} records.`);
-    }
-    const failed: ItemFailure[] = [];
-    results.forEach((r, i) => {
-      if (r.ErrorCode !== undefined && r.ErrorCode !== '') failed.push({ item: batch[i] as DeliveryItem, error: entryError(what, r.ErrorCode, r.ErrorMessage) });
-    });
-    return { failed };
+    return entryFailures(what, batch, out.Records);
   }
 
   protected async describe(abortSignal: AbortSignal): Promise<void> {
@@ -80,9 +65,5 @@ export class DataStreamWriter extends CloudWriter {
     const status = out.StreamDescriptionSummary?.StreamStatus;
     // "UPDATING - ... Read and write operations continue to work while the stream is in the UPDATING state."
     if (status !== 'ACTIVE' && status !== 'UPDATING') throw notReady(`Data stream ${this.config.resource.name}`, status);
-  }
-
-  protected destroyClients(): void {
-    this.client.destroy();
   }
 }

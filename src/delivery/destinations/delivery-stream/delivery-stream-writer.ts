@@ -1,13 +1,12 @@
 // The delivery_stream writer: Firehose PutRecordBatch, one newline-delimited JSON envelope per record,
 // reporting only the entries Firehose failed so the runner retries just those.
 import type { FirehoseClient } from '@aws-sdk/client-firehose';
-import { DELIVERED, type DeliveryItem, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
-import { DeliveryError } from '../../errors.js';
-import { entryError } from '../cloud/aws-errors.js';
+import { DELIVERED, type DeliveryItem, type WriteOutcome, type WriterLimits } from '../../contract.js';
+import { entryFailures } from '../cloud/aws-errors.js';
 import { awsClientConfig, type CloudDeps } from '../cloud/client-config.js';
 import { CloudWriter, notReady } from '../cloud/cloud-writer.js';
 import type { CloudTargetConfig } from '../cloud/cloud-config.js';
-import { LazyClient, firehoseSdk } from '../cloud/sdk.js';
+import { firehoseSdk } from '../cloud/sdk.js';
 
 /**
  * Firehose PutRecordBatch: "Each PutRecordBatch request supports up to 500 records. Each record in the
@@ -24,21 +23,15 @@ export const DELIVERY_STREAM_LIMITS: WriterLimits = Object.freeze({
 
 const NEWLINE = Buffer.from('\n');
 
-export class DeliveryStreamWriter extends CloudWriter {
-  readonly kind = 'delivery_stream';
-  readonly limits = DELIVERY_STREAM_LIMITS;
-  private readonly client: LazyClient<FirehoseClient>;
+export class DeliveryStreamWriter extends CloudWriter<FirehoseClient> {
   private readonly name: string;
 
   constructor(config: CloudTargetConfig, deps: CloudDeps = {}) {
-    super(config, deps);
-    this.client = new LazyClient(async () => new (await firehoseSdk()).FirehoseClient(await awsClientConfig(this.clientSettings())));
+    super(config, deps, { kind: 'delivery_stream', limits: DELIVERY_STREAM_LIMITS, client: async (settings) => new (await firehoseSdk()).FirehoseClient(await awsClientConfig(settings)) });
     this.name = config.resource.name;
   }
 
-  async write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
-    this.ensureOpen();
-    if (batch.length === 0) return DELIVERED;
+  protected async writeBatch(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
     const what = `Firehose PutRecordBatch to ${this.name}`;
     const out = await this.call(what, async (abortSignal) => {
       const { PutRecordBatchCommand } = await firehoseSdk();
@@ -50,15 +43,7 @@ export class DeliveryStreamWriter extends CloudWriter {
     if ((out.FailedPutCount ?? 0) === 0) return DELIVERED;
     // "RequestResponses ... The results array. For each record, the index of the response element is the
     // same as the index used in the request array." An entry with an ErrorCode was not delivered.
-    const responses = out.RequestResponses ?? [];
-    if (responses.length !== batch.length) {
-      throw new DeliveryError('DESTINATION_SERVER_ERROR', `${what} answered ${responses.length} results for ${batch.length} records.`);
-    }
-    const failed: ItemFailure[] = [];
-    responses.forEach((r, i) => {
-      if (r.ErrorCode !== undefined && r.ErrorCode !== '') failed.push({ item: batch[i] as DeliveryItem, error: entryError(what, r.ErrorCode, r.ErrorMessage) });
-    });
-    return { failed };
+    return entryFailures(what, batch, out.RequestResponses);
   }
 
   protected async describe(abortSignal: AbortSignal): Promise<void> {
@@ -66,9 +51,5 @@ export class DeliveryStreamWriter extends CloudWriter {
     const out = await (await this.client.get()).send(new DescribeDeliveryStreamCommand({ DeliveryStreamName: this.name }), { abortSignal });
     const status = out.DeliveryStreamDescription?.DeliveryStreamStatus;
     if (status !== 'ACTIVE') throw notReady(`Delivery stream ${this.name}`, status);
-  }
-
-  protected destroyClients(): void {
-    this.client.destroy();
   }
 }

@@ -8,7 +8,7 @@ import { awsClientConfig, type CloudDeps } from '../cloud/client-config.js';
 import { CloudWriter } from '../cloud/cloud-writer.js';
 import type { CloudTargetConfig } from '../cloud/cloud-config.js';
 import { logRequests, rejectedIndexes, type TimedItem } from './log-batches.js';
-import { LazyClient, logsSdk } from '../cloud/sdk.js';
+import { logsSdk } from '../cloud/sdk.js';
 
 /** PutLogEvents: "The maximum batch size is 1,048,576 bytes. This size is calculated as the sum of all event messages in UTF-8, plus 26 bytes for each log event." */
 const MAX_BATCH_BYTES = 1_048_576;
@@ -30,17 +30,13 @@ export function defaultLogStreamName(): string {
   return `edge-events-${hostname()}-${process.pid}`.replace(/[:*]/g, '-').slice(0, 512);
 }
 
-export class LogServiceWriter extends CloudWriter {
-  readonly kind = 'log_service';
-  readonly limits = LOG_SERVICE_LIMITS;
+export class LogServiceWriter extends CloudWriter<CloudWatchLogsClient> {
   readonly logStreamName: string;
-  private readonly client: LazyClient<CloudWatchLogsClient>;
   private readonly group: string;
   private streamReady: Promise<void> | undefined;
 
   constructor(config: CloudTargetConfig, deps: CloudDeps = {}) {
-    super(config, deps);
-    this.client = new LazyClient(async () => new (await logsSdk()).CloudWatchLogsClient(await awsClientConfig(this.clientSettings())));
+    super(config, deps, { kind: 'log_service', limits: LOG_SERVICE_LIMITS, client: async (settings) => new (await logsSdk()).CloudWatchLogsClient(await awsClientConfig(settings)) });
     this.group = config.resource.name;
     this.logStreamName = deps.logStreamName ?? defaultLogStreamName();
   }
@@ -55,9 +51,7 @@ export class LogServiceWriter extends CloudWriter {
    * One PutLogEvents per chronological, under-24-hours slice of the batch. When a call fails, the
    * slices already accepted stay delivered and the rest are reported failed with that call's error.
    */
-  async write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
-    this.ensureOpen();
-    if (batch.length === 0) return DELIVERED;
+  protected async writeBatch(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
     const failed: ItemFailure[] = [];
     const requests = logRequests(batch, Date.now());
     for (const [n, events] of requests.entries()) {
@@ -128,9 +122,5 @@ export class LogServiceWriter extends CloudWriter {
       if (nextToken === undefined) break;
     }
     throw new DeliveryError('DESTINATION_NOT_FOUND', `Log group ${this.group} does not exist.`);
-  }
-
-  protected destroyClients(): void {
-    this.client.destroy();
   }
 }

@@ -2,7 +2,7 @@
 // whether set or not, and this object is also the `object` of its audit events.
 import type { StoredDestination } from '../../configlog/resources.js';
 import { targetView } from '../../delivery/destination-target.js';
-import type { AdminContext } from '../context.js';
+import { baseView, type AdminContext } from '../context.js';
 
 export interface DestinationView {
   readonly id: string;
@@ -14,16 +14,6 @@ export interface DestinationView {
   readonly target: Readonly<Record<string, unknown>>;
 }
 
-export const destinationPath = (id: string): string => `/event_destinations/${id}`;
-
 export function destinationView(ctx: AdminContext, dest: StoredDestination): DestinationView {
-  return {
-    id: dest.id,
-    uri: ctx.uri(destinationPath(dest.id)),
-    created_at: dest.created_at,
-    description: dest.description,
-    metadata: dest.metadata,
-    format: 'json',
-    target: targetView(dest.target),
-  };
+  return { ...baseView(ctx, '/event_destinations', dest), format: 'json', target: targetView(dest.target) };
 }

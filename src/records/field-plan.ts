@@ -30,7 +30,7 @@ export interface RecordPlan {
   readonly leaves: readonly LeafPlan[];
 }
 
-function isRecord(t: AvroSchema): t is AvroComplexType {
+export function isRecord(t: AvroSchema): t is AvroComplexType {
   return typeof t === 'object' && !Array.isArray(t) && (t as AvroComplexType).type === 'record';
 }
 

@@ -3,7 +3,7 @@ import { leadingMemberSpan } from '../../../src/records/json-lead.js';
 import { createRecordDecoder } from '../../../src/records/record-decoder.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import type { FilterableResult } from '../../../src/records/record-types.js';
-import { sampleRecord } from '../../../src/records/sample-records.js';
+import { seededRecord } from '../../../src/traffic/seeded-records.js';
 
 const HTTP = 'http_request_complete.v0';
 const decoder = createRecordDecoder();
@@ -40,7 +40,7 @@ describe('the leading conn span', () => {
 });
 
 describe('the cheap read of a JSON record', () => {
-  const text = encodeRecord(HTTP, sampleRecord(HTTP, 3), 'json').value.toString();
+  const text = encodeRecord(HTTP, seededRecord(HTTP, 3), 'json').value.toString();
   const record = JSON.parse(text) as Record<string, unknown>;
 
   it('should decode a record whose conn comes last the same way as one whose conn comes first', () => {

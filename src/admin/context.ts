@@ -33,7 +33,7 @@ export function principalOf(req: FastifyRequest): Principal {
   return req.principal;
 }
 
-/** "Ref" of SPEC.md 2.2. */
+/** A Ref: the id and absolute uri of another resource. */
 export function ref(ctx: AdminContext, collection: string, id: string): { id: string; uri: string } {
   return { id, uri: ctx.uri(`${collection}/${id}`) };
 }

@@ -1,7 +1,7 @@
 // The stored shapes of the resources the pipeline reads from the config log (the API adds uris on output).
 
 export interface StoredSource {
-  /** An event type from SPEC.md 6.1. */
+  /** An event type (docs/events.md). */
   readonly type: string;
   /** Traffic types: the selected dotted field names. Audit types: absent. */
   readonly fields?: readonly string[];

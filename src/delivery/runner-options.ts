@@ -28,7 +28,7 @@ export const DEFAULT_BATCHING: BatchingOptions = Object.freeze({
   maxInFlightBatches: 1,
 });
 
-/** How one delivery ended. Each settles the item's offset (DESIGN.md "Delivery semantics"). */
+/** How one delivery ended. Each settles the item's offset (ARCHITECTURE.md "Delivery semantics"). */
 export type Settlement = 'acked' | 'dead_lettered' | 'parked';
 
 /** Called once per item and destination when its delivery is settled. Must not throw (it is guarded anyway). */

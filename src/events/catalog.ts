@@ -1,4 +1,5 @@
-// The event catalogue of SPEC.md section 6: every traffic field with its type, and every audit event type.
+// The event catalogue: every traffic field with its type, the filterable fields, and every audit event type.
+// docs/events.md is the same catalogue for readers; a test keeps the two alike.
 
 export type FieldType =
   | 'string'
@@ -10,10 +11,10 @@ export type FieldType =
   | 'logs'; // List<Map<string, any>>
 
 export interface FieldSpec {
-  /** Dotted path, exactly as SPEC.md names it, e.g. "conn.client_ip". */
+  /** Dotted path, as docs/events.md names it, e.g. "http.request.url.host". */
   readonly name: string;
   readonly type: FieldType;
-  /** True when SPEC.md marks the field Filterable (it is in FILTERABLE): only these may appear in a CEL filter. */
+  /** True when the field is in FILTERABLE: only these may appear in a CEL filter. */
   readonly filterable: boolean;
   readonly description: string;
 }
@@ -36,7 +37,7 @@ export interface Filterable {
 }
 
 /**
- * The filterable fields of SPEC.md 6.2 and 6.3, by dotted name, in the order the matcher consults its
+ * The filterable fields of the traffic event types, by dotted name, in the order the matcher consults its
  * indexes. The CEL environment, the matcher, the cheap decode of records, the API's checks and the docs
  * all read this; adding a filterable field is adding it here (ARCHITECTURE.md "Add a filterable field").
  * Each must be a field of the catalogue below, and of the records' Avro schemas (schemas/).
@@ -54,7 +55,7 @@ export type TrafficEventType = (typeof TRAFFIC_EVENT_TYPES)[number];
 
 const f = (name: string, type: FieldType, description: string): FieldSpec => ({ name, type, filterable: name in FILTERABLE, description });
 
-/** SPEC.md 6.2, in the order of the spec. */
+/** The fields of http_request_complete.v0, in the order of docs/events.md. */
 const HTTP_REQUEST_COMPLETE: readonly FieldSpec[] = [
   f('backend.connection_reused', 'bool', 'true if a TCP connection to the upstream service was reused to transmit the request.'),
   f('basic_auth.decision', 'string', 'allow, block, or invalid if the Basic Auth module did not run.'),
@@ -92,7 +93,7 @@ const HTTP_REQUEST_COMPLETE: readonly FieldSpec[] = [
   f('webhook_verification.decision', 'string', 'allow, block, or invalid (module did not run).'),
 ];
 
-/** SPEC.md 6.3, in the order of the spec. */
+/** The fields of tcp_connection_closed.v0, in the order of docs/events.md. */
 const TCP_CONNECTION_CLOSED: readonly FieldSpec[] = [
   f('conn.bytes_in', 'int64', 'Bytes arriving at the endpoint from the frontend.'),
   f('conn.bytes_out', 'int64', 'Bytes leaving the endpoint to the frontend.'),
@@ -147,7 +148,7 @@ export function isTrafficEventType(t: string): t is TrafficEventType {
   return (TRAFFIC_EVENT_TYPES as readonly string[]).includes(t);
 }
 
-/** SPEC.md 6.1: each kind exists as <kind>_created.v0, <kind>_updated.v0 and <kind>_deleted.v0. */
+/** Each kind exists as <kind>_created.v0, <kind>_updated.v0 and <kind>_deleted.v0. */
 export const AUDIT_KINDS = [
   'api_key',
   'certificate_authority',
@@ -182,5 +183,5 @@ export function isAuditEventType(t: string): boolean {
   return auditSet.has(t);
 }
 
-/** Every event type a subscription source may name (SPEC.md 6.1). */
+/** Every event type a subscription source may name (docs/events.md). */
 export const EVENT_TYPES: readonly string[] = [...TRAFFIC_EVENT_TYPES, ...AUDIT_EVENT_TYPES];

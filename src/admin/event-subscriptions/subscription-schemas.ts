@@ -1,5 +1,5 @@
 // JSON schemas of /event_subscriptions and its sources: request bodies (the event catalogue and the filter
-// engine check sources in source-input.ts) and responses (SPEC.md 6.4 event_subscription fields).
+// engine check sources in source-input.ts) and responses (the event_subscription payload of docs/events.md).
 import { EVENT_VARIABLE } from '../../cel/filter-env.js';
 import { EVENT_TYPES, exampleFilter } from '../../events/catalog.js';
 import { DESCRIPTION_LIMIT, METADATA_LIMIT, idString, refSchema, timestampString, uriString } from '../schemas.js';
@@ -7,7 +7,7 @@ import { MAX_DESTINATIONS_PER_SUBSCRIPTION, MAX_SOURCES_PER_SUBSCRIPTION, MAX_SU
 
 type Schema = Record<string, unknown>;
 
-/** SPEC.md 8: on event subscriptions the limits count characters, not bytes. */
+/** On event subscriptions the limits count characters, not bytes. */
 const description: Schema = {
   type: 'string',
   maxLength: DESCRIPTION_LIMIT,
@@ -23,7 +23,7 @@ const typeField: Schema = {
   type: 'string',
   minLength: 1,
   maxLength: 100,
-  description: `An event type of SPEC.md 6.1, e.g. ${EVENT_TYPES.slice(0, 3).join(', ')}.`,
+  description: `An event type (docs/events.md lists them), e.g. ${EVENT_TYPES.slice(0, 3).join(', ')}.`,
 };
 const fieldsField: Schema = {
   type: ['array', 'null'],

@@ -1,4 +1,4 @@
-// The TCP edge IP restriction module (SPEC.md 4): PUT (full replace), GET and DELETE at
+// The TCP edge IP restriction module (ARCHITECTURE.md "The IP restriction module"): PUT (full replace), GET and DELETE at
 // /edges/tcp/{id}/ip_restriction, and GET .../decision?ip= which applies the module to one address.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isId } from '../../ids.js';
@@ -14,7 +14,7 @@ import { ipRestrictionSchema, ipRestrictionView, type StoredIpRestriction, type 
 import { decide, rulesOfPolicies, type DecisionModule } from './decision.js';
 import { ipRestrictionAudit } from './ip-restriction-audit.js';
 
-/** SPEC.md 2.4 leaves the bound open; 50 policies is far beyond any real module and keeps decisions cheap. */
+/** 50 policies is far beyond any real module and keeps decisions cheap. */
 export const MAX_IP_POLICY_IDS = 50;
 
 interface PutBody {
@@ -74,7 +74,7 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
     if (m === null) throw new ApiError('not_found', { resource: 'IP restriction on TCP edge', id });
     return m;
   };
-  /** DESIGN.md: malformed ids are 400, unknown ids are 400; repeats are refused rather than merged. */
+  /** Malformed ids are 400, unknown ids are 400 (ARCHITECTURE.md); repeats are refused rather than merged. */
   const checkPolicyIds = (ids: readonly string[]): void => {
     ids.forEach((id, i) => {
       if (!isId('ip_policy', id)) throw new ApiError('invalid_id', { field: `ip_policy_ids[${i}]`, kind: 'IP policy', value: id });
@@ -98,7 +98,7 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
     const next = await store.exclusive(async () => {
       const edge = findEdge(params.id);
       checkPolicyIds(body.ip_policy_ids);
-      // SPEC.md 4 rule 2: "When PUT omits enabled, then the module is treated as enabled (true)."
+      // A PUT that omits enabled makes the module enabled (ARCHITECTURE.md "The IP restriction module").
       const m: StoredIpRestriction = { enabled: body.enabled ?? true, ip_policy_ids: [...body.ip_policy_ids] };
       await save(req, edge, m, ipRestrictionAudit(ctx, edge.ip_restriction === null ? 'created' : 'updated', edge.id, m));
       return m;

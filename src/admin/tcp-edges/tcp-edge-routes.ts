@@ -1,6 +1,6 @@
-// /edges/tcp: create, list, get, update, delete. SPEC.md 6.1 has no audit kind for a TCP edge, so edge
-// changes emit no audit event of their own; deleting an edge that has an IP restriction emits
-// ip_restriction_deleted.v0 for the module that goes with it.
+// /edges/tcp: create, list, get, update, delete. The event catalogue has no audit kind for a TCP edge
+// (docs/events.md), so edge changes emit no audit event of their own; deleting an edge that has an IP
+// restriction emits ip_restriction_deleted.v0 for the module that goes with it.
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';

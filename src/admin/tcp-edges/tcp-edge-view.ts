@@ -17,7 +17,7 @@ export interface StoredTcpEdge {
   readonly ip_restriction: StoredIpRestriction | null;
 }
 
-/** The module record of SPEC.md 2.1 with ip_policies as an array of Ref (DESIGN.md). */
+/** The module record, ip_policies as an array of Ref (ARCHITECTURE.md "The IP restriction module"). */
 export function ipRestrictionView(ctx: AdminContext, m: StoredIpRestriction): { enabled: boolean; ip_policies: { id: string; uri: string }[] } {
   return { enabled: m.enabled, ip_policies: m.ip_policy_ids.map((id) => ref(ctx, '/ip_policies', id)) };
 }

@@ -124,7 +124,7 @@ function toKafkaDeliveryError(err: unknown, topic: string): DeliveryError {
   if (names.some((n) => n === 'KafkaJSConnectionError' || n === 'KafkaJSConnectionClosedError' || n === 'KafkaJSBrokerNotFound')) {
     return new DeliveryError('DESTINATION_UNREACHABLE', text, { cause: err });
   }
-  // Authorization or unknown-topic errors may be fixed by an operator; retrying (and, with issue 5,
+  // Authorization or unknown-topic errors may be fixed by an operator; retrying (and, with parking,
   // parking) loses nothing, where dead-lettering a whole batch would.
   return new DeliveryError('DESTINATION_SERVER_ERROR', text, { cause: err });
 }

@@ -32,12 +32,12 @@ export interface MatcherResult {
 
 /** Exported for isolate.ts: runs in its own process. */
 export function measureMatcher(args: MatcherArgs): MatcherResult {
-  const matcher = new SubscriptionMatcher('tcp_connection_closed.v0');
+  const matcher = new SubscriptionMatcher('http_request_complete.v0');
   const cache = new Map<string, CompiledFilter>();
   const compileOnce = (text: string): CompiledFilter => {
     let filter = cache.get(text);
     if (filter === undefined) {
-      const result = compile(text, 'tcp_connection_closed.v0');
+      const result = compile(text, 'http_request_complete.v0');
       if (!result.ok) throw new Error(`${text}: ${result.problems.map((p) => p.message).join('; ')}`);
       cache.set(text, (filter = result.filter));
     }

@@ -24,13 +24,15 @@ export function celRecords(count: number, seed = 1, httpShare = 0.8, universe?: 
 }
 
 /**
- * tcp_connection_closed.v0 subscriptions over the generator's universe and records drawn from it:
- * 'one-percent' filters each match about 1% of records (hostnames, hostname lists, client networks, TCP
- * addresses); 'tenant' filters each follow one TCP address of their own (bench/workload/subscriptions.ts).
+ * http_request_complete.v0 subscriptions over the generator's universe and records drawn from it:
+ * 'one-percent' filters each match about 1% of records (hostnames, hostname lists, client networks);
+ * 'tenant' filters each follow a hostname of their own, in a universe with as many hostnames as
+ * subscriptions (at least 100), so a record matches about one whatever their number
+ * (bench/workload/subscriptions.ts).
  */
 export function matcherWorkload(kind: 'one-percent' | 'tenant', subscriptions: number, records: number): { filters: string[]; records: RawRecord[] } {
-  const universe = buildUniverse({ httpShare: 0 });
-  const workload = buildSubscriptions(universe, { count: subscriptions, destinationIds: ['ed_bench'], httpShare: 0, kind, seed: 3 });
+  const universe = buildUniverse({ httpShare: 1, ...(kind === 'tenant' && { httpHosts: Math.max(100, subscriptions) }) });
+  const workload = buildSubscriptions(universe, { count: subscriptions, destinationIds: ['ed_bench'], httpShare: 1, kind, seed: 3 });
   const filters = workload.subscriptions.map((s) => s.sources[0]?.filter ?? '');
-  return { filters, records: celRecords(records, 2, 0, universe) };
+  return { filters, records: celRecords(records, 2, 1, universe) };
 }

@@ -52,7 +52,7 @@ export interface DestinationKind<C = unknown> {
   readonly limits: WriterLimits;
   /**
    * Validates the kind's object with its secrets in clear, collecting every problem at once, the first
-   * one first in the order the API reports. `prefix` names the object in problems, e.g. "target.http".
+   * one first in the order the API reports. `prefix` names the object in problems: "target.<name>".
    */
   parse(raw: unknown, prefix: string): ParseResult<C>;
   /** The object as the API answers it: every known field (null for a default), every secret null. */

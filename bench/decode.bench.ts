@@ -8,7 +8,7 @@ import { compileJsonValidator } from '../src/records/json-record.js';
 import { createRecordDecoder } from '../src/records/record-decoder.js';
 import { encodeRecord } from '../src/records/record-encoder.js';
 import type { RawMessage, WireForm } from '../src/records/record-types.js';
-import { sampleRecord } from '../src/records/sample-records.js';
+import { seededRecord } from '../src/traffic/seeded-records.js';
 import { latestSchema } from '../src/records/schema-registry.js';
 import { runIsolated } from './lib/isolate.js';
 import { DEFAULT_MEASURE, measure } from './lib/measure.js';
@@ -37,7 +37,7 @@ interface DecodeResult {
 }
 
 function messages(eventType: TrafficEventType, form: WireForm): RawMessage[] {
-  return Array.from({ length: RECORDS }, (_, i) => encodeRecord(eventType, sampleRecord(eventType, i + 1), form));
+  return Array.from({ length: RECORDS }, (_, i) => encodeRecord(eventType, seededRecord(eventType, i + 1), form));
 }
 
 /** Child-process side: times one mode over 1024 distinct realistic records. */
@@ -97,7 +97,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
   const rows: BenchRow[] = [];
   const loadBefore = loadavg()[0] ?? 0;
   const notes: string[] = [
-    `Each cell is the fastest of ${ROUNDS} rounds; a round is the median of ${DEFAULT_MEASURE.runs} runs in a fresh process over ${RECORDS} distinct sample records (src/records/sample-records.ts). http records carry request and response header maps.`,
+    `Each cell is the fastest of ${ROUNDS} rounds; a round is the median of ${DEFAULT_MEASURE.runs} runs in a fresh process over ${RECORDS} distinct records of the traffic generator (src/traffic/seeded-records.ts, seeds 1 to ${RECORDS}). http records carry request and response header maps.`,
     'At match rate m, reading the filterable fields first costs filterable + m x (filterable+full - filterable) per record. Decoding everything up front costs eager. The cheap read pays off below the break-even rate.',
   ];
   for (const { eventType, form } of SUBJECTS) {

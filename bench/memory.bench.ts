@@ -9,7 +9,7 @@ import { endOffsets, watchDrain } from './e2e/watch.js';
 import type { BenchContext, BenchReport, BenchRow } from './lib/types.js';
 
 const SUBSCRIPTIONS = Number(process.env.BENCH_MEMORY_SUBSCRIPTIONS ?? 10_000);
-/** The soak length; BENCH_MEMORY_SOAK_SECONDS=600 gives the 10-minute soak of issue 6. */
+/** The soak length; BENCH_MEMORY_SOAK_SECONDS=600 gives the 10-minute soak of bench/results/memory.md. */
 const SOAK_SECONDS = Number(process.env.BENCH_MEMORY_SOAK_SECONDS ?? 120);
 const RATE = Number(process.env.BENCH_MEMORY_RATE ?? 4_000);
 const DESTINATIONS = 4;

@@ -3,12 +3,12 @@ import { compile } from '../../src/cel/compile.js';
 import { SubscriptionMatcher } from '../../src/cel/matcher.js';
 import type { CompiledFilter } from '../../src/cel/types.js';
 import { DEFAULT_MEASURE, measure, type MeasureOptions } from '../lib/measure.js';
-import { matcherRecords, subscriptionFilters, universe } from './records.js';
+import { matcherWorkload } from './records.js';
 
 export interface MatcherArgs {
   readonly subscriptions: number;
-  /** Hostnames and client blocks in play: 100 makes each filter match about 1% of records. */
-  readonly universe: number;
+  /** 'one-percent': each filter matches about 1% of records; 'tenant': each follows one TCP address of its own. */
+  readonly kind: 'one-percent' | 'tenant';
   readonly records: number;
   readonly measure?: MeasureOptions;
 }
@@ -32,20 +32,20 @@ export interface MatcherResult {
 
 /** Exported for isolate.ts: runs in its own process. */
 export function measureMatcher(args: MatcherArgs): MatcherResult {
-  const matcher = new SubscriptionMatcher('tcp_connection_closed.v0');
+  const matcher = new SubscriptionMatcher('http_request_complete.v0');
   const cache = new Map<string, CompiledFilter>();
   const compileOnce = (text: string): CompiledFilter => {
     let filter = cache.get(text);
     if (filter === undefined) {
-      const result = compile(text, 'tcp_connection_closed.v0');
+      const result = compile(text, 'http_request_complete.v0');
       if (!result.ok) throw new Error(`${text}: ${result.problems.map((p) => p.message).join('; ')}`);
       cache.set(text, (filter = result.filter));
     }
     return filter;
   };
-  const u = universe(args.universe);
+  const workload = matcherWorkload(args.kind, args.subscriptions, args.records);
   const id = (i: number): string => `esb_${String(i).padStart(6, '0')}`;
-  const filters = subscriptionFilters(u, args.subscriptions).map(compileOnce);
+  const filters = workload.filters.map(compileOnce);
   const started = performance.now();
   matcher.replaceAll(filters.map((f, i) => [id(i), f] as const));
   const buildMs = performance.now() - started;
@@ -55,7 +55,7 @@ export function measureMatcher(args: MatcherArgs): MatcherResult {
   for (let k = 0; k < updates; k++) matcher.set(id((k * 7919) % args.subscriptions), filters[(k * 104729) % filters.length]);
   const updateUs = ((performance.now() - updateStart) * 1000) / updates;
   const snapshot = matcher.snapshot();
-  const records = matcherRecords(u, args.records);
+  const records = workload.records;
   let matches = 0;
   for (const r of records) matches += snapshot.match(r).length;
   const runsOf = (r: unknown): number => {

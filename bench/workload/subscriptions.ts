@@ -29,7 +29,7 @@ export interface SubscriptionSetOptions {
   /** Share of http_request_complete.v0 in the traffic; subscriptions are split between the types in the same proportion. */
   readonly httpShare: number;
   /**
-   * 'one-percent': each subscription matches about 1% of all records (issue 6's hot-path workload).
+   * 'one-percent': each subscription matches about 1% of all records (the hot-path workload, bench/results/hotpath.md).
    * 'tenant': each subscription follows one host or TCP address of its own (a realistic multi-tenant load).
    */
   readonly kind: 'one-percent' | 'tenant';

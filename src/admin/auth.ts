@@ -1,4 +1,4 @@
-// Bearer authentication (SPEC.md 5): every admin route needs "Authorization: Bearer <token>" naming a
+// Bearer authentication (src/admin/README.md "Auth"): every admin route needs "Authorization: Bearer <token>" naming a
 // live API key. The index maps token hashes to key ids and follows the config log live, so a key
 // deleted on another replica stops working here as soon as the deletion is applied.
 import type { FastifyRequest } from 'fastify';

@@ -33,7 +33,16 @@ export function principalOf(req: FastifyRequest): Principal {
   return req.principal;
 }
 
-/** "Ref" of SPEC.md 2.2. */
+/** A Ref: the id and absolute uri of another resource. */
 export function ref(ctx: AdminContext, collection: string, id: string): { id: string; uri: string } {
   return { id, uri: ctx.uri(`${collection}/${id}`) };
+}
+
+/** The fields a resource answers with first, in the order of RESOURCE_FIELDS (schemas.ts). */
+export function baseView(
+  ctx: AdminContext,
+  collection: string,
+  item: { readonly id: string; readonly created_at: string; readonly description: string; readonly metadata: string },
+): { id: string; uri: string; created_at: string; description: string; metadata: string } {
+  return { id: item.id, uri: ctx.uri(`${collection}/${item.id}`), created_at: item.created_at, description: item.description, metadata: item.metadata };
 }

@@ -35,7 +35,7 @@ export const API_ERRORS = {
   invalid_arn: spec(400, 'The field {field} is not a valid {resource} ARN; expected the shape {example}.'),
   invalid_file_path: spec(400, 'The field {field} {reason}; a file path is relative to the file destination root.'),
   secret_required: spec(400, 'The field {field} is required {reason}.'),
-  unknown_event_type: spec(400, 'The field {field} names {type}, which is not an event type of SPEC.md 6.1.'),
+  unknown_event_type: spec(400, 'The field {field} names {type}, which is not an event type; docs/events.md lists them.'),
   source_fields_required: spec(400, 'The field {field} must list at least one field of the traffic event type {type}, e.g. {example}.'),
   unknown_event_field: spec(400, 'The field {field} names {value}, which is not a field of {type}.'),
   audit_source_field: spec(400, 'The field {field} is not allowed: {type} is an audit event type, which takes neither fields nor a filter.'),
@@ -43,7 +43,7 @@ export const API_ERRORS = {
   duplicate_value: spec(400, 'The field {field} repeats {value}; each entry must be unique.'),
   duplicate_source_type: spec(400, 'The field {field} repeats the source type {type} of sources[{first_index}]; source types are unique within a subscription.'),
   too_many_items: spec(400, 'The field {field} has {actual} entries; the limit is {limit}.'),
-  // 401: authentication (SPEC.md 5).
+  // 401: authentication (src/admin/README.md "Auth").
   unauthorized: spec(401, 'A valid API key token is required in the Authorization header as "Bearer <token>" ({reason}).'),
   // 404: missing resources and routes.
   not_found: spec(404, 'There is no {resource} with id {id}.'),
@@ -67,7 +67,7 @@ export const API_ERRORS = {
 
 export type ApiErrorCode = keyof typeof API_ERRORS;
 
-/** The error body of DESIGN.md: {"error_code", "status_code", "msg", "details"}. */
+/** The error body (ARCHITECTURE.md "Errors"): {"error_code", "status_code", "msg", "details"}. */
 export interface ApiErrorBody {
   readonly error_code: ApiErrorCode;
   readonly status_code: number;

@@ -4,7 +4,7 @@ import { API_ERRORS, codesWithStatus } from './errors.js';
 
 type Schema = Record<string, unknown>;
 
-/** SPEC.md 8: description at most 255, metadata at most 4096 (bytes; event subscriptions count characters). */
+/** description at most 255, metadata at most 4096 (bytes; event subscriptions count characters). */
 export const DESCRIPTION_LIMIT = 255;
 export const METADATA_LIMIT = 4096;
 
@@ -13,7 +13,7 @@ export const LIST_LIMIT_DEFAULT = 100;
 
 /**
  * Request-side description/metadata. maxLength counts characters, which is never more than bytes, so it
- * is a first cut; checkTextLimits in text-limits.ts then counts bytes where SPEC.md 8 says bytes.
+ * is a first cut; checkTextLimits in text-limits.ts then counts bytes where the limit is in bytes.
  */
 export const descriptionField: Schema = {
   type: 'string',
@@ -50,7 +50,7 @@ export const descriptionMetadataBody: Schema = {
   properties: { description: descriptionField, metadata: metadataField },
 };
 
-/** SPEC.md 2.2 Ref. */
+/** A Ref: the id and absolute uri of another resource. */
 export const refSchema: Schema = {
   type: 'object',
   additionalProperties: false,
@@ -58,7 +58,7 @@ export const refSchema: Schema = {
   properties: { id: idString, uri: uriString },
 };
 
-/** The error body of DESIGN.md "Errors". */
+/** The error body (ARCHITECTURE.md "Errors"). */
 export function errorSchema(description: string, codes: readonly string[]): Schema {
   return {
     description,

@@ -1,5 +1,5 @@
-// SPEC.md 8 limits on description and metadata: "description: max 255 bytes (255 chars in event
-// subscriptions). metadata: max 4096 bytes (4096 chars in event subscriptions)."
+// The limits on description and metadata (src/admin/README.md, "Conventions and decisions"): 255 and
+// 4096 bytes, counted as characters on event subscriptions.
 import { ApiError } from './errors.js';
 import { DESCRIPTION_LIMIT, METADATA_LIMIT } from './schemas.js';
 

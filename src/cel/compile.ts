@@ -3,7 +3,7 @@
 // Problems come back all at once with 1-based line and column. At run time a CEL error inside the
 // filter means "no match": evaluate() returns false, counts the error, and never throws.
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
-import type { TrafficEventType } from '../events/catalog.js';
+import { EXAMPLE_FIELDS, type TrafficEventType } from '../events/catalog.js';
 import { celEvaluationErrors } from '../telemetry/metrics.js';
 import { formatType } from './compiler/cel-types.js';
 import { groupOnValue } from './compiler/group.js';
@@ -100,7 +100,7 @@ function toFilterCode(i: ProgramIssue): FilterProblem['code'] {
 
 function rephrase(i: ProgramIssue, eventType: TrafficEventType): string {
   if (i.code === 'unknown_variable')
-    return `${i.message.replace(/ is not a declared variable\.$/, '')} is not defined; a filter reads the ${eventType} event through ${EVENT_VARIABLE}, e.g. ${EVENT_VARIABLE}.conn.server_port.`;
+    return `${i.message.replace(/ is not a declared variable\.$/, '')} is not defined; a filter reads the ${eventType} event through ${EVENT_VARIABLE}, e.g. ${EVENT_VARIABLE}.${EXAMPLE_FIELDS.filter}.`;
   return i.message;
 }
 

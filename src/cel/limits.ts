@@ -12,7 +12,7 @@ export const MAX_NESTING_DEPTH = 32;
 export const MAX_AST_NODES = 1024;
 /** Depth of the syntax tree, which the checker and the closures recurse over. */
 export const MAX_AST_DEPTH = 64;
-/** Elements of one list literal (or entries of one map literal), e.g. `ev.conn.server_port in [...]`. */
+/** Elements of one list literal (or entries of one map literal), e.g. `ev.<field> in [...]`. */
 export const MAX_LIST_ELEMENTS = 512;
 /** Upper bound on the steps one evaluation may take, counting each comprehension body once per element. */
 export const MAX_EVALUATION_COST = 100_000;

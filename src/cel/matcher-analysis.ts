@@ -9,17 +9,14 @@ import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { parseCIDR, type CIDR } from '../net/ip.js';
 import { internalize } from './compiler/values.js';
 import { exprKey } from './expr-key.js';
-
-/** The filterable fields of SPEC.md 6.2/6.3, all under `conn`. */
-export type StringField = 'client_ip' | 'server_ip' | 'server_name';
-export type IndexedField = StringField | 'server_port';
-export type IPField = 'client_ip' | 'server_ip';
+import { EVENT_VARIABLE } from './filter-env.js';
+import { indexedField, type IndexedField } from './indexed-fields.js';
 
 export type IndexPlan =
-  /** The field equals one of `keys` (`==` or `in` a list literal); strings for string fields, integers for the port. */
-  | { readonly kind: 'hash'; readonly field: IndexedField; readonly keys: readonly (string | number)[] }
-  /** The field, parsed as an IP, lies inside `cidr`. */
-  | { readonly kind: 'cidr'; readonly field: IPField; readonly cidr: CIDR };
+  /** The field (its dotted name) equals one of `keys` (`==` or `in` a list literal): strings, or integers for an integer field. */
+  | { readonly kind: 'hash'; readonly field: string; readonly keys: readonly (string | number)[] }
+  /** The field, an IP-valued one, parsed as an IP lies inside `cidr`. */
+  | { readonly kind: 'cidr'; readonly field: string; readonly cidr: CIDR };
 
 export interface FilterAnalysis {
   /** The conjunct to index, or undefined when none is indexable (the filter is always evaluated). */
@@ -38,8 +35,6 @@ export interface FilterAnalysis {
   /** The position of the indexed conjunct among conjuncts(expr); -1 when nothing is indexed. */
   readonly conjunct: number;
 }
-
-const STRING_FIELDS: ReadonlySet<string> = new Set(['client_ip', 'server_ip', 'server_name']);
 
 /** Splits nested `_&&_` calls into their operands, left to right. */
 export function conjuncts(expr: Expr): Expr[] {
@@ -89,20 +84,20 @@ function member(e: Expr): { operand: Expr; name: string } | undefined {
   return { operand: k.value.operand, name: k.value.field };
 }
 
-/** The filterable field `e` reads, for `ev.conn.<field>` (the checker accepts only this form). */
+/** The indexed field `e` reads, for `ev.<path>` (the checker accepts only this form of a field). */
 function fieldOf(e: Expr | undefined): IndexedField | undefined {
-  if (e === undefined) return undefined;
-  const leaf = member(e);
-  const conn = leaf && member(leaf.operand);
-  const root = conn?.operand.exprKind;
-  if (leaf === undefined || conn?.name !== 'conn' || root?.case !== 'identExpr' || root.value.name !== 'ev') {
-    return undefined;
+  const names: string[] = [];
+  let at = e;
+  for (let m = at && member(at); m !== undefined; m = member(at)) {
+    names.unshift(m.name);
+    at = m.operand;
   }
-  return leaf.name === 'server_port' || STRING_FIELDS.has(leaf.name) ? (leaf.name as IndexedField) : undefined;
+  const root = at?.exprKind;
+  return root?.case === 'identExpr' && root.value.name === EVENT_VARIABLE && names.length > 0 ? indexedField(names.join('.')) : undefined;
 }
 
 function hashKey(field: IndexedField, e: Expr | undefined): string | number | undefined {
-  return field === 'server_port' ? intConst(e) : stringConst(e);
+  return field.int ? intConst(e) : stringConst(e);
 }
 
 function hashPlan(field: IndexedField | undefined, values: readonly (Expr | undefined)[]): IndexPlan | undefined {
@@ -113,14 +108,14 @@ function hashPlan(field: IndexedField | undefined, values: readonly (Expr | unde
     if (key === undefined) return undefined;
     if (!keys.includes(key)) keys.push(key);
   }
-  return { kind: 'hash', field, keys };
+  return { kind: 'hash', field: field.path, keys };
 }
 
-/** `ev.conn.client_ip` or `ip(ev.conn.client_ip)`, for the two IP-valued fields. */
-function ipFieldOf(e: Expr | undefined): IPField | undefined {
+/** `ev.<field>` or `ip(ev.<field>)`, for an IP-valued field. */
+function ipFieldOf(e: Expr | undefined): string | undefined {
   const inner = call(e, 'ip', 1)?.[0] ?? e;
   const field = fieldOf(inner);
-  return field === 'client_ip' || field === 'server_ip' ? field : undefined;
+  return field?.ip === true ? field.path : undefined;
 }
 
 /** `"10.0.0.0/8"` or `cidr("10.0.0.0/8")`, parsed; undefined when it is not a valid literal range. */
@@ -140,28 +135,27 @@ function planOf(e: Expr): IndexPlan | undefined {
     if (list?.case !== 'listExpr' || list.value.optionalIndices.length > 0) return undefined;
     return hashPlan(fieldOf(inList[0]), list.value.elements);
   }
-  // cidr("…").containsIP(ev.conn.client_ip) and cidr("…").containsIP(ip(ev.conn.client_ip))
+  // cidr("…").containsIP(ev.<field>) and cidr("…").containsIP(ip(ev.<field>))
   const contains = methodCall(e, 'containsIP', 1);
   if (contains !== undefined) {
     const cidr = cidrLiteral(contains[0], false);
     const field = ipFieldOf(contains[1]);
-    return cidr && field && { kind: 'cidr', field, cidr };
+    return cidr !== undefined && field !== undefined ? { kind: 'cidr', field, cidr } : undefined;
   }
   // The shorthand inCidrRange(ip, cidr), with either argument as a string or as ip()/cidr().
   const shorthand = call(e, 'inCidrRange', 2);
   if (shorthand !== undefined) {
     const field = ipFieldOf(shorthand[0]);
     const cidr = cidrLiteral(shorthand[1], true);
-    return cidr && field && { kind: 'cidr', field, cidr };
+    return cidr !== undefined && field !== undefined ? { kind: 'cidr', field, cidr } : undefined;
   }
   return undefined;
 }
 
-/** Rough selectivity, higher is better: a hostname beats an address beats a range beats a port. */
+/** Rough selectivity, higher is better: a hash key by its field's (the catalogue's), a range by its length. */
 function score(plan: IndexPlan): number {
   if (plan.kind === 'cidr') return 10 + (plan.cidr.bits * 60) / (plan.cidr.ip.family === 4 ? 32 : 128);
-  const base = plan.field === 'server_name' ? 100 : plan.field === 'server_port' ? 5 : 90;
-  return base / Math.max(1, plan.keys.length);
+  return (indexedField(plan.field)?.selectivity ?? 0) / Math.max(1, plan.keys.length);
 }
 
 export function analyseFilter(expr: Expr): FilterAnalysis {

@@ -1,7 +1,8 @@
 // The persistent parts of the matcher's index: each update returns new parts that share everything it did not touch.
 import { PrefixMap, prefixText } from '../net/cidr-trie.js';
 import type { CIDR } from '../net/ip.js';
-import { analyseFilter, type IndexedField, type IndexPlan, type IPField } from './matcher-analysis.js';
+import { indexedField } from './indexed-fields.js';
+import { analyseFilter, type IndexPlan } from './matcher-analysis.js';
 import type { CompiledFilter } from './types.js';
 
 export interface Entry<T> {
@@ -57,15 +58,22 @@ export interface Bucket<T> {
   readonly shared: readonly SharedTest<T>[];
 }
 
+/** How the hot path reads an indexed field off a record (indexed-fields.ts). */
+interface FieldReading {
+  /** The field's dotted name. */
+  readonly field: string;
+  readonly read: (ev: unknown) => unknown;
+  /** An integer field: a well-typed value is a safe integer; else a string. */
+  readonly int: boolean;
+}
+
 /** One indexed field: its buckets, and every entry indexed on it for records whose value is not well typed. */
-export interface FieldIndex<T> {
-  readonly field: IndexedField;
+export interface FieldIndex<T> extends FieldReading {
   readonly buckets: ReadonlyMap<string | number, Bucket<T>>;
   readonly all: readonly Entry<T>[];
 }
 
-export interface RangeIndex<T> {
-  readonly field: IPField;
+export interface RangeIndex<T> extends FieldReading {
   /** One bucket per prefix. */
   readonly prefixes: PrefixMap<Bucket<T>>;
   readonly all: readonly Entry<T>[];
@@ -80,8 +88,15 @@ export interface IndexParts<T> {
   readonly size: number;
 }
 
-const FIELD_ORDER: readonly string[] = ['server_name', 'server_ip', 'client_ip', 'server_port'];
-const byField = (a: { field: string }, b: { field: string }): number => FIELD_ORDER.indexOf(a.field) - FIELD_ORDER.indexOf(b.field);
+/** The reading of an indexed field; the analysis plans only fields the catalogue marks filterable. */
+function reading(field: string): FieldReading {
+  const spec = indexedField(field);
+  if (spec === undefined) throw new Error(`${field} is not an indexed field`);
+  return { field, read: spec.read, int: spec.int };
+}
+
+const orderOf = (field: string): number => indexedField(field)?.order ?? Number.MAX_SAFE_INTEGER;
+const byField = (a: { field: string }, b: { field: string }): number => orderOf(a.field) - orderOf(b.field);
 
 const NO_VALUES: readonly never[] = [];
 const NO_TESTS: readonly SharedTest<never>[] = [];
@@ -177,8 +192,8 @@ export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | unde
   if (previous !== undefined) edits.push({ e: previous, add: false });
   if (next !== undefined) edits.push({ e: next, add: true });
   let always = parts.always;
-  const hashed = new Map<IndexedField, { buckets: Map<string | number, Bucket<T>>; all: readonly Entry<T>[] }>();
-  const ranged = new Map<IPField, { prefixes: PrefixMap<Bucket<T>>; changed: Map<string, { cidr: CIDR; entries: Entry<T>[] }>; all: readonly Entry<T>[] }>();
+  const hashed = new Map<string, { buckets: Map<string | number, Bucket<T>>; all: readonly Entry<T>[] }>();
+  const ranged = new Map<string, { prefixes: PrefixMap<Bucket<T>>; changed: Map<string, { cidr: CIDR; entries: Entry<T>[] }>; all: readonly Entry<T>[] }>();
   for (const { e, add } of edits) {
     const plan = e.plan;
     if (plan === undefined) {
@@ -208,12 +223,12 @@ export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | unde
     }
   }
   const hashedNext: FieldIndex<T>[] = parts.hashed.filter((x) => !hashed.has(x.field));
-  for (const [field, { buckets, all }] of hashed) if (all.length > 0) hashedNext.push({ field, buckets, all });
+  for (const [field, { buckets, all }] of hashed) if (all.length > 0) hashedNext.push({ ...reading(field), buckets, all });
   const rangedNext: RangeIndex<T>[] = parts.ranged.filter((x) => !ranged.has(x.field));
   for (const [field, { prefixes, changed, all }] of ranged) {
     if (all.length === 0) continue;
     const updates = [...changed.values()].map(({ cidr, entries }) => [cidr, entries.length > 0 ? bucketOf(entries) : undefined] as const);
-    rangedNext.push({ field, prefixes: prefixes.setAll(updates), all });
+    rangedNext.push({ ...reading(field), prefixes: prefixes.setAll(updates), all });
   }
   const size = parts.size - (previous === undefined ? 0 : 1) + (next === undefined ? 0 : 1);
   return { always, hashed: hashedNext.sort(byField), ranged: rangedNext.sort(byField), size };
@@ -223,8 +238,8 @@ export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | unde
 export function buildParts<T>(entries: Iterable<Entry<T>>): IndexParts<T> {
   const sorted = [...entries].sort(compareEntries);
   const always: Entry<T>[] = [];
-  const hashed = new Map<IndexedField, { buckets: Map<string | number, Entry<T>[]>; all: Entry<T>[] }>();
-  const ranged = new Map<IPField, { prefixes: Map<string, { cidr: CIDR; entries: Entry<T>[] }>; all: Entry<T>[] }>();
+  const hashed = new Map<string, { buckets: Map<string | number, Entry<T>[]>; all: Entry<T>[] }>();
+  const ranged = new Map<string, { prefixes: Map<string, { cidr: CIDR; entries: Entry<T>[] }>; all: Entry<T>[] }>();
   for (const e of sorted) {
     const plan = e.plan;
     if (plan === undefined) {
@@ -251,12 +266,12 @@ export function buildParts<T>(entries: Iterable<Entry<T>>): IndexParts<T> {
   return {
     always: bucketOf(always),
     hashed: [...hashed]
-      .map(([field, h]): FieldIndex<T> => ({ field, buckets: new Map([...h.buckets].map(([k, list]) => [k, bucketOf(list)])), all: h.all }))
+      .map(([field, h]): FieldIndex<T> => ({ ...reading(field), buckets: new Map([...h.buckets].map(([k, list]) => [k, bucketOf(list)])), all: h.all }))
       .sort(byField),
     ranged: [...ranged]
       .map(([field, r]): RangeIndex<T> => {
         const prefixes = PrefixMap.of([...r.prefixes.values()].map(({ cidr, entries: list }) => [cidr, bucketOf(list)] as const));
-        return { field, prefixes, all: r.all };
+        return { ...reading(field), prefixes, all: r.all };
       })
       .sort(byField),
     size: sorted.length,

@@ -129,9 +129,8 @@ export class MatcherSnapshot<T> {
    * The values of the subscriptions whose filter is true for `ev` (the nested raw record), each once, in a new array.
    *
    * Their order is the index's, fixed by the subscription set and the record alone (never by the
-   * order of updates): unindexed subscriptions first, then the hashed fields (server_name,
-   * server_ip, client_ip, server_port), then the ranges (client_ip, server_ip) from the shortest
-   * prefix; within one index hit, the subscriptions matched by the key alone in id order, then
+   * order of updates): unindexed subscriptions first, then the hashed fields, then the ranges from
+   * the shortest prefix, each in the order of the catalogue's FILTERABLE; within one index hit, the subscriptions matched by the key alone in id order, then
    * those sharing a further test, group by group.
    */
   match(ev: unknown): readonly T[] {
@@ -154,16 +153,13 @@ export class MatcherSnapshot<T> {
     const acc = this.collector;
     const { always, hashed, ranged } = this.parts;
     if (always.entries.length > 0) takeBucket(acc, always, ev);
-    const conn = typeof ev === 'object' && ev !== null ? (ev as { conn?: unknown }).conn : undefined;
-    const c = typeof conn === 'object' && conn !== null ? (conn as ConnFields) : NO_FIELDS;
     for (let h = 0; h < hashed.length; h++) {
       const index = hashed[h] as FieldIndex<T>;
-      const field = index.field;
-      const value = field === 'server_name' ? c.server_name : field === 'server_port' ? c.server_port : field === 'client_ip' ? c.client_ip : c.server_ip;
-      // A value of the declared type (a string; for the port a safe-integer number, which the
+      const value = index.read(ev);
+      // A value of the declared type (a string; for an integer field a safe-integer number, which the
       // compiled filter reads as an int) is looked up. Anything else (absent, mistyped, a bigint)
       // proves nothing, so every filter indexed on the field is evaluated and the filter decides.
-      const typed = field === 'server_port' ? Number.isSafeInteger(value) : typeof value === 'string';
+      const typed = index.int ? Number.isSafeInteger(value) : typeof value === 'string';
       if (typed) {
         const bucket = index.buckets.get(value as string | number);
         if (bucket !== undefined) takeBucket(acc, bucket, ev);
@@ -173,7 +169,7 @@ export class MatcherSnapshot<T> {
     }
     for (let r = 0; r < ranged.length; r++) {
       const index = ranged[r] as RangeIndex<T>;
-      const value = index.field === 'client_ip' ? c.client_ip : c.server_ip;
+      const value = index.read(ev);
       if (typeof value !== 'string') {
         takeEach(acc, index.all, ev);
         continue;
@@ -189,15 +185,6 @@ export class MatcherSnapshot<T> {
     }
   }
 }
-
-interface ConnFields {
-  readonly client_ip?: unknown;
-  readonly server_ip?: unknown;
-  readonly server_name?: unknown;
-  readonly server_port?: unknown;
-}
-
-const NO_FIELDS: ConnFields = {};
 
 /** An index hit on a well-typed value: every exact id, and each shared test evaluated once. */
 function takeBucket<T>(acc: Collector<T>, bucket: Bucket<T>, ev: unknown): void {

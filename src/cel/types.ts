@@ -29,7 +29,7 @@ export interface CompiledFilter {
   readonly eventType: TrafficEventType;
   /** The parsed (macro-expanded) AST, as @bufbuild/cel produces it; the matcher reads it to build its index. */
   readonly expr: Expr;
-  /** `ev` is the raw record in its nested shape, e.g. {conn: {client_ip: "10.0.0.1", server_port: 443}}. */
+  /** `ev` is the raw record in its nested shape ({group: {field: value}}), holding at least its filterable fields. */
   evaluate(ev: unknown): boolean;
   /**
    * The filter's test for records on which its top-level conjunct number `index` (as conjuncts() in

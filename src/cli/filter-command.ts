@@ -3,18 +3,24 @@ import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compile } from '../cel/compile.js';
 import type { FilterProblem } from '../cel/types.js';
-import { TRAFFIC_EVENT_TYPES, type TrafficEventType } from '../events/catalog.js';
+import { EVENT_VARIABLE } from '../cel/filter-env.js';
+import { EXAMPLE_FIELDS, FILTERABLE, TRAFFIC_EVENT_TYPES, exampleFilter, type TrafficEventType } from '../events/catalog.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIO, type Command } from './command.js';
 import { LineWriter, readLines } from './ndjson.js';
 
+/** A raw record holding only the example field, as one NDJSON line: {"group":{"field":value}}. */
+const exampleRecord = EXAMPLE_FIELDS.filter
+  .split('.')
+  .reduceRight<unknown>((inner, name) => ({ [name]: inner }), FILTERABLE[EXAMPLE_FIELDS.filter]?.example);
+
 const USAGE = `Usage: edge-events filter --type <event type> --expr '<CEL>' [--count] [file]
 
-Reads raw records as NDJSON (one nested JSON object per line, e.g. {"conn":{"server_port":443}})
+Reads raw records as NDJSON (one nested JSON object per line, e.g. ${JSON.stringify(exampleRecord)})
 from the file, or from stdin when no file is given, and writes the records the filter matches.
 
 Options:
   --type <event type>  ${TRAFFIC_EVENT_TYPES.join(' or ')}
-  --expr <CEL>         the filter, over the variable ev, e.g. 'ev.conn.server_port == 443'
+  --expr <CEL>         the filter, over the variable ${EVENT_VARIABLE}, e.g. '${exampleFilter(EVENT_VARIABLE)}'
   --count              print only the number of matching records
   -h, --help           show this text
 

@@ -39,7 +39,7 @@ export interface ServiceConfig {
   /** Key that encrypts cloud secret keys in the config log (32 bytes, base64 or hex). */
   readonly secretKey: string | undefined;
   /**
-   * The retry budget of a destination (DESIGN.md "Isolation"): a batch has `maxAttempts` attempts, and a
+   * The retry budget of a destination (ARCHITECTURE.md "Isolation"): a batch has `maxAttempts` attempts, and a
    * destination `maxElapsedMs` from when it started failing; then its deliveries are parked.
    */
   readonly retry: { readonly maxAttempts: number; readonly maxElapsedMs: number };

@@ -1,7 +1,7 @@
 // The stored shapes of the resources the pipeline reads from the config log (the API adds uris on output).
 
 export interface StoredSource {
-  /** An event type from SPEC.md 6.1. */
+  /** An event type (docs/events.md). */
   readonly type: string;
   /** Traffic types: the selected dotted field names. Audit types: absent. */
   readonly fields?: readonly string[];
@@ -18,15 +18,11 @@ export interface StoredSubscription {
   readonly destination_ids: readonly string[];
 }
 
-/** Exactly one key is set. Secret fields are stored encrypted (`*_enc`), never in clear. */
-export interface StoredTarget {
-  readonly kafka?: { readonly topic: string; readonly brokers?: readonly string[] };
-  readonly http?: { readonly url: string; readonly secret_enc?: string };
-  readonly file?: { readonly path: string };
-  readonly delivery_stream?: Record<string, unknown>;
-  readonly data_stream?: Record<string, unknown>;
-  readonly log_service?: Record<string, unknown>;
-}
+/**
+ * Exactly one key is set: the destination kind, holding that kind's object (src/delivery/destinations/).
+ * Secret fields are stored encrypted (`*_enc`), never in clear.
+ */
+export type StoredTarget = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 export interface StoredDestination {
   readonly id: string;

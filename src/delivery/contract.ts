@@ -19,7 +19,7 @@ export interface DeliveryItem {
   readonly payload: Buffer;
   /**
    * The envelope the payload was made from, when the producer still has it; writers read key fields
-   * from it. Absent for items re-read from a topic (issue 5's parked retries), where it is parsed lazily.
+   * from it. Absent for items re-read from a topic (parked retries, parking/), where it is parsed lazily.
    */
   readonly envelope?: Envelope;
   /** The consumed record this delivery belongs to; absent for deliveries not tied to an offset (a test event). */

@@ -1,9 +1,25 @@
-// Shared pieces of destination config validation: every problem is collected and reported at once.
+// Shared pieces of destination config validation: problems with stable codes, collected all at once.
+
+/**
+ * The codes a target problem carries. They are error codes of the admin API (docs/api-errors.md), so
+ * the API answers a problem as it is, and a worker logs the same problem in the same words.
+ */
+export type ConfigProblemCode =
+  | 'invalid_body'
+  | 'unknown_field'
+  | 'invalid_target_kind'
+  | 'invalid_target_auth'
+  | 'invalid_arn'
+  | 'invalid_file_path'
+  | 'secret_required';
 
 export interface ConfigProblem {
+  readonly code: ConfigProblemCode;
   /** Dotted path of the offending field, e.g. "target.http.url". */
   readonly field: string;
-  /** A sentence saying what is wrong. */
+  /** The values of the API error (its `details`), `field` first. */
+  readonly details: Readonly<Record<string, unknown>>;
+  /** A sentence for logs and delivery errors; it never quotes a secret. */
   readonly message: string;
 }
 
@@ -11,29 +27,82 @@ export type ParseResult<C> =
   | { readonly ok: true; readonly config: C }
   | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
 
+/** The problems a destination kind can report, each with its code and details. */
+export const problem = {
+  /** `reason` completes "The field <field> …", e.g. "must use http or https". */
+  invalid: (field: string, reason: string): ConfigProblem => ({ code: 'invalid_body', field, details: { field, reason }, message: `${field} ${reason}.` }),
+  unknownField: (field: string): ConfigProblem => ({ code: 'unknown_field', field, details: { field }, message: `${field} is not a known field.` }),
+  targetKind: (field: string, kinds: string, reason: string): ConfigProblem => ({
+    code: 'invalid_target_kind',
+    field,
+    details: { field, kinds, reason },
+    message: `${field} must set exactly one of ${kinds}; ${reason}.`,
+  }),
+  /** `given` is "neither" or "both". */
+  auth: (field: string, given: string): ConfigProblem => ({
+    code: 'invalid_target_auth',
+    field,
+    details: { field, given },
+    message: `${field} must set exactly one of role and creds, not ${given}.`,
+  }),
+  arn: (field: string, resource: string, example: string): ConfigProblem => ({
+    code: 'invalid_arn',
+    field,
+    details: { field, resource, example },
+    message: `${field} is not a valid ${resource} ARN; expected the shape ${example}.`,
+  }),
+  filePath: (field: string, reason: string): ConfigProblem => ({ code: 'invalid_file_path', field, details: { field, reason }, message: `${field} ${reason}.` }),
+  /** `reason` completes "The field <field> is required …", e.g. "with creds". */
+  secretRequired: (field: string, reason: string): ConfigProblem => ({
+    code: 'secret_required',
+    field,
+    details: { field, reason },
+    message: `${field} is required ${reason}.`,
+  }),
+};
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
 /** Reads fields of one config object while collecting problems, so a caller sees them all at once. */
 export class ConfigReader {
   readonly problems: ConfigProblem[] = [];
-  private readonly obj: Record<string, unknown>;
+  readonly obj: Record<string, unknown>;
 
   constructor(
     raw: unknown,
-    private readonly prefix: string,
+    readonly prefix: string,
     allowed: readonly string[],
   ) {
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-      this.problems.push({ field: prefix, message: `${prefix} must be an object.` });
+    if (!isPlainObject(raw)) {
+      this.problems.push(problem.invalid(prefix, 'must be an object'));
       this.obj = {};
       return;
     }
-    this.obj = raw as Record<string, unknown>;
-    for (const key of Object.keys(this.obj)) {
-      if (!allowed.includes(key)) this.problems.push({ field: `${prefix}.${key}`, message: `${prefix}.${key} is not a known field.` });
+    this.obj = raw;
+    for (const key of Object.keys(raw)) {
+      if (!allowed.includes(key)) this.problems.push(problem.unknownField(`${prefix}.${key}`));
     }
   }
 
-  problem(field: string, message: string): void {
-    this.problems.push({ field: `${this.prefix}.${field}`, message });
+  /** The dotted path of one of this object's fields. */
+  path(field: string): string {
+    return `${this.prefix}.${field}`;
+  }
+
+  /** A problem with one field: `reason` completes "The field <path> …". */
+  invalid(field: string, reason: string): void {
+    this.problems.push(problem.invalid(this.path(field), reason));
+  }
+
+  add(p: ConfigProblem): void {
+    this.problems.push(p);
+  }
+
+  /** True when the field is set: null counts as absent (a response's "the default"). */
+  has(field: string): boolean {
+    return this.obj[field] !== undefined && this.obj[field] !== null;
   }
 
   string(field: string, required: true): string;
@@ -41,11 +110,11 @@ export class ConfigReader {
   string(field: string, required: boolean): string | undefined {
     const v = this.obj[field];
     if (v === undefined || v === null) {
-      if (required) this.problem(field, `${this.prefix}.${field} is required.`);
+      if (required) this.invalid(field, 'is required');
       return undefined;
     }
     if (typeof v !== 'string' || v === '') {
-      this.problem(field, `${this.prefix}.${field} must be a non-empty string.`);
+      this.invalid(field, 'must be a non-empty string');
       return undefined;
     }
     return v;
@@ -55,7 +124,7 @@ export class ConfigReader {
     const v = this.obj[field];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-      this.problem(field, `${this.prefix}.${field} must be an integer from ${min} to ${max}.`);
+      this.invalid(field, `must be an integer from ${min} to ${max}`);
       return undefined;
     }
     return v;
@@ -65,7 +134,7 @@ export class ConfigReader {
     const v = this.obj[field];
     if (v === undefined || v === null) return undefined;
     if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string' && x !== '')) {
-      this.problem(field, `${this.prefix}.${field} must be a non-empty list of strings.`);
+      this.invalid(field, 'must be a non-empty list of strings');
       return undefined;
     }
     return v as string[];

@@ -1,27 +1,66 @@
-// What a destination kind provides to the registry: config parsing and a writer factory.
+// What a destination kind is: one object per kind folder (destinations/<kind>/) that the rest of the
+// service iterates (destinations/kinds.ts lists them). Nothing outside a kind's folder knows its fields.
 import type { Kafka } from 'kafkajs';
 import type { Logger } from '../telemetry/logger.js';
-import type { DestinationWriter } from './contract.js';
-import type { ParseResult } from './destination-config.js';
+import type { DestinationWriter, WriterLimits } from './contract.js';
+import type { ConfigProblem, ParseResult } from './destination-config.js';
 import type { CloudDeps } from './destinations/cloud/client-config.js';
 
 /** Everything writers need from the composition root; nothing news up its own dependencies. */
 export interface WriterDeps {
   /** A kafkajs client for `brokers`, or for the service's own cluster when `brokers` is undefined. */
   readonly kafkaClient: (brokers?: readonly string[]) => Kafka;
-  /** The directory file destinations' paths are relative to. */
+  /** The directory file paths of destinations are relative to (FILE_DESTINATION_ROOT). */
   readonly fileRoot: string;
-  readonly file?: { readonly maxFileBytes?: number; readonly maxFiles?: number };
-  readonly http?: { readonly timeoutMs?: number; readonly maxBatchRecords?: number; readonly maxBatchBytes?: number };
-  /** The cloud kinds' endpoints, base identity for role auth, timeouts and log stream name. */
+  /** The cloud writers' endpoints, base identity for role auth, timeouts and log stream name. */
   readonly cloud?: CloudDeps;
   readonly logger?: Logger;
 }
 
-export interface DestinationKind<C> {
-  /** The target key naming the kind, e.g. "http" in {"http": {"url": …}}. */
-  readonly kind: string;
-  /** Validates the kind's config object; `prefix` names it in problems, e.g. "target.http". */
+/** A JSON schema object, as Fastify validates requests with it and the OpenAPI document shows it. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/**
+ * A write-only field of a kind: sealed at rest (stored as `<name>_enc`), answered as null in every view
+ * and audit event, opened only for the writer, and never logged (src/telemetry/logger.ts redacts it).
+ */
+export interface SecretField {
+  /** Dotted path inside the kind's object, e.g. "secret" or "auth.creds.cloud_secret_access_key". */
+  readonly path: string;
+  /** Required whenever the object holding it is sent (an update may keep the stored one instead). */
+  readonly required: boolean;
+  /** An empty string removes the stored secret. */
+  readonly removable: boolean;
+  /**
+   * On an update, an omitted (or null) secret keeps the stored one only while this sibling field keeps
+   * its value (a new key id needs its own secret). Absent: the stored one is always kept.
+   */
+  readonly keptWhileSame?: string;
+}
+
+export interface DestinationKind<C = unknown> {
+  /** The target key naming the kind: {"<name>": {…}}. */
+  readonly name: string;
+  /**
+   * The JSON schemas of `target.<name>`: what a request may send and what a response holds. The API
+   * validates requests with them and the OpenAPI document shows them; they refuse unknown fields.
+   */
+  readonly schema: { readonly request: JsonSchema; readonly response: JsonSchema };
+  /** The kind's secret fields; see SecretField. */
+  readonly secrets: readonly SecretField[];
+  /** The most a writer of this kind takes in one write, and the largest record (its default limits). */
+  readonly limits: WriterLimits;
+  /**
+   * Validates the kind's object with its secrets in clear, collecting every problem at once, the first
+   * one first in the order the API reports. `prefix` names the object in problems: "target.<name>".
+   */
   parse(raw: unknown, prefix: string): ParseResult<C>;
-  create(config: C, deps: WriterDeps): DestinationWriter;
+  /** The object as the API answers it: every known field (null for a default), every secret null. */
+  view(stored: Readonly<Record<string, unknown>>): Record<string, unknown>;
+  createWriter(config: C, deps: WriterDeps): DestinationWriter;
+  /**
+   * The create-time check: does the destination exist and take our auth? Resolves to its problems, none
+   * when it does. No kind has one yet, so the API stores whatever parse() accepts.
+   */
+  verify?(config: C, deps: WriterDeps): Promise<readonly ConfigProblem[]>;
 }

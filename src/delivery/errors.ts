@@ -2,7 +2,7 @@
 
 /**
  * Each code says whether a failure of that kind is worth retrying by default. Retryable failures go
- * back through the runner's backoff; the others are dead-lettered at once (DESIGN.md "Delivery semantics").
+ * back through the runner's backoff; the others are dead-lettered at once (ARCHITECTURE.md "Delivery semantics").
  */
 export const DELIVERY_ERROR_CODES = {
   /** The destination could not be reached: connection refused or reset, DNS failure, broker down. */

@@ -1,8 +1,12 @@
 // Message keys from envelope fields: a destination may key its records by a dotted path into the
-// envelope (e.g. "object.conn.client_ip"); the default key is the event id.
+// envelope (KEY_PATH_EXAMPLE); the default key is the event id.
+import { EXAMPLE_FIELDS } from '../events/catalog.js';
 import type { DeliveryItem } from './contract.js';
 
 export const KEY_PATH_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+/** A key path to show in docs and error messages: a field of the envelope's object. */
+export const KEY_PATH_EXAMPLE = `object.${EXAMPLE_FIELDS.key}`;
 
 export type KeyOf = (item: DeliveryItem) => string;
 

@@ -28,7 +28,7 @@ export const DEFAULT_BATCHING: BatchingOptions = Object.freeze({
   maxInFlightBatches: 1,
 });
 
-/** How one delivery ended. Each settles the item's offset (DESIGN.md "Delivery semantics"). */
+/** How one delivery ended. Each settles the item's offset (ARCHITECTURE.md "Delivery semantics"). */
 export type Settlement = 'acked' | 'dead_lettered' | 'parked';
 
 /** Called once per item and destination when its delivery is settled. Must not throw (it is guarded anyway). */
@@ -48,7 +48,7 @@ export interface BudgetExhaustedContext {
 
 /**
  * What to do once a batch has spent its retry budget. 'parked' means the hook has durably stored the
- * items elsewhere (issue 5's retry topic), so the runner settles them as parked; 'keep_retrying' starts
+ * items elsewhere (the destination's retry topic, parking/), so the runner settles them as parked; 'keep_retrying' starts
  * a new budget window.
  */
 export type BudgetExhaustedDecision = 'keep_retrying' | 'parked';

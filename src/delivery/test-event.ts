@@ -9,7 +9,7 @@ import { openSecrets } from './destination-pool.js';
 import { DeliveryError, toDeliveryError } from './errors.js';
 import { createWriter } from './writer-registry.js';
 
-/** The event type of test envelopes: not a SPEC.md 6.1 type, so a receiver can tell them apart. */
+/** The event type of test envelopes: not an event type of docs/events.md, so a receiver can tell them apart. */
 export const TEST_EVENT_TYPE = 'test_event.v0';
 
 export const DEFAULT_TEST_EVENT_TIMEOUT_MS = 15_000;

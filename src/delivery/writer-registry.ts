@@ -1,55 +1,35 @@
-// The destination kinds this build knows, keyed by the target key: this service's own three and SPEC.md 6.4's cloud three.
+// Builds a destination's writer from its target through the kind the target names (destinations/kinds.ts);
+// it knows no kind by name.
 import type { DestinationWriter } from './contract.js';
 import type { ConfigProblem } from './destination-config.js';
-import type { DestinationKind, WriterDeps } from './destination-kind.js';
-import { dataStreamDestination } from './destinations/cloud/data-stream-writer.js';
-import { deliveryStreamDestination } from './destinations/cloud/delivery-stream-writer.js';
-import { logServiceDestination } from './destinations/cloud/log-service-writer.js';
-import { fileDestination } from './destinations/file/file-writer.js';
-import { httpDestination } from './destinations/http/http-writer.js';
-import { kafkaDestination } from './destinations/kafka/kafka-writer.js';
+import type { WriterDeps } from './destination-kind.js';
+import { DESTINATION_KIND_NAMES, selectKind } from './destination-target.js';
 import { DeliveryError } from './errors.js';
 
-const ALL = [kafkaDestination, httpDestination, fileDestination, deliveryStreamDestination, dataStreamDestination, logServiceDestination];
-const KINDS: ReadonlyMap<string, DestinationKind<unknown>> = new Map(ALL.map((k) => [k.kind, k as DestinationKind<unknown>]));
+/** The kind names this build knows, in the registry's order. */
+export const DESTINATION_KINDS: readonly string[] = DESTINATION_KIND_NAMES;
 
-export const DESTINATION_KINDS: readonly string[] = [...KINDS.keys()];
-
-/** A target names exactly one kind: {"http": {"url": …}} (the shape the config log stores). */
+/** A target names exactly one kind: {"<kind>": {…}} (the shape the config log stores). */
 export type DestinationTarget = Readonly<Record<string, unknown>>;
 
-function kindOf(target: unknown): { kind?: DestinationKind<unknown>; key?: string; problems: ConfigProblem[] } {
-  if (target === null || typeof target !== 'object' || Array.isArray(target)) {
-    return { problems: [{ field: 'target', message: 'target must be an object naming one destination kind.' }] };
-  }
-  const keys = Object.keys(target).filter((k) => (target as Record<string, unknown>)[k] !== undefined);
-  if (keys.length !== 1) {
-    return { problems: [{ field: 'target', message: `target must set exactly one of ${DESTINATION_KINDS.join(', ')}.` }] };
-  }
-  const key = keys[0] as string;
-  const kind = KINDS.get(key);
-  if (kind === undefined) {
-    return { key, problems: [{ field: `target.${key}`, message: `${key} is not a destination kind; known kinds: ${DESTINATION_KINDS.join(', ')}.` }] };
-  }
-  return { kind, key, problems: [] };
-}
-
-/** Every problem with a target, for the admin API's 400 and for start-up validation. */
+/** Every problem with a target whose secrets are in clear, for start-up checks and tests. */
 export function validateTarget(target: unknown): readonly ConfigProblem[] {
-  const { kind, key, problems } = kindOf(target);
-  if (kind === undefined || key === undefined) return problems;
-  const parsed = kind.parse((target as Record<string, unknown>)[key], `target.${key}`);
+  const selected = selectKind(target);
+  if (!selected.ok) return [selected.problem];
+  const { kind } = selected;
+  const parsed = kind.parse((target as Record<string, unknown>)[kind.name], `target.${kind.name}`);
   return parsed.ok ? [] : parsed.problems;
 }
 
-/** Builds the writer for a target; throws a DeliveryError listing every config problem at once. */
+/** Builds the writer for a target (secrets opened); throws a DeliveryError listing every config problem at once. */
 export function createWriter(target: DestinationTarget, deps: WriterDeps): DestinationWriter {
-  const { kind, key, problems } = kindOf(target);
-  if (kind === undefined || key === undefined) {
-    const code = key === undefined ? 'INVALID_DESTINATION_CONFIG' : 'UNKNOWN_DESTINATION_KIND';
-    throw new DeliveryError(code, problems.map((p) => p.message).join(' '));
+  const selected = selectKind(target);
+  if (!selected.ok) {
+    const code = selected.problem.code === 'unknown_field' ? 'UNKNOWN_DESTINATION_KIND' : 'INVALID_DESTINATION_CONFIG';
+    throw new DeliveryError(code, selected.problem.message);
   }
-  const parsed = kind.parse(target[key], `target.${key}`);
+  const { kind } = selected;
+  const parsed = kind.parse(target[kind.name], `target.${kind.name}`);
   if (!parsed.ok) throw new DeliveryError('INVALID_DESTINATION_CONFIG', parsed.problems.map((p) => p.message).join(' '));
-  return kind.create(parsed.config, deps);
+  return kind.createWriter(parsed.config, deps);
 }

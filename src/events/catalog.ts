@@ -1,4 +1,5 @@
-// The event catalogue of SPEC.md section 6: every traffic field with its type, and every audit event type.
+// The event catalogue: every traffic field with its type, the filterable fields, and every audit event type.
+// docs/events.md is the same catalogue for readers; a test keeps the two alike.
 
 export type FieldType =
   | 'string'
@@ -10,25 +11,51 @@ export type FieldType =
   | 'logs'; // List<Map<string, any>>
 
 export interface FieldSpec {
-  /** Dotted path, exactly as SPEC.md names it, e.g. "conn.client_ip". */
+  /** Dotted path, as docs/events.md names it, e.g. "http.request.url.host". */
   readonly name: string;
   readonly type: FieldType;
-  /** True when SPEC.md marks the field Filterable: only these may appear in a CEL filter. */
+  /** True when the field is in FILTERABLE: only these may appear in a CEL filter. */
   readonly filterable: boolean;
   readonly description: string;
 }
 
+/** How a filterable field takes part in filtering, indexing and the cheap decode of a record. */
+export interface Filterable {
+  /**
+   * How the subscription matcher indexes a filter's test on the field (src/cel/matcher-analysis.ts):
+   * 'hash' for `==` and `in` with literals; 'ip' also for CIDR ranges (containsIP, inCidrRange).
+   */
+  readonly index: 'hash' | 'ip';
+  /** How well an equality on the field narrows the subscriptions, to pick the conjunct to index: higher is better. */
+  readonly selectivity: number;
+  /** Bounds of an integer field's value, and what a value within them is, checked before any filter sees a record. */
+  readonly range?: { readonly min: number; readonly max: number; readonly what: string };
+  /** A string field's value may not be empty. */
+  readonly nonEmpty?: boolean;
+  /** A value of the field for examples in docs and messages. */
+  readonly example: string | number;
+}
+
+/**
+ * The filterable fields of the traffic event types, by dotted name, in the order the matcher consults its
+ * indexes. The CEL environment, the matcher, the cheap decode of records, the API's checks and the docs
+ * all read this; adding a filterable field is adding it here (ARCHITECTURE.md "Add a filterable field").
+ * Each must be a field of the catalogue below, and of the records' Avro schemas (schemas/).
+ */
+export const FILTERABLE: Readonly<Record<string, Filterable>> = {
+  'conn.server_name': { index: 'hash', selectivity: 100, example: 'api.example.com' },
+  'conn.server_ip': { index: 'ip', selectivity: 90, example: '198.51.100.1' },
+  // Never empty: it is also what tells a plain Avro record from a Confluent frame (src/records/wire-form.ts).
+  'conn.client_ip': { index: 'ip', selectivity: 90, nonEmpty: true, example: '203.0.113.7' },
+  'conn.server_port': { index: 'hash', selectivity: 5, range: { min: 0, max: 65_535, what: 'a TCP port' }, example: 443 },
+};
+
 export const TRAFFIC_EVENT_TYPES = ['http_request_complete.v0', 'tcp_connection_closed.v0'] as const;
 export type TrafficEventType = (typeof TRAFFIC_EVENT_TYPES)[number];
 
-const f = (name: string, type: FieldType, description: string, filterable = false): FieldSpec => ({
-  name,
-  type,
-  filterable,
-  description,
-});
+const f = (name: string, type: FieldType, description: string): FieldSpec => ({ name, type, filterable: name in FILTERABLE, description });
 
-/** SPEC.md 6.2, in the order of the spec. */
+/** The fields of http_request_complete.v0, in the order of docs/events.md. */
 const HTTP_REQUEST_COMPLETE: readonly FieldSpec[] = [
   f('backend.connection_reused', 'bool', 'true if a TCP connection to the upstream service was reused to transmit the request.'),
   f('basic_auth.decision', 'string', 'allow, block, or invalid if the Basic Auth module did not run.'),
@@ -36,10 +63,10 @@ const HTTP_REQUEST_COMPLETE: readonly FieldSpec[] = [
   f('circuit_breaker.decision', 'string', 'allow, block, allow_while_open, or invalid if the module did not run.'),
   f('compression.algorithm', 'string', 'Algorithm used to encode responses: gzip, deflate or none.'),
   f('compression.bytes_saved', 'int64', 'Size of the raw response minus size of the response as compressed.'),
-  f('conn.client_ip', 'string', 'Source IP of the TCP connection to the edge.', true),
-  f('conn.server_ip', 'string', 'IP address of the server that received the request.', true),
-  f('conn.server_name', 'string', 'Hostname associated with the connection.', true),
-  f('conn.server_port', 'int32', 'Port on which the connection came in.', true),
+  f('conn.client_ip', 'string', 'Source IP of the TCP connection to the edge.'),
+  f('conn.server_ip', 'string', 'IP address of the server that received the request.'),
+  f('conn.server_name', 'string', 'Hostname associated with the connection.'),
+  f('conn.server_port', 'int32', 'Port on which the connection came in.'),
   f('conn.start_ts', 'timestamp', 'When the TCP connection to the edge was established.'),
   f('http.request.body_length', 'int64', 'Request body size in bytes.'),
   f('http.request.headers', 'headers', 'Normalized headers from the client: keys capitalized, values lowercased.'),
@@ -66,15 +93,15 @@ const HTTP_REQUEST_COMPLETE: readonly FieldSpec[] = [
   f('webhook_verification.decision', 'string', 'allow, block, or invalid (module did not run).'),
 ];
 
-/** SPEC.md 6.3, in the order of the spec. */
+/** The fields of tcp_connection_closed.v0, in the order of docs/events.md. */
 const TCP_CONNECTION_CLOSED: readonly FieldSpec[] = [
   f('conn.bytes_in', 'int64', 'Bytes arriving at the endpoint from the frontend.'),
   f('conn.bytes_out', 'int64', 'Bytes leaving the endpoint to the frontend.'),
-  f('conn.client_ip', 'string', 'Source IP of the connection to the edge.', true),
+  f('conn.client_ip', 'string', 'Source IP of the connection to the edge.'),
   f('conn.end_ts', 'timestamp', 'When the connection was closed.'),
-  f('conn.server_ip', 'string', 'IP address of the server that received the request.', true),
-  f('conn.server_name', 'string', 'Hostname associated with the connection.', true),
-  f('conn.server_port', 'int32', 'Port on which the connection came in.', true),
+  f('conn.server_ip', 'string', 'IP address of the server that received the request.'),
+  f('conn.server_name', 'string', 'Hostname associated with the connection.'),
+  f('conn.server_port', 'int32', 'Port on which the connection came in.'),
   f('conn.start_ts', 'timestamp', 'When the connection was established.'),
   f('ip_policy.decision', 'string', 'allow, block, or invalid if the module did not run or the connection was for an HTTP endpoint.'),
   f('traffic_policy.logs', 'logs', 'Logs generated by configured Traffic Policy Log actions.'),
@@ -94,11 +121,34 @@ export function fieldOf(eventType: TrafficEventType, name: string): FieldSpec | 
   return fieldMaps.get(eventType)?.get(name);
 }
 
+/** The filterable fields of an event type, in the catalogue's order, with their types and how they filter. */
+export function filterableFieldsOf(eventType: TrafficEventType): readonly (FieldSpec & { readonly filter: Filterable })[] {
+  return TRAFFIC_FIELDS[eventType].flatMap((spec) => {
+    const filter = FILTERABLE[spec.name];
+    return filter === undefined ? [] : [{ ...spec, filter }];
+  });
+}
+
+/** A filterable field's type and how it filters, by its dotted name; undefined for a field that is not filterable. */
+export function filterableField(name: string): { readonly type: FieldType; readonly filter: Filterable } | undefined {
+  const filter = FILTERABLE[name];
+  const spec = filter === undefined ? undefined : TRAFFIC_EVENT_TYPES.map((t) => fieldOf(t, name)).find((f) => f !== undefined);
+  return filter === undefined || spec === undefined ? undefined : { type: spec.type, filter };
+}
+
+/** The fields that examples in docs and messages show: a filter on the first, an envelope key from the second. */
+export const EXAMPLE_FIELDS = { filter: 'conn.server_port', key: 'conn.client_ip' } as const;
+
+/** An example filter over `variable` (the event), e.g. for a usage text: the example field equal to its example value. */
+export function exampleFilter(variable: string): string {
+  return `${variable}.${EXAMPLE_FIELDS.filter} == ${JSON.stringify(FILTERABLE[EXAMPLE_FIELDS.filter]?.example)}`;
+}
+
 export function isTrafficEventType(t: string): t is TrafficEventType {
   return (TRAFFIC_EVENT_TYPES as readonly string[]).includes(t);
 }
 
-/** SPEC.md 6.1: each kind exists as <kind>_created.v0, <kind>_updated.v0 and <kind>_deleted.v0. */
+/** Each kind exists as <kind>_created.v0, <kind>_updated.v0 and <kind>_deleted.v0. */
 export const AUDIT_KINDS = [
   'api_key',
   'certificate_authority',
@@ -133,5 +183,5 @@ export function isAuditEventType(t: string): boolean {
   return auditSet.has(t);
 }
 
-/** Every event type a subscription source may name (SPEC.md 6.1). */
+/** Every event type a subscription source may name (docs/events.md). */
 export const EVENT_TYPES: readonly string[] = [...TRAFFIC_EVENT_TYPES, ...AUDIT_EVENT_TYPES];

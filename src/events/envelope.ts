@@ -1,4 +1,4 @@
-// The delivered event envelope (DESIGN.md "Delivered envelope"): the one shape every destination receives.
+// The delivered event envelope (ARCHITECTURE.md "Delivered envelope"): the one shape every destination receives.
 import { newId } from '../ids.js';
 
 export interface Principal {

@@ -1,5 +1,5 @@
 // The ingest worker: one member of the consumer group. Each fetched batch is routed, its deliveries
-// queued, and its offsets committed only behind records whose every delivery has settled (DESIGN.md
+// queued, and its offsets committed only behind records whose every delivery has settled (ARCHITECTURE.md
 // "Delivery semantics"). A batch drains before the next one of its partition starts, so a rebalance
 // or a SIGTERM (kafkajs waits for running batches) drains within the deadline, then commits.
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';

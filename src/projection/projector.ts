@@ -128,7 +128,7 @@ const obj = (v: unknown): Record<string, unknown> | undefined => (v !== null && 
  * The JSON text of the projected object without building it: the keys are constants of the generated
  * code and each leaf's JSON.stringify is cached per record. At 10,000 subscriptions a record meets
  * about 13 distinct field sets, mostly overlapping; serializing each projected object whole spent
- * most of the hot path re-serializing the same header maps (PROFILE.md). The text equals
+ * most of the hot path re-serializing the same header maps (bench/results/PROFILE.md). The text equals
  * JSON.stringify(project(record)): same key order, null for an absent field, and the same leaf text.
  */
 function compileSerializer(nodes: readonly Node[]): (record: Record<string, unknown>, cache: LeafJsonCache) => string {

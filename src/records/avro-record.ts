@@ -2,9 +2,9 @@
 import avro from 'avsc';
 import { compileReader, compileValidatorCode, type GeneratedReader } from './avro-codegen.js';
 import { DecodeError } from './errors.js';
-import { checkFilterable } from './filterable.js';
+import { FILTERABLE_PATHS, checkFilterable } from './filterable.js';
 import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
-import { buildRecordPlan, type GroupPlan, type LeafPlan, type RecordPlan } from './field-plan.js';
+import { buildRecordPlan, isRecord, type GroupPlan, type LeafPlan, type RecordPlan } from './field-plan.js';
 import type { DecodedRecord, FilterableFields, JsonValue } from './record-types.js';
 import type { AvroComplexType, AvroSchema, SchemaVersion } from './schema-registry.js';
 import { formatMicros, parseRfc3339 } from './timestamps.js';
@@ -25,27 +25,34 @@ export interface AvroCodec {
   encode(record: DecodedRecord): Buffer;
 }
 
-const FILTERABLE = ['client_ip', 'server_ip', 'server_name', 'server_port'];
-
 /**
- * The reader schema of the filterable fields: the first field (conn) with only its first four fields.
- * Avro binary has no field tags, so a reader that stops after them decodes exactly those bytes.
+ * The reader schema of the filterable fields (FILTERABLE_PATHS): the record cut after the last field that
+ * holds one, and that field, when it is a record, cut the same way. Avro binary has no field tags, so a
+ * reader of this schema decodes exactly the bytes up to the last filterable field; the schemas put the
+ * filterable fields first (schemas/), so that is all it reads.
  */
 export function prefixSchema(schema: AvroSchema): AvroSchema {
   const top = schema as AvroComplexType;
-  const conn = top.fields?.[0];
-  const connType = conn?.type as AvroComplexType | undefined;
-  if (conn?.name !== 'conn' || connType?.type !== 'record') throw new Error(`${top.name}: conn must be the first field`);
-  const lead = (connType.fields ?? []).slice(0, 4);
-  if (lead.map((f) => f.name).join() !== FILTERABLE.join()) {
-    throw new Error(`${top.name}: conn must start with ${FILTERABLE.join(', ')}`);
-  }
-  return {
-    type: 'record',
-    name: top.name,
-    namespace: top.namespace,
-    fields: [{ name: 'conn', type: { type: 'record', name: connType.name, fields: lead } }],
+  const holds = (path: string): boolean => [...FILTERABLE_PATHS].some((p) => p === path || p.startsWith(`${path}.`));
+  const cut = (record: AvroComplexType, at: string): AvroComplexType => {
+    const pathOf = (name: string): string => (at === '' ? name : `${at}.${name}`);
+    const fields = record.fields ?? [];
+    const last = fields.findLastIndex((f) => holds(pathOf(f.name)));
+    const kept = fields.slice(0, last + 1).map((f, i) => (i === last && isRecord(f.type) ? { ...f, type: cut(f.type, pathOf(f.name)) } : f));
+    return { type: 'record', name: record.name, ...(record.namespace !== undefined && { namespace: record.namespace }), fields: kept };
   };
+  const prefix = cut(top, '');
+  const read = new Set(leafPaths(prefix, ''));
+  const missing = [...FILTERABLE_PATHS].filter((p) => !read.has(p));
+  if (missing.length > 0) throw new Error(`${top.name}: the filterable fields ${missing.join(', ')} are not in its Avro schema`);
+  return prefix;
+}
+
+function leafPaths(record: AvroComplexType, at: string): string[] {
+  return (record.fields ?? []).flatMap((f) => {
+    const path = at === '' ? f.name : `${at}.${f.name}`;
+    return isRecord(f.type) ? leafPaths(f.type, path) : [path];
+  });
 }
 
 // Unregistered logical types (timestamp-micros) fall back to their underlying long, which we convert ourselves.

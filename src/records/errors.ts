@@ -23,7 +23,7 @@ export const DECODE_ERROR_CODES = [
   'invalid_utf8',
   /** Well-formed but wrong: a missing required field, a wrong type, an int out of range, an unknown field, a bad timestamp. */
   'schema_violation',
-  /** An audit event whose event_type is not an audit event type of SPEC.md 6.1. */
+  /** An audit event whose event_type is not an audit event type (docs/events.md). */
   'unknown_event_type',
 ] as const;
 

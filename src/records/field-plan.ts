@@ -5,7 +5,7 @@ import type { AvroComplexType, AvroSchema } from './schema-registry.js';
 export interface LeafPlan {
   readonly kind: 'leaf';
   readonly name: string;
-  /** The dotted path of SPEC.md, e.g. "http.request.url.host". */
+  /** The dotted name of docs/events.md, e.g. "http.request.url.host". */
   readonly path: string;
   readonly type: FieldType;
   /** A required field is a plain Avro type; an optional one is a union with null (default null). */
@@ -30,7 +30,7 @@ export interface RecordPlan {
   readonly leaves: readonly LeafPlan[];
 }
 
-function isRecord(t: AvroSchema): t is AvroComplexType {
+export function isRecord(t: AvroSchema): t is AvroComplexType {
   return typeof t === 'object' && !Array.isArray(t) && (t as AvroComplexType).type === 'record';
 }
 

@@ -1,4 +1,5 @@
-// Finding the conn object at the head of a JSON record without parsing the rest, for the cheap read of JSON records.
+// Finding the group of filterable fields at the head of a JSON record without parsing the rest, for the
+// cheap read of JSON records.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -7,8 +8,6 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
-// "conn" with its quotes, compared byte by byte: cheaper than a native compare call for six bytes.
-const CONN_KEY = [0x22, 0x63, 0x6f, 0x6e, 0x6e, 0x22];
 
 // RFC 8259 2: ws = *( %x20 / %x09 / %x0A / %x0D )
 function skipWs(buf: Buffer, i: number): number {
@@ -20,16 +19,18 @@ function skipWs(buf: Buffer, i: number): number {
 }
 
 /**
- * The byte range of the conn object when it is the first member of the record, as our encoder and the
- * documented JSON form write it; undefined otherwise (the caller then parses the whole text). Only
- * strings and nesting are followed, so the range is not known to be valid JSON until it is parsed.
+ * The byte range of the object under `key` (the member name in its quotes, as bytes) when it is the
+ * first member of the record, as our encoder and the documented JSON form write it; undefined otherwise
+ * (the caller then parses the whole text). Only strings and nesting are followed, so the range is not
+ * known to be valid JSON until it is parsed.
  */
-export function leadingConnSpan(buf: Buffer): { start: number; end: number } | undefined {
+export function leadingMemberSpan(buf: Buffer, key: Buffer): { start: number; end: number } | undefined {
   let i = skipWs(buf, 0);
   if (buf[i] !== OPEN_BRACE) return undefined;
   i = skipWs(buf, i + 1);
-  for (let k = 0; k < CONN_KEY.length; k++) if (buf[i + k] !== CONN_KEY[k]) return undefined;
-  i = skipWs(buf, i + CONN_KEY.length);
+  // Byte by byte: cheaper than a native compare call for a few bytes.
+  for (let k = 0; k < key.length; k++) if (buf[i + k] !== key[k]) return undefined;
+  i = skipWs(buf, i + key.length);
   if (buf[i] !== COLON) return undefined;
   i = skipWs(buf, i + 1);
   if (buf[i] !== OPEN_BRACE) return undefined;

@@ -1,7 +1,7 @@
 // The JSON form of a raw record: the nested shape checked field by field against the record plan.
 import type { FieldType } from '../events/catalog.js';
 import { DecodeError } from './errors.js';
-import { checkFilterable } from './filterable.js';
+import { FILTERABLE_LEAVES, checkFilterable, isIntType, type FilterableLeaf } from './filterable.js';
 import type { GroupPlan, LeafPlan, RecordPlan } from './field-plan.js';
 import type { DecodedRecord, FilterableFields, JsonValue } from './record-types.js';
 import { MAX_INT64_MAGNITUDE, formatMicros, parseRfc3339 } from './timestamps.js';
@@ -184,25 +184,34 @@ export function compileJsonValidator(plan: RecordPlan, opts: JsonValidatorOption
   };
 }
 
+/** A filterable field's value, typed as the filter reads it: an integer field needs an integer (its bounds are checkFilterable's). */
+function filterableValue(v: unknown, leaf: FilterableLeaf, surrogates: boolean): string | number {
+  if (v === undefined || v === null) violation(`${leaf.path} is required.`);
+  if (isIntType(leaf.type)) return Number.isInteger(v) ? (v as number) : violation(`${leaf.path} must be an integer in the ${leaf.type} range.`);
+  return typeof v === 'string' ? checkString(v, leaf.path, surrogates) : violation(`${leaf.path} must be a ${leaf.type}.`);
+}
+
 /**
  * The filterable fields of a parsed JSON record, checked without looking at the rest. The decoder passes
- * {conn} alone when only the leading conn object was parsed (json-lead.ts).
+ * {<group>: …} alone when only the leading group was parsed (json-lead.ts).
  */
 export function jsonFilterable(src: unknown, surrogates: boolean): FilterableFields {
   if (!isObject(src)) violation('The record must be an object.');
-  const conn = src.conn;
-  if (!isObject(conn)) violation(conn === undefined || conn === null ? 'conn is required.' : 'conn must be an object.');
-  const str = (name: string): string => {
-    const v = conn[name];
-    if (v === undefined || v === null) violation(`conn.${name} is required.`);
-    return typeof v === 'string' ? checkString(v, `conn.${name}`, surrogates) : violation(`conn.${name} must be a string.`);
-  };
-  const port = conn.server_port;
-  if (port === undefined || port === null) violation('conn.server_port is required.');
-  if (!Number.isInteger(port)) violation('conn.server_port must be an integer in the int32 range.');
-  const f: FilterableFields = {
-    conn: { client_ip: str('client_ip'), server_ip: str('server_ip'), server_name: str('server_name'), server_port: port as number },
-  };
+  const out: Record<string, unknown> = {};
+  for (const leaf of FILTERABLE_LEAVES) {
+    let from: Record<string, unknown> = src;
+    let to = out;
+    leaf.parts.slice(0, -1).forEach((name, i) => {
+      const group = from[name];
+      const path = leaf.parts.slice(0, i + 1).join('.');
+      if (!isObject(group)) violation(group === undefined || group === null ? `${path} is required.` : `${path} must be an object.`);
+      from = group;
+      to = (to[name] ??= {}) as Record<string, unknown>;
+    });
+    const name = leaf.parts[leaf.parts.length - 1] as string;
+    to[name] = filterableValue(from[name], leaf, surrogates);
+  }
+  const f = out as unknown as FilterableFields;
   checkFilterable(f);
   return f;
 }

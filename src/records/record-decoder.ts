@@ -3,10 +3,10 @@ import { isUtf8 } from 'node:buffer';
 import { TRAFFIC_EVENT_TYPES, type TrafficEventType } from '../events/catalog.js';
 import { createAvroCodec, type AvroCodec } from './avro-record.js';
 import { DecodeError, decodeFailure, type DecodeFailure } from './errors.js';
-import { filterableOf } from './filterable.js';
-import { leadingConnSpan } from './json-lead.js';
+import { FILTERABLE_GROUP, filterableOf, sameFilterable } from './filterable.js';
+import { leadingMemberSpan } from './json-lead.js';
 import { compileJsonValidator, jsonFilterable, type JsonRecordValidator } from './json-record.js';
-import type { DecodedRecord, FilterableFields, FilterableResult, FullDecodeResult, RawMessage } from './record-types.js';
+import type { DecodedRecord, FilterableResult, FullDecodeResult, RawMessage } from './record-types.js';
 import { DEFAULT_SCHEMA_IDS, SCHEMA_VERSIONS, latestSchema, schemaVersion, type SchemaRef, type SchemaVersion } from './schema-registry.js';
 import { CONFLUENT_HEADER_BYTES, detectWireForm } from './wire-form.js';
 
@@ -58,14 +58,8 @@ function parseJson(buf: Buffer, start: number, end: number): ParsedJson {
   }
 }
 
-function sameFilterable(a: FilterableFields, b: FilterableFields): boolean {
-  return (
-    a.conn.client_ip === b.conn.client_ip &&
-    a.conn.server_ip === b.conn.server_ip &&
-    a.conn.server_name === b.conn.server_name &&
-    a.conn.server_port === b.conn.server_port
-  );
-}
+/** The group holding the filterable fields, which a JSON record may lead with (json-lead.ts). */
+const LEAD = FILTERABLE_GROUP === undefined ? undefined : { name: FILTERABLE_GROUP, key: Buffer.from(JSON.stringify(FILTERABLE_GROUP)) };
 
 function attempt(decode: () => DecodedRecord): FullDecodeResult {
   try {
@@ -123,8 +117,9 @@ export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDeco
   const decodeJson = (eventType: TrafficEventType, buf: Buffer): FilterableResult => {
     const validators = json.get(eventType) as JsonValidators;
     const validated = (body: ParsedJson): DecodedRecord => (body.surrogates ? validators.surrogates : validators.plain)(body.value);
-    const span = validateAll ? undefined : leadingConnSpan(buf);
-    if (span === undefined) {
+    const lead = validateAll ? undefined : LEAD;
+    const span = lead === undefined ? undefined : leadingMemberSpan(buf, lead.key);
+    if (span === undefined || lead === undefined) {
       const body = parseJson(buf, 0, buf.length);
       const filterable = jsonFilterable(body.value, body.surrogates);
       if (validateAll) {
@@ -135,14 +130,14 @@ export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDeco
       }
       return { ok: true, eventType, form: 'json', filterable, full: memo(() => attempt(() => validated(body))) };
     }
-    // conn leads the record: parse only it now, and the whole text if a subscription matches.
+    // The filterable group leads the record: parse only it now, and the whole text if a subscription matches.
     const head = parseJson(buf, span.start, span.end);
-    const filterable = jsonFilterable({ conn: head.value }, head.surrogates);
+    const filterable = jsonFilterable({ [lead.name]: head.value }, head.surrogates);
     const full = memo(() =>
       attempt(() => {
         const record = validated(parseJson(buf, 0, buf.length));
         // JSON.parse keeps the last of duplicate keys; the filter must have seen what the record holds.
-        if (!sameFilterable(filterableOf(record), filterable)) throw new DecodeError('schema_violation', 'conn appears more than once in the record.');
+        if (!sameFilterable(filterableOf(record), filterable)) throw new DecodeError('schema_violation', `${lead.name} appears more than once in the record.`);
         return record;
       }),
     );

@@ -14,14 +14,12 @@ export interface DecodedRecord {
   [group: string]: JsonValue;
 }
 
-/** The fields a CEL filter may read (SPEC.md: the four Filterable conn fields), in the record's nested shape. */
+/**
+ * The fields a CEL filter may read (the event catalogue's FILTERABLE), in the record's nested shape:
+ * {group: {field: value}}, strings and integers.
+ */
 export interface FilterableFields {
-  readonly conn: {
-    readonly client_ip: string;
-    readonly server_ip: string;
-    readonly server_name: string;
-    readonly server_port: number;
-  };
+  readonly [group: string]: { readonly [field: string]: string | number };
 }
 
 /** The three forms a producer may write (docs/record-formats.md). */

@@ -40,7 +40,8 @@ export function contentTypeOf(msg: RawMessage): string | undefined {
 /**
  * The rule (docs/record-formats.md): a content-type header decides when present; without one, a first byte
  * 0 means the Confluent wire format and anything else plain Avro. That is unambiguous for valid records
- * because plain Avro starts with the length of conn.client_ip, which must not be empty (filterable.ts).
+ * because plain Avro starts with the length of the schema's first field, a filterable string the catalogue
+ * marks never empty (FILTERABLE's nonEmpty, checked in filterable.ts).
  */
 export function detectWireForm(msg: RawMessage, value: Buffer): WireForm {
   const media = contentTypeOf(msg);

@@ -1,5 +1,5 @@
 // Secret fields at rest: AES-256-GCM with a key from the environment, so the config log never holds a
-// cloud secret key or an HMAC secret in clear (DESIGN.md "Config store").
+// cloud secret key or an HMAC secret in clear (ARCHITECTURE.md "Config store").
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';

@@ -24,7 +24,7 @@ export interface TrafficRoute {
   readonly destinationNumbers: readonly number[];
   /**
    * Matches not yet added to the Prometheus counter. The router counts here (a field of an object it
-   * already holds) and flushes in batches; a label lookup per match was a hot spot (PROFILE.md).
+   * already holds) and flushes in batches; a label lookup per match was a hot spot (bench/results/PROFILE.md).
    */
   unflushedMatches: number;
 }

@@ -8,7 +8,7 @@ export interface HttpExchange {
   readonly query: string | null;
   readonly status: number;
   readonly userAgent: string | null;
-  /** SPEC.md 6.2: keys capitalized, values lowercased. */
+  /** docs/events.md: keys capitalized, values lowercased. */
   readonly requestHeaders: Record<string, string[]>;
   readonly responseHeaders: Record<string, string[]>;
   readonly requestBytes: number;

@@ -11,14 +11,14 @@ export interface StoredApiKey {
   readonly token_sha256: string;
 }
 
-/** SPEC.md 6.4 api_key fields. */
+/** The api_key payload of docs/events.md. */
 export interface ApiKeyView {
   readonly id: string;
   readonly uri: string;
   readonly description: string;
   readonly metadata: string;
   readonly created_at: string;
-  /** Only in the creation response; null at all other times (SPEC.md 5). */
+  /** Only in the creation response; null at all other times. */
   readonly token: string | null;
 }
 

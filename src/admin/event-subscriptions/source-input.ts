@@ -1,4 +1,4 @@
-// Validation of event subscription sources: the type SPEC.md 6.1 lists, the fields of a traffic type, and
+// Validation of event subscription sources: a type docs/events.md lists, the fields of a traffic type, and
 // its filter compiled by the filter engine, turned into the stored shape the pipeline reads.
 import { compile } from '../../cel/compile.js';
 import type { FilterProblem } from '../../cel/types.js';

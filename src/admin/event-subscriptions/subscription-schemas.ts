@@ -1,12 +1,13 @@
 // JSON schemas of /event_subscriptions and its sources: request bodies (the event catalogue and the filter
-// engine check sources in source-input.ts) and responses (SPEC.md 6.4 event_subscription fields).
-import { EVENT_TYPES } from '../../events/catalog.js';
+// engine check sources in source-input.ts) and responses (the event_subscription payload of docs/events.md).
+import { EVENT_VARIABLE } from '../../cel/filter-env.js';
+import { EVENT_TYPES, exampleFilter } from '../../events/catalog.js';
 import { DESCRIPTION_LIMIT, METADATA_LIMIT, idString, refSchema, timestampString, uriString } from '../schemas.js';
 import { MAX_DESTINATIONS_PER_SUBSCRIPTION, MAX_SOURCES_PER_SUBSCRIPTION, MAX_SUBSCRIPTION_FILTER_LENGTH } from './limits.js';
 
 type Schema = Record<string, unknown>;
 
-/** SPEC.md 8: on event subscriptions the limits count characters, not bytes. */
+/** On event subscriptions the limits count characters, not bytes. */
 const description: Schema = {
   type: 'string',
   maxLength: DESCRIPTION_LIMIT,
@@ -22,7 +23,7 @@ const typeField: Schema = {
   type: 'string',
   minLength: 1,
   maxLength: 100,
-  description: `An event type of SPEC.md 6.1, e.g. ${EVENT_TYPES.slice(0, 3).join(', ')}.`,
+  description: `An event type (docs/events.md lists them), e.g. ${EVENT_TYPES.slice(0, 3).join(', ')}.`,
 };
 const fieldsField: Schema = {
   type: ['array', 'null'],
@@ -31,7 +32,7 @@ const fieldsField: Schema = {
 };
 const filterField: Schema = {
   type: ['string', 'null'],
-  description: `Traffic types: a CEL expression over ev using only Filterable fields, e.g. ev.conn.server_port == 443; at most ${MAX_SUBSCRIPTION_FILTER_LENGTH} characters. Omit, or send "", for no filter. Audit types: omit, or send "".`,
+  description: `Traffic types: a CEL expression over ${EVENT_VARIABLE} using only Filterable fields, e.g. ${exampleFilter(EVENT_VARIABLE)}; at most ${MAX_SUBSCRIPTION_FILTER_LENGTH} characters. Omit, or send "", for no filter. Audit types: omit, or send "".`,
 };
 
 export const sourceBody: Schema = {

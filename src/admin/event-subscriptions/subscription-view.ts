@@ -1,4 +1,4 @@
-// An event subscription as the API returns it (SPEC.md 6.4): absolute uris, sources with their own uri,
+// An event subscription as the API returns it (its payload in docs/events.md): absolute uris, sources with their own uri,
 // destinations as refs. The same object is the `object` of its audit events.
 import type { StoredSource, StoredSubscription } from '../../configlog/resources.js';
 import { ref, type AdminContext } from '../context.js';

@@ -1,7 +1,6 @@
 // IP policies and their rules: stored shapes, API views and schemas (the views are also the audit
 // objects of ip_policy_*.v0 and ip_policy_rule_*.v0; see schemas/audit/).
-import type { AdminContext } from '../context.js';
-import { ref } from '../context.js';
+import { baseView, ref, type AdminContext } from '../context.js';
 import { RESOURCE_FIELDS, descriptionField, descriptionMetadataBody, idString, metadataField, refSchema, resourceProperties } from '../schemas.js';
 
 export type RuleAction = 'allow' | 'deny';
@@ -25,20 +24,11 @@ export interface StoredIpPolicyRule {
 }
 
 export function ipPolicyView(ctx: AdminContext, p: StoredIpPolicy): Record<string, unknown> {
-  return { id: p.id, uri: ctx.uri(`/ip_policies/${p.id}`), created_at: p.created_at, description: p.description, metadata: p.metadata };
+  return baseView(ctx, '/ip_policies', p);
 }
 
 export function ipPolicyRuleView(ctx: AdminContext, r: StoredIpPolicyRule): Record<string, unknown> {
-  return {
-    id: r.id,
-    uri: ctx.uri(`/ip_policy_rules/${r.id}`),
-    created_at: r.created_at,
-    description: r.description,
-    metadata: r.metadata,
-    cidr: r.cidr,
-    action: r.action,
-    ip_policy: ref(ctx, '/ip_policies', r.ip_policy_id),
-  };
+  return { ...baseView(ctx, '/ip_policy_rules', r), cidr: r.cidr, action: r.action, ip_policy: ref(ctx, '/ip_policies', r.ip_policy_id) };
 }
 
 export const ipPolicySchema = {

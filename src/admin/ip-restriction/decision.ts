@@ -1,4 +1,4 @@
-// The IP restriction decision (DESIGN.md "Decision semantics"), pure: the rules of all referenced
+// The IP restriction decision (ARCHITECTURE.md "The IP restriction module"), pure: the rules of all referenced
 // policies are unioned; a source IP is allowed only if it matches at least one allow rule and no deny
 // rule; deny wins regardless of prefix length; no match blocks; IPv4 and IPv6 are separate families.
 import { cidrContainsIP, parseCIDR, type IPAddr } from '../../net/ip.js';

@@ -1,25 +1,25 @@
-// The TCP edge IP restriction module (SPEC.md 4): PUT (full replace), GET and DELETE at
+// The TCP edge IP restriction module (ARCHITECTURE.md "The IP restriction module"): PUT (full replace), GET and DELETE at
 // /edges/tcp/{id}/ip_restriction, and GET .../decision?ip= which applies the module to one address.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isId } from '../../ids.js';
 import { parseIP } from '../../net/ip.js';
 import { principalOf, ref, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { StoredIpPolicy, StoredIpPolicyRule } from '../ip-policies/ip-policy-view.js';
-import { BODY_ERRORS, idParams, idString, noContent, responses } from '../schemas.js';
+import { partsOf, resourceStore, route } from '../resource-routes.js';
+import { idParams, idString, noContent } from '../schemas.js';
+import type { AuditRecord } from '../store.js';
+import { tcpEdgeResource } from '../tcp-edges/tcp-edge-routes.js';
 import { ipRestrictionSchema, ipRestrictionView, type StoredIpRestriction, type StoredTcpEdge } from '../tcp-edges/tcp-edge-view.js';
 import { decide, rulesOfPolicies, type DecisionModule } from './decision.js';
 import { ipRestrictionAudit } from './ip-restriction-audit.js';
 
-/** SPEC.md 2.4 leaves the bound open; 50 policies is far beyond any real module and keeps decisions cheap. */
+/** 50 policies is far beyond any real module and keeps decisions cheap. */
 export const MAX_IP_POLICY_IDS = 50;
 
 interface PutBody {
   enabled?: boolean;
   ip_policy_ids: string[];
-}
-interface IdParams {
-  id: string;
 }
 
 const tags = ['TCP edge IP restriction'];
@@ -68,17 +68,13 @@ const decisionQuery = {
 
 export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
-  const findEdge = (id: string): StoredTcpEdge => {
-    const e = store.get<StoredTcpEdge>('tcp_edge', id);
-    if (e === undefined) throw new ApiError('not_found', { resource: 'TCP edge', id });
-    return e;
-  };
+  const findEdge = resourceStore(ctx, tcpEdgeResource(ctx)).find;
   const findModule = (id: string): StoredIpRestriction => {
     const m = findEdge(id).ip_restriction;
     if (m === null) throw new ApiError('not_found', { resource: 'IP restriction on TCP edge', id });
     return m;
   };
-  /** DESIGN.md: malformed ids are 400, unknown ids are 400; repeats are refused rather than merged. */
+  /** Malformed ids are 400, unknown ids are 400 (ARCHITECTURE.md); repeats are refused rather than merged. */
   const checkPolicyIds = (ids: readonly string[]): void => {
     ids.forEach((id, i) => {
       if (!isId('ip_policy', id)) throw new ApiError('invalid_id', { field: `ip_policy_ids[${i}]`, kind: 'IP policy', value: id });
@@ -91,100 +87,53 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
     });
   };
   const path = '/edges/tcp/:id/ip_restriction';
+  const module = { description: 'The module record.', ...ipRestrictionSchema };
+  /** Writes the edge with its new module (or none) and the module's audit event. */
+  const save = (req: FastifyRequest, edge: StoredTcpEdge, next: StoredIpRestriction | null, audit: AuditRecord): Promise<void> =>
+    store.commit([{ kind: 'tcp_edge', id: edge.id, data: { ...edge, ip_restriction: next } }], [audit], principalOf(req));
 
-  app.put<{ Params: IdParams; Body: PutBody }>(
-    path,
-    {
-      schema: {
-        tags,
-        summary: 'Replace TCP Edge IP Restriction Module: the body replaces the whole module; enabled defaults to true.',
-        params: idParams,
-        body: putBody,
-        response: responses({ 200: { description: 'The module record.', ...ipRestrictionSchema } }, [...BODY_ERRORS, 404]),
-      },
-    },
-    async (req) => {
-      const body = req.body;
-      const module = await store.exclusive(async () => {
-        const edge = findEdge(req.params.id);
-        checkPolicyIds(body.ip_policy_ids);
-        // SPEC.md 4 rule 2: "When PUT omits enabled, then the module is treated as enabled (true)."
-        const next: StoredIpRestriction = { enabled: body.enabled ?? true, ip_policy_ids: [...body.ip_policy_ids] };
-        const action = edge.ip_restriction === null ? 'created' : 'updated';
-        await store.commit(
-          [{ kind: 'tcp_edge', id: edge.id, data: { ...edge, ip_restriction: next } }],
-          [ipRestrictionAudit(ctx, action, edge.id, next)],
-          principalOf(req),
-        );
-        return next;
-      });
-      return ipRestrictionView(ctx, module);
-    },
+  const summary = 'Replace TCP Edge IP Restriction Module: the body replaces the whole module; enabled defaults to true.';
+  route(app, 'PUT', path, { tags, summary, params: idParams, body: putBody, ok: [200, module], errors: [404] }, async (req) => {
+    const { body, params } = partsOf<PutBody>(req);
+    const next = await store.exclusive(async () => {
+      const edge = findEdge(params.id);
+      checkPolicyIds(body.ip_policy_ids);
+      // A PUT that omits enabled makes the module enabled (ARCHITECTURE.md "The IP restriction module").
+      const m: StoredIpRestriction = { enabled: body.enabled ?? true, ip_policy_ids: [...body.ip_policy_ids] };
+      await save(req, edge, m, ipRestrictionAudit(ctx, edge.ip_restriction === null ? 'created' : 'updated', edge.id, m));
+      return m;
+    });
+    return ipRestrictionView(ctx, next);
+  });
+
+  route(app, 'GET', path, { tags, summary: 'Get TCP Edge IP Restriction Module.', params: idParams, ok: [200, module], errors: [400, 404] }, async (req) =>
+    ipRestrictionView(ctx, findModule(partsOf(req).params.id)),
   );
 
-  app.get<{ Params: IdParams }>(
-    path,
-    {
-      schema: {
-        tags,
-        summary: 'Get TCP Edge IP Restriction Module.',
-        params: idParams,
-        response: responses({ 200: { description: 'The module record.', ...ipRestrictionSchema } }, [400, 404]),
-      },
-    },
-    async (req) => ipRestrictionView(ctx, findModule(req.params.id)),
-  );
+  route(app, 'DELETE', path, { tags, summary: 'Delete TCP Edge IP Restriction Module.', params: idParams, ok: [204, noContent], errors: [400, 404] }, async (req, reply) => {
+    await store.exclusive(async () => {
+      const edge = findEdge(partsOf(req).params.id);
+      await save(req, edge, null, ipRestrictionAudit(ctx, 'deleted', edge.id, findModule(edge.id)));
+    });
+    return reply.code(204).send();
+  });
 
-  app.delete<{ Params: IdParams }>(
-    path,
-    {
-      schema: {
-        tags,
-        summary: 'Delete TCP Edge IP Restriction Module.',
-        params: idParams,
-        response: responses({ 204: noContent }, [400, 404]),
-      },
-    },
-    async (req, reply) => {
-      await store.exclusive(async () => {
-        const edge = findEdge(req.params.id);
-        const module = findModule(edge.id);
-        await store.commit(
-          [{ kind: 'tcp_edge', id: edge.id, data: { ...edge, ip_restriction: null } }],
-          [ipRestrictionAudit(ctx, 'deleted', edge.id, module)],
-          principalOf(req),
-        );
-      });
-      return reply.code(204).send();
-    },
-  );
-
-  app.get<{ Params: IdParams; Querystring: { ip: string } }>(
-    `${path}/decision`,
-    {
-      schema: {
-        tags,
-        summary: 'Whether the edge would let a source IP connect, with the rules that matched.',
-        params: idParams,
-        querystring: decisionQuery,
-        response: responses({ 200: decisionSchema }, [400, 404]),
-      },
-    },
-    async (req) => {
-      const ip = parseIP(req.query.ip);
-      if (ip === undefined) throw new ApiError('invalid_ip', { field: 'ip', value: req.query.ip });
-      const edge = findEdge(req.params.id);
-      let module: DecisionModule | null = null;
-      if (edge.ip_restriction !== null) {
-        const rules = rulesOfPolicies(edge.ip_restriction.ip_policy_ids, store.all<StoredIpPolicyRule>('ip_policy_rule'));
-        module = { enabled: edge.ip_restriction.enabled, rules };
-      }
-      const d = decide(ip, module);
-      return {
-        decision: d.decision,
-        reason: d.reason,
-        matched_rules: d.matched_rules.map((r) => ({ ...ref(ctx, '/ip_policy_rules', r.id), cidr: r.cidr, action: r.action, ip_policy_id: r.ip_policy_id })),
-      };
-    },
-  );
+  const decision = { tags, summary: 'Whether the edge would let a source IP connect, with the rules that matched.', params: idParams, querystring: decisionQuery };
+  route(app, 'GET', `${path}/decision`, { ...decision, ok: [200, decisionSchema], errors: [400, 404] }, async (req) => {
+    const { params, query } = partsOf<unknown, { id: string }, { ip: string }>(req);
+    const ip = parseIP(query.ip);
+    if (ip === undefined) throw new ApiError('invalid_ip', { field: 'ip', value: query.ip });
+    const edge = findEdge(params.id);
+    let m: DecisionModule | null = null;
+    if (edge.ip_restriction !== null) {
+      const rules = rulesOfPolicies(edge.ip_restriction.ip_policy_ids, store.all<StoredIpPolicyRule>('ip_policy_rule'));
+      m = { enabled: edge.ip_restriction.enabled, rules };
+    }
+    const d = decide(ip, m);
+    return {
+      decision: d.decision,
+      reason: d.reason,
+      matched_rules: d.matched_rules.map((r) => ({ ...ref(ctx, '/ip_policy_rules', r.id), cidr: r.cidr, action: r.action, ip_policy_id: r.ip_policy_id })),
+    };
+  });
 }

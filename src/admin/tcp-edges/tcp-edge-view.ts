@@ -1,6 +1,5 @@
 // TCP edges: stored shape, API view and schemas. The IP restriction module is embedded (null when absent).
-import type { AdminContext } from '../context.js';
-import { ref } from '../context.js';
+import { baseView, ref, type AdminContext } from '../context.js';
 import { RESOURCE_FIELDS, descriptionField, metadataField, refSchema, resourceProperties } from '../schemas.js';
 
 export interface StoredIpRestriction {
@@ -18,18 +17,14 @@ export interface StoredTcpEdge {
   readonly ip_restriction: StoredIpRestriction | null;
 }
 
-/** The module record of SPEC.md 2.1 with ip_policies as an array of Ref (DESIGN.md). */
+/** The module record, ip_policies as an array of Ref (ARCHITECTURE.md "The IP restriction module"). */
 export function ipRestrictionView(ctx: AdminContext, m: StoredIpRestriction): { enabled: boolean; ip_policies: { id: string; uri: string }[] } {
   return { enabled: m.enabled, ip_policies: m.ip_policy_ids.map((id) => ref(ctx, '/ip_policies', id)) };
 }
 
 export function tcpEdgeView(ctx: AdminContext, e: StoredTcpEdge): Record<string, unknown> {
   return {
-    id: e.id,
-    uri: ctx.uri(`/edges/tcp/${e.id}`),
-    created_at: e.created_at,
-    description: e.description,
-    metadata: e.metadata,
+    ...baseView(ctx, '/edges/tcp', e),
     hostports: [...e.hostports],
     ip_restriction: e.ip_restriction === null ? null : ipRestrictionView(ctx, e.ip_restriction),
   };

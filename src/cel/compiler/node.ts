@@ -7,7 +7,7 @@ import type { Value } from './values.js';
 export type Frame = Value[];
 export type Fn = (f: Frame) => Value;
 
-/** A chain of record field selections rooted at a variable slot, e.g. ev.conn.server_port. */
+/** A chain of record field selections rooted at a variable slot, e.g. ev.<group>.<field>. */
 export interface FieldPath {
   readonly slot: number;
   readonly path: readonly string[];

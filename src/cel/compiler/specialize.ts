@@ -44,9 +44,9 @@ const holds = (op: number, c: number): boolean => (op === LT ? c < 0 : op === LE
 /** A two-step field path with its prebuilt errors, so a record without the field allocates nothing. */
 interface Site {
   readonly slot: number;
-  /** The group, e.g. "conn". */
+  /** The group, the first name after the variable. */
   readonly a: string;
-  /** The field within the group, e.g. "server_port". */
+  /** The field within the group. */
   readonly b: string;
   readonly missingB: CelErr;
   /** The error for a present field of the wrong type. */

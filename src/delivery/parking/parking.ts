@@ -1,4 +1,4 @@
-// Per-destination isolation (DESIGN.md "Isolation"): the budget-exhausted hook that parks a destination's
+// Per-destination isolation (ARCHITECTURE.md "Isolation"): the budget-exhausted hook that parks a destination's
 // deliveries, the fail-fast circuit in front of its writer, and one re-driver per retry topic.
 import type { Kafka } from 'kafkajs';
 import { oldestParkedAge } from '../../telemetry/metrics.js';

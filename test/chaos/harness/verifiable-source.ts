@@ -5,7 +5,7 @@ import type { TrafficEventType } from '../../../src/events/catalog.js';
 import { createProducer } from '../../../src/kafka/client.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import type { WireForm } from '../../../src/records/record-types.js';
-import { sampleRecord } from '../../../src/records/sample-records.js';
+import { seededRecord } from '../../../src/traffic/seeded-records.js';
 import { sleep } from './timing.js';
 
 /** What the scenarios' reference predicates may look at: the sequence number and the filterable fields. */
@@ -42,7 +42,7 @@ export function typeOf(seq: number): TrafficEventType {
  */
 export function sourceRecord(seq: number, shape: SourceShape = {}): { facts: RecordFacts; record: Nested } {
   const type = typeOf(seq);
-  const record = structuredClone(sampleRecord(type, seq)) as Nested;
+  const record = structuredClone(seededRecord(type, seq)) as Nested;
   const conn = record.conn as Record<string, unknown>;
   if (shape.serverPort !== undefined) conn.server_port = shape.serverPort(seq);
   if (type === 'http_request_complete.v0') {

@@ -1,6 +1,6 @@
 // Scenario 3, destination outage: two http destinations receive the same events; one answers 503 (and,
 // in the full run, then hangs) for a while. Nothing may be missing at either; the healthy one's rate
-// during the outage is what per-destination isolation (issue 5's parking) is about.
+// during the outage is what per-destination isolation (parking, src/delivery/README.md) is about.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { checkDestination, totals, type DestinationCheck } from '../harness/checker.js';
@@ -17,7 +17,7 @@ interface Phase {
   readonly durationMs: number;
 }
 
-// The retry budget is set below the outage's length, so the outage outlasts it and parking (issue 5) can
+// The retry budget is set below the outage's length, so the outage outlasts it and parking can
 // take the failing destination's deliveries aside; the default budget (120 s) would outlast the outage.
 const PARAMS: Record<'short' | 'full', { ratePerSec: number; phases: Phase[]; tailMs: number; settleMs: number; retryBudgetMs: number }> = {
   short: { retryBudgetMs: 1_000, ratePerSec: 500, phases: [{ mode: { kind: 'status', status: 503 }, afterMs: 3_000, durationMs: 6_000 }], tailMs: 2_000, settleMs: 120_000 },
@@ -83,7 +83,7 @@ export const destinationOutage: Scenario = {
       const bad = sink.of('failing');
       const figures: Record<string, number | string> = {
         'produce rate, records/s': p.ratePerSec,
-        'parking (issue 5) present in the tree': existsSync(PARKING_DIR) ? 'yes' : 'no',
+        'parking present in the tree': existsSync(PARKING_DIR) ? 'yes' : 'no',
         'retry budget (RETRY_MAX_ELAPSED_MS), ms': p.retryBudgetMs,
       };
       const injected: string[] = [];

@@ -1,4 +1,4 @@
-// API keys (SPEC.md 5) over a real socket and broker: the token only in the creation response, limits,
+// API keys over a real socket and broker: the token only in the creation response, limits,
 // and a deleted key's token refused at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_BASE_URL, startAdmin, type AdminHarness } from './admin-harness.js';

@@ -65,7 +65,7 @@ describe('audit events of admin changes', () => {
     await h.call('DELETE', `/ip_policy_rules/${rule2.id}`);
     expect_('ip_policy_rule_deleted.v0', rule2.id, rule2);
 
-    // A TCP edge has no audit kind in SPEC.md 6.1: creating and updating it emits nothing.
+    // A TCP edge has no audit kind (docs/events.md): creating and updating it emits nothing.
     const edge = (await h.call('POST', '/edges/tcp', { body: {} })).json;
     await h.call('PATCH', `/edges/tcp/${edge.id}`, { body: { description: 'e' } });
     const edgeRef = { id: edge.id, uri: `${PUBLIC_BASE_URL}/edges/tcp/${edge.id}` };

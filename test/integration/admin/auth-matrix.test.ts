@@ -1,4 +1,4 @@
-// The auth matrix of SPEC.md 5: every route of the OpenAPI document (so new routes are covered
+// The auth matrix (src/admin/README.md "Auth"): every route of the OpenAPI document (so new routes are covered
 // automatically) with no token, a malformed header, a garbage token, a deleted key's token and a valid token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, startAdmin, type AdminHarness } from './admin-harness.js';

@@ -127,7 +127,7 @@ describe('event destinations', () => {
     await expectError(create({ target: { data_stream: { auth: { creds: { cloud_access_key_id: 'short', cloud_secret_access_key: CLOUD_SECRET } }, stream_arn: KINESIS } } }), 400, 'invalid_body', 'target.data_stream.auth.creds.cloud_access_key_id');
     await expectError(create({ target: { log_service: { auth: role, log_group_arn: LOGS, endpoint: 'not a url' } } }), 400, 'invalid_body', 'target.log_service.endpoint');
     await expectError(create({ format: 'xml', target: { file: { path: 'a' } } }), 400, 'invalid_body', 'format');
-    // SPEC.md 8 counts bytes here: 128 two-byte characters are 256 bytes.
+    // The limit counts bytes here: 128 two-byte characters are 256 bytes.
     const tooLong = await expectError(create({ description: 'é'.repeat(128), target: { file: { path: 'a' } } }), 400, 'field_too_long', 'description');
     expect(tooLong.details).toMatchObject({ limit: 255, unit: 'bytes', actual: 256 });
     await expectError(create({ metadata: 'é'.repeat(2049), target: { file: { path: 'a' } } }), 400, 'field_too_long', 'metadata');

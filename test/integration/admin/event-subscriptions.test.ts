@@ -48,7 +48,7 @@ async function expectError(p: Promise<{ status: number; json: Json; text: string
 const traffic = (filter?: string) => ({ type: TCP, fields: ['conn.client_ip', 'conn.bytes_in'], ...(filter !== undefined && { filter }) });
 
 describe('event subscriptions', () => {
-  it('should create a subscription with traffic and audit sources and answer the SPEC.md 6.4 shape', async () => {
+  it('should create a subscription with traffic and audit sources and answer the shape of its audit payload (docs/events.md)', async () => {
     const s = await created({
       description: 'tls traffic and key changes',
       metadata: '{"owner":"sec"}',
@@ -144,7 +144,7 @@ describe('event subscriptions', () => {
   });
 
   it('should count description and metadata in characters, not bytes', async () => {
-    // 255 four-byte characters: 1020 bytes, within the 255-character limit of SPEC.md 8.
+    // 255 four-byte characters: 1020 bytes, within the 255-character limit of event subscriptions.
     const s = await created({ description: '🙂'.repeat(255), metadata: 'é'.repeat(4096) });
     expect([...s.description]).toHaveLength(255);
     const d = await expectError(create({ description: 'a'.repeat(256) }), 400, 'field_too_long', 'description');

@@ -1,5 +1,5 @@
 // IP policies and rules over a real socket and broker: CRUD, cidr normalization, immutability,
-// references, conflicts, deletion rules, SPEC.md 8 limits and list paging.
+// references, conflicts, deletion rules, text limits and list paging.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_BASE_URL, startAdmin, type AdminHarness, type Body } from './admin-harness.js';
 
@@ -20,7 +20,7 @@ const newPolicy = (body: unknown = {}) => created('/ip_policies', body);
 const MISSING_POLICY = 'ipp_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 
 describe('IP policies', () => {
-  it('create, get, update and delete should follow DESIGN.md status codes with absolute uris', async () => {
+  it('create, get, update and delete should answer the status codes of ARCHITECTURE.md "API conventions" with absolute uris', async () => {
     const p = await newPolicy({ description: 'office', metadata: '{"team":"net"}' });
     expect(p).toMatchObject({ uri: `${PUBLIC_BASE_URL}/ip_policies/${p.id}`, description: 'office', metadata: '{"team":"net"}' });
     expect(p.id).toMatch(/^ipp_[0-9A-Z]{26}$/);

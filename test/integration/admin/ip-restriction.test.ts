@@ -1,4 +1,4 @@
-// SPEC.md 4 rules 1-4 and every error of the TCP edge IP restriction module, over a real socket and broker.
+// The rules of ARCHITECTURE.md "The IP restriction module" and every error of the TCP edge IP restriction module, over a real socket and broker.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addrArb, formatAddr, formatRuleCidr, referenceDecision, ruleArb, type RefRule } from '../../unit/admin/ip-reference.js';
@@ -23,7 +23,7 @@ const rule = (ip_policy_id: string, cidr: string, action: 'allow' | 'deny') => c
 const moduleOf = (edgeId: string) => `/edges/tcp/${edgeId}/ip_restriction`;
 const policyRef = (id: string) => ({ id, uri: `${PUBLIC_BASE_URL}/ip_policies/${id}` });
 
-describe('TCP edge IP restriction module (SPEC.md 4)', () => {
+describe('TCP edge IP restriction module', () => {
   it('rule 1: a successful PUT should answer 200 with enabled and ip_policies as an array of Ref', async () => {
     const [edge, p1, p2] = await Promise.all([newEdge(), newPolicy(), newPolicy()]);
     const r = await h.call('PUT', moduleOf(edge.id), { body: { enabled: false, ip_policy_ids: [p1.id, p2.id] } });

@@ -30,7 +30,7 @@ describe('poison records', () => {
   });
 
   it('malformed records that no subscription matches should be dead-lettered too', () => {
-    // The promise for every malformed record. The worker reads only the filterable fields of a
+    // The promise for every malformed record (ARCHITECTURE.md "Delivery semantics"). The worker reads only the filterable fields of a
     // record nothing matches (docs/record-formats.md, "Cheap reads"), so this fails while it does.
     const unmatched = run.result.figures['malformed records with tail damage no subscription matched'];
     expect(unmatched, run.report).toBeGreaterThan(0);

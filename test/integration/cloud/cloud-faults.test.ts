@@ -2,14 +2,13 @@
 // 5xx errors and fails some entries of a batch; the runner retries only what failed and every record arrives.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryItem } from '../../../src/delivery/contract.js';
-import type { CloudResourceKind } from '../../../src/delivery/destinations/cloud/arn.js';
 import { DestinationRunner } from '../../../src/delivery/destination-runner.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
 import type { Settlement } from '../../../src/delivery/runner-options.js';
 import { createWriter } from '../../../src/delivery/writer-registry.js';
 import { AwsFaultProxy, type FaultScript } from '../../support/aws-fault-proxy.js';
 import { RecordingDeadLetters, SpyWriter, testItems } from '../delivery/writer-contract.js';
-import { createResource, motoEndpoint, readAtLeast, targetFor } from './cloud-fixtures.js';
+import { createResource, motoEndpoint, readAtLeast, targetFor, type CloudResourceKind } from './cloud-fixtures.js';
 
 const deps = { kafkaClient: () => { throw new Error('unused'); }, fileRoot: '.', cloud: { timeoutMs: 5_000 } };
 

@@ -6,7 +6,8 @@ import { CreateStreamCommand, GetRecordsCommand, GetShardIteratorCommand, Kinesi
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { inject } from 'vitest';
-import type { CloudResourceKind } from '../../../src/delivery/destinations/cloud/arn.js';
+/** The cloud destination kinds these tests create resources for. */
+export type CloudResourceKind = 'delivery_stream' | 'data_stream' | 'log_service';
 import type { Envelope } from '../../../src/events/envelope.js';
 import { MOTO_ACCOUNT, arnOf, motoClientConfig, uniqueResource } from '../../support/moto.js';
 import '../../support/provided-context.js';

@@ -1,11 +1,10 @@
 // The shared writer contract, run for each cloud writer against the AWS emulator through a proxy that
 // can take the endpoint away (the "reconnect" case).
 import { afterAll } from 'vitest';
-import type { CloudResourceKind } from '../../../src/delivery/destinations/cloud/arn.js';
 import { createWriter } from '../../../src/delivery/writer-registry.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
 import { describeWriterContract } from '../delivery/writer-contract.js';
-import { createResource, motoEndpoint, readAtLeast, targetFor } from './cloud-fixtures.js';
+import { createResource, motoEndpoint, readAtLeast, targetFor, type CloudResourceKind } from './cloud-fixtures.js';
 
 const proxies: AwsFaultProxy[] = [];
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryItem } from '../../../src/delivery/contract.js';
 import { DestinationRunner } from '../../../src/delivery/destination-runner.js';
 import type { CloudWriter } from '../../../src/delivery/destinations/cloud/cloud-writer.js';
-import type { LogServiceWriter } from '../../../src/delivery/destinations/cloud/log-service-writer.js';
+import type { LogServiceWriter } from '../../../src/delivery/destinations/log-service/log-service-writer.js';
 import type { WriterDeps } from '../../../src/delivery/destination-kind.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
 import { createWriter } from '../../../src/delivery/writer-registry.js';

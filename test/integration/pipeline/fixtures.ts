@@ -3,7 +3,7 @@
 import type { Message } from 'kafkajs';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
-import { sampleRecord } from '../../../src/records/sample-records.js';
+import { seededRecord } from '../../../src/traffic/seeded-records.js';
 import type { WireForm } from '../../../src/records/record-types.js';
 
 export interface Traffic {
@@ -19,7 +19,7 @@ const FORMS: readonly WireForm[] = ['avro', 'avro', 'confluent', 'json'];
  * conn.bytes_in. Every third http record comes from 10.x; tcp records with seq % 4 == 1 come from 192.168.x.
  */
 export function makeTraffic(type: TrafficEventType, seq: number): Traffic {
-  const base = sampleRecord(type, seq) as Record<string, Record<string, unknown>>;
+  const base = seededRecord(type, seq) as Record<string, Record<string, unknown>>;
   const record = structuredClone(base);
   const conn = record.conn as Record<string, unknown>;
   if (type === 'http_request_complete.v0') {

@@ -1,4 +1,4 @@
-// Event subscription sources: types from SPEC.md 6.1, real fields, filters compiled with their positions.
+// Event subscription sources: types of docs/events.md, real fields, filters compiled with their positions.
 import { describe, expect, it } from 'vitest';
 import { validateSource, validateSources, type SourceInput } from '../../../src/admin/event-subscriptions/source-input.js';
 import { subscriptionView } from '../../../src/admin/event-subscriptions/subscription-view.js';
@@ -37,7 +37,7 @@ describe('event subscription source', () => {
     expect(error({ type: 'api_key_deleted.v0', filter: 'true' })).toMatchObject({ code: 'audit_source_field', status: 400, details: { field: 'filter' } });
   });
 
-  it('should refuse a type SPEC.md 6.1 does not list', () => {
+  it('should refuse a type docs/events.md does not list', () => {
     for (const type of ['http_request_complete', 'http_request_complete.v1', 'api_key_renamed.v0', 'tcp_address.v0', '']) {
       expect(error({ type, fields: ['conn.client_ip'] }), type).toMatchObject({ code: 'unknown_event_type', details: { field: 'type', type } });
     }

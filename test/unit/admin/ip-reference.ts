@@ -42,7 +42,7 @@ export function contains(r: RefRule, a: RefAddr): boolean {
   return r.family === a.family && (a.value & maskOf(r.family, r.bits)) === r.network;
 }
 
-/** DESIGN.md: union of the referenced policies' rules; allowed iff some allow rule matches and no deny rule does. */
+/** ARCHITECTURE.md "The IP restriction module": union of the referenced policies' rules; allowed iff some allow rule matches and no deny rule does. */
 export function referenceDecision(a: RefAddr, rules: readonly RefRule[], policies: readonly string[]): { allow: boolean; matched: string[] } {
   const matched = rules.filter((r) => policies.includes(r.policy) && contains(r, a));
   const allow = matched.some((r) => r.action === 'allow') && !matched.some((r) => r.action === 'deny');

@@ -11,7 +11,7 @@ function codeOf(fn: () => void): unknown {
   }
 }
 
-describe('SPEC.md 8 text limits', () => {
+describe('description and metadata limits', () => {
   it('a description of 255 bytes should pass and one of 256 bytes should fail', () => {
     expect(codeOf(() => checkTextLimits({ description: 'a'.repeat(255) }))).toBeUndefined();
     expect(codeOf(() => checkTextLimits({ description: 'a'.repeat(256) }))).toMatchObject({

@@ -1,6 +1,6 @@
 // The one list of conformance cases the engine does not run, each with the reason: features outside the filter language.
 //
-// The filter language (issue 2) is CEL's core over JSON-shaped records: scalars, lists, maps, the
+// The filter language is CEL's core over JSON-shaped records: scalars, lists, maps, the
 // standard operators, macros, string functions, conversions and the network extension. Protobuf
 // messages, well-known and wrapper types, enums, timestamps and durations, optional types and the
 // other extension libraries are not part of it, and the conformance cases that need them are

@@ -285,7 +285,7 @@ describe('analyseFilter', () => {
 
   it('should pick the most selective indexable conjunct of a conjunction', () => {
     expect(plan('ev.conn.server_port == 443 && ev.conn.server_name == "a" && ev.conn.client_ip.startsWith("1")')).toMatchObject({
-      plan: { kind: 'hash', field: 'server_name', keys: ['a'] },
+      plan: { kind: 'hash', field: 'conn.server_name', keys: ['a'] },
       exact: false,
       conjunct: 1,
     });

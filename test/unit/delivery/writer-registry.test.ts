@@ -31,10 +31,12 @@ describe('writer registry', () => {
     expect(validateTarget({ http: { url: 'http://x/' }, file: { path: 'a' } })).toHaveLength(1);
     expect(validateTarget({ carrier_pigeon: {} })[0]?.field).toBe('target.carrier_pigeon');
     expect(() => createWriter({ carrier_pigeon: {} }, deps)).toThrow(expect.objectContaining({ code: 'UNKNOWN_DESTINATION_KIND' }));
+    expect(() => createWriter({ http: { url: 'http://x/' }, file: { path: 'a' } }, deps)).toThrow(expect.objectContaining({ code: 'INVALID_DESTINATION_CONFIG' }));
   });
 
   it('should collect every problem of a target before refusing it', () => {
     expect(validateTarget({ file: { path: '../escape', mode: 'x' } }).map((p) => p.field)).toEqual(['target.file.mode', 'target.file.path']);
     expect(() => createWriter({ file: { path: '/abs' } }, deps)).toThrow(expect.objectContaining({ code: 'INVALID_DESTINATION_CONFIG' }));
+    expect(() => createWriter({ kafka: { topic: 'bad topic', key: '..' } }, deps)).toThrow(/target\.kafka\.topic .*target\.kafka\.key/);
   });
 });

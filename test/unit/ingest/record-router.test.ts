@@ -7,7 +7,7 @@ import { RecordRouter, type ConsumedMessage } from '../../../src/ingest/record-r
 import { createAuditDecoder } from '../../../src/records/audit-decoder.js';
 import { createRecordDecoder, type RecordDecoderOptions } from '../../../src/records/record-decoder.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
-import { sampleRecord } from '../../../src/records/sample-records.js';
+import { seededRecord } from '../../../src/traffic/seeded-records.js';
 import { SubscriptionSet } from '../../../src/subscriptions/subscription-set.js';
 import { subscriptionMatches } from '../../../src/telemetry/metrics.js';
 
@@ -39,7 +39,7 @@ async function matchesOf(id: string): Promise<number> {
 }
 
 describe('record router', () => {
-  const record = sampleRecord(HTTP, 3);
+  const record = seededRecord(HTTP, 3);
   const host = (record.conn as { server_name: string }).server_name;
   const all = `ev.conn.server_name == ${JSON.stringify(host)}`;
 

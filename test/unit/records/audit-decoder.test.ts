@@ -7,7 +7,7 @@ const BASE = 'https://api.example.com';
 const ref = (id: string, path: string) => ({ id, uri: `${BASE}/${path}/${id}` });
 const CREATED = '2024-05-01T12:00:00Z';
 
-// One valid payload per kind, with the fields SPEC.md 6.4 (or this service, for the ip_* kinds) gives it.
+// One valid payload per kind, with the fields docs/events.md (or this service, for the ip_* kinds) gives it.
 const PAYLOADS: Record<string, Record<string, unknown>> = {
   agent_session: {
     session: ref('ts_1', 'tunnel_sessions'),

@@ -3,7 +3,7 @@ import { TRAFFIC_EVENT_TYPES, type TrafficEventType } from '../../../src/events/
 import { createRecordDecoder } from '../../../src/records/record-decoder.js';
 import { encodeRecord, type TrafficRecordInput } from '../../../src/records/record-encoder.js';
 import type { FilterableResult, FullDecodeResult, WireForm } from '../../../src/records/record-types.js';
-import { sampleRecord } from '../../../src/records/sample-records.js';
+import { seededRecord } from '../../../src/traffic/seeded-records.js';
 import { expectedRecord } from './arbitraries.js';
 
 const FORMS: readonly WireForm[] = ['avro', 'confluent', 'json'];
@@ -40,7 +40,7 @@ const MINIMAL: Record<TrafficEventType, TrafficRecordInput> = {
 
 describe.each(TRAFFIC_EVENT_TYPES)('decoding %s', (eventType) => {
   it.each(FORMS)('should read back a realistic record written as %s', (form) => {
-    const input = sampleRecord(eventType, 7);
+    const input = seededRecord(eventType, 7);
     const result = decoder.decodeFilterable(eventType, encodeRecord(eventType, input, form));
     expect(result.ok && result.form).toBe(form);
     expect(decoded(result).record).toEqual(expectedRecord(eventType, input));
@@ -60,7 +60,7 @@ describe.each(TRAFFIC_EVENT_TYPES)('decoding %s', (eventType) => {
   });
 
   it.each(FORMS)('should give the four filterable fields, and nothing else, before the full decode (%s)', (form) => {
-    const input = sampleRecord(eventType, 11) as { conn: Record<string, unknown> };
+    const input = seededRecord(eventType, 11) as { conn: Record<string, unknown> };
     const result = decoder.decodeFilterable(eventType, encodeRecord(eventType, input, form));
     if (!result.ok) throw new Error(result.message);
     const { client_ip, server_ip, server_name, server_port } = input.conn;
@@ -70,7 +70,7 @@ describe.each(TRAFFIC_EVENT_TYPES)('decoding %s', (eventType) => {
 
 describe('the wire form rule', () => {
   const http = 'http_request_complete.v0';
-  const input = sampleRecord(http, 3);
+  const input = seededRecord(http, 3);
 
   it('should take a plain Avro record whose first byte is not 0 as plain Avro without any header', () => {
     const { value } = encodeRecord(http, input, 'avro');
@@ -120,13 +120,13 @@ describe('the wire form rule', () => {
 
 describe('the full decode', () => {
   it('should be computed once and then remembered', () => {
-    const result = decoder.decodeFilterable('tcp_connection_closed.v0', encodeRecord('tcp_connection_closed.v0', sampleRecord('tcp_connection_closed.v0', 1), 'avro'));
+    const result = decoder.decodeFilterable('tcp_connection_closed.v0', encodeRecord('tcp_connection_closed.v0', seededRecord('tcp_connection_closed.v0', 1), 'avro'));
     if (!result.ok) throw new Error(result.message);
     expect(result.full()).toBe(result.full());
   });
 
   it('should give plain JSON objects that serialize back to the same record', () => {
-    const input = sampleRecord('http_request_complete.v0', 5);
+    const input = seededRecord('http_request_complete.v0', 5);
     const full = decoded(decoder.decodeFilterable('http_request_complete.v0', encodeRecord('http_request_complete.v0', input, 'avro')));
     expect(JSON.parse(JSON.stringify(full.record))).toEqual(full.record);
     expect(Object.getPrototypeOf(full.record.conn)).toBe(Object.prototype);

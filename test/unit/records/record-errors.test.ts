@@ -8,7 +8,7 @@ import { createRecordDecoder } from '../../../src/records/record-decoder.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import type { FilterableResult, RawMessage } from '../../../src/records/record-types.js';
 import { readSchemaFile, type AvroSchema } from '../../../src/records/schema-registry.js';
-import { sampleRecord } from '../../../src/records/sample-records.js';
+import { seededRecord } from '../../../src/traffic/seeded-records.js';
 
 const HTTP: TrafficEventType = 'http_request_complete.v0';
 const TCP: TrafficEventType = 'tcp_connection_closed.v0';
@@ -48,14 +48,14 @@ function variant(eventType: TrafficEventType, path: string, type: unknown): avro
   return avro.Type.forSchema(schema as avro.Schema);
 }
 
-/** The Avro value (timestamps in micros, log values as JSON texts) of a sample record, to edit and re-encode. */
+/** The Avro value (timestamps in micros, log values as JSON texts) of a generated record, to edit and re-encode. */
 function avroValue(eventType: TrafficEventType, seed = 1): Json {
   const type = avro.Type.forSchema(readSchemaFile(`${eventType}.avsc`) as avro.Schema);
-  return type.fromBuffer(encodeRecord(eventType, sampleRecord(eventType, seed), 'avro').value) as Json;
+  return type.fromBuffer(encodeRecord(eventType, seededRecord(eventType, seed), 'avro').value) as Json;
 }
 
 function jsonBody(eventType: TrafficEventType, edit: (r: Json) => void): RawMessage {
-  const r = JSON.parse(encodeRecord(eventType, sampleRecord(eventType, 2), 'json').value.toString()) as Json;
+  const r = JSON.parse(encodeRecord(eventType, seededRecord(eventType, 2), 'json').value.toString()) as Json;
   edit(r);
   return { value: Buffer.from(JSON.stringify(r)), headers: JSON_HEADERS };
 }
@@ -69,29 +69,29 @@ describe('a refused record', () => {
   it('should be record_too_large beyond maxRecordBytes, in every form', () => {
     const small = createRecordDecoder({ maxRecordBytes: 200 });
     for (const form of ['avro', 'confluent', 'json'] as const) {
-      const result = small.decodeFilterable(HTTP, encodeRecord(HTTP, sampleRecord(HTTP, 1), form));
+      const result = small.decodeFilterable(HTTP, encodeRecord(HTTP, seededRecord(HTTP, 1), form));
       expect(result.ok ? 'ok' : result.code).toBe('record_too_large');
     }
   });
 
   it('should be unsupported_content_type for a media type the topic does not take', () => {
-    const { value } = encodeRecord(HTTP, sampleRecord(HTTP, 1), 'json');
+    const { value } = encodeRecord(HTTP, seededRecord(HTTP, 1), 'json');
     expect(decode(HTTP, { value, headers: { 'content-type': 'text/plain' } })).toBe('unsupported_content_type');
   });
 
   it('should be unknown_schema_id for a Confluent frame whose id is not in the table', () => {
-    const frame = Buffer.from(encodeRecord(HTTP, sampleRecord(HTTP, 1), 'confluent').value);
+    const frame = Buffer.from(encodeRecord(HTTP, seededRecord(HTTP, 1), 'confluent').value);
     frame.writeUInt32BE(999, 1);
     expect(decode(HTTP, { value: frame })).toBe('unknown_schema_id');
   });
 
   it('should be schema_mismatch for a Confluent frame of the other event type', () => {
-    expect(decode(HTTP, encodeRecord(TCP, sampleRecord(TCP, 1), 'confluent'))).toBe('schema_mismatch');
+    expect(decode(HTTP, encodeRecord(TCP, seededRecord(TCP, 1), 'confluent'))).toBe('schema_mismatch');
   });
 
   it('should be malformed_avro when the record is cut short anywhere, before or after the filterable fields', () => {
     for (const form of ['avro', 'confluent'] as const) {
-      const { value } = encodeRecord(TCP, sampleRecord(TCP, 4), form);
+      const { value } = encodeRecord(TCP, seededRecord(TCP, 4), form);
       for (let end = 1; end < value.length; end++) {
         const headers = { 'content-type': form === 'avro' ? 'application/avro' : 'application/vnd.confluent.avro' };
         expect(decode(TCP, { value: value.subarray(0, end), headers }), `${form} cut at ${end}`).toBe('malformed_avro');
@@ -100,20 +100,20 @@ describe('a refused record', () => {
   });
 
   it('should be malformed_avro when bytes follow the end of the record', () => {
-    const { value } = encodeRecord(HTTP, sampleRecord(HTTP, 1), 'avro');
+    const { value } = encodeRecord(HTTP, seededRecord(HTTP, 1), 'avro');
     const result = decoder.decodeFilterable(HTTP, { value: Buffer.concat([value, Buffer.from([0])]) });
     expect(result.ok).toBe(true);
     expect(outcome(result)).toBe('malformed_avro');
   });
 
   it('should be malformed_avro for a union index outside the union', () => {
-    const value = Buffer.from(encodeRecord(TCP, { ...sampleRecord(TCP, 1), traffic_policy: { logs: null } }, 'avro').value);
+    const value = Buffer.from(encodeRecord(TCP, { ...seededRecord(TCP, 1), traffic_policy: { logs: null } }, 'avro').value);
     value[value.length - 1] = 4; // zig-zag 2: a third branch of ["null", array]
     expect(decode(TCP, { value })).toBe('malformed_avro');
   });
 
   it('should be malformed_avro, at once, for an array block count larger than the bytes left', () => {
-    const value = Buffer.from(encodeRecord(TCP, { ...sampleRecord(TCP, 1), traffic_policy: { logs: null } }, 'avro').value);
+    const value = Buffer.from(encodeRecord(TCP, { ...seededRecord(TCP, 1), traffic_policy: { logs: null } }, 'avro').value);
     value[value.length - 1] = 2; // the array branch
     // zig-zag varint of 2^31 - 1 items: avsc alone would go on reading past the end until memory runs out.
     const huge = Buffer.from([0xfe, 0xff, 0xff, 0xff, 0x0f]);
@@ -157,17 +157,17 @@ describe('a refused record', () => {
   });
 
   it('should be invalid_utf8 for a JSON body with invalid bytes or a lone surrogate escape', () => {
-    const bytes = Buffer.from(encodeRecord(HTTP, sampleRecord(HTTP, 1), 'json').value);
+    const bytes = Buffer.from(encodeRecord(HTTP, seededRecord(HTTP, 1), 'json').value);
     const at = bytes.indexOf('"gzip"');
     expect(at).toBeGreaterThan(0);
     bytes[at + 1] = 0xff;
     expect(decode(HTTP, { value: bytes, headers: JSON_HEADERS })).toBe('invalid_utf8');
-    const text = encodeRecord(HTTP, sampleRecord(HTTP, 1), 'json').value.toString().replace('"gzip"', '"gz\\ud800ip"');
+    const text = encodeRecord(HTTP, seededRecord(HTTP, 1), 'json').value.toString().replace('"gzip"', '"gz\\ud800ip"');
     expect(decode(HTTP, { value: Buffer.from(text), headers: JSON_HEADERS })).toBe('invalid_utf8');
   });
 
   it('should accept an escaped surrogate pair in JSON', () => {
-    const text = encodeRecord(HTTP, sampleRecord(HTTP, 1), 'json').value.toString().replace('"gzip"', '"gz\\ud83d\\ude00ip"');
+    const text = encodeRecord(HTTP, seededRecord(HTTP, 1), 'json').value.toString().replace('"gzip"', '"gz\\ud83d\\ude00ip"');
     expect(decode(HTTP, { value: Buffer.from(text), headers: JSON_HEADERS })).toBe('ok');
   });
 
@@ -209,9 +209,9 @@ describe('a refused record', () => {
       const type = avro.Type.forSchema(readSchemaFile(`${HTTP}.avsc`) as avro.Schema);
       for (const [levels, code] of [[MAX_LOG_VALUE_DEPTH, 'ok'], [MAX_LOG_VALUE_DEPTH + 1, 'schema_violation']] as const) {
         const v = avroValue(HTTP);
-        (v.traffic_policy as Json).logs = [{ deep: JSON.stringify(nested(levels)) }];
+        v.traffic_policy = { logs: [{ deep: JSON.stringify(nested(levels)) }] };
         expect(decode(HTTP, { value: type.toBuffer(v) }), `Avro, ${levels} levels`).toBe(code);
-        const msg = jsonBody(HTTP, (r) => ((r.traffic_policy as Json).logs = [{ deep: nested(levels) }]));
+        const msg = jsonBody(HTTP, (r) => (r.traffic_policy = { logs: [{ deep: nested(levels) }] as Json[] }));
         expect(decode(HTTP, msg), `JSON, ${levels} levels`).toBe(code);
       }
     });
@@ -222,14 +222,14 @@ describe('a refused record', () => {
       ((v.http as Json).request as Json).headers = headers;
       const type = avro.Type.forSchema(readSchemaFile(`${HTTP}.avsc`) as avro.Schema);
       expect(decode(HTTP, { value: type.toBuffer(v) })).toBe('schema_violation');
-      const body = encodeRecord(HTTP, sampleRecord(HTTP, 1), 'json').value.toString().replace('"Accept":', '"__proto__":');
+      const body = encodeRecord(HTTP, seededRecord(HTTP, 1), 'json').value.toString().replace('"Accept":', '"__proto__":');
       expect(decode(HTTP, { value: Buffer.from(body), headers: JSON_HEADERS })).toBe('schema_violation');
     });
 
     it('should refuse an empty client_ip and a port outside 0-65535', () => {
       expect(decode(HTTP, jsonBody(HTTP, (r) => ((r.conn as Json).client_ip = '')))).toBe('schema_violation');
       expect(decode(HTTP, jsonBody(HTTP, (r) => ((r.conn as Json).server_port = 70_000)))).toBe('schema_violation');
-      const { value } = encodeRecord(TCP, sampleRecord(TCP, 1), 'avro');
+      const { value } = encodeRecord(TCP, seededRecord(TCP, 1), 'avro');
       const type = avro.Type.forSchema(readSchemaFile(`${TCP}.avsc`) as avro.Schema);
       const v = type.fromBuffer(value) as Json;
       (v.conn as Json).client_ip = '';
@@ -248,7 +248,7 @@ describe('a refused record', () => {
       ['an unknown top-level field', (r: Json) => (r.color = 'blue')],
       ['an unknown nested field', (r: Json) => ((r.conn as Json).server_prot = 443)],
       ['a header value that is not a list', (r: Json) => ((((r.http as Json).request as Json).headers as Json).Accept = 'text/html')],
-      ['a log entry that is not an object', (r: Json) => ((r.traffic_policy as Json).logs = ['x'])],
+      ['a log entry that is not an object', (r: Json) => (r.traffic_policy = { logs: ['x'] })],
       ['a group that is a list', (r: Json) => (r.tls = [])],
     ])('should refuse %s in JSON', (_name, edit) => {
       expect(decode(HTTP, jsonBody(HTTP, edit))).toBe('schema_violation');

@@ -78,7 +78,7 @@ describe('traffic generator', () => {
       statuses.set(http.response.status_code, (statuses.get(http.response.status_code) ?? 0) + 1);
       for (const headers of [http.request.headers, http.response.headers]) {
         for (const [key, values] of Object.entries(headers)) {
-          // SPEC.md 6.2: "Normalized headers ...: keys capitalized, values lowercased."
+          // docs/events.md: normalized headers have keys capitalized and values lowercased.
           if (!/^[A-Z][a-z0-9]*(-[A-Z][a-z0-9]*)*$/.test(key)) badHeaders.push(key);
           for (const v of values) if (v !== v.toLowerCase()) badHeaders.push(`${key}: ${v}`);
         }

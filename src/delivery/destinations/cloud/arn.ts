@@ -1,5 +1,5 @@
-// Amazon Resource Names of the cloud destinations: each gives the region the client talks to and the
-// name of the resource the writer puts records into.
+// Amazon Resource Names of the cloud destinations: the shape each kind's resource ARN must have, and
+// the region and name the writer reads from it. Each kind states its own rule (resourceArnRule).
 
 /**
  * ARN format (AWS General Reference, "Amazon Resource Names"):
@@ -10,39 +10,42 @@ const PARTITION = 'aws(?:-[a-z]+)*';
 const REGION = '[a-z]{2}(?:-[a-z]+)+-\\d{1,2}';
 const ACCOUNT = '\\d{12}';
 
-export type CloudResourceKind = 'delivery_stream' | 'data_stream' | 'log_service';
-
-interface ArnRule {
+export interface ArnRule {
+  /** What the ARN names, in words: "delivery stream". */
   readonly resource: string;
   readonly pattern: RegExp;
   readonly example: string;
 }
 
-const RULES: Readonly<Record<CloudResourceKind, ArnRule>> = {
-  // Firehose CreateDeliveryStream: "DeliveryStreamName ... Length 1-64, Pattern [a-zA-Z0-9_.-]+".
-  delivery_stream: {
-    resource: 'delivery stream',
-    pattern: new RegExp(`^arn:(${PARTITION}):firehose:(${REGION}):(${ACCOUNT}):deliverystream/([a-zA-Z0-9_.-]{1,64})$`),
-    example: 'arn:aws:firehose:us-east-1:123456789012:deliverystream/edge-events',
-  },
-  // Kinesis CreateStream: "StreamName ... Length 1-128, Pattern [a-zA-Z0-9_.-]+".
-  data_stream: {
-    resource: 'data stream',
-    pattern: new RegExp(`^arn:(${PARTITION}):kinesis:(${REGION}):(${ACCOUNT}):stream/([a-zA-Z0-9_.-]{1,128})$`),
-    example: 'arn:aws:kinesis:us-east-1:123456789012:stream/edge-events',
-  },
-  // CloudWatch Logs CreateLogGroup: "logGroupName ... Length 1-512, Pattern [\.\-_/#A-Za-z0-9]+".
-  // DescribeLogGroups answers ARNs ending in ":*", so that form is accepted too.
-  log_service: {
-    resource: 'log group',
-    pattern: new RegExp(`^arn:(${PARTITION}):logs:(${REGION}):(${ACCOUNT}):log-group:([.\\-_/#A-Za-z0-9]{1,512})(?::\\*)?$`),
-    example: 'arn:aws:logs:us-east-1:123456789012:log-group:edge-events',
-  },
-};
+export interface ResourceArnShape {
+  readonly resource: string;
+  /** The service part, e.g. "firehose". */
+  readonly service: string;
+  /** What stands before the name, separator included, e.g. "deliverystream/" or "log-group:". */
+  readonly resourceType: string;
+  /** A regular expression for the name (the service's own naming rule). */
+  readonly name: string;
+  /** A regular expression allowed after the name, e.g. "(?::\\*)?". */
+  readonly suffix?: string;
+  readonly example: string;
+}
+
+/** The rule of a regional resource's ARN, capturing partition, region, account and name. */
+export function resourceArnRule(shape: ResourceArnShape): ArnRule {
+  const { service, resourceType, name, suffix = '' } = shape;
+  return {
+    resource: shape.resource,
+    pattern: new RegExp(`^arn:(${PARTITION}):${service}:(${REGION}):(${ACCOUNT}):${resourceType}(${name})${suffix}$`),
+    example: shape.example,
+  };
+}
 
 /** IAM ARNs have no region: arn:aws:iam::123456789012:role/path/name, names 1-64 of [\w+=,.@-]. */
-const ROLE = new RegExp(`^arn:${PARTITION}:iam::${ACCOUNT}:role/(?:[\\w+=,.@-]+/)*[\\w+=,.@-]{1,64}$`);
-export const ROLE_ARN_EXAMPLE = 'arn:aws:iam::123456789012:role/edge-events-delivery';
+export const ROLE_ARN: ArnRule = {
+  resource: 'IAM role',
+  pattern: new RegExp(`^arn:${PARTITION}:iam::${ACCOUNT}:role/(?:[\\w+=,.@-]+/)*[\\w+=,.@-]{1,64}$`),
+  example: 'arn:aws:iam::123456789012:role/edge-events-delivery',
+};
 
 export interface ResourceArn {
   readonly arn: string;
@@ -53,15 +56,10 @@ export interface ResourceArn {
   readonly name: string;
 }
 
-/** The parts of a resource ARN, or a sentence saying what is wrong with it. */
-export function parseResourceArn(kind: CloudResourceKind, arn: string): ResourceArn | string {
-  const rule = RULES[kind];
+/** The parts of a resource ARN, or undefined when it does not follow the rule. */
+export function parseResourceArn(rule: ArnRule, arn: string): ResourceArn | undefined {
   const m = rule.pattern.exec(arn);
-  if (m === null) return `must be the ARN of a ${rule.resource}, such as ${rule.example}`;
+  if (m === null) return undefined;
   const [, partition, region, account, name] = m as unknown as [string, string, string, string, string];
   return { arn, partition, region, account, name };
-}
-
-export function isRoleArn(arn: string): boolean {
-  return ROLE.test(arn);
 }

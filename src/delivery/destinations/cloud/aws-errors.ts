@@ -1,5 +1,6 @@
 // Sorts AWS SDK errors and per-entry error codes into delivery error codes, so the runner knows what to
 // retry (throttling, 5xx, outages, auth and missing resources) and what to dead-letter (invalid input).
+import type { DeliveryItem, ItemFailure, WriteOutcome } from '../../contract.js';
 import { DeliveryError, type DeliveryErrorCode } from '../../errors.js';
 
 /**
@@ -101,4 +102,26 @@ export function toCloudError(what: string, err: unknown): DeliveryError {
   const detail = e.message !== undefined && e.message !== '' && e.message !== name ? `: ${e.message}` : '';
   const statusText = status === undefined ? '' : ` (HTTP ${status})`;
   return new DeliveryError(code, `${what} failed: ${name}${detail}${statusText}`, { cause: err, retryAfterMs: retryAfterMs(code, e) });
+}
+
+/** One entry of a batch call's answer, in request order (Kinesis Records[], Firehose RequestResponses[]). */
+export interface EntryResult {
+  readonly ErrorCode?: string;
+  readonly ErrorMessage?: string;
+}
+
+/**
+ * The failed items of a batch whose answer lists one result per record, in request order: a result with
+ * an ErrorCode was not delivered. An answer of another length cannot be matched up, so the whole batch fails.
+ */
+export function entryFailures(what: string, batch: readonly DeliveryItem[], results: readonly EntryResult[] | undefined): WriteOutcome {
+  const answered = results ?? [];
+  if (answered.length !== batch.length) {
+    throw new DeliveryError('DESTINATION_SERVER_ERROR', `${what} answered ${answered.length} results for ${batch.length} records.`);
+  }
+  const failed: ItemFailure[] = [];
+  answered.forEach((r, i) => {
+    if (r.ErrorCode !== undefined && r.ErrorCode !== '') failed.push({ item: batch[i] as DeliveryItem, error: entryError(what, r.ErrorCode, r.ErrorMessage) });
+  });
+  return { failed };
 }

@@ -22,7 +22,7 @@ export interface CloudDeps {
   readonly roleSessionSeconds?: number;
   /** Timeout of one AWS call, connect included. Default 10 s. */
   readonly timeoutMs?: number;
-  /** log_service: the log stream this worker writes to. Default: one per process, named after host and pid. */
+  /** The CloudWatch Logs stream this worker writes to. Default: one per process, named after host and pid. */
   readonly logStreamName?: string;
 }
 

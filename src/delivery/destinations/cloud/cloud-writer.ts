@@ -1,24 +1,38 @@
 // What the three cloud writers share: credentials, the client settings, calls that can be aborted by
 // close(), and health checks that read the resource's status without writing to it.
-import type { DestinationWriter, DeliveryItem, WriteOutcome, WriterLimits } from '../../contract.js';
+import { DELIVERED, type DestinationWriter, type DeliveryItem, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { DeliveryError } from '../../errors.js';
 import { toCloudError } from './aws-errors.js';
 import type { ClientSettings, CloudDeps } from './client-config.js';
-import type { CloudTargetConfig } from './config.js';
+import type { CloudTargetConfig } from './cloud-config.js';
 import { credentialsFor, type CredentialSource } from './credentials.js';
+import { LazyClient } from './sdk.js';
 
-export abstract class CloudWriter implements DestinationWriter {
-  abstract readonly kind: string;
-  abstract readonly limits: WriterLimits;
+/** What a cloud writer is: its kind's name and limits, and how its SDK client is built (its module loaded then). */
+export interface CloudService<C> {
+  readonly kind: string;
+  readonly limits: WriterLimits;
+  client(settings: ClientSettings): Promise<C>;
+}
+
+export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): void }> implements DestinationWriter {
+  readonly kind: string;
+  readonly limits: WriterLimits;
   protected readonly credentials: CredentialSource;
+  /** The SDK client, built on the first call. */
+  protected readonly client: LazyClient<C>;
   private readonly inFlight = new Set<AbortController>();
   private closed = false;
 
   constructor(
     protected readonly config: CloudTargetConfig,
     protected readonly deps: CloudDeps,
+    service: CloudService<C>,
   ) {
+    this.kind = service.kind;
+    this.limits = service.limits;
     this.credentials = credentialsFor(config.auth, config.resource.region, deps);
+    this.client = new LazyClient(() => service.client(this.clientSettings()));
   }
 
   /** The role's credential cache, when the destination uses role auth (tests watch its refreshes). */
@@ -42,7 +56,13 @@ export abstract class CloudWriter implements DestinationWriter {
     await this.call('Resolving credentials', () => this.credentials.provide());
   }
 
-  abstract write(batch: readonly DeliveryItem[]): Promise<WriteOutcome>;
+  async write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
+    this.ensureOpen();
+    return batch.length === 0 ? DELIVERED : this.writeBatch(batch);
+  }
+
+  /** One write of a non-empty batch: the service's batch call, reporting only the entries it failed. */
+  protected abstract writeBatch(batch: readonly DeliveryItem[]): Promise<WriteOutcome>;
 
   protected abstract describe(signal: AbortSignal): Promise<void>;
 
@@ -66,11 +86,9 @@ export abstract class CloudWriter implements DestinationWriter {
     if (this.closed) return;
     this.closed = true;
     for (const c of this.inFlight) c.abort();
-    this.destroyClients();
+    this.client.destroy();
     this.credentials.close();
   }
-
-  protected abstract destroyClients(): void;
 
   protected ensureOpen(): void {
     if (this.closed) throw new DeliveryError('WRITER_CLOSED', `The ${this.kind} writer is closed.`);

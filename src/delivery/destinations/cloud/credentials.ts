@@ -4,7 +4,7 @@ import type { STSClient } from '@aws-sdk/client-sts';
 import { createLogger, type Logger } from '../../../telemetry/logger.js';
 import { DeliveryError } from '../../errors.js';
 import { awsClientConfig, type CloudDeps } from './client-config.js';
-import type { CloudAuth } from './config.js';
+import type { CloudAuth } from './cloud-config.js';
 import { toCloudError } from './aws-errors.js';
 import { LazyClient, stsSdk } from './sdk.js';
 

@@ -4,9 +4,8 @@ import { constants } from 'node:fs';
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DELIVERED, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
-import type { DestinationKind } from '../../destination-kind.js';
 import { DeliveryError } from '../../errors.js';
-import { parseFileTarget, type FileTargetConfig } from './config.js';
+import type { FileTargetConfig } from './config.js';
 import { resolveInsideRoot } from './safe-path.js';
 
 /** One newline per record. */
@@ -193,14 +192,3 @@ function toFileError(err: unknown): DeliveryError {
   // Disk full, permissions, a vanished mount: an operator can fix these, so the write is retried.
   return new DeliveryError('WRITE_FAILED', `Writing the file failed (${code ?? 'unknown error'}).`, { cause: err });
 }
-
-export const fileDestination: DestinationKind<FileTargetConfig> = {
-  kind: 'file',
-  parse: parseFileTarget,
-  create: (config, deps) =>
-    new FileWriter(config, {
-      root: deps.fileRoot,
-      ...(deps.file?.maxFileBytes !== undefined && { maxFileBytes: deps.file.maxFileBytes }),
-      ...(deps.file?.maxFiles !== undefined && { maxFiles: deps.file.maxFiles }),
-    }),
-};

@@ -3,6 +3,11 @@ import { mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { DeliveryError } from '../../errors.js';
 
+/** NAME_MAX of Linux file systems (ext4, xfs): a longer name fails every open with ENAMETOOLONG. */
+const MAX_NAME_BYTES = 255;
+/** The file's own name leaves room for the rotated names, <name>.1 to <name>.9999. */
+const MAX_FILE_NAME_BYTES = MAX_NAME_BYTES - '.9999'.length;
+
 /** Why `path` cannot name a file under the root (a sentence ending), or undefined when it can. */
 export function relativePathProblem(path: string): string | undefined {
   if (path.includes('\0')) return 'must not contain a NUL character.';
@@ -10,7 +15,12 @@ export function relativePathProblem(path: string): string | undefined {
   const norm = normalize(path);
   if (norm === '.' || norm.endsWith(sep) || path.endsWith('/')) return 'must name a file, not a directory.';
   if (norm === '..' || norm.startsWith(`..${sep}`)) return 'must not point outside the file root.';
-  if (norm.split(sep).includes('..')) return 'must not point outside the file root.';
+  const parts = norm.split(sep);
+  if (parts.includes('..')) return 'must not point outside the file root.';
+  if (parts.slice(0, -1).some((p) => Buffer.byteLength(p) > MAX_NAME_BYTES)) return `must not have a directory name over ${MAX_NAME_BYTES} bytes.`;
+  if (Buffer.byteLength(parts[parts.length - 1] as string) > MAX_FILE_NAME_BYTES) {
+    return `must not have a file name over ${MAX_FILE_NAME_BYTES} bytes (rotation adds .<n> to it).`;
+  }
   return undefined;
 }
 

@@ -1,5 +1,7 @@
-// Config of the http destination: the receiver's URL, an optional signing secret and a request timeout.
+// Config of the http destination: the receiver's URL, an optional signing secret and a request timeout;
+// its JSON schemas and its rules.
 import { ConfigReader, type ParseResult } from '../../destination-config.js';
+import { nullable, obj, secretRequest, secretResponse, str } from '../target-schema.js';
 
 export interface HttpTargetConfig {
   readonly url: string;
@@ -9,6 +11,30 @@ export interface HttpTargetConfig {
 }
 
 export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
+const MIN_TIMEOUT_MS = 100;
+const MAX_TIMEOUT_MS = 300_000;
+const MIN_SECRET_LENGTH = 16;
+const MAX_SECRET_LENGTH = 1024;
+
+const url = str('http or https URL that receives batches of events (POST, application/x-ndjson).');
+const timeout = 'Request timeout; null means the default (10 s).';
+
+export const HTTP_TARGET_SCHEMA = {
+  request: obj(
+    {
+      url,
+      secret: secretRequest(`HMAC-SHA256 key for the x-edge-signature header, ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters.`, MAX_SECRET_LENGTH, ' "" removes it.'),
+      timeout_ms: nullable({ type: 'integer', minimum: MIN_TIMEOUT_MS, maximum: MAX_TIMEOUT_MS, description: timeout }),
+    },
+    ['url'],
+    'An HTTP endpoint.',
+  ),
+  response: obj(
+    { url, secret: secretResponse('HMAC-SHA256 signing secret.'), timeout_ms: nullable({ type: 'integer', description: timeout }) },
+    ['url', 'secret', 'timeout_ms'],
+    'An HTTP endpoint.',
+  ),
+};
 
 export function parseHttpTarget(raw: unknown, prefix: string): ParseResult<HttpTargetConfig> {
   const r = new ConfigReader(raw, prefix, ['url', 'secret', 'timeout_ms']);
@@ -18,21 +44,15 @@ export function parseHttpTarget(raw: unknown, prefix: string): ParseResult<HttpT
     try {
       parsed = new URL(url);
     } catch {
-      r.problem('url', `${prefix}.url is not a valid URL.`);
+      r.invalid('url', 'is not a valid URL');
     }
-    if (parsed !== undefined && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      r.problem('url', `${prefix}.url must use http or https.`);
-    }
+    if (parsed !== undefined && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') r.invalid('url', 'must use http or https');
   }
   const secret = r.string('secret', false);
-  if (secret !== undefined && (secret.length < 16 || secret.length > 1024)) {
-    // The message must not echo the secret.
-    r.problem('secret', `${prefix}.secret must be 16 to 1024 characters long.`);
+  // The problem must not echo the secret.
+  if (secret !== undefined && (secret.length < MIN_SECRET_LENGTH || secret.length > MAX_SECRET_LENGTH)) {
+    r.invalid('secret', `must be ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters long`);
   }
-  const timeout = r.integer('timeout_ms', 100, 300_000);
-  return r.result({
-    url: url ?? '',
-    ...(secret !== undefined && { secret }),
-    ...(timeout !== undefined && { timeout_ms: timeout }),
-  });
+  const timeout = r.integer('timeout_ms', MIN_TIMEOUT_MS, MAX_TIMEOUT_MS);
+  return r.result({ url: url ?? '', ...(secret !== undefined && { secret }), ...(timeout !== undefined && { timeout_ms: timeout }) });
 }

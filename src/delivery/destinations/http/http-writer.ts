@@ -2,9 +2,8 @@
 // classifies the answer so the runner knows what to retry and what to dead-letter.
 import { connect as tcpConnect } from 'node:net';
 import { DELIVERED, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
-import type { DestinationKind } from '../../destination-kind.js';
 import { DeliveryError } from '../../errors.js';
-import { DEFAULT_HTTP_TIMEOUT_MS, parseHttpTarget, type HttpTargetConfig } from './config.js';
+import { DEFAULT_HTTP_TIMEOUT_MS, type HttpTargetConfig } from './config.js';
 import { parseRetryAfter } from './retry-after.js';
 import { SIGNATURE_HEADER, signBody } from './signature.js';
 
@@ -166,16 +165,3 @@ function describe(err: unknown): string {
   if (cause?.code !== undefined) return cause.code;
   return err instanceof Error ? err.message : String(err);
 }
-
-export const httpDestination: DestinationKind<HttpTargetConfig> = {
-  kind: 'http',
-  parse: parseHttpTarget,
-  create: (config, deps) =>
-    new HttpWriter(config, {
-      ...(deps.http?.timeoutMs !== undefined && { timeoutMs: deps.http.timeoutMs }),
-      limits: {
-        ...(deps.http?.maxBatchRecords !== undefined && { maxRecords: deps.http.maxBatchRecords }),
-        ...(deps.http?.maxBatchBytes !== undefined && { maxBytes: deps.http.maxBatchBytes, maxRecordBytes: deps.http.maxBatchBytes }),
-      },
-    }),
-};

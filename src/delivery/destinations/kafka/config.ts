@@ -1,14 +1,39 @@
-// Config of the kafka destination: a topic on this cluster or another one, and an optional key path.
+// Config of the kafka destination: a topic on this cluster or another one, and an optional key path;
+// its JSON schemas and its rules.
 import { ConfigReader, type ParseResult } from '../../destination-config.js';
-import { KEY_PATH_PATTERN } from '../../key-path.js';
+import { KEY_PATH_EXAMPLE, KEY_PATH_PATTERN } from '../../key-path.js';
+import { nullable, obj, str } from '../target-schema.js';
 
 export interface KafkaTargetConfig {
   readonly topic: string;
   /** Bootstrap brokers of another cluster; absent means the service's own cluster. */
   readonly brokers?: readonly string[];
-  /** Dotted envelope path for the message key, e.g. "object.conn.client_ip"; the default is the event id. */
+  /** Dotted envelope path for the message key (KEY_PATH_EXAMPLE); the default is the event id. */
   readonly key?: string;
 }
+
+const topic = str('Topic to write to.');
+
+export const KAFKA_TARGET_SCHEMA = {
+  request: obj(
+    {
+      topic,
+      brokers: nullable({ type: 'array', items: str('host:port'), description: "Bootstrap brokers of another cluster; omit to use the service's own cluster." }),
+      key: nullable(str(`Dotted envelope path for the message key, e.g. ${KEY_PATH_EXAMPLE}; the default is the event id.`)),
+    },
+    ['topic'],
+    'A Kafka topic.',
+  ),
+  response: obj(
+    {
+      topic,
+      brokers: nullable({ type: 'array', items: { type: 'string' }, description: "Bootstrap brokers; null means the service's own cluster." }),
+      key: nullable(str('Envelope path used as message key; null means the event id.')),
+    },
+    ['topic', 'brokers', 'key'],
+    'A Kafka topic.',
+  ),
+};
 
 // Kafka's topic name rule (Topic.validate): at most 249 characters of [a-zA-Z0-9._-], and not "." or "..".
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -18,15 +43,13 @@ export function parseKafkaTarget(raw: unknown, prefix: string): ParseResult<Kafk
   const r = new ConfigReader(raw, prefix, ['topic', 'brokers', 'key']);
   const topic = r.string('topic', true);
   if (topic !== undefined && (!TOPIC.test(topic) || topic === '.' || topic === '..')) {
-    r.problem('topic', `${prefix}.topic must be 1 to 249 characters of letters, digits, ".", "_" and "-".`);
+    r.invalid('topic', 'must be 1 to 249 characters of letters, digits, ".", "_" and "-"');
   }
   const brokers = r.stringList('brokers');
   for (const b of brokers ?? []) {
-    if (!BROKER.test(b)) r.problem('brokers', `${prefix}.brokers has "${b}", which is not host:port.`);
+    if (!BROKER.test(b)) r.invalid('brokers', `has "${b}", which is not host:port`);
   }
   const key = r.string('key', false);
-  if (key !== undefined && !KEY_PATH_PATTERN.test(key)) {
-    r.problem('key', `${prefix}.key must be a dotted envelope path such as "object.conn.client_ip".`);
-  }
+  if (key !== undefined && !KEY_PATH_PATTERN.test(key)) r.invalid('key', `must be a dotted envelope path such as "${KEY_PATH_EXAMPLE}"`);
   return r.result({ topic: topic ?? '', ...(brokers && { brokers }), ...(key !== undefined && { key }) });
 }

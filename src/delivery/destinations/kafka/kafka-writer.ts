@@ -3,10 +3,9 @@
 import type { Kafka, Message } from 'kafkajs';
 import { LazyProducer } from '../../../kafka/lazy-producer.js';
 import { DELIVERED, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
-import type { DestinationKind } from '../../destination-kind.js';
 import { DeliveryError } from '../../errors.js';
 import { compileKeyPath, type KeyOf } from '../../key-path.js';
-import { parseKafkaTarget, type KafkaTargetConfig } from './config.js';
+import type { KafkaTargetConfig } from './config.js';
 
 /**
  * A broker takes record batches up to message.max.bytes (default 1048588) per partition. Capping a
@@ -125,13 +124,7 @@ function toKafkaDeliveryError(err: unknown, topic: string): DeliveryError {
   if (names.some((n) => n === 'KafkaJSConnectionError' || n === 'KafkaJSConnectionClosedError' || n === 'KafkaJSBrokerNotFound')) {
     return new DeliveryError('DESTINATION_UNREACHABLE', text, { cause: err });
   }
-  // Authorization or unknown-topic errors may be fixed by an operator; retrying (and, with issue 5,
+  // Authorization or unknown-topic errors may be fixed by an operator; retrying (and, with parking,
   // parking) loses nothing, where dead-lettering a whole batch would.
   return new DeliveryError('DESTINATION_SERVER_ERROR', text, { cause: err });
 }
-
-export const kafkaDestination: DestinationKind<KafkaTargetConfig> = {
-  kind: 'kafka',
-  parse: parseKafkaTarget,
-  create: (config, deps) => new KafkaWriter(config, deps.kafkaClient(config.brokers)),
-};

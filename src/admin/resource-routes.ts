@@ -1,0 +1,196 @@
+// The routes of a resource kept in the config log, declared alike for every resource: create, list, get,
+// update and delete. A resource module states what differs (its schemas, how an item is built and
+// changed, what goes with a delete); the checks, the lock, the commit with its audit event and the
+// status codes are here, once. route() registers any other route with the same schema conventions.
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { ConfigWrite } from '../configlog/config-log.js';
+import type { ConfigKind } from '../configlog/format.js';
+import type { AuditAction, AuditKind } from '../events/catalog.js';
+import { newId, type IdKind } from '../ids.js';
+import { principalOf, type AdminContext } from './context.js';
+import { ApiError } from './errors.js';
+import { listPage } from './list-response.js';
+import { BODY_ERRORS, idParams, listQuery, listSchema, noContent, responses } from './schemas.js';
+import type { AuditRecord, PageQuery } from './store.js';
+import { checkTextLimits, type LimitUnit } from './text-limits.js';
+
+type Schema = Record<string, unknown>;
+
+export interface RouteSpec {
+  readonly tags: readonly string[];
+  readonly summary: string;
+  readonly params?: Schema;
+  readonly querystring?: Schema;
+  readonly body?: Schema;
+  /** The success status and its schema (with its description). */
+  readonly ok: readonly [number, Schema];
+  /** Error statuses beyond 401, 500 and 503 (schemas.ts responses()); a body adds 400, 413 and 415. */
+  readonly errors?: readonly number[];
+}
+
+type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** One route with its schemas: validation, serialization and the OpenAPI document (schemas.ts). */
+export function route(app: FastifyInstance, method: HTTPMethods, url: string, spec: RouteSpec, handler: Handler): void {
+  const { tags, summary, params, querystring, body, ok, errors = [] } = spec;
+  const statuses = body === undefined ? errors : [...BODY_ERRORS, ...errors];
+  const schema = { tags: [...tags], summary, ...(params && { params }), ...(querystring && { querystring }), ...(body && { body }) };
+  app.route({ method, url, schema: { ...schema, response: responses({ [ok[0]]: ok[1] }, statuses) }, handler });
+}
+
+/** A request's body, params and query, typed by the route that declared their schemas. */
+export function partsOf<B = unknown, P = { id: string }, Q = unknown>(req: FastifyRequest): { body: B; params: P; query: Q } {
+  return { body: req.body as B, params: req.params as P, query: req.query as Q };
+}
+
+/** The fields every resource starts with; description and metadata default to "". */
+export interface BaseFields {
+  readonly id: string;
+  readonly created_at: string;
+  readonly description: string;
+  readonly metadata: string;
+}
+
+interface TextFields {
+  readonly description?: string;
+  readonly metadata?: string;
+}
+
+export interface Resource<T extends { readonly id: string }> {
+  /** The collection, e.g. "/api_keys"; items are at `<path>/{id}`. */
+  readonly path: string;
+  readonly kind: ConfigKind & IdKind;
+  /** The resource in words, as 404s name it: "API key". */
+  readonly name: string;
+  /** The key of the items in a list response, e.g. "api_keys". */
+  readonly listKey: string;
+  readonly tags: readonly string[];
+  /** The schema of one item as the API returns it. */
+  readonly schema: Schema;
+  view(item: T): Record<string, unknown>;
+  /** The kind of its audit events (`<audit>_<action>.v0`, the view as object); absent when it has none of its own. */
+  readonly audit?: AuditKind;
+  /** How description and metadata are counted; bytes unless said (text-limits.ts). */
+  readonly textUnit?: LimitUnit;
+}
+
+/** What every resource item has: an id, and a description and metadata an update may change. */
+export type Item = Pick<BaseFields, 'id' | 'description' | 'metadata'>;
+
+/** A route that takes a body: its texts, its body schema, error statuses beyond the usual, and checks before the lock. */
+interface WriteRoute<B, P> {
+  readonly summary: string;
+  /** The description of the success response. */
+  readonly description: string;
+  readonly body: Schema;
+  readonly errors?: readonly number[];
+  /** Checks that need no store, run before the store is locked (so their errors come first); what they give is passed on. */
+  prepare?(body: B): P;
+}
+
+export interface ResourceRoutes<T extends Item, C extends TextFields, U extends TextFields, PC, PU> {
+  readonly create: WriteRoute<C, PC> & {
+    /** The new item, with the store locked (store.ts), so what it checks still holds when it is written. */
+    build(body: C, base: BaseFields, prepared: PC): T;
+    /** The 201 body, when it is more than the view. */
+    reply?(item: T, prepared: PC): unknown;
+  };
+  /** The list route's summary and its response's description. */
+  readonly list: readonly [summary: string, description: string];
+  /** Parameters of the list beyond the page ones, with the filter they make. */
+  readonly listQuery?: ListQuery<T>;
+  /** The item route's summary and its response's description. */
+  readonly get: readonly [summary: string, description: string];
+  readonly update: WriteRoute<U, PU> & {
+    /** The changed item (description and metadata already applied), with the store locked. */
+    apply(item: T, body: U, prepared: PU): T;
+  };
+  readonly remove: {
+    readonly summary: string;
+    readonly errors?: readonly number[];
+    /** Checks and the writes and audit events that go with the delete, before the item's own (store locked). */
+    cascade?(item: T): { readonly writes: readonly ConfigWrite[]; readonly audits: readonly AuditRecord[] };
+  };
+}
+
+/** A list filter from the query, beyond the page parameters. */
+export interface ListQuery<T> {
+  readonly properties: Schema;
+  filter(query: Record<string, unknown>): ((item: T) => boolean) | undefined;
+}
+
+/** The stored item with that id, or a 404, and the audit records of its changes. */
+export function resourceStore<T extends { readonly id: string }>(ctx: AdminContext, r: Resource<T>) {
+  return {
+    find(id: string): T {
+      const item = ctx.store.get<T>(r.kind, id);
+      if (item === undefined) throw new ApiError('not_found', { resource: r.name, id });
+      return item;
+    },
+    audits(action: AuditAction, item: T): AuditRecord[] {
+      return r.audit === undefined ? [] : [{ kind: r.audit, action, key: item.id, object: { ...r.view(item) } }];
+    },
+  };
+}
+
+/** Registers create, list, get, update and delete, in that order (the order of the OpenAPI document). */
+export function registerResourceRoutes<T extends Item, C extends TextFields, U extends TextFields, PC, PU>(
+  app: FastifyInstance,
+  ctx: AdminContext,
+  r: Resource<T>,
+  routes: ResourceRoutes<T, C, U, PC, PU>,
+): void {
+  const { store } = ctx;
+  const { find, audits } = resourceStore(ctx, r);
+  const { create, list, listQuery: extra, get, update, remove } = routes;
+  const tags = r.tags;
+  const item = `${r.path}/:id`;
+  const write = (req: FastifyRequest, t: T, action: AuditAction): Promise<void> =>
+    store.commit([{ kind: r.kind, id: t.id, data: t }], audits(action, t), principalOf(req));
+
+  route(app, 'POST', r.path, { tags, summary: create.summary, body: create.body, ok: [201, { description: create.description, ...r.schema }], errors: create.errors }, async (req, reply) => {
+    const body = (req.body ?? {}) as C;
+    checkTextLimits(body, r.textUnit);
+    const prepared = create.prepare?.(body) as PC;
+    const t = await store.exclusive(async () => {
+      const base = { id: newId(r.kind), created_at: new Date().toISOString(), description: body.description ?? '', metadata: body.metadata ?? '' };
+      const built = create.build(body, base, prepared);
+      await write(req, built, 'created');
+      return built;
+    });
+    return reply.code(201).send(create.reply?.(t, prepared) ?? r.view(t));
+  });
+
+  const query = extra === undefined ? listQuery : { ...listQuery, properties: { ...(listQuery.properties as Schema), ...extra.properties } };
+  route(app, 'GET', r.path, { tags, summary: list[0], querystring: query, ok: [200, listSchema(r.listKey, r.schema, list[1])], errors: [400] }, async (req) => {
+    const q = req.query as PageQuery & Record<string, unknown>;
+    return listPage(ctx, r.path, r.listKey, store.page<T>(r.kind, q, extra?.filter(q)), q, (t) => r.view(t));
+  });
+
+  route(app, 'GET', item, { tags, summary: get[0], params: idParams, ok: [200, { description: get[1], ...r.schema }], errors: [400, 404] }, async (req) =>
+    r.view(find(partsOf(req).params.id)),
+  );
+
+  const changed = { description: update.description, ...r.schema };
+  route(app, 'PATCH', item, { tags, summary: update.summary, params: idParams, body: update.body, ok: [200, changed], errors: [404, ...(update.errors ?? [])] }, async (req) => {
+    const body = (req.body ?? {}) as U;
+    checkTextLimits(body, r.textUnit);
+    const prepared = update.prepare?.(body) as PU;
+    const next = await store.exclusive(async () => {
+      const current = find(partsOf(req).params.id);
+      const t = update.apply({ ...current, description: body.description ?? current.description, metadata: body.metadata ?? current.metadata }, body, prepared);
+      await write(req, t, 'updated');
+      return t;
+    });
+    return r.view(next);
+  });
+
+  route(app, 'DELETE', item, { tags, summary: remove.summary, params: idParams, ok: [204, noContent], errors: [400, 404, ...(remove.errors ?? [])] }, async (req, reply) => {
+    await store.exclusive(async () => {
+      const t = find(partsOf(req).params.id);
+      const extra = remove.cascade?.(t) ?? { writes: [], audits: [] };
+      await store.commit([...extra.writes, { kind: r.kind, id: t.id, data: null }], [...extra.audits, ...audits('deleted', t)], principalOf(req));
+    });
+    return reply.code(204).send();
+  });
+}

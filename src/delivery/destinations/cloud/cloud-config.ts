@@ -1,0 +1,131 @@
+// Config of a cloud destination: the resource ARN, auth as exactly one of a role or an access key pair,
+// this service's optional endpoint override, and any option of the kind's own. Each cloud kind states
+// its resource (CloudKindSpec); the rules below are the same for all of them.
+import { ConfigReader, isPlainObject, problem, type ConfigProblem, type ParseResult } from '../../destination-config.js';
+import type { JsonSchema } from '../../destination-kind.js';
+import { ROLE_ARN, parseResourceArn, type ArnRule, type ResourceArn } from './arn.js';
+
+export type CloudAuth =
+  | { readonly kind: 'creds'; readonly accessKeyId: string; readonly secretAccessKey: string }
+  | { readonly kind: 'role'; readonly roleArn: string };
+
+export interface CloudTargetConfig {
+  readonly resource: ResourceArn;
+  readonly auth: CloudAuth;
+  /** The service endpoint to call instead of the region's public one: a VPC endpoint, or an emulator. */
+  readonly endpoint?: string;
+  /** The kind's own options that are set, by name. */
+  readonly options: Readonly<Record<string, string>>;
+}
+
+/** An option a cloud kind adds: its schema (the same in requests and responses) and its rule. */
+export interface CloudOption {
+  readonly name: string;
+  readonly schema: JsonSchema;
+  /** Why a value is refused (completing "The field <field> …"), or undefined when it is fine. */
+  problem(value: unknown): string | undefined;
+}
+
+/** What makes one cloud kind: its name, the field holding its resource ARN and that ARN's rule. */
+export interface CloudKindSpec {
+  readonly name: string;
+  /** One line for the API docs, e.g. "A cloud data stream (Kinesis PutRecords)." */
+  readonly description: string;
+  readonly arnField: string;
+  readonly arn: ArnRule;
+  readonly options?: readonly CloudOption[];
+}
+
+// IAM AccessKeyId: "Length Constraints: Minimum length of 16. Maximum length of 128. Pattern: [\w]+".
+const ACCESS_KEY_ID = /^\w{16,128}$/;
+export const MAX_SECRET_KEY_LENGTH = 1024;
+
+/** The endpoint override, which every cloud kind takes: an absolute http(s) URL with no credentials in it. */
+export const ENDPOINT_OPTION: CloudOption = {
+  name: 'endpoint',
+  schema: {
+    type: ['string', 'null'],
+    description: "This service's addition: the service endpoint to call instead of the region's public one (a private endpoint or an emulator); null means the public one.",
+  },
+  problem(value) {
+    let url: URL | undefined;
+    try {
+      url = typeof value === 'string' ? new URL(value) : undefined;
+    } catch {
+      url = undefined;
+    }
+    const ok = url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
+    return ok ? undefined : 'must be an absolute http or https URL without credentials';
+  },
+};
+
+/** Every option of a kind: the endpoint, then the kind's own. */
+export function cloudOptions(spec: CloudKindSpec): readonly CloudOption[] {
+  return [ENDPOINT_OPTION, ...(spec.options ?? [])];
+}
+
+function arnProblem(r: ConfigReader, field: string, rule: ArnRule): ResourceArn | undefined {
+  if (!r.has(field)) {
+    r.invalid(field, 'is required');
+    return undefined;
+  }
+  const value = r.obj[field];
+  const arn = typeof value === 'string' ? parseResourceArn(rule, value) : undefined;
+  if (arn === undefined) r.add(problem.arn(r.path(field), rule.resource, rule.example));
+  return arn;
+}
+
+function parseAuth(raw: unknown, field: string, problems: ConfigProblem[]): CloudAuth | undefined {
+  if (!isPlainObject(raw)) {
+    problems.push(problem.auth(field, 'neither'));
+    return undefined;
+  }
+  const r = new ConfigReader(raw, field, ['role', 'creds']);
+  problems.push(...r.problems);
+  const given = ['role', 'creds'].filter((k) => r.has(k));
+  if (given.length !== 1) {
+    problems.push(problem.auth(field, given.length === 0 ? 'neither' : 'both'));
+    return undefined;
+  }
+  if (given[0] === 'role') {
+    const role = new ConfigReader(raw.role, `${field}.role`, ['role_arn']);
+    const arn = role.problems.length === 0 ? arnProblem(role, 'role_arn', ROLE_ARN) : undefined;
+    problems.push(...role.problems);
+    return arn === undefined ? undefined : { kind: 'role', roleArn: arn.arn };
+  }
+  const creds = new ConfigReader(raw.creds, `${field}.creds`, ['cloud_access_key_id', 'cloud_secret_access_key']);
+  const accessKeyId = creds.string('cloud_access_key_id', true);
+  if (accessKeyId !== undefined && !ACCESS_KEY_ID.test(accessKeyId)) creds.invalid('cloud_access_key_id', 'must be 16 to 128 letters, digits or underscores');
+  const secret = creds.obj.cloud_secret_access_key;
+  // The problem never echoes the secret.
+  if (secret === undefined || secret === null) creds.invalid('cloud_secret_access_key', 'is required');
+  else if (typeof secret !== 'string' || secret === '' || secret.length > MAX_SECRET_KEY_LENGTH) {
+    creds.invalid('cloud_secret_access_key', `must be a string of 1 to ${MAX_SECRET_KEY_LENGTH} characters`);
+  }
+  problems.push(...creds.problems);
+  if (creds.problems.length > 0 || accessKeyId === undefined) return undefined;
+  return { kind: 'creds', accessKeyId, secretAccessKey: secret as string };
+}
+
+/**
+ * Validates one cloud target, collecting every problem at once in the order the API reports the first
+ * of them: unknown fields, the resource ARN, the options, then auth.
+ */
+export function parseCloudTarget(spec: CloudKindSpec, raw: unknown, prefix: string): ParseResult<CloudTargetConfig> {
+  const options = cloudOptions(spec);
+  const r = new ConfigReader(raw, prefix, ['auth', spec.arnField, ...options.map((o) => o.name)]);
+  if (!isPlainObject(raw)) return { ok: false, problems: r.problems };
+  const resource = arnProblem(r, spec.arnField, spec.arn);
+  const set: Record<string, string> = {};
+  for (const option of options) {
+    if (!r.has(option.name)) continue;
+    const why = option.problem(r.obj[option.name]);
+    if (why !== undefined) r.invalid(option.name, why);
+    else set[option.name] = r.obj[option.name] as string;
+  }
+  const auth = parseAuth(raw.auth, r.path('auth'), r.problems);
+  // Every path that leaves resource or auth undefined has added a problem.
+  if (r.problems.length > 0 || resource === undefined || auth === undefined) return { ok: false, problems: r.problems };
+  const { endpoint, ...own } = set;
+  return { ok: true, config: { resource, auth, ...(endpoint !== undefined && { endpoint }), options: own } };
+}

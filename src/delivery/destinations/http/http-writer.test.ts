@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { HttpWriter, jsonArrayBody } from './http-writer.js';
+import { parseHttpTarget } from './config.js';
+import { item } from '../../../../test/unit/delivery/fakes.js';
+
+describe('http writer', () => {
+  it('should join payloads into one JSON array without re-serializing them', () => {
+    const items = [item(10), item(4), item(7)];
+    const body = jsonArrayBody(items);
+    expect(JSON.parse(body.toString())).toEqual(items.map((i) => JSON.parse(i.payload.toString())));
+    expect(body.length).toBe(2 + 2 + 10 + 4 + 7);
+    expect(jsonArrayBody([]).toString()).toBe('[]');
+  });
+
+  it('should count a comma per record and leave room for the brackets in its limits', () => {
+    const w = new HttpWriter({ url: 'http://127.0.0.1:1/hook' });
+    expect(w.limits.recordOverheadBytes).toBe(1);
+    expect(w.limits.maxBytes).toBe(1024 * 1024 - 2);
+  });
+
+  it('should refuse writes after close', async () => {
+    const w = new HttpWriter({ url: 'http://127.0.0.1:1/hook' });
+    await w.close();
+    await expect(w.write([item()])).rejects.toMatchObject({ code: 'WRITER_CLOSED', retryable: true });
+  });
+});
+
+describe('http target config', () => {
+  it('should accept a url, a secret and a timeout', () => {
+    expect(parseHttpTarget({ url: 'https://hooks.example/x', secret: 's'.repeat(16), timeout_ms: 5000 }, 'target.http')).toEqual({
+      ok: true,
+      config: { url: 'https://hooks.example/x', secret: 's'.repeat(16), timeout_ms: 5000 },
+    });
+  });
+
+  it('should report every problem at once and never echo the secret', () => {
+    const result = parseHttpTarget({ url: 'ftp://x', secret: 'short-secret', timeout_ms: 5, extra: 1 }, 'target.http');
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map((p) => p.field).sort()).toEqual(
+      ['target.http.extra', 'target.http.secret', 'target.http.timeout_ms', 'target.http.url'].sort(),
+    );
+    expect(JSON.stringify(result.problems)).not.toContain('short-secret');
+  });
+});

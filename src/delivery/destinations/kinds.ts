@@ -1,0 +1,18 @@
+// The destination kinds this build knows, in the order the API lists them: the one place that names
+// them all. Each kind is its own folder here; to add one, see ARCHITECTURE.md "Add a destination kind".
+import type { DestinationKind } from '../destination-kind.js';
+import { dataStreamKind } from './data-stream/data-stream-kind.js';
+import { deliveryStreamKind } from './delivery-stream/delivery-stream-kind.js';
+import { fileKind } from './file/file-kind.js';
+import { httpKind } from './http/http-kind.js';
+import { kafkaKind } from './kafka/kafka-kind.js';
+import { logServiceKind } from './log-service/log-service-kind.js';
+
+export const DESTINATION_KINDS: readonly DestinationKind[] = [
+  deliveryStreamKind,
+  dataStreamKind,
+  logServiceKind,
+  kafkaKind,
+  httpKind,
+  fileKind,
+];

@@ -42,7 +42,8 @@ const HEARTBEAT_EVERY_MS = 2_000;
 export class ReDriver {
   readonly destinationId: string;
   private consumer: Consumer | undefined;
-  private readonly pending = new Map<DeliveryItem, () => void>();
+  /** Re-driven deliveries the runner still holds; each resolves true once settled, false if abandoned at a stop. */
+  private readonly pending = new Map<DeliveryItem, (settled: boolean) => void>();
   private readonly stopping = new AbortController();
   /** Parked-at time of the first delivery not yet re-driven, per partition being worked on. */
   private readonly heads = new Map<number, number>();
@@ -78,7 +79,8 @@ export class ReDriver {
 
   async stop(): Promise<void> {
     this.stopping.abort();
-    for (const done of this.pending.values()) done();
+    // Not delivered yet: their chunk is neither resolved nor committed, so they are re-driven again later.
+    for (const done of this.pending.values()) done(false);
     this.pending.clear();
     await this.consumer?.disconnect().catch((err: unknown) => this.log.warn({ err }, 'The re-driver consumer did not disconnect cleanly.'));
   }
@@ -95,7 +97,7 @@ export class ReDriver {
     this.pending.delete(item);
     redrivenDeliveries.inc({ destination: this.destinationId, outcome: settlement });
     if (settlement === 'parked') this.reparkedInChunk = true;
-    done();
+    done(true);
   }
 
   /** The parked-at time of the oldest delivery this re-driver holds and has not re-driven yet. */
@@ -140,7 +142,7 @@ export class ReDriver {
     const runner = this.opts.runner();
     if (runner === undefined) return false;
     this.reparkedInChunk = false;
-    const settled = items.map((item) => new Promise<void>((resolve) => this.pending.set(item, resolve)));
+    const settled = items.map((item) => new Promise<boolean>((resolve) => this.pending.set(item, resolve)));
     for (const item of items) {
       if (!runner.enqueue(item)) {
         // The runner is closing (shutdown or replacement): what it did not take stays uncommitted.
@@ -148,7 +150,8 @@ export class ReDriver {
         return false;
       }
     }
-    if (!(await this.waitFor(Promise.all(settled), p))) return false;
+    const all = Promise.all(settled).then((outcomes) => outcomes.every(Boolean));
+    if (!(await this.waitFor(all, p)) || !(await all)) return false;
     if (this.reparkedInChunk) {
       // The destination failed again: its deliveries are back in the retry topic. Wait, then check health.
       this.suspect = true;

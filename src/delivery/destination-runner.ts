@@ -251,8 +251,11 @@ export class DestinationRunner {
       const elapsedMs = this.clock.now() - (this.failingSince ?? started);
       if (windowAttempts >= this.retry.maxAttempts || elapsedMs >= this.retry.maxElapsedMs) {
         const decision = await this.budgetExhausted(pending, attempt, elapsedMs, lastError);
-        if (decision === 'parked') {
-          this.settle(pending, 'parked');
+        if (decision !== 'keep_retrying') {
+          const refused = decision === 'parked' ? [] : decision.parkedExcept;
+          const unparked = new Set(refused.map((f) => f.item));
+          this.settle(unparked.size === 0 ? pending : pending.filter((item) => !unparked.has(item)), 'parked');
+          if (refused.length > 0) await this.deadLetter(refused);
           break;
         }
         // A new window: the hook (and its log line) runs again only once the next budget is spent.

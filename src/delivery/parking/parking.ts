@@ -52,9 +52,9 @@ export class Parking {
   /** The destination pool's budget-exhausted hook: park, trip the circuit, make sure re-driving runs. */
   hookFor(destinationId: string): OnBudgetExhausted {
     return async (ctx) => {
-      await this.opts.store.park(destinationId, ctx.items, ctx.lastError, ctx.signal);
+      const refused = await this.opts.store.park(destinationId, ctx.items, ctx.lastError, ctx.signal);
       this.gates.get(destinationId)?.trip(ctx.lastError);
-      return 'parked';
+      return refused.length === 0 ? 'parked' : { parkedExcept: refused };
     };
   }
 

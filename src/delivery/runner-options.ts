@@ -4,6 +4,7 @@ import type { RetryPolicy } from './backoff.js';
 import type { Clock } from './clock.js';
 import type { DeliveryItem, DestinationWriter, ItemFailure } from './contract.js';
 import type { DeadLetterSink } from './dead-letter.js';
+import type { DestinationHealth } from './destination-health.js';
 import type { DeliveryError } from './errors.js';
 import type { InFlightBudget } from './in-flight-budget.js';
 
@@ -84,6 +85,8 @@ export interface DestinationRunnerOptions {
   readonly batching?: Partial<BatchingOptions>;
   readonly retry?: Partial<RetryPolicy>;
   readonly onBudgetExhausted?: OnBudgetExhausted;
+  /** The destination's health, kept by the pool across runner replacements; the runner makes its own without. */
+  readonly health?: DestinationHealth;
   /**
    * Called with deliveries the runner gives up unsettled (close past its deadline, discard). Without
    * it they simply stay unsettled, so their offsets are not committed and they are read again.

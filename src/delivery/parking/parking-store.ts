@@ -13,8 +13,6 @@ import type { DeliveryItem, ItemFailure } from '../contract.js';
 import { DeliveryError } from '../errors.js';
 import { retryTopic, toParkedMessage } from './parked-record.js';
 
-const LOG_EVERY_MS = 10_000;
-
 /**
  * max.message.bytes of the retry topics this service creates: room for the largest event any writer
  * takes (4 MiB, file) with its parking headers. A topic created by someone else keeps its own limit,
@@ -42,7 +40,6 @@ export class KafkaParkingStore {
   private readonly limits = new Map<string, number>();
   private readonly closed = new AbortController();
   private readonly listeners: ParkedListener[] = [];
-  private readonly logged = new Map<string, { at: number; records: number }>();
   private readonly clock: Clock;
   private readonly log: Logger;
 
@@ -100,7 +97,6 @@ export class KafkaParkingStore {
     const parked = items.length - refused.length;
     if (parked > 0) {
       parkedDeliveries.inc({ destination: destinationId }, parked);
-      this.logParked(destinationId, topic, parked, error, now);
       for (const l of this.listeners) {
         try {
           l(destinationId, now);
@@ -115,21 +111,6 @@ export class KafkaParkingStore {
   /** Forgets what it knows of a destination's retry topic (it was deleted). */
   forget(destinationId: string): void {
     this.limits.delete(this.topicFor(destinationId));
-  }
-
-  // One line per destination per LOG_EVERY_MS, with the count since the last line: a parked destination
-  // parks every batch, and a line each would flood the log.
-  private logParked(destinationId: string, topic: string, records: number, error: DeliveryError, now: number): void {
-    const last = this.logged.get(destinationId);
-    if (last !== undefined && now - last.at < LOG_EVERY_MS) {
-      last.records += records;
-      return;
-    }
-    this.logged.set(destinationId, { at: now, records: 0 });
-    this.log.warn(
-      { destination: destinationId, topic, records: records + (last?.records ?? 0), code: error.code, reason: error.message },
-      'The destination spent its retry budget; its deliveries were parked in its retry topic and will be re-driven when it recovers.',
-    );
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../../telemetry/logger.js';
 import type { RetryPolicy } from '../backoff.js';
 import type { DeliveryItem, DestinationWriter } from '../contract.js';
 import type { DeadLetterSink } from '../dead-letter.js';
+import { underlyingError } from '../errors.js';
 import type { DestinationRunner } from '../destination-runner.js';
 import type { OnBudgetExhausted, Settlement } from '../runner-options.js';
 import { FailFastWriter } from './fail-fast-writer.js';
@@ -52,7 +53,8 @@ export class Parking {
   /** The destination pool's budget-exhausted hook: park, trip the circuit, make sure re-driving runs. */
   hookFor(destinationId: string): OnBudgetExhausted {
     return async (ctx) => {
-      const refused = await this.opts.store.park(destinationId, ctx.items, ctx.lastError, ctx.signal);
+      // Parked records name the destination's own error, not the fail-fast circuit's.
+      const refused = await this.opts.store.park(destinationId, ctx.items, underlyingError(ctx.lastError), ctx.signal);
       this.gates.get(destinationId)?.trip(ctx.lastError);
       return refused.length === 0 ? 'parked' : { parkedExcept: refused };
     };

@@ -7,7 +7,7 @@ import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { backoffDelay, type RetryPolicy } from '../backoff.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { DeliveryItem } from '../contract.js';
-import type { DeadLetterSink } from '../dead-letter.js';
+import { destinationRemovedLetter, type DeadLetterSink } from '../dead-letter.js';
 import type { DestinationRunner } from '../destination-runner.js';
 import type { Settlement } from '../runner-options.js';
 import { fromParkedMessage, metaOf } from './parked-record.js';
@@ -53,6 +53,8 @@ export class ReDriver {
   /** Until a health check passes, nothing is handed to the runner. */
   private suspect = true;
   private reparkRounds = 0;
+  /** The last health check outcome logged: a line only when it changes, not per round of re-driving. */
+  private lastGate: 'passed' | 'failed' | undefined;
   private reparkedInChunk = false;
 
   constructor(private readonly opts: ReDriverOptions) {
@@ -173,10 +175,12 @@ export class ReDriver {
         try {
           await this.opts.healthcheck();
           this.suspect = false;
-          this.log.info('The destination passed its health check; re-driving its parked deliveries.');
+          if (this.lastGate !== 'passed') this.log.info('The destination passed its health check; re-driving its parked deliveries.');
+          this.lastGate = 'passed';
           return true;
         } catch (err) {
-          if (attempt === 1) this.log.info({ reason: err instanceof Error ? err.message : String(err) }, 'The destination is still unhealthy; parked deliveries wait.');
+          if (this.lastGate !== 'failed') this.log.info({ reason: err instanceof Error ? err.message : String(err) }, 'The destination is still unhealthy; parked deliveries wait.');
+          this.lastGate = 'failed';
         }
       }
       const delay = backoffDelay({ ...this.backoff, maxAttempts: 0, maxElapsedMs: 0, maxRetryAfterMs: 0 }, attempt);
@@ -186,14 +190,7 @@ export class ReDriver {
   }
 
   private async deadLetterRemoved(items: readonly DeliveryItem[]): Promise<boolean> {
-    const letters = items.map((item) => ({
-      value: item.payload,
-      key: item.eventId,
-      ...(metaOf(item)?.origin !== undefined && { source: metaOf(item)?.origin }),
-      errorCode: 'DESTINATION_REMOVED',
-      errorMessage: `Destination ${this.destinationId} was deleted while this event was parked for it.`,
-      destinationId: this.destinationId,
-    }));
+    const letters = items.map((item) => destinationRemovedLetter(this.destinationId, item, 'while this event was parked for it', metaOf(item)?.origin));
     try {
       await this.opts.deadLetter.send(letters, this.stopping.signal);
     } catch {

@@ -5,7 +5,7 @@ import type { StoredTarget } from '../../../src/configlog/resources.js';
 import { parseTarget } from '../../../src/admin/event-destinations/target-input.js';
 import { destinationView, targetView } from '../../../src/admin/event-destinations/destination-view.js';
 import type { AdminContext } from '../../../src/admin/context.js';
-import { openSecrets } from '../../../src/delivery/destination-pool.js';
+import { openSecrets } from '../../../src/delivery/build-writer.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 
 const box = new SecretBox(randomBytes(32));

@@ -46,12 +46,13 @@ export interface App {
 export function buildApp(config: ServiceConfig, brokers: string): App {
   const brokerList = parseBrokers(brokers);
   const kafka = createKafkaClient({ clientId: 'edge-events', brokers: brokerList });
+  // Kafka destinations get clients of their own, quiet: their failures are logged by the destination's state.
   const clients = new Map<string, Kafka>();
   const kafkaFor = (list?: readonly string[]): Kafka => {
-    if (list === undefined || list.length === 0) return kafka;
-    const key = list.join(',');
+    const brokersOf = list === undefined || list.length === 0 ? brokerList : list;
+    const key = brokersOf.join(',');
     let c = clients.get(key);
-    if (c === undefined) clients.set(key, (c = createKafkaClient({ clientId: 'edge-events-destination', brokers: list })));
+    if (c === undefined) clients.set(key, (c = createKafkaClient({ clientId: 'edge-events-destination', brokers: brokersOf, quiet: true })));
     return c;
   };
   const { topics } = config;

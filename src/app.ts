@@ -15,7 +15,7 @@ import type { WriterDeps } from './delivery/destination-kind.js';
 import { DestinationPool } from './delivery/destination-pool.js';
 import { InFlightBudget } from './delivery/in-flight-budget.js';
 import { OffsetTracker } from './delivery/offset-tracker.js';
-import { Parking } from './delivery/parking/parking.js';
+import { DEFAULT_RETIRE_AFTER_MS, Parking } from './delivery/parking/parking.js';
 import { KafkaParkingStore } from './delivery/parking/parking-store.js';
 import { testEventSender } from './delivery/test-event.js';
 import type { TrafficEventType } from './events/catalog.js';
@@ -79,6 +79,8 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     exists: (id) => configLog.get(id) !== undefined,
     deadLetter,
     scanIntervalMs: config.parking.scanIntervalMs,
+    // A deleted destination's drained retry topic goes once no replaced runner can still be parking for it.
+    retireAfterMs: Math.max(DEFAULT_RETIRE_AFTER_MS, 2 * config.drainTimeoutMs),
   });
   const writerDeps: WriterDeps = {
     kafkaClient: kafkaFor,

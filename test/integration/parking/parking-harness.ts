@@ -91,6 +91,7 @@ export async function parkingHarness(opts: ParkingHarnessOptions = {}): Promise<
     scanIntervalMs: 500,
     probeIntervalMs: 500,
     redriveBackoff: { baseDelayMs: 200, maxDelayMs: 1_000 },
+    retireAfterMs: 1_000,
   });
   const pool: DestinationPool = new DestinationPool({
     deps: { kafkaClient: () => kafka, fileRoot: '.', cloud: { timeoutMs: 2_000 } },

@@ -120,7 +120,7 @@ describe('parking', () => {
     expect(new Set(got.map((g) => g.envelope.event_id))).toEqual(new Set(items.map((i) => i.eventId)));
   });
 
-  it('should dead-letter the parked events of a deleted destination as DESTINATION_REMOVED', async () => {
+  it('should dead-letter the parked events of a deleted destination as DESTINATION_REMOVED, then delete its retry topic and re-drive group', async () => {
     const h = (harness = await parkingHarness());
     const stream = await createDataStream('removed');
     const p = await proxy();
@@ -135,6 +135,17 @@ describe('parking', () => {
       items.map((i) => [i.eventId, 'DESTINATION_REMOVED', id, i.source?.offset]),
     );
     expect((await stream.read()).length).toBe(0);
+
+    // Retired: once the dead letters are committed, the retry topic and the re-drive group are deleted.
+    const topic = h.store.topicFor(id);
+    const group = `${h.groupPrefix}.redrive.${id}`;
+    await until(async () => !(await withAdmin(testKafka(), (a) => a.listTopics())).includes(topic), 20_000, 'the retry topic to be deleted');
+    await until(
+      async () => (await withAdmin(testKafka(), (a) => a.listGroups())).groups.every((g) => g.groupId !== group),
+      20_000,
+      'the re-drive group to be deleted',
+    );
+    expect(h.deadLetter.letters).toHaveLength(10);
   });
 
   it('should re-drive deliveries another process parked, found by its scan of retry topics', async () => {

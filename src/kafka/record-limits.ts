@@ -1,6 +1,6 @@
 // What a topic takes in one produce, and how large messages are once framed as Kafka records, so a send
 // can be split to a topic's max.message.bytes before the broker refuses it with MESSAGE_TOO_LARGE.
-import { ConfigResourceTypes, type Admin, type IHeaders, type Message } from 'kafkajs';
+import type { Admin, IHeaders, Message } from 'kafkajs';
 
 /**
  * The fixed part of a record batch (format v2): base offset, length, leader epoch, magic, CRC,
@@ -86,11 +86,14 @@ export function splitToBatchLimit<M extends Message>(messages: readonly M[], max
   return { chunks, oversize };
 }
 
+/** Kafka's ConfigResource type id for topics (kafkajs's enum is not importable by name from ESM). */
+const TOPIC_RESOURCE = 2;
+
 /** The topic's max.message.bytes as the broker applies it (its own setting, or the broker's default). */
 export async function topicMaxMessageBytes(admin: Admin, topic: string): Promise<number> {
   const described = await admin.describeConfigs({
     includeSynonyms: false,
-    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] }],
+    resources: [{ type: TOPIC_RESOURCE, name: topic, configNames: ['max.message.bytes'] }],
   });
   const value = Number(described.resources[0]?.configEntries.find((e) => e.configName === 'max.message.bytes')?.configValue);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`Topic ${topic} reported no max.message.bytes.`);

@@ -84,5 +84,7 @@ export function toDeliveryError(err: unknown): DeliveryError {
  * is parked (DESTINATION_UNHEALTHY) carries the error that parked it as its cause.
  */
 export function underlyingError(error: DeliveryError): DeliveryError {
-  return error.code === 'DESTINATION_UNHEALTHY' && error.cause instanceof DeliveryError ? error.cause : error;
+  let e = error;
+  while (e.code === 'DESTINATION_UNHEALTHY' && e.cause instanceof DeliveryError) e = e.cause;
+  return e;
 }

@@ -64,8 +64,9 @@ export class Parking {
   hookFor(destinationId: string): OnBudgetExhausted {
     return async (ctx) => {
       // Parked records name the destination's own error, not the fail-fast circuit's.
-      const refused = await this.opts.store.park(destinationId, ctx.items, underlyingError(ctx.lastError), ctx.signal);
-      this.gates.get(destinationId)?.trip(ctx.lastError);
+      const reason = underlyingError(ctx.lastError);
+      const refused = await this.opts.store.park(destinationId, ctx.items, reason, ctx.signal);
+      this.gates.get(destinationId)?.trip(reason);
       return refused.length === 0 ? 'parked' : { parkedExcept: refused };
     };
   }

@@ -71,10 +71,11 @@ export class Parking {
     };
   }
 
-  /** The destination pool's writer wrapper: the fail-fast circuit. */
+  /** The destination pool's writer wrapper: the fail-fast circuit. A new writer wakes the destination's re-driver. */
   wrapWriter(destinationId: string, writer: DestinationWriter): DestinationWriter {
     const gate = new FailFastWriter(writer, this.opts.probeIntervalMs);
     this.gates.set(destinationId, gate);
+    this.reDrivers.get(destinationId)?.wake();
     return gate;
   }
 

@@ -45,6 +45,8 @@ export class ReDriver {
   /** Re-driven deliveries the runner still holds; each resolves true once settled, false if abandoned at a stop. */
   private readonly pending = new Map<DeliveryItem, (settled: boolean) => void>();
   private readonly stopping = new AbortController();
+  /** Aborted by wake(): a wait for the next health check ends early. */
+  private waking = new AbortController();
   /** Parked-at time of the first delivery not yet re-driven, per partition being worked on. */
   private readonly heads = new Map<number, number>();
   private readonly clock: Clock;
@@ -85,6 +87,13 @@ export class ReDriver {
     for (const done of this.pending.values()) done(false);
     this.pending.clear();
     await this.consumer?.disconnect().catch((err: unknown) => this.log.warn({ err }, 'The re-driver consumer did not disconnect cleanly.'));
+  }
+
+  /** The destination's writer changed (a config update may have fixed it): check its health now, not after the backoff. */
+  wake(): void {
+    const woken = this.waking;
+    this.waking = new AbortController();
+    woken.abort();
   }
 
   /** True when `item` is one this re-driver handed to the runner and still waits for. */
@@ -171,6 +180,8 @@ export class ReDriver {
     for (let attempt = 1; this.running(p); attempt++) {
       // A deleted destination will never pass its health check: stop waiting, the caller dead-letters.
       if (!this.opts.exists()) return true;
+      // A config change during the health check below ends the wait after it at once.
+      const woken = this.waking.signal;
       if (this.opts.runner() !== undefined) {
         try {
           await this.opts.healthcheck();
@@ -184,7 +195,7 @@ export class ReDriver {
         }
       }
       const delay = backoffDelay({ ...this.backoff, maxAttempts: 0, maxElapsedMs: 0, maxRetryAfterMs: 0 }, attempt);
-      if (!(await this.pause(Math.max(delay, this.backoff.baseDelayMs / 2), p))) return false;
+      if (!(await this.pause(Math.max(delay, this.backoff.baseDelayMs / 2), p, woken))) return false;
     }
     return false;
   }
@@ -214,13 +225,14 @@ export class ReDriver {
     return true;
   }
 
-  /** Sleeps `ms` while heartbeating; false when the re-driver stops or loses the partition first. */
-  private async pause(ms: number, p: EachBatchPayload): Promise<boolean> {
+  /** Sleeps `ms` while heartbeating, or until woken; false when the re-driver stops or loses the partition first. */
+  private async pause(ms: number, p: EachBatchPayload, woken = this.waking.signal): Promise<boolean> {
     const until = this.clock.now() + ms;
+    const interrupt = AbortSignal.any([this.stopping.signal, woken]);
     while (this.running(p)) {
       const left = until - this.clock.now();
-      if (left <= 0) return true;
-      await this.clock.sleep(Math.min(left, HEARTBEAT_EVERY_MS), this.stopping.signal);
+      if (left <= 0 || woken.aborted) return true;
+      await this.clock.sleep(Math.min(left, HEARTBEAT_EVERY_MS), interrupt);
       await p.heartbeat();
     }
     return false;

@@ -13,7 +13,7 @@ import { SEQ_FIELDS, VerifiableSource, type RecordFacts } from '../harness/verif
 
 const PARAMS = {
   short: { records: 2_000, ratePerSec: 250, outageAfterMs: 2_000, outageMs: 4_000, settleMs: 60_000 },
-  full: { records: 40_000, ratePerSec: 500, outageAfterMs: 10_000, outageMs: 40_000, settleMs: 300_000 },
+  full: { records: 20_000, ratePerSec: 400, outageAfterMs: 10_000, outageMs: 30_000, settleMs: 300_000 },
 } as const;
 
 /** The retry topic's limit: 256 KiB per record batch. */

@@ -2,11 +2,9 @@
 // not exist, an http receiver answering 503): a few lines per destination when its state changes, not one
 // per attempt, and none of kafkajs's per-request warnings; then every event once both are fixed.
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
-import { newId } from '../../../src/ids.js';
 import { consumeUntil, createTopics, produce, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
-import { writeConfig } from '../../chaos/harness/service-cluster.js';
+import { destination, subscription, writeConfig } from '../../chaos/harness/service-cluster.js';
 import { HttpReceiver } from '../delivery/http-receiver.js';
 import { makeTraffic, toMessage } from '../pipeline/fixtures.js';
 import { until } from './parking-harness.js';
@@ -20,10 +18,6 @@ afterAll(async () => {
   await service?.stop();
   await receiver.stop();
 });
-
-function destination(target: StoredDestination['target']): StoredDestination {
-  return { id: newId('event_destination'), created_at: new Date().toISOString(), description: '', metadata: '', format: 'json', target };
-}
 
 interface LogLine {
   readonly level: number;
@@ -47,14 +41,7 @@ describe('logs of failing destinations', () => {
     const missingTopic = `${prefix}.not-created-yet`;
     const kafkaDest = destination({ kafka: { topic: missingTopic } });
     const httpDest = destination({ http: { url: receiver.url } });
-    const sub: StoredSubscription = {
-      id: newId('event_subscription'),
-      created_at: new Date().toISOString(),
-      description: '',
-      metadata: '',
-      sources: [{ type: 'tcp_connection_closed.v0', fields: ['conn.bytes_in'] }],
-      destination_ids: [kafkaDest.id, httpDest.id],
-    };
+    const sub = subscription('tcp records', [{ type: 'tcp_connection_closed.v0', fields: ['conn.bytes_in'] }], [kafkaDest.id, httpDest.id]);
     const kafka = testKafka();
     await createTopics(kafka, [{ topic: env.TOPIC_CONFIG as string, partitions: 1, compacted: true }]);
     await writeConfig(kafka, env.TOPIC_CONFIG as string, [kafkaDest, httpDest], [sub]);

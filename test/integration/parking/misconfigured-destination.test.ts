@@ -6,12 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../../src/app.js';
 import { loadServiceConfig } from '../../../src/config/service-config.js';
-import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
+import type { StoredDestination } from '../../../src/configlog/resources.js';
 import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js';
-import { newId } from '../../../src/ids.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { consumeUntil, produce, testBrokers, testKafka, uniqueName, withAdmin } from '../../support/kafka.js';
 import { serviceEnv } from '../../support/service-process.js';
+import { destination, subscription } from '../../chaos/harness/service-cluster.js';
 import { HttpReceiver } from '../delivery/http-receiver.js';
 import { makeTraffic, toMessage } from '../pipeline/fixtures.js';
 import { until } from './parking-harness.js';
@@ -49,22 +49,8 @@ describe('a destination that cannot run', () => {
 
     // Sealed with a key this service does not have, as after a SECRET_KEY rotation gone wrong.
     const foreign = new SecretBox(randomBytes(32));
-    const broken: StoredDestination = {
-      id: newId('event_destination'),
-      created_at: new Date().toISOString(),
-      description: '',
-      metadata: '',
-      format: 'json',
-      target: { http: { url: receiver.url, secret_enc: foreign.seal('a-signing-secret-of-some-length') } },
-    };
-    const sub: StoredSubscription = {
-      id: newId('event_subscription'),
-      created_at: new Date().toISOString(),
-      description: '',
-      metadata: '',
-      sources: [{ type: 'tcp_connection_closed.v0', fields: ['conn.bytes_in'] }],
-      destination_ids: [broken.id],
-    };
+    const broken = destination({ http: { url: receiver.url, secret_enc: foreign.seal('a-signing-secret-of-some-length') } });
+    const sub = subscription('tcp records', [{ type: 'tcp_connection_closed.v0', fields: ['conn.bytes_in'] }], [broken.id]);
     await app.configLog.write([
       { id: broken.id, kind: 'event_destination', data: broken },
       { id: sub.id, kind: 'event_subscription', data: sub },

@@ -52,7 +52,8 @@ describe('destination health', () => {
   it('should report the destination’s own error behind a fail-fast one as the last error', () => {
     const { health } = setup();
     const misconfigured = new DeliveryError('DESTINATION_MISCONFIGURED', 'The destination cannot run as configured: no key');
-    health.failed(new DeliveryError('DESTINATION_UNHEALTHY', 'parked since ...', { cause: misconfigured }));
+    const failedFast = new DeliveryError('DESTINATION_UNHEALTHY', 'parked since ...', { cause: misconfigured });
+    health.failed(new DeliveryError('DESTINATION_UNHEALTHY', 'parked since ... after DESTINATION_UNHEALTHY', { cause: failedFast }));
     expect(health.status.lastError).toMatchObject({ code: 'DESTINATION_MISCONFIGURED', message: misconfigured.message });
   });
 });

@@ -85,4 +85,47 @@ describe('re-driver', () => {
     expect({ resolved: consumer.resolved, commits: consumer.commits }).toEqual({ resolved: [], commits: [] });
     void runner.close(0);
   });
+
+  it('should check the destination again at once when woken by a config change, instead of waiting out its backoff', async () => {
+    const consumer = new OneBatchConsumer();
+    const writer = new FakeWriter();
+    let fixed = false;
+    let checks = 0;
+    const reDriver: ReDriver = new ReDriver({
+      kafka: { consumer: () => consumer } as unknown as Kafka,
+      destinationId: 'ed_test',
+      topic: 'edge.retry.ed_test',
+      groupId: 'g',
+      runner: () => runner,
+      exists: () => true,
+      healthcheck: async () => {
+        checks++;
+        if (!fixed) throw new DeliveryError('DESTINATION_MISCONFIGURED', 'the secret cannot be opened');
+      },
+      deadLetter: new RecordingDeadLetterSink(),
+      // A minute between health checks: only a wake-up can make the next one come within the test.
+      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+    const runner = new DestinationRunner({
+      destinationId: 'ed_test',
+      writer,
+      budget: new InFlightBudget(),
+      deadLetter: new RecordingDeadLetterSink(),
+      onSettled: (i, s) => reDriver.settle(i, s),
+      batching: { lingerMs: 0 },
+    });
+    runner.start();
+    await reDriver.start();
+    consumer.deliver('edge.retry.ed_test', parked([item(), item()]));
+    while (checks === 0) await new Promise((r) => setTimeout(r, 5));
+    fixed = true;
+    reDriver.wake();
+    const started = Date.now();
+    await consumer.batch;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(writer.written).toHaveLength(2);
+    expect(consumer.commits).toEqual(['2']);
+    await reDriver.stop();
+    await runner.close(0);
+  });
 });

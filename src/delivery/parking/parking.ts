@@ -120,10 +120,15 @@ export class Parking {
     try {
       await admin.connect();
       const ids = (await admin.listTopics()).filter((t) => t.startsWith(this.opts.prefix)).map((t) => t.slice(this.opts.prefix.length));
+      const withTopic = new Set(ids);
       for (const id of ids) this.ensureReDriver(id);
-      // Another worker may own a retry topic's partitions: it is caught up once its group committed the end.
-      for (const id of this.firstParkedAt.keys()) if (await this.drained(admin, id)) this.firstParkedAt.delete(id);
-      await this.retireDeleted(admin, new Set(ids));
+      // Another worker may own a retry topic's partitions: it is caught up once its group committed the end
+      // (or, for a deleted destination, once another worker retired the topic). A topic created since the
+      // listing is looked at in the next scan.
+      for (const id of this.firstParkedAt.keys()) {
+        if (withTopic.has(id) ? await this.drained(admin, id) : !this.opts.exists(id)) this.firstParkedAt.delete(id);
+      }
+      await this.retireDeleted(admin, withTopic);
     } catch (err) {
       this.log.warn({ err }, 'Listing retry topics failed; the next scan tries again.');
     } finally {

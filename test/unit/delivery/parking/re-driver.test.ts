@@ -7,7 +7,7 @@ import { DestinationRunner } from '../../../../src/delivery/destination-runner.j
 import { DeliveryError } from '../../../../src/delivery/errors.js';
 import { InFlightBudget } from '../../../../src/delivery/in-flight-budget.js';
 import { toParkedMessage } from '../../../../src/delivery/parking/parked-record.js';
-import { ReDriver } from '../../../../src/delivery/parking/re-driver.js';
+import { ReDriver, type ReDriverOptions } from '../../../../src/delivery/parking/re-driver.js';
 import { FakeWriter, RecordingDeadLetterSink, item } from '../fakes.js';
 
 /** A consumer of one retry topic partition: runs eachBatch once and lets disconnect wait for it. */
@@ -53,31 +53,38 @@ function parked(items: readonly DeliveryItem[]): KafkaMessage[] {
   });
 }
 
+/** A re-driver of one retry topic feeding a real runner with `writer`, its consumer handing batches by hand. */
+async function setup(writer: FakeWriter, opts: Partial<ReDriverOptions> = {}): Promise<{ reDriver: ReDriver; runner: DestinationRunner; consumer: OneBatchConsumer }> {
+  const consumer = new OneBatchConsumer();
+  const reDriver: ReDriver = new ReDriver({
+    kafka: { consumer: () => consumer } as unknown as Kafka,
+    destinationId: 'ed_test',
+    topic: 'edge.retry.ed_test',
+    groupId: 'g',
+    runner: () => runner,
+    exists: () => true,
+    healthcheck: async () => undefined,
+    deadLetter: new RecordingDeadLetterSink(),
+    ...opts,
+  });
+  const runner = new DestinationRunner({
+    destinationId: 'ed_test',
+    writer,
+    budget: new InFlightBudget(),
+    deadLetter: new RecordingDeadLetterSink(),
+    onSettled: (i, s) => reDriver.settle(i, s),
+    batching: { lingerMs: 0 },
+  });
+  runner.start();
+  await reDriver.start();
+  return { reDriver, runner, consumer };
+}
+
 describe('re-driver', () => {
   it('should neither resolve nor commit re-driven deliveries that were still in flight when it stopped', async () => {
-    const consumer = new OneBatchConsumer();
     // The destination takes the batch and never answers.
     const writer = new FakeWriter(undefined, [], () => new Promise<WriteOutcome>(() => undefined));
-    const reDriver: ReDriver = new ReDriver({
-      kafka: { consumer: () => consumer } as unknown as Kafka,
-      destinationId: 'ed_test',
-      topic: 'edge.retry.ed_test',
-      groupId: 'g',
-      runner: () => runner,
-      exists: () => true,
-      healthcheck: async () => undefined,
-      deadLetter: new RecordingDeadLetterSink(),
-    });
-    const runner = new DestinationRunner({
-      destinationId: 'ed_test',
-      writer,
-      budget: new InFlightBudget(),
-      deadLetter: new RecordingDeadLetterSink(),
-      onSettled: (i, s) => reDriver.settle(i, s),
-      batching: { lingerMs: 0 },
-    });
-    runner.start();
-    await reDriver.start();
+    const { reDriver, runner, consumer } = await setup(writer);
     consumer.deliver('edge.retry.ed_test', parked([item(), item(), item()]));
     while (writer.batches.length === 0) await new Promise((r) => setTimeout(r, 5));
 
@@ -87,35 +94,17 @@ describe('re-driver', () => {
   });
 
   it('should check the destination again at once when woken by a config change, instead of waiting out its backoff', async () => {
-    const consumer = new OneBatchConsumer();
     const writer = new FakeWriter();
     let fixed = false;
     let checks = 0;
-    const reDriver: ReDriver = new ReDriver({
-      kafka: { consumer: () => consumer } as unknown as Kafka,
-      destinationId: 'ed_test',
-      topic: 'edge.retry.ed_test',
-      groupId: 'g',
-      runner: () => runner,
-      exists: () => true,
+    const { reDriver, runner, consumer } = await setup(writer, {
       healthcheck: async () => {
         checks++;
         if (!fixed) throw new DeliveryError('DESTINATION_MISCONFIGURED', 'the secret cannot be opened');
       },
-      deadLetter: new RecordingDeadLetterSink(),
       // A minute between health checks: only a wake-up can make the next one come within the test.
       backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
     });
-    const runner = new DestinationRunner({
-      destinationId: 'ed_test',
-      writer,
-      budget: new InFlightBudget(),
-      deadLetter: new RecordingDeadLetterSink(),
-      onSettled: (i, s) => reDriver.settle(i, s),
-      batching: { lingerMs: 0 },
-    });
-    runner.start();
-    await reDriver.start();
     consumer.deliver('edge.retry.ed_test', parked([item(), item()]));
     while (checks === 0) await new Promise((r) => setTimeout(r, 5));
     fixed = true;

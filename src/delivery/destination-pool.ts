@@ -87,6 +87,7 @@ export class DestinationPool {
     if (health === undefined) this.health.set(dest.id, (health = new DestinationHealth(dest.id)));
     const { writer: built, problem } = buildWriter(dest.target, this.opts.secrets, this.opts.deps);
     if (problem !== undefined) health.misconfigured(problem);
+    // Wrapped before the hook is made: parking pairs a runner's hook with its writer's circuit.
     const writer = this.opts.wrapWriter?.(dest.id, built) ?? built;
     const runner = new DestinationRunner({
       destinationId: dest.id,

@@ -60,13 +60,18 @@ export class Parking {
     });
   }
 
-  /** The destination pool's budget-exhausted hook: park, trip the circuit, make sure re-driving runs. */
+  /**
+   * The destination pool's budget-exhausted hook: park, trip the circuit, make sure re-driving runs. Made
+   * for a runner after wrapWriter() wrapped its writer: it trips that writer's circuit, never the one of a
+   * runner that replaced it meanwhile (a config update fixing the destination).
+   */
   hookFor(destinationId: string): OnBudgetExhausted {
+    const gate = this.gates.get(destinationId);
     return async (ctx) => {
       // Parked records name the destination's own error, not the fail-fast circuit's.
       const reason = underlyingError(ctx.lastError);
       const refused = await this.opts.store.park(destinationId, ctx.items, reason, ctx.signal);
-      this.gates.get(destinationId)?.trip(reason);
+      gate?.trip(reason);
       return refused.length === 0 ? 'parked' : { parkedExcept: refused };
     };
   }

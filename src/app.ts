@@ -16,7 +16,7 @@ import type { WriterDeps } from './delivery/destination-kind.js';
 import { DestinationPool } from './delivery/destination-pool.js';
 import { InFlightBudget } from './delivery/in-flight-budget.js';
 import { OffsetTracker } from './delivery/offset-tracker.js';
-import { Parking } from './delivery/parking/parking.js';
+import { DEFAULT_RETIRE_AFTER_MS, Parking } from './delivery/parking/parking.js';
 import { KafkaParkingStore } from './delivery/parking/parking-store.js';
 import { testEventSender } from './delivery/test-event.js';
 import type { TrafficEventType } from './events/catalog.js';
@@ -47,12 +47,13 @@ export interface App {
 export function buildApp(config: ServiceConfig, brokers: string): App {
   const brokerList = parseBrokers(brokers);
   const kafka = createKafkaClient({ clientId: 'edge-events', brokers: brokerList });
+  // Kafka destinations get clients of their own, quiet: their failures are logged by the destination's state.
   const clients = new Map<string, Kafka>();
   const kafkaFor = (list?: readonly string[]): Kafka => {
-    if (list === undefined || list.length === 0) return kafka;
-    const key = list.join(',');
+    const brokersOf = list === undefined || list.length === 0 ? brokerList : list;
+    const key = brokersOf.join(',');
     let c = clients.get(key);
-    if (c === undefined) clients.set(key, (c = createKafkaClient({ clientId: 'edge-events-destination', brokers: list })));
+    if (c === undefined) clients.set(key, (c = createKafkaClient({ clientId: 'edge-events-destination', brokers: brokersOf, quiet: true })));
     return c;
   };
   const { topics } = config;
@@ -80,6 +81,8 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     deadLetter,
     scanIntervalMs: config.parking.scanIntervalMs,
     sessionTimeoutMs: config.consumerSessionTimeoutMs,
+    // A deleted destination's drained retry topic goes once no replaced runner can still be parking for it.
+    retireAfterMs: Math.max(DEFAULT_RETIRE_AFTER_MS, 2 * config.drainTimeoutMs),
   });
   const writerDeps: WriterDeps = {
     kafkaClient: kafkaFor,

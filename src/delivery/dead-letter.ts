@@ -5,7 +5,7 @@ import { LazyProducer } from '../kafka/lazy-producer.js';
 import { createLogger, type Logger } from '../telemetry/logger.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, type RetryPolicy } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
-import type { SourceRef } from './contract.js';
+import type { DeliveryItem, SourceRef } from './contract.js';
 import { DeliveryError } from './errors.js';
 
 export const DEFAULT_DEAD_LETTER_TOPIC = 'edge.dlq';
@@ -57,6 +57,22 @@ export function deadLetterHeaders(letter: DeadLetter): Record<string, string | B
   headers[DLQ_HEADERS.errorMessage] = letter.errorMessage.slice(0, MAX_ERROR_MESSAGE_LENGTH);
   if (letter.destinationId !== undefined) headers[DLQ_HEADERS.destinationId] = letter.destinationId;
   return headers;
+}
+
+/**
+ * The dead letter of an event whose destination was deleted before it was delivered there. `source` is
+ * where the event came from (by default the item's own record); `when` says at which stage, e.g.
+ * "while this event was parked for it".
+ */
+export function destinationRemovedLetter(destinationId: string, item: DeliveryItem, when: string, source: SourceRef | undefined = item.source): DeadLetter {
+  return {
+    value: item.payload,
+    key: item.eventId,
+    ...(source !== undefined && { source }),
+    errorCode: 'DESTINATION_REMOVED',
+    errorMessage: `Destination ${destinationId} was deleted ${when}.`,
+    destinationId,
+  };
 }
 
 export interface KafkaDeadLetterSinkOptions {

@@ -1,17 +1,19 @@
 // The live destinations of this process, built from the config log: one runner (queue, batcher, retry)
-// per destination, replaced when the destination changes and drained when it is deleted.
+// per destination, replaced when the destination changes and drained when it is deleted. Every stored
+// destination has a runner, also one whose writer cannot be built: its events are parked with the reason.
 import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
 import type { StoredDestination } from '../configlog/resources.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { createLogger } from '../telemetry/logger.js';
+import type { RetryPolicy } from './backoff.js';
+import { buildWriter } from './build-writer.js';
 import type { DeliveryItem, DestinationWriter } from './contract.js';
-import type { DeadLetterSink } from './dead-letter.js';
+import { destinationRemovedLetter, type DeadLetterSink } from './dead-letter.js';
+import { DestinationHealth, type DestinationStatus } from './destination-health.js';
 import type { WriterDeps } from './destination-kind.js';
 import { DestinationRunner } from './destination-runner.js';
 import type { InFlightBudget } from './in-flight-budget.js';
 import type { BatchingOptions, OnBudgetExhausted, SettlementListener } from './runner-options.js';
-import type { RetryPolicy } from './backoff.js';
-import { createWriter } from './writer-registry.js';
 
 export interface DestinationPoolOptions {
   readonly deps: WriterDeps;
@@ -31,25 +33,10 @@ export interface DestinationPoolOptions {
 
 const log = createLogger('destinations');
 
-/** Stored secret fields end in `_enc`; writers get them opened, under the name without the suffix. */
-export function openSecrets(value: unknown, secrets: SecretBox): unknown {
-  if (Array.isArray(value)) return value.map((v) => openSecrets(v, secrets));
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (k.endsWith('_enc') && typeof v === 'string') {
-      const clear = secrets.open(v);
-      if (clear === undefined) throw new Error(`the secret ${k.slice(0, -4)} cannot be opened with this service's SECRET_KEY`);
-      out[k.slice(0, -4)] = clear;
-    } else {
-      out[k] = openSecrets(v, secrets);
-    }
-  }
-  return out;
-}
-
 export class DestinationPool {
   private readonly runners = new Map<string, DestinationRunner>();
+  /** Kept across runner replacements, so a fixed destination's state moves on from where it was. */
+  private readonly health = new Map<string, DestinationHealth>();
   private readonly closing = new Set<Promise<unknown>>();
   private unsubscribe: (() => void) | undefined;
   private shuttingDown = false;
@@ -69,6 +56,11 @@ export class DestinationPool {
     return this.runners.values();
   }
 
+  /** A destination's state, last error and last delivery as this process sees it. */
+  status(id: string): DestinationStatus | undefined {
+    return this.health.get(id)?.status;
+  }
+
   /** Drains every runner within the deadline and closes its writer. */
   async close(deadlineMs: number): Promise<void> {
     this.unsubscribe?.();
@@ -81,38 +73,42 @@ export class DestinationPool {
 
   private onChange(change: ConfigChange): void {
     if (change.kind !== 'event_destination') return;
-    if (change.after === undefined) this.retire(change.id);
-    else this.put(change.after.data as unknown as StoredDestination);
+    if (change.after === undefined) {
+      this.retire(change.id);
+      this.health.delete(change.id);
+    } else {
+      this.put(change.after.data as unknown as StoredDestination);
+    }
   }
 
   private put(dest: StoredDestination): void {
     const old = this.runners.get(dest.id);
-    try {
-      const target = openSecrets(dest.target, this.opts.secrets) as Record<string, unknown>;
-      const created = createWriter(target, this.opts.deps);
-      const writer = this.opts.wrapWriter?.(dest.id, created) ?? created;
-      const runner = new DestinationRunner({
-        destinationId: dest.id,
-        writer,
-        budget: this.opts.budget,
-        deadLetter: this.opts.deadLetter,
-        onSettled: this.opts.onSettled,
-        batching: this.opts.batching,
-        retry: this.opts.retry,
-        onBudgetExhausted: this.opts.onBudgetExhausted?.(dest.id),
-        onAbandoned: (items) => this.adopt(dest.id, items),
-      });
-      runner.start();
-      this.runners.set(dest.id, runner);
-      // Queued events move to the new runner at once (the old config may be the broken one being fixed);
-      // the old runner only finishes the batches it is writing.
-      if (old !== undefined) {
-        old.discard(() => true);
-        this.retire(dest.id, old);
-      }
-    } catch (err) {
-      // The API validates targets before storing them; a record it cannot use here is logged, not thrown.
-      log.error({ destination: dest.id, reason: err instanceof Error ? err.message : String(err) }, 'A destination cannot be started.');
+    let health = this.health.get(dest.id);
+    if (health === undefined) this.health.set(dest.id, (health = new DestinationHealth(dest.id)));
+    const { writer: built, problem } = buildWriter(dest.target, this.opts.secrets, this.opts.deps);
+    if (problem !== undefined) health.misconfigured(problem);
+    // Wrapped before the hook is made: parking pairs a runner's hook with its writer's circuit.
+    const writer = this.opts.wrapWriter?.(dest.id, built) ?? built;
+    const runner = new DestinationRunner({
+      destinationId: dest.id,
+      writer,
+      budget: this.opts.budget,
+      deadLetter: this.opts.deadLetter,
+      onSettled: this.opts.onSettled,
+      batching: this.opts.batching,
+      // Retrying cannot fix a config: a destination that cannot run parks at its first failed attempt.
+      retry: problem === undefined ? this.opts.retry : { ...this.opts.retry, maxAttempts: 1 },
+      onBudgetExhausted: this.opts.onBudgetExhausted?.(dest.id),
+      onAbandoned: (items) => this.adopt(dest.id, items),
+      health,
+    });
+    runner.start();
+    this.runners.set(dest.id, runner);
+    // Queued events move to the new runner at once (the old config may be the broken one being fixed);
+    // the old runner only finishes the batches it is writing.
+    if (old !== undefined) {
+      old.discard(() => true);
+      this.retire(dest.id, old);
     }
   }
 
@@ -125,14 +121,7 @@ export class DestinationPool {
     const current = this.runners.get(id);
     const rest = current === undefined ? items : items.filter((item) => !current.enqueue(item));
     if (rest.length === 0) return;
-    const letters = rest.map((item) => ({
-      value: item.payload,
-      key: item.eventId,
-      ...(item.source !== undefined && { source: item.source }),
-      errorCode: 'DESTINATION_REMOVED',
-      errorMessage: `Destination ${id} was deleted before this event was delivered to it.`,
-      destinationId: id,
-    }));
+    const letters = rest.map((item) => destinationRemovedLetter(id, item, 'before this event was delivered to it'));
     this.opts.deadLetter.send(letters).then(
       () => {
         for (const item of rest) this.opts.onSettled(item, 'dead_lettered', id);

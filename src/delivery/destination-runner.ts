@@ -8,6 +8,7 @@ import { Batcher } from './batcher.js';
 import { Signal, systemClock, type Clock } from './clock.js';
 import type { DeliveryItem, DestinationWriter, ItemFailure, WriterLimits } from './contract.js';
 import type { DeadLetterSink } from './dead-letter.js';
+import { DestinationHealth } from './destination-health.js';
 import { DeliveryError, toDeliveryError } from './errors.js';
 import type { InFlightBudget } from './in-flight-budget.js';
 import { sortOutcome } from './write-outcome.js';
@@ -43,6 +44,8 @@ export class DestinationRunner {
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly log: Logger;
+  /** The destination's state and last error; its log lines say when it changes, not per attempt. */
+  readonly health: DestinationHealth;
   private readonly batcher: Batcher;
   private readonly changed = new Signal();
   private readonly abort = new AbortController();
@@ -68,6 +71,7 @@ export class DestinationRunner {
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? Math.random;
     this.log = (opts.logger ?? createLogger('delivery')).child({ destination: this.destinationId, kind: this.kind });
+    this.health = opts.health ?? new DestinationHealth(this.destinationId, opts.logger, this.clock);
     this.onBudgetExhausted = opts.onBudgetExhausted ?? keepRetrying(this.log);
     this.onAbandoned = opts.onAbandoned;
     const w = opts.writer.limits;
@@ -240,6 +244,9 @@ export class DestinationRunner {
       if (retry.length < pending.length) this.failingSince = undefined;
       else this.failingSince ??= this.clock.now();
       if (failures.length > 0) deliveries.inc({ destination, outcome: 'failed' }, retry.length + dead.length);
+      const failure = lastError ?? dead[0]?.error;
+      if (acked.length > 0) this.health.delivered(acked.length);
+      else if (failure !== undefined) this.health.failed(failure);
       this.settle(acked, 'acked');
       if (dead.length > 0) await this.deadLetter(dead);
       if (retry.length === 0 || lastError === undefined) break;
@@ -251,8 +258,13 @@ export class DestinationRunner {
       const elapsedMs = this.clock.now() - (this.failingSince ?? started);
       if (windowAttempts >= this.retry.maxAttempts || elapsedMs >= this.retry.maxElapsedMs) {
         const decision = await this.budgetExhausted(pending, attempt, elapsedMs, lastError);
-        if (decision === 'parked') {
-          this.settle(pending, 'parked');
+        if (decision !== 'keep_retrying') {
+          const refused = decision === 'parked' ? [] : decision.parkedExcept;
+          const unparked = new Set(refused.map((f) => f.item));
+          const parked = unparked.size === 0 ? pending : pending.filter((item) => !unparked.has(item));
+          if (parked.length > 0) this.health.parked(parked.length, lastError);
+          this.settle(parked, 'parked');
+          if (refused.length > 0) await this.deadLetter(refused);
           break;
         }
         // A new window: the hook (and its log line) runs again only once the next budget is spent.
@@ -263,10 +275,6 @@ export class DestinationRunner {
       // the partition's commit and every other destination's events behind it, beyond the budget.
       const budgetLeftMs = Math.max(0, this.retry.maxElapsedMs - (this.clock.now() - (this.failingSince ?? started)));
       const delay = Math.min(retryDelay(this.retry, attempt, retryAfterMs, this.random), budgetLeftMs);
-      this.log.warn(
-        { attempt, failed: retry.length, code: lastError.code, reason: lastError.message, delayMs: delay },
-        'A delivery attempt failed; retrying after a backoff.',
-      );
       deliveries.inc({ destination, outcome: 'retried' }, pending.length);
       await this.clock.sleep(delay, this.abort.signal);
       if (this.abort.signal.aborted) {
@@ -321,10 +329,7 @@ export class DestinationRunner {
       return;
     }
     const first = failures[0];
-    this.log.warn(
-      { records: items.length, code: first?.error.code, reason: first?.error.message },
-      'The destination refused events for good; they went to the dead-letter topic.',
-    );
+    if (first !== undefined) this.health.deadLetteredFor(items.length, first.error);
     this.settle(items, 'dead_lettered');
   }
 

@@ -34,6 +34,12 @@ export const DELIVERY_ERROR_CODES = {
   DESTINATION_AUTH_FAILED: { retryable: true },
   /** The stream, delivery stream or log group does not exist (yet); retried and parked like an outage. */
   DESTINATION_NOT_FOUND: { retryable: true },
+  /**
+   * The destination cannot run as configured: its writer could not be built (a secret sealed with another
+   * SECRET_KEY, a config the writer rejects). Retryable: its deliveries are parked and re-driven once a
+   * config update fixes it.
+   */
+  DESTINATION_MISCONFIGURED: { retryable: true },
   /** The retry topic could not take parked deliveries before shutdown; they stay unsettled and are read again. */
   PARKING_FAILED: { retryable: true },
   /** The destination was deleted while the event waited for it; the event is dead-lettered, not lost. */
@@ -71,4 +77,14 @@ export function toDeliveryError(err: unknown): DeliveryError {
   if (err instanceof DeliveryError) return err;
   const message = err instanceof Error ? err.message : String(err);
   return new DeliveryError('WRITE_FAILED', message, { cause: err });
+}
+
+/**
+ * The destination's own error behind one of the service's: a write that failed fast while the destination
+ * is parked (DESTINATION_UNHEALTHY) carries the error that parked it as its cause.
+ */
+export function underlyingError(error: DeliveryError): DeliveryError {
+  let e = error;
+  while (e.code === 'DESTINATION_UNHEALTHY' && e.cause instanceof DeliveryError) e = e.cause;
+  return e;
 }

@@ -2,8 +2,9 @@
 import type { Logger } from '../telemetry/logger.js';
 import type { RetryPolicy } from './backoff.js';
 import type { Clock } from './clock.js';
-import type { DeliveryItem, DestinationWriter } from './contract.js';
+import type { DeliveryItem, DestinationWriter, ItemFailure } from './contract.js';
 import type { DeadLetterSink } from './dead-letter.js';
+import type { DestinationHealth } from './destination-health.js';
 import type { DeliveryError } from './errors.js';
 import type { InFlightBudget } from './in-flight-budget.js';
 
@@ -48,10 +49,11 @@ export interface BudgetExhaustedContext {
 
 /**
  * What to do once a batch has spent its retry budget. 'parked' means the hook has durably stored the
- * items elsewhere (the destination's retry topic, parking/), so the runner settles them as parked; 'keep_retrying' starts
- * a new budget window.
+ * items elsewhere (the destination's retry topic), so the runner settles them as parked; `{ parkedExcept }`
+ * means it stored all but those, which can never be stored there (an event over the retry topic's size
+ * limit), so the runner dead-letters them with their error; 'keep_retrying' starts a new budget window.
  */
-export type BudgetExhaustedDecision = 'keep_retrying' | 'parked';
+export type BudgetExhaustedDecision = 'keep_retrying' | 'parked' | { readonly parkedExcept: readonly ItemFailure[] };
 export type OnBudgetExhausted = (ctx: BudgetExhaustedContext) => Promise<BudgetExhaustedDecision>;
 
 /**
@@ -83,6 +85,8 @@ export interface DestinationRunnerOptions {
   readonly batching?: Partial<BatchingOptions>;
   readonly retry?: Partial<RetryPolicy>;
   readonly onBudgetExhausted?: OnBudgetExhausted;
+  /** The destination's health, kept by the pool across runner replacements; the runner makes its own without. */
+  readonly health?: DestinationHealth;
   /**
    * Called with deliveries the runner gives up unsettled (close past its deadline, discard). Without
    * it they simply stay unsettled, so their offsets are not committed and they are read again.

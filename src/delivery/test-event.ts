@@ -5,9 +5,8 @@ import { makeEnvelope, type Principal } from '../events/envelope.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { DeliveryItem, DestinationWriter } from './contract.js';
 import type { WriterDeps } from './destination-kind.js';
-import { openSecrets } from './destination-pool.js';
+import { buildWriter } from './build-writer.js';
 import { DeliveryError, toDeliveryError } from './errors.js';
-import { createWriter } from './writer-registry.js';
 
 /** The event type of test envelopes: not an event type of docs/events.md, so a receiver can tell them apart. */
 export const TEST_EVENT_TYPE = 'test_event.v0';
@@ -34,7 +33,7 @@ export function testEventSender(deps: WriterDeps, secrets: SecretBox, timeoutMs 
     let writer: DestinationWriter | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
-      writer = createWriter(openSecrets(destination.target, secrets) as Record<string, unknown>, deps);
+      writer = buildWriter(destination.target, secrets, deps).writer;
       const w = writer;
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new DeliveryError('DESTINATION_TIMEOUT', `The destination did not take the test event within ${timeoutMs} ms.`)), timeoutMs);

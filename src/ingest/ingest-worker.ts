@@ -4,7 +4,7 @@
 // or a SIGTERM (kafkajs waits for running batches) drains within the deadline, then commits.
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { Signal } from '../delivery/clock.js';
-import type { DeadLetter, DeadLetterSink } from '../delivery/dead-letter.js';
+import { destinationRemovedLetter, type DeadLetter, type DeadLetterSink } from '../delivery/dead-letter.js';
 import type { DestinationPool } from '../delivery/destination-pool.js';
 import type { InFlightBudget } from '../delivery/in-flight-budget.js';
 import type { OffsetTracker } from '../delivery/offset-tracker.js';
@@ -115,15 +115,13 @@ export class IngestWorker {
         tracker.track(topic, partition, offset, 1);
         letters.push({ letter: result.letter, offset });
       } else {
-        const runners = [];
+        tracker.track(topic, partition, offset, result.deliveries.length);
         for (const d of result.deliveries) {
           const runner = pool.get(d.destinationId);
-          if (runner !== undefined) runners.push({ runner, item: d.item });
-        }
-        tracker.track(topic, partition, offset, runners.length);
-        for (const { runner, item } of runners) {
-          // A runner closing for a destination change refuses new work; that delivery settles as dropped.
-          if (!runner.enqueue(item)) tracker.settle(topic, partition, offset);
+          // Every destination in the config has a runner; one deleted meanwhile gets a dead letter, never nothing.
+          if (runner === undefined) letters.push({ letter: destinationRemovedLetter(d.destinationId, d.item, 'before this event was delivered to it'), offset });
+          // A runner refuses work only at shutdown: the delivery stays unsettled and its record is read again.
+          else runner.enqueue(d.item);
         }
       }
       last = msg.offset;

@@ -19,6 +19,12 @@ export interface KafkaClientOptions {
   logger?: Logger;
   /** "nothing" silences the client (used by the readiness probe, which expects refused connections). */
   logLevel?: 'nothing' | 'error' | 'warn' | 'info' | 'debug';
+  /**
+   * Logs the client's own lines at debug: for clients whose caller reports their failures itself (the
+   * kafka destinations, whose failures their destination's state reports), so a failing destination
+   * does not repeat kafkajs's per-request warnings on every attempt.
+   */
+  quiet?: boolean;
   retry?: RetryOptions;
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -66,6 +72,10 @@ export function createKafkaClient(options: KafkaClientOptions): Kafka {
     logCreator: () => (entry) => {
       const { message, ...fields } = entry.log;
       const bound = { kafkajs: entry.namespace, ...fields };
+      if (options.quiet === true) {
+        logger.debug(bound, message);
+        return;
+      }
       switch (entry.level) {
         case KafkaLogLevel.ERROR:
           // kafkajs logs every error response at ERROR even when it retries it (a coordinator that is

@@ -8,7 +8,7 @@ import { compileValidator } from '../../src/admin/validation.js';
 import type { DestinationKind, WriterDeps } from '../../src/delivery/destination-kind.js';
 import { acceptTarget } from '../../src/delivery/destination-target.js';
 import { createWriter } from '../../src/delivery/writer-registry.js';
-import { openSecrets } from '../../src/delivery/destination-pool.js';
+import { openSecrets } from '../../src/delivery/build-writer.js';
 import { SecretBox } from '../../src/secrets/secret-box.js';
 
 const DEPS: WriterDeps = {

@@ -1,17 +1,24 @@
 // Parks deliveries in their destination's retry topic, created on demand. A park resolves only once the
 // broker acknowledged every record, so the deliveries can be settled (and their offsets committed).
-import type { Kafka } from 'kafkajs';
+// Sends are split to the topic's max.message.bytes; an event over it alone is handed back to be dead-lettered.
+import type { Kafka, Message } from 'kafkajs';
 import { ensureTopics } from '../../kafka/client.js';
 import { LazyProducer } from '../../kafka/lazy-producer.js';
+import { isMessageTooLarge, splitToBatchLimit, topicMaxMessageBytes } from '../../kafka/record-limits.js';
 import { parkedDeliveries } from '../../telemetry/metrics.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay } from '../backoff.js';
 import { systemClock, type Clock } from '../clock.js';
-import type { DeliveryItem } from '../contract.js';
+import type { DeliveryItem, ItemFailure } from '../contract.js';
 import { DeliveryError } from '../errors.js';
 import { retryTopic, toParkedMessage } from './parked-record.js';
 
-const LOG_EVERY_MS = 10_000;
+/**
+ * max.message.bytes of the retry topics this service creates: room for the largest event any writer
+ * takes (4 MiB, file) with its parking headers. A topic created by someone else keeps its own limit,
+ * read from the broker.
+ */
+export const RETRY_TOPIC_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 export interface ParkingStoreOptions {
   readonly kafka: Kafka;
@@ -29,10 +36,10 @@ export type ParkedListener = (destinationId: string, parkedAt: number) => void;
 
 export class KafkaParkingStore {
   private readonly producer: LazyProducer;
-  private readonly created = new Set<string>();
+  /** Retry topics known to exist, with their max.message.bytes. */
+  private readonly limits = new Map<string, number>();
   private readonly closed = new AbortController();
   private readonly listeners: ParkedListener[] = [];
-  private readonly logged = new Map<string, { at: number; records: number }>();
   private readonly clock: Clock;
   private readonly log: Logger;
 
@@ -51,54 +58,59 @@ export class KafkaParkingStore {
   }
 
   /**
-   * Writes the items to the destination's retry topic and resolves once the broker acknowledged them.
-   * Failures are retried with backoff; it rejects with PARKING_FAILED only when `signal` aborts or the
-   * store is closed, so a caller never settles a delivery that was not parked.
+   * Writes the items to the destination's retry topic and resolves once the broker acknowledged them,
+   * with the items it could not take: each alone over the topic's max.message.bytes (RECORD_TOO_LARGE),
+   * for the caller to dead-letter. Failures are retried with backoff; it rejects with PARKING_FAILED only
+   * when `signal` aborts or the store is closed, so a caller never settles a delivery that was not parked.
    */
-  async park(destinationId: string, items: readonly DeliveryItem[], error: DeliveryError, signal?: AbortSignal): Promise<void> {
-    if (items.length === 0) return;
+  async park(destinationId: string, items: readonly DeliveryItem[], error: DeliveryError, signal?: AbortSignal): Promise<ItemFailure[]> {
+    if (items.length === 0) return [];
     const topic = this.topicFor(destinationId);
     const now = this.clock.now();
-    const messages = items.map((item) => toParkedMessage(item, destinationId, error, now));
-    for (let attempt = 1; ; attempt++) {
+    const itemOf = new Map<Message, DeliveryItem>(items.map((item) => [toParkedMessage(item, destinationId, error, now), item]));
+    let unsent: Message[] = [...itemOf.keys()];
+    let refused: ItemFailure[] = [];
+    for (let attempt = 1; unsent.length > 0; attempt++) {
       if (this.closed.signal.aborted || signal?.aborted === true) {
-        throw new DeliveryError('PARKING_FAILED', `Parking ${items.length} deliveries in ${topic} stopped before the broker acknowledged them.`);
+        throw new DeliveryError('PARKING_FAILED', `Parking ${unsent.length} deliveries in ${topic} stopped before the broker acknowledged them.`);
       }
       try {
-        await this.ensureTopic(topic);
+        const limit = await this.limitOf(topic);
+        const split = splitToBatchLimit(unsent, limit);
+        refused = split.oversize.map(({ message, bytes }) => ({ item: itemOf.get(message) as DeliveryItem, error: tooLarge(topic, bytes, limit) }));
         const producer = await this.producer.get();
-        await producer.send({ topic, messages, acks: -1 });
-        break;
+        for (const chunk of split.chunks) {
+          await producer.send({ topic, messages: chunk, acks: -1 });
+          // Acknowledged chunks are not sent again when a later one fails.
+          const sent = new Set(chunk);
+          unsent = unsent.filter((m) => !sent.has(m));
+        }
+        unsent = [];
       } catch (err) {
-        this.log.warn({ err, topic, attempt, records: items.length }, 'Writing to the retry topic failed; retrying.');
-        await this.producer.reset();
+        this.log.warn({ err, topic, attempt, records: unsent.length }, 'Writing to the retry topic failed; retrying.');
+        // The topic may have been deleted or had its limit changed: look at it again on the next attempt.
+        this.limits.delete(topic);
+        if (!isMessageTooLarge(err)) await this.producer.reset();
         await this.clock.sleep(backoffDelay(DEFAULT_RETRY_POLICY, attempt), signal ?? this.closed.signal);
       }
     }
-    parkedDeliveries.inc({ destination: destinationId }, items.length);
-    this.logParked(destinationId, topic, items.length, error, now);
-    for (const l of this.listeners) {
-      try {
-        l(destinationId, now);
-      } catch (err) {
-        this.log.error({ err }, 'A parking listener failed.');
+    const parked = items.length - refused.length;
+    if (parked > 0) {
+      parkedDeliveries.inc({ destination: destinationId }, parked);
+      for (const l of this.listeners) {
+        try {
+          l(destinationId, now);
+        } catch (err) {
+          this.log.error({ err }, 'A parking listener failed.');
+        }
       }
     }
+    return refused;
   }
 
-  // One line per destination per LOG_EVERY_MS, with the count since the last line: a parked destination
-  // parks every batch, and a line each would flood the log.
-  private logParked(destinationId: string, topic: string, records: number, error: DeliveryError, now: number): void {
-    const last = this.logged.get(destinationId);
-    if (last !== undefined && now - last.at < LOG_EVERY_MS) {
-      last.records += records;
-      return;
-    }
-    this.logged.set(destinationId, { at: now, records: 0 });
-    this.log.warn(
-      { destination: destinationId, topic, records: records + (last?.records ?? 0), code: error.code, reason: error.message },
-      'The destination spent its retry budget; its deliveries were parked in its retry topic and will be re-driven when it recovers.',
-    );
+  /** Forgets what it knows of a destination's retry topic (it was deleted). */
+  forget(destinationId: string): void {
+    this.limits.delete(this.topicFor(destinationId));
   }
 
   async close(): Promise<void> {
@@ -106,21 +118,28 @@ export class KafkaParkingStore {
     await this.producer.close();
   }
 
-  private async ensureTopic(topic: string): Promise<void> {
-    if (this.created.has(topic)) return;
+  /** Creates the retry topic when it is missing and reads the record batch size it takes. */
+  private async limitOf(topic: string): Promise<number> {
+    const known = this.limits.get(topic);
+    if (known !== undefined) return known;
     const admin = this.opts.kafka.admin();
     await admin.connect();
     try {
-      await ensureTopics(admin, [
-        {
-          topic,
-          partitions: this.opts.partitions ?? 1,
-          ...(this.opts.retentionMs !== undefined && { config: { 'retention.ms': String(this.opts.retentionMs) } }),
-        },
-      ]);
+      const config: Record<string, string> = { 'max.message.bytes': String(RETRY_TOPIC_MAX_MESSAGE_BYTES) };
+      if (this.opts.retentionMs !== undefined) config['retention.ms'] = String(this.opts.retentionMs);
+      await ensureTopics(admin, [{ topic, partitions: this.opts.partitions ?? 1, config }]);
+      const limit = await topicMaxMessageBytes(admin, topic);
+      this.limits.set(topic, limit);
+      return limit;
     } finally {
       await admin.disconnect();
     }
-    this.created.add(topic);
   }
+}
+
+function tooLarge(topic: string, bytes: number, limit: number): DeliveryError {
+  return new DeliveryError(
+    'RECORD_TOO_LARGE',
+    `The event takes ${bytes} bytes with its parking headers; the retry topic ${topic} takes at most ${limit} (max.message.bytes), so it cannot be parked.`,
+  );
 }

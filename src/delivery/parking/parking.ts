@@ -1,11 +1,13 @@
 // Per-destination isolation (ARCHITECTURE.md "Isolation"): the budget-exhausted hook that parks a destination's
-// deliveries, the fail-fast circuit in front of its writer, and one re-driver per retry topic.
-import type { Kafka } from 'kafkajs';
+// deliveries, the fail-fast circuit in front of its writer, one re-driver per retry topic, and the
+// retirement of a deleted destination's retry topic once its backlog is dead-lettered.
+import type { Admin, Kafka } from 'kafkajs';
 import { oldestParkedAge } from '../../telemetry/metrics.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
 import type { RetryPolicy } from '../backoff.js';
 import type { DeliveryItem, DestinationWriter } from '../contract.js';
 import type { DeadLetterSink } from '../dead-letter.js';
+import { underlyingError } from '../errors.js';
 import type { DestinationRunner } from '../destination-runner.js';
 import type { OnBudgetExhausted, Settlement } from '../runner-options.js';
 import { FailFastWriter } from './fail-fast-writer.js';
@@ -31,14 +33,23 @@ export interface ParkingOptions {
   readonly redriveChunkSize?: number;
   /** The re-driver groups' session timeout (CONSUMER_SESSION_TIMEOUT_MS, as the ingest group's). */
   readonly sessionTimeoutMs?: number;
+  /**
+   * How long a destination must have been deleted before its drained retry topic and re-drive group are
+   * deleted: longer than any worker may still park for it (a replaced runner drains within its deadline).
+   */
+  readonly retireAfterMs?: number;
   readonly logger?: Logger;
 }
+
+export const DEFAULT_RETIRE_AFTER_MS = 60_000;
 
 export class Parking {
   private readonly gates = new Map<string, FailFastWriter>();
   private readonly reDrivers = new Map<string, ReDriver>();
   /** When each destination first parked since its re-driver last caught up (for the age gauge). */
   private readonly firstParkedAt = new Map<string, number>();
+  /** When each scan first found a retry topic whose destination is not in the config. */
+  private readonly deletedSince = new Map<string, number>();
   private readonly log: Logger;
   private timers: NodeJS.Timeout[] = [];
   private stopped = false;
@@ -51,19 +62,27 @@ export class Parking {
     });
   }
 
-  /** The destination pool's budget-exhausted hook: park, trip the circuit, make sure re-driving runs. */
+  /**
+   * The destination pool's budget-exhausted hook: park, trip the circuit, make sure re-driving runs. Made
+   * for a runner after wrapWriter() wrapped its writer: it trips that writer's circuit, never the one of a
+   * runner that replaced it meanwhile (a config update fixing the destination).
+   */
   hookFor(destinationId: string): OnBudgetExhausted {
+    const gate = this.gates.get(destinationId);
     return async (ctx) => {
-      await this.opts.store.park(destinationId, ctx.items, ctx.lastError, ctx.signal);
-      this.gates.get(destinationId)?.trip(ctx.lastError);
-      return 'parked';
+      // Parked records name the destination's own error, not the fail-fast circuit's.
+      const reason = underlyingError(ctx.lastError);
+      const refused = await this.opts.store.park(destinationId, ctx.items, reason, ctx.signal);
+      gate?.trip(reason);
+      return refused.length === 0 ? 'parked' : { parkedExcept: refused };
     };
   }
 
-  /** The destination pool's writer wrapper: the fail-fast circuit. */
+  /** The destination pool's writer wrapper: the fail-fast circuit. A new writer wakes the destination's re-driver. */
   wrapWriter(destinationId: string, writer: DestinationWriter): DestinationWriter {
     const gate = new FailFastWriter(writer, this.opts.probeIntervalMs);
     this.gates.set(destinationId, gate);
+    this.reDrivers.get(destinationId)?.wake();
     return gate;
   }
 
@@ -107,16 +126,16 @@ export class Parking {
     const admin = this.opts.kafka.admin();
     try {
       await admin.connect();
-      const topics = await admin.listTopics();
-      for (const t of topics) if (t.startsWith(this.opts.prefix)) this.ensureReDriver(t.slice(this.opts.prefix.length));
-      // Another worker may own a retry topic's partitions: it is caught up once its group committed the end.
+      const ids = (await admin.listTopics()).filter((t) => t.startsWith(this.opts.prefix)).map((t) => t.slice(this.opts.prefix.length));
+      const withTopic = new Set(ids);
+      for (const id of ids) this.ensureReDriver(id);
+      // Another worker may own a retry topic's partitions: it is caught up once its group committed the end
+      // (or, for a deleted destination, once another worker retired the topic). A topic created since the
+      // listing is looked at in the next scan.
       for (const id of this.firstParkedAt.keys()) {
-        const topic = this.opts.store.topicFor(id);
-        const ends = await admin.fetchTopicOffsets(topic);
-        const [committed] = await admin.fetchOffsets({ groupId: `${this.opts.groupPrefix}.redrive.${id}`, topics: [topic] });
-        const done = ends.every((e) => Number(committed?.partitions.find((c) => c.partition === e.partition)?.offset ?? -1) >= Number(e.high));
-        if (done) this.firstParkedAt.delete(id);
+        if (withTopic.has(id) ? await this.drained(admin, id) : !this.opts.exists(id)) this.firstParkedAt.delete(id);
       }
+      await this.retireDeleted(admin, withTopic);
     } catch (err) {
       this.log.warn({ err }, 'Listing retry topics failed; the next scan tries again.');
     } finally {
@@ -125,13 +144,60 @@ export class Parking {
     this.updateGauge();
   }
 
+  /** True when the destination's re-drive group has committed every partition of its retry topic to the end. */
+  private async drained(admin: Admin, destinationId: string): Promise<boolean> {
+    const topic = this.opts.store.topicFor(destinationId);
+    const ends = await admin.fetchTopicOffsets(topic);
+    const [committed] = await admin.fetchOffsets({ groupId: this.groupOf(destinationId), topics: [topic] });
+    return ends.every((e) => Number(committed?.partitions.find((c) => c.partition === e.partition)?.offset ?? -1) >= Number(e.high));
+  }
+
+  /**
+   * A deleted destination's re-driver dead-letters its backlog (DESTINATION_REMOVED). Once that is
+   * committed and the destination has been gone for `retireAfterMs`, its retry topic and re-drive group
+   * are deleted, so broken destinations do not leave retry topics behind forever. A worker whose retry
+   * topic another worker deleted stops its re-driver.
+   */
+  private async retireDeleted(admin: Admin, withTopic: ReadonlySet<string>): Promise<void> {
+    const now = Date.now();
+    for (const id of this.deletedSince.keys()) if (!withTopic.has(id) || this.opts.exists(id)) this.deletedSince.delete(id);
+    for (const id of [...this.reDrivers.keys()]) if (!withTopic.has(id) && !this.opts.exists(id)) await this.forget(admin, id);
+    for (const id of withTopic) {
+      if (this.opts.exists(id)) continue;
+      const since = this.deletedSince.get(id) ?? now;
+      this.deletedSince.set(id, since);
+      if (now - since < (this.opts.retireAfterMs ?? DEFAULT_RETIRE_AFTER_MS) || !(await this.drained(admin, id))) continue;
+      await this.forget(admin, id);
+      await admin.deleteTopics({ topics: [this.opts.store.topicFor(id)] });
+      this.deletedSince.delete(id);
+      this.log.info({ destination: id, topic: this.opts.store.topicFor(id) }, 'A deleted destination\'s parked events were all dead-lettered; its retry topic was deleted.');
+    }
+  }
+
+  /** Stops the destination's re-driver and drops its re-drive group and what this worker knew of it. */
+  private async forget(admin: Admin, destinationId: string): Promise<void> {
+    const r = this.reDrivers.get(destinationId);
+    this.reDrivers.delete(destinationId);
+    await r?.stop();
+    this.gates.delete(destinationId);
+    this.firstParkedAt.delete(destinationId);
+    this.opts.store.forget(destinationId);
+    oldestParkedAge.remove({ destination: destinationId });
+    // Fails while another worker's re-driver is still a member; the last one to stop deletes it.
+    await admin.deleteGroups([this.groupOf(destinationId)]).catch(() => undefined);
+  }
+
+  private groupOf(destinationId: string): string {
+    return `${this.opts.groupPrefix}.redrive.${destinationId}`;
+  }
+
   private ensureReDriver(destinationId: string): void {
     if (this.stopped || destinationId === '' || this.reDrivers.has(destinationId)) return;
     const r = new ReDriver({
       kafka: this.opts.kafka,
       destinationId,
       topic: this.opts.store.topicFor(destinationId),
-      groupId: `${this.opts.groupPrefix}.redrive.${destinationId}`,
+      groupId: this.groupOf(destinationId),
       runner: () => this.opts.runner(destinationId),
       exists: () => this.opts.exists(destinationId),
       healthcheck: async () => {

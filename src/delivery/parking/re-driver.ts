@@ -8,7 +8,7 @@ import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { backoffDelay, type RetryPolicy } from '../backoff.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { DeliveryItem } from '../contract.js';
-import type { DeadLetterSink } from '../dead-letter.js';
+import { destinationRemovedLetter, type DeadLetterSink } from '../dead-letter.js';
 import type { DestinationRunner } from '../destination-runner.js';
 import type { Settlement } from '../runner-options.js';
 import { fromParkedMessage, metaOf } from './parked-record.js';
@@ -45,8 +45,11 @@ const HEARTBEAT_EVERY_MS = 2_000;
 export class ReDriver {
   readonly destinationId: string;
   private consumer: Consumer | undefined;
-  private readonly pending = new Map<DeliveryItem, () => void>();
+  /** Re-driven deliveries the runner still holds; each resolves true once settled, false if abandoned at a stop. */
+  private readonly pending = new Map<DeliveryItem, (settled: boolean) => void>();
   private readonly stopping = new AbortController();
+  /** Aborted by wake(): a wait for the next health check ends early. */
+  private waking = new AbortController();
   /** Parked-at time of the first delivery not yet re-driven, per partition being worked on. */
   private readonly heads = new Map<number, number>();
   private readonly clock: Clock;
@@ -55,6 +58,8 @@ export class ReDriver {
   /** Until a health check passes, nothing is handed to the runner. */
   private suspect = true;
   private reparkRounds = 0;
+  /** The last health check outcome logged: a line only when it changes, not per round of re-driving. */
+  private lastGate: 'passed' | 'failed' | undefined;
   private reparkedInChunk = false;
 
   constructor(private readonly opts: ReDriverOptions) {
@@ -81,9 +86,17 @@ export class ReDriver {
 
   async stop(): Promise<void> {
     this.stopping.abort();
-    for (const done of this.pending.values()) done();
+    // Not delivered yet: their chunk is neither resolved nor committed, so they are re-driven again later.
+    for (const done of this.pending.values()) done(false);
     this.pending.clear();
     await this.consumer?.disconnect().catch((err: unknown) => this.log.warn({ err }, 'The re-driver consumer did not disconnect cleanly.'));
+  }
+
+  /** The destination's writer changed (a config update may have fixed it): check its health now, not after the backoff. */
+  wake(): void {
+    const woken = this.waking;
+    this.waking = new AbortController();
+    woken.abort();
   }
 
   /** True when `item` is one this re-driver handed to the runner and still waits for. */
@@ -98,7 +111,7 @@ export class ReDriver {
     this.pending.delete(item);
     redrivenDeliveries.inc({ destination: this.destinationId, outcome: settlement });
     if (settlement === 'parked') this.reparkedInChunk = true;
-    done();
+    done(true);
   }
 
   /** The parked-at time of the oldest delivery this re-driver holds and has not re-driven yet. */
@@ -143,7 +156,7 @@ export class ReDriver {
     const runner = this.opts.runner();
     if (runner === undefined) return false;
     this.reparkedInChunk = false;
-    const settled = items.map((item) => new Promise<void>((resolve) => this.pending.set(item, resolve)));
+    const settled = items.map((item) => new Promise<boolean>((resolve) => this.pending.set(item, resolve)));
     for (const item of items) {
       if (!runner.enqueue(item)) {
         // The runner is closing (shutdown or replacement): what it did not take stays uncommitted.
@@ -151,7 +164,8 @@ export class ReDriver {
         return false;
       }
     }
-    if (!(await this.waitFor(Promise.all(settled), p))) return false;
+    const all = Promise.all(settled).then((outcomes) => outcomes.every(Boolean));
+    if (!(await this.waitFor(all, p)) || !(await all)) return false;
     if (this.reparkedInChunk) {
       // The destination failed again: its deliveries are back in the retry topic. Wait, then check health.
       this.suspect = true;
@@ -169,31 +183,28 @@ export class ReDriver {
     for (let attempt = 1; this.running(p); attempt++) {
       // A deleted destination will never pass its health check: stop waiting, the caller dead-letters.
       if (!this.opts.exists()) return true;
+      // A config change during the health check below ends the wait after it at once.
+      const woken = this.waking.signal;
       if (this.opts.runner() !== undefined) {
         try {
           await this.opts.healthcheck();
           this.suspect = false;
-          this.log.info('The destination passed its health check; re-driving its parked deliveries.');
+          if (this.lastGate !== 'passed') this.log.info('The destination passed its health check; re-driving its parked deliveries.');
+          this.lastGate = 'passed';
           return true;
         } catch (err) {
-          if (attempt === 1) this.log.info({ reason: err instanceof Error ? err.message : String(err) }, 'The destination is still unhealthy; parked deliveries wait.');
+          if (this.lastGate !== 'failed') this.log.info({ reason: err instanceof Error ? err.message : String(err) }, 'The destination is still unhealthy; parked deliveries wait.');
+          this.lastGate = 'failed';
         }
       }
       const delay = backoffDelay({ ...this.backoff, maxAttempts: 0, maxElapsedMs: 0, maxRetryAfterMs: 0 }, attempt);
-      if (!(await this.pause(Math.max(delay, this.backoff.baseDelayMs / 2), p))) return false;
+      if (!(await this.pause(Math.max(delay, this.backoff.baseDelayMs / 2), p, woken))) return false;
     }
     return false;
   }
 
   private async deadLetterRemoved(items: readonly DeliveryItem[]): Promise<boolean> {
-    const letters = items.map((item) => ({
-      value: item.payload,
-      key: item.eventId,
-      ...(metaOf(item)?.origin !== undefined && { source: metaOf(item)?.origin }),
-      errorCode: 'DESTINATION_REMOVED',
-      errorMessage: `Destination ${this.destinationId} was deleted while this event was parked for it.`,
-      destinationId: this.destinationId,
-    }));
+    const letters = items.map((item) => destinationRemovedLetter(this.destinationId, item, 'while this event was parked for it', metaOf(item)?.origin));
     try {
       await this.opts.deadLetter.send(letters, this.stopping.signal);
     } catch {
@@ -217,13 +228,14 @@ export class ReDriver {
     return true;
   }
 
-  /** Sleeps `ms` while heartbeating; false when the re-driver stops or loses the partition first. */
-  private async pause(ms: number, p: EachBatchPayload): Promise<boolean> {
+  /** Sleeps `ms` while heartbeating, or until woken; false when the re-driver stops or loses the partition first. */
+  private async pause(ms: number, p: EachBatchPayload, woken = this.waking.signal): Promise<boolean> {
     const until = this.clock.now() + ms;
+    const interrupt = AbortSignal.any([this.stopping.signal, woken]);
     while (this.running(p)) {
       const left = until - this.clock.now();
-      if (left <= 0) return true;
-      await this.clock.sleep(Math.min(left, HEARTBEAT_EVERY_MS), this.stopping.signal);
+      if (left <= 0 || woken.aborted) return true;
+      await this.clock.sleep(Math.min(left, HEARTBEAT_EVERY_MS), interrupt);
       await p.heartbeat();
     }
     return false;

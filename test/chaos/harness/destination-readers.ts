@@ -96,6 +96,8 @@ export function readFileDestination(path: string, maxRotated = 20): FileContents
 
 export interface DeadLetterSeen {
   readonly key: string | null;
+  /** The sequence number of a dead-lettered event (an envelope); undefined for a raw input record. */
+  readonly seq: number | undefined;
   readonly sha256: string;
   readonly size: number;
   readonly headers: Readonly<Record<string, string>>;
@@ -117,11 +119,23 @@ export class DeadLetterReader extends TopicReader {
         const value = message.value ?? Buffer.alloc(0);
         this.letters.push({
           key: message.key === null ? null : message.key.toString('utf8'),
+          seq: envelopeSeq(value),
           sha256: createHash('sha256').update(value).digest('hex'),
           size: value.length,
           headers,
         });
       },
     };
+  }
+}
+
+/** Dead letters of events carry the envelope; those of input records carry the raw record. */
+function envelopeSeq(value: Buffer): number | undefined {
+  // Envelopes are JSON objects of at most a few MiB; a ten-megabyte poison record is not parsed.
+  if (value[0] !== 0x7b || value.length > 8 * 1024 * 1024) return undefined;
+  try {
+    return seqOfEnvelope(JSON.parse(value.toString('utf8')));
+  } catch {
+    return undefined;
   }
 }

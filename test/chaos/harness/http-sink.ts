@@ -1,10 +1,16 @@
 // An http receiver on 127.0.0.1 for the fault scenarios: one listener, one destination per path, each
-// answering 200, a chosen error status, or nothing at all (a hang), and recording every event it accepted.
+// answering 200 (at once or after a delay), a chosen error status, or nothing at all (a hang), and
+// recording every event it accepted.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { seqOfEnvelope } from './verifiable-source.js';
 import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
 
-export type SinkMode = { readonly kind: 'ok' } | { readonly kind: 'status'; readonly status: number } | { readonly kind: 'hang' };
+export type SinkMode =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'status'; readonly status: number }
+  | { readonly kind: 'hang' }
+  /** 200 after `delayMs`; the events count as accepted only if that answer could still be sent. */
+  | { readonly kind: 'slow'; readonly delayMs: number };
 
 /** The events of one path that were answered 2xx, in arrival order, duplicates kept. */
 export interface Arrivals {
@@ -90,17 +96,23 @@ export class HttpSink {
         res.writeHead(400).end('not json');
         return;
       }
-      const now = Date.now();
-      for (const e of events) {
-        const seq = seqOfEnvelope(e);
-        if (seq === undefined) {
-          this.unreadable++;
-          continue;
+      const accept = (): void => {
+        // A sender gone meanwhile (killed, or its request timed out) never got the 200: nothing was accepted.
+        if (res.destroyed) return;
+        const now = Date.now();
+        for (const e of events) {
+          const seq = seqOfEnvelope(e);
+          if (seq === undefined) {
+            this.unreadable++;
+            continue;
+          }
+          arrivals.seqs.push(seq);
+          arrivals.at.push(now);
         }
-        arrivals.seqs.push(seq);
-        arrivals.at.push(now);
-      }
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      };
+      if (mode.kind === 'slow') setTimeout(accept, mode.delayMs);
+      else accept();
     });
   }
 }

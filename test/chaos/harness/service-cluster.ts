@@ -176,6 +176,12 @@ export class ServiceFleet {
     await p.stop('SIGKILL');
   }
 
+  /** SIGTERM: the service drains and commits what settled; resolves with its exit code. */
+  async terminate(p: ServiceProcess): Promise<number | null> {
+    this.expected.add(p);
+    return p.stop('SIGTERM');
+  }
+
   async stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const all = [...this.running];
     for (const p of all) this.expected.add(p);

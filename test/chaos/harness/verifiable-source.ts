@@ -19,6 +19,8 @@ export interface RecordFacts {
 export interface SourceShape {
   /** Overrides conn.server_port (the sample records use 443 nine times in ten, else 80). */
   readonly serverPort?: (seq: number) => number;
+  /** Bytes of padding in an http record's http.request.user_agent, to make large events (0: as sampled). */
+  readonly userAgentBytes?: (seq: number) => number;
 }
 
 export interface SourceTopics {
@@ -49,6 +51,8 @@ export function sourceRecord(seq: number, shape: SourceShape = {}): { facts: Rec
     const url = (record.http as { request: { url: Record<string, unknown> } }).request.url;
     url.path = `/seq/${seq}`;
     url.raw = `https://${String(conn.server_name)}/seq/${seq}`;
+    const pad = shape.userAgentBytes?.(seq) ?? 0;
+    if (pad > 0) (record.http as { request: Record<string, unknown> }).request.user_agent = 'u'.repeat(pad);
   } else {
     conn.bytes_in = seq;
   }

@@ -4,6 +4,9 @@ import { brokerRestart } from './broker-restart.js';
 import { configChurn } from './config-churn.js';
 import { destinationOutage } from './destination-outage.js';
 import { killWorker } from './kill-worker.js';
+import { misconfiguredDestination } from './misconfigured-destination.js';
+import { oversizeParking } from './oversize-parking.js';
 import { poisonRecords } from './poison-records.js';
+import { sigtermRedrive } from './sigterm-redrive.js';
 
-export const SCENARIOS: readonly Scenario[] = [killWorker, brokerRestart, destinationOutage, poisonRecords, configChurn];
+export const SCENARIOS: readonly Scenario[] = [killWorker, brokerRestart, destinationOutage, poisonRecords, configChurn, misconfiguredDestination, oversizeParking, sigtermRedrive];

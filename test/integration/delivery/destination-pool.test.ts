@@ -104,4 +104,24 @@ describe('destination pool', () => {
     expect(new Set(deadLetter.letters.map((l) => String(l.key)))).toEqual(new Set(batch.map((b) => b.eventId)));
     expect(p.get('ed_01JD00000000000000000000BB')).toBeUndefined();
   });
+
+  it('should run a destination whose config its writer rejects, failing every write with the reason, and deliver its events once the config is fixed', async () => {
+    const { log, settled, pool: p } = setup();
+    const receiver = new HttpReceiver();
+    receivers.push(receiver);
+    await receiver.start();
+    const id = 'ed_01JD00000000000000000000CC';
+    log.put(httpDest(id, 'ftp://127.0.0.1/not-http'));
+    const batch = items(10);
+    for (const it of batch) expect(p.get(id)?.enqueue(it)).toBe(true);
+    await until(() => p.status(id)?.state === 'failing');
+    expect(p.status(id)?.lastError).toMatchObject({ code: 'DESTINATION_MISCONFIGURED', message: expect.stringMatching(/target\.http\.url must use http or https/) });
+    expect(settled).toEqual([]);
+
+    log.put(httpDest(id, receiver.url));
+    await until(() => settled.length === batch.length);
+    expect(settled.every((s) => s.settlement === 'acked')).toBe(true);
+    expect(new Set(receiver.delivered().map((e) => e.event_id))).toEqual(new Set(batch.map((b) => b.eventId)));
+    expect(p.status(id)?.state).toBe('ok');
+  });
 });

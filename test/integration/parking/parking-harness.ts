@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ConfigChange, ConfigLog } from '../../../src/configlog/config-log.js';
 import type { ConfigValue } from '../../../src/configlog/format.js';
-import type { StoredDestination } from '../../../src/configlog/resources.js';
+import type { StoredDestination, StoredTarget } from '../../../src/configlog/resources.js';
 import type { DeliveryItem } from '../../../src/delivery/contract.js';
 import { DestinationPool } from '../../../src/delivery/destination-pool.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
@@ -56,17 +56,26 @@ export interface ParkingHarness {
   readonly groupPrefix: string;
   /** Settlements of main-path deliveries (re-driven ones are the parking's), by event id. */
   readonly settled: Map<string, Settlement>;
+  readonly secrets: SecretBox;
   /** A data_stream destination on `arn`, through `proxy` (or straight to the emulator). */
   addDestination(arn: string, proxy?: AwsFaultProxy): string;
+  /** A destination with any stored target; `id` puts a new version of an existing one. */
+  putDestination(target: StoredTarget, id?: string): string;
   enqueue(id: string, items: readonly DeliveryItem[]): void;
   close(): Promise<void>;
 }
 
-export async function parkingHarness(opts: { retry?: { maxAttempts: number; maxElapsedMs: number } } = {}): Promise<ParkingHarness> {
+export interface ParkingHarnessOptions {
+  readonly retry?: { maxAttempts: number; maxElapsedMs: number };
+  /** Another harness's retry topic prefix and group prefix: a worker restarted on the same topics. */
+  readonly sameTopicsAs?: ParkingHarness;
+}
+
+export async function parkingHarness(opts: ParkingHarnessOptions = {}): Promise<ParkingHarness> {
   const kafka = testKafka('parking-test');
-  const prefix = `${uniqueName('edge.retry')}.`;
-  const groupPrefix = uniqueName('parking-group');
-  const secrets = new SecretBox(randomBytes(32));
+  const prefix = opts.sameTopicsAs?.prefix ?? `${uniqueName('edge.retry')}.`;
+  const groupPrefix = opts.sameTopicsAs?.groupPrefix ?? uniqueName('parking-group');
+  const secrets = opts.sameTopicsAs?.secrets ?? new SecretBox(randomBytes(32));
   const store = new KafkaParkingStore({ kafka, prefix, partitions: 1 });
   const deadLetter = new RecordingDeadLetters();
   const log = new ScriptedConfigLog();
@@ -82,6 +91,7 @@ export async function parkingHarness(opts: { retry?: { maxAttempts: number; maxE
     scanIntervalMs: 500,
     probeIntervalMs: 500,
     redriveBackoff: { baseDelayMs: 200, maxDelayMs: 1_000 },
+    retireAfterMs: 1_000,
   });
   const pool: DestinationPool = new DestinationPool({
     deps: { kafkaClient: () => kafka, fileRoot: '.', cloud: { timeoutMs: 2_000 } },
@@ -99,6 +109,10 @@ export async function parkingHarness(opts: { retry?: { maxAttempts: number; maxE
   });
   pool.follow(log as unknown as ConfigLog);
   await parking.start();
+  const putDestination = (target: StoredTarget, id = `ed_${randomBytes(13).toString('hex').toUpperCase().slice(0, 26)}`): string => {
+    log.put({ id, created_at: new Date().toISOString(), description: '', metadata: '', format: 'json', target });
+    return id;
+  };
   return {
     pool,
     parking,
@@ -108,24 +122,17 @@ export async function parkingHarness(opts: { retry?: { maxAttempts: number; maxE
     prefix,
     groupPrefix,
     settled,
+    secrets,
     addDestination(arn, proxy) {
-      const id = `ed_${randomBytes(13).toString('hex').toUpperCase().slice(0, 26)}`;
-      log.put({
-        id,
-        created_at: new Date().toISOString(),
-        description: '',
-        metadata: '',
-        format: 'json',
-        target: {
-          data_stream: {
-            auth: { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSWRITER', cloud_secret_access_key_enc: secrets.seal('writer-secret') } },
-            stream_arn: arn,
-            endpoint: proxy?.endpoint ?? motoEndpoint(),
-          },
+      return putDestination({
+        data_stream: {
+          auth: { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSWRITER', cloud_secret_access_key_enc: secrets.seal('writer-secret') } },
+          stream_arn: arn,
+          endpoint: proxy?.endpoint ?? motoEndpoint(),
         },
       });
-      return id;
     },
+    putDestination,
     enqueue(id, items) {
       const runner = pool.get(id);
       if (runner === undefined) throw new Error(`no runner for ${id}`);

@@ -2,21 +2,33 @@
 // budget is parked in its retry topic, the main path settles, and the re-driver delivers every parked
 // event once the destination is healthy again, committing the retry topic only behind them.
 import { afterEach, describe, expect, it } from 'vitest';
+import type { StoredTarget } from '../../../src/configlog/resources.js';
+import { DeliveryError } from '../../../src/delivery/errors.js';
 import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js';
 import { parkedDeliveries, redrivenDeliveries } from '../../../src/telemetry/metrics.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
-import { consumeUntil, testKafka, withAdmin } from '../../support/kafka.js';
+import { consumeUntil, createTopics, testKafka, withAdmin } from '../../support/kafka.js';
 import { createDataStream, motoEndpoint, readAtLeast } from '../cloud/cloud-fixtures.js';
+import { HttpReceiver } from '../delivery/http-receiver.js';
 import { testItems } from '../delivery/writer-contract.js';
 import { parkingHarness, until, type ParkingHarness } from './parking-harness.js';
 
 let harness: ParkingHarness | undefined;
 const proxies: AwsFaultProxy[] = [];
+const receivers: HttpReceiver[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
   await Promise.all(proxies.splice(0).map((p) => p.stop()));
+  await Promise.all(receivers.splice(0).map((r) => r.stop()));
 });
+
+async function receiver(): Promise<HttpReceiver> {
+  const r = new HttpReceiver();
+  await r.start();
+  receivers.push(r);
+  return r;
+}
 
 async function proxy(): Promise<AwsFaultProxy> {
   const p = new AwsFaultProxy(motoEndpoint());
@@ -108,7 +120,7 @@ describe('parking', () => {
     expect(new Set(got.map((g) => g.envelope.event_id))).toEqual(new Set(items.map((i) => i.eventId)));
   });
 
-  it('should dead-letter the parked events of a deleted destination as DESTINATION_REMOVED', async () => {
+  it('should dead-letter the parked events of a deleted destination as DESTINATION_REMOVED, then delete its retry topic and re-drive group', async () => {
     const h = (harness = await parkingHarness());
     const stream = await createDataStream('removed');
     const p = await proxy();
@@ -123,6 +135,17 @@ describe('parking', () => {
       items.map((i) => [i.eventId, 'DESTINATION_REMOVED', id, i.source?.offset]),
     );
     expect((await stream.read()).length).toBe(0);
+
+    // Retired: once the dead letters are committed, the retry topic and the re-drive group are deleted.
+    const topic = h.store.topicFor(id);
+    const group = `${h.groupPrefix}.redrive.${id}`;
+    await until(async () => !(await withAdmin(testKafka(), (a) => a.listTopics())).includes(topic), 20_000, 'the retry topic to be deleted');
+    await until(
+      async () => (await withAdmin(testKafka(), (a) => a.listGroups())).groups.every((g) => g.groupId !== group),
+      20_000,
+      'the re-drive group to be deleted',
+    );
+    expect(h.deadLetter.letters).toHaveLength(10);
   });
 
   it('should re-drive deliveries another process parked, found by its scan of retry topics', async () => {
@@ -138,5 +161,55 @@ describe('parking', () => {
     await other.close();
     const got = await readAtLeast(stream, items.length, 30_000);
     expect(new Set(got.map((g) => g.envelope.event_id))).toEqual(new Set(items.map((i) => i.eventId)));
+  });
+
+  it('should leave re-driven deliveries uncommitted when it stops before they are delivered, and re-drive them after a restart', async () => {
+    const r = await receiver();
+    let holding = true;
+    let seen = 0;
+    // While holding, a request is answered 503 only after 15 s: the re-driven deliveries are in flight at the stop.
+    r.script = () => {
+      seen++;
+      return holding ? { status: 503, delayMs: 15_000 } : undefined;
+    };
+    const first = (harness = await parkingHarness());
+    const id = first.putDestination({ http: { url: r.url, timeout_ms: 60_000 } } as StoredTarget);
+    const items = testItems(30);
+    await first.store.park(id, items, new DeliveryError('DESTINATION_UNREACHABLE', 'the receiver was down'));
+    await until(() => seen > 0, 20_000, 'the re-driven deliveries to reach the receiver');
+    // The worker stops (its re-drivers first, then its destinations, as the service does).
+    await first.close();
+    const topic = first.store.topicFor(id);
+    const group = `${first.groupPrefix}.redrive.${id}`;
+    // Nothing was delivered, so nothing of the retry topic may be committed.
+    expect(await committedOffset(group, topic)).toBe(-1);
+
+    holding = false;
+    const second = (harness = await parkingHarness({ sameTopicsAs: first }));
+    second.putDestination({ http: { url: r.url, timeout_ms: 60_000 } } as StoredTarget, id);
+    await until(() => items.every((i) => r.delivered().some((e) => e.event_id === i.eventId)), 30_000, 'every parked event at the receiver after the restart');
+    await until(async () => (await committedOffset(group, topic)) === items.length, 20_000, 'the retry topic commit after the restart');
+  });
+
+  it("should split a parking batch to the retry topic's max.message.bytes and dead-letter an event over it", async () => {
+    const h = (harness = await parkingHarness());
+    const stream = await createDataStream('split');
+    const p = await proxy();
+    const id = h.addDestination(stream.arn, p);
+    await p.stop();
+    // A retry topic created beforehand with a small limit, as an operator might: 64 KiB per record batch.
+    const topic = h.store.topicFor(id);
+    await createTopics(testKafka(), [{ topic, partitions: 1, config: { 'max.message.bytes': String(64 * 1024) } }]);
+    const small = testItems(60, 2_000);
+    const [big] = testItems(1, 100_000);
+    const all = [...small, big!];
+    h.enqueue(id, all);
+    await until(() => all.every((i) => h.settled.has(i.eventId)), 30_000, 'every event to be parked or dead-lettered');
+    expect(small.filter((i) => h.settled.get(i.eventId) !== 'parked').map((i) => i.eventId)).toEqual([]);
+    expect(h.settled.get(big!.eventId)).toBe('dead_lettered');
+    expect(h.deadLetter.letters.map((l) => [l.key, l.errorCode, l.destinationId])).toEqual([[big!.eventId, 'RECORD_TOO_LARGE', id]]);
+    expect(h.deadLetter.letters[0]?.errorMessage).toMatch(/max\.message\.bytes/);
+    const parked = await consumeUntil(testKafka(), { topics: [topic], until: (m) => m.length >= small.length });
+    expect(new Set(parked.map((m) => m.key))).toEqual(new Set(small.map((i) => i.eventId)));
   });
 });

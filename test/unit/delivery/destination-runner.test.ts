@@ -168,6 +168,24 @@ describe('destination runner', () => {
     expect(await count(destinationId, 'parked')).toBe(2);
   });
 
+  it('should dead-letter with its reason an item the budget-exhausted hook could not park, and settle the rest as parked', async () => {
+    const writer = new FakeWriter(undefined, [], unreachable());
+    const [small, big] = [item(), item(500)];
+    const tooLarge = new DeliveryError('RECORD_TOO_LARGE', 'over the retry topic limit');
+    const { runner, settled, deadLetter } = setup(writer, {
+      retry: { maxAttempts: 1 },
+      onBudgetExhausted: async () => ({ parkedExcept: [{ item: big!, error: tooLarge }] }),
+    });
+    runner.enqueue(small!);
+    runner.enqueue(big!);
+    await runner.flush();
+    expect(settled.map((s) => [s.item.eventId, s.settlement])).toEqual([
+      [small!.eventId, 'parked'],
+      [big!.eventId, 'dead_lettered'],
+    ]);
+    expect(deadLetter.letters.map((l) => [l.key, l.errorCode, l.errorMessage])).toEqual([[big!.eventId, 'RECORD_TOO_LARGE', 'over the retry topic limit']]);
+  });
+
   it('should keep retrying past the budget by default and deliver once the destination recovers', async () => {
     const writer = new FakeWriter(undefined, Array.from({ length: 7 }, unreachable));
     const { runner, settled } = setup(writer, { retry: { maxAttempts: 3, maxDelayMs: 1000 } });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredTarget } from '../../../src/configlog/resources.js';
 import { destinationView } from '../../../src/admin/event-destinations/destination-view.js';
 import type { AdminContext } from '../../../src/admin/context.js';
-import { openSecrets } from '../../../src/delivery/destination-pool.js';
+import { openSecrets } from '../../../src/delivery/build-writer.js';
 import { acceptTarget, targetSchema, targetView } from '../../../src/delivery/destination-target.js';
 import { DESTINATION_KINDS } from '../../../src/delivery/destinations/kinds.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';

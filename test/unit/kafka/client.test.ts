@@ -1,6 +1,7 @@
-// Unit tests of the Kafka client factory's broker-list parsing (no broker needed).
+// Unit tests of the Kafka client factory's broker-list parsing and log routing (no broker needed).
 import { describe, expect, it } from 'vitest';
 import { createKafkaClient, parseBrokers } from '../../../src/kafka/client.js';
+import { createRootLogger } from '../../../src/telemetry/logger.js';
 
 describe('parseBrokers', () => {
   it('should split a KAFKA_BROKERS string on commas and trim each address', () => {
@@ -20,5 +21,27 @@ describe('parseBrokers', () => {
 
   it('should make createKafkaClient fail fast on a bad broker list rather than at first connect', () => {
     expect(() => createKafkaClient({ clientId: 'x', brokers: 'nohostport' })).toThrow(expect.objectContaining({ code: 'INVALID_BROKERS' }));
+  });
+});
+
+describe('createKafkaClient log routing', () => {
+  async function levelsOfAFailedConnect(quiet: boolean): Promise<number[]> {
+    const levels: number[] = [];
+    const logger = createRootLogger({ write: (line: string) => void levels.push((JSON.parse(line) as { level: number }).level) }, 'debug');
+    // Port 1 on loopback refuses the connection, and kafkajs logs the failure itself.
+    const kafka = createKafkaClient({ clientId: 'x', brokers: '127.0.0.1:1', logger, quiet, retry: { retries: 0 }, connectionTimeoutMs: 500 });
+    const admin = kafka.admin();
+    await expect(admin.connect()).rejects.toThrow();
+    return levels;
+  }
+
+  it("should log kafkajs's own errors at error or warn by default", async () => {
+    expect((await levelsOfAFailedConnect(false)).some((l) => l >= 40)).toBe(true);
+  });
+
+  it("should log kafkajs's own lines at debug only when quiet, for a caller that reports the failure itself", async () => {
+    const levels = await levelsOfAFailedConnect(true);
+    expect(levels.length).toBeGreaterThan(0);
+    expect(levels.every((l) => l === 20)).toBe(true);
   });
 });

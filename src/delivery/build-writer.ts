@@ -1,0 +1,78 @@
+// Builds a destination's writer from its stored target, secrets opened. A destination whose writer cannot
+// be built (a secret sealed with another SECRET_KEY, a config the writer rejects) still gets one: a
+// writer failing every write and health check with the reason, so its events are parked, not dropped.
+import type { StoredTarget } from '../configlog/resources.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { DeliveryItem, DestinationWriter, WriteOutcome, WriterLimits } from './contract.js';
+import type { WriterDeps } from './destination-kind.js';
+import { DeliveryError } from './errors.js';
+import { createWriter } from './writer-registry.js';
+
+/** Stored secret fields end in `_enc`; writers get them opened, under the name without the suffix. */
+export function openSecrets(value: unknown, secrets: SecretBox, path = 'target'): unknown {
+  if (Array.isArray(value)) return value.map((v, i) => openSecrets(v, secrets, `${path}[${i}]`));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k.endsWith('_enc') && typeof v === 'string') {
+      const name = k.slice(0, -4);
+      const clear = secrets.open(v);
+      if (clear === undefined) throw new Error(`the secret ${path}.${name} cannot be opened with this service's SECRET_KEY (it was sealed with another key); set it again`);
+      out[name] = clear;
+    } else {
+      out[k] = openSecrets(v, secrets, `${path}.${k}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Takes anything within the largest limits of any writer: what it is given is parked (or, over the
+ * retry topic's limit, dead-lettered), never written, so the real writer's limits do not apply.
+ */
+const MISCONFIGURED_LIMITS: WriterLimits = Object.freeze({
+  maxRecords: 1000,
+  maxBytes: 8 * 1024 * 1024,
+  maxRecordBytes: 8 * 1024 * 1024,
+  recordOverheadBytes: 0,
+});
+
+/** The writer of a destination that cannot run: every write and health check fails with `problem`. */
+export class MisconfiguredWriter implements DestinationWriter {
+  readonly limits = MISCONFIGURED_LIMITS;
+
+  constructor(
+    readonly kind: string,
+    readonly problem: DeliveryError,
+  ) {}
+
+  async connect(): Promise<void> {}
+
+  async write(_batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
+    throw this.problem;
+  }
+
+  async healthcheck(): Promise<void> {
+    throw this.problem;
+  }
+
+  async close(): Promise<void> {}
+}
+
+export interface BuiltWriter {
+  readonly writer: DestinationWriter;
+  /** Why the real writer could not be built (DESTINATION_MISCONFIGURED); undefined when it was. */
+  readonly problem?: DeliveryError;
+}
+
+/** Never throws: a target that cannot run gets a MisconfiguredWriter carrying the reason. */
+export function buildWriter(target: StoredTarget, secrets: SecretBox, deps: WriterDeps): BuiltWriter {
+  try {
+    return { writer: createWriter(openSecrets(target, secrets) as Record<string, unknown>, deps) };
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    const problem = new DeliveryError('DESTINATION_MISCONFIGURED', `The destination cannot run as configured: ${reason}`, { cause: err });
+    const kind = Object.keys(target).find((k) => (target as Record<string, unknown>)[k] != null) ?? 'unknown';
+    return { writer: new MisconfiguredWriter(kind, problem), problem };
+  }
+}

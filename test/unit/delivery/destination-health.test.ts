@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { DestinationHealth, REMIND_EVERY_MS } from '../../../src/delivery/destination-health.js';
+import { DeliveryError } from '../../../src/delivery/errors.js';
+import { createRootLogger } from '../../../src/telemetry/logger.js';
+import { VirtualClock } from './fakes.js';
+
+function setup() {
+  const lines: Array<{ msg: string; level: number; code?: string }> = [];
+  const logger = createRootLogger({ write: (s: string) => void lines.push(JSON.parse(s) as { msg: string; level: number }) }, 'info');
+  const clock = new VirtualClock();
+  const health = new DestinationHealth('ed_1', logger, clock);
+  return { health, clock, lines, messages: () => lines.map((l) => l.msg) };
+}
+
+const refused = new DeliveryError('DESTINATION_UNREACHABLE', 'connection refused');
+
+describe('destination health', () => {
+  it('should log once per state change, not once per failed attempt', () => {
+    const { health, clock, messages } = setup();
+    expect(health.status.state).toBe('unknown');
+    health.delivered(5);
+    for (let i = 0; i < 50; i++) {
+      clock.t += 100;
+      health.failed(refused);
+    }
+    expect(health.status.state).toBe('failing');
+    health.parked(10, refused);
+    for (let i = 0; i < 50; i++) health.parked(10, refused);
+    expect(health.status.state).toBe('parked');
+    health.delivered(1);
+    expect(health.status.state).toBe('ok');
+    expect(messages()).toEqual([
+      'The destination is failing.',
+      'The destination spent its retry budget; its deliveries are parked in its retry topic and will be re-driven when it recovers.',
+      'The destination delivers again.',
+    ]);
+  });
+
+  it('should say at most once a minute that a destination is still failing, with the attempts since the last line', () => {
+    const { health, clock, lines } = setup();
+    health.failed(refused);
+    for (let i = 0; i < 300; i++) {
+      clock.t += 1_000;
+      health.failed(refused);
+    }
+    const still = lines.filter((l) => l.msg === 'The destination is still failing.');
+    // 300 s of failures a second apart: one line when it started failing, then one a minute.
+    expect(still).toHaveLength(Math.floor(300_000 / REMIND_EVERY_MS));
+    expect(still[0]).toMatchObject({ failedAttempts: 60, code: 'DESTINATION_UNREACHABLE' });
+  });
+
+  it('should report the destination’s own error behind a fail-fast one as the last error', () => {
+    const { health } = setup();
+    const misconfigured = new DeliveryError('DESTINATION_MISCONFIGURED', 'The destination cannot run as configured: no key');
+    const failedFast = new DeliveryError('DESTINATION_UNHEALTHY', 'parked since ...', { cause: misconfigured });
+    health.failed(new DeliveryError('DESTINATION_UNHEALTHY', 'parked since ... after DESTINATION_UNHEALTHY', { cause: failedFast }));
+    expect(health.status.lastError).toMatchObject({ code: 'DESTINATION_MISCONFIGURED', message: misconfigured.message });
+  });
+});

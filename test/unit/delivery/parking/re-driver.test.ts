@@ -1,0 +1,120 @@
+// The re-driver's own bookkeeping at a stop, with a consumer fake that hands it one batch of a retry
+// topic and records what it resolves and commits (the real broker's side is in the integration tests).
+import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import type { DeliveryItem, WriteOutcome } from '../../../../src/delivery/contract.js';
+import { DestinationRunner } from '../../../../src/delivery/destination-runner.js';
+import { DeliveryError } from '../../../../src/delivery/errors.js';
+import { InFlightBudget } from '../../../../src/delivery/in-flight-budget.js';
+import { toParkedMessage } from '../../../../src/delivery/parking/parked-record.js';
+import { ReDriver, type ReDriverOptions } from '../../../../src/delivery/parking/re-driver.js';
+import { FakeWriter, RecordingDeadLetterSink, item } from '../fakes.js';
+
+/** A consumer of one retry topic partition: runs eachBatch once and lets disconnect wait for it. */
+class OneBatchConsumer {
+  readonly events = { GROUP_JOIN: 'group_join' };
+  readonly resolved: string[] = [];
+  readonly commits: string[] = [];
+  running = true;
+  batch: Promise<void> | undefined;
+  private eachBatch: ((p: EachBatchPayload) => Promise<void>) | undefined;
+
+  async connect(): Promise<void> {}
+  async subscribe(): Promise<void> {}
+  on(): void {}
+  async run(cfg: { eachBatch: (p: EachBatchPayload) => Promise<void> }): Promise<void> {
+    this.eachBatch = cfg.eachBatch;
+  }
+  async commitOffsets(offsets: Array<{ offset: string }>): Promise<void> {
+    this.commits.push(...offsets.map((o) => o.offset));
+  }
+  async disconnect(): Promise<void> {
+    this.running = false;
+    await this.batch;
+  }
+
+  deliver(topic: string, messages: KafkaMessage[]): void {
+    const payload = {
+      batch: { topic, partition: 0, messages, highWatermark: String(messages.length) },
+      resolveOffset: (o: string) => this.resolved.push(o),
+      heartbeat: async () => undefined,
+      isRunning: () => this.running,
+      isStale: () => false,
+    } as unknown as EachBatchPayload;
+    this.batch = this.eachBatch?.(payload);
+  }
+}
+
+function parked(items: readonly DeliveryItem[]): KafkaMessage[] {
+  const error = new DeliveryError('DESTINATION_UNREACHABLE', 'down');
+  return items.map((i, n) => {
+    const m = toParkedMessage(i, 'ed_test', error, 1_000);
+    return { ...m, offset: String(n), timestamp: '1000', attributes: 0, size: 0 } as unknown as KafkaMessage;
+  });
+}
+
+/** A re-driver of one retry topic feeding a real runner with `writer`, its consumer handing batches by hand. */
+async function setup(writer: FakeWriter, opts: Partial<ReDriverOptions> = {}): Promise<{ reDriver: ReDriver; runner: DestinationRunner; consumer: OneBatchConsumer }> {
+  const consumer = new OneBatchConsumer();
+  const reDriver: ReDriver = new ReDriver({
+    kafka: { consumer: () => consumer } as unknown as Kafka,
+    destinationId: 'ed_test',
+    topic: 'edge.retry.ed_test',
+    groupId: 'g',
+    runner: () => runner,
+    exists: () => true,
+    healthcheck: async () => undefined,
+    deadLetter: new RecordingDeadLetterSink(),
+    ...opts,
+  });
+  const runner = new DestinationRunner({
+    destinationId: 'ed_test',
+    writer,
+    budget: new InFlightBudget(),
+    deadLetter: new RecordingDeadLetterSink(),
+    onSettled: (i, s) => reDriver.settle(i, s),
+    batching: { lingerMs: 0 },
+  });
+  runner.start();
+  await reDriver.start();
+  return { reDriver, runner, consumer };
+}
+
+describe('re-driver', () => {
+  it('should neither resolve nor commit re-driven deliveries that were still in flight when it stopped', async () => {
+    // The destination takes the batch and never answers.
+    const writer = new FakeWriter(undefined, [], () => new Promise<WriteOutcome>(() => undefined));
+    const { reDriver, runner, consumer } = await setup(writer);
+    consumer.deliver('edge.retry.ed_test', parked([item(), item(), item()]));
+    while (writer.batches.length === 0) await new Promise((r) => setTimeout(r, 5));
+
+    await reDriver.stop();
+    expect({ resolved: consumer.resolved, commits: consumer.commits }).toEqual({ resolved: [], commits: [] });
+    void runner.close(0);
+  });
+
+  it('should check the destination again at once when woken by a config change, instead of waiting out its backoff', async () => {
+    const writer = new FakeWriter();
+    let fixed = false;
+    let checks = 0;
+    const { reDriver, runner, consumer } = await setup(writer, {
+      healthcheck: async () => {
+        checks++;
+        if (!fixed) throw new DeliveryError('DESTINATION_MISCONFIGURED', 'the secret cannot be opened');
+      },
+      // A minute between health checks: only a wake-up can make the next one come within the test.
+      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+    consumer.deliver('edge.retry.ed_test', parked([item(), item()]));
+    while (checks === 0) await new Promise((r) => setTimeout(r, 5));
+    fixed = true;
+    reDriver.wake();
+    const started = Date.now();
+    await consumer.batch;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(writer.written).toHaveLength(2);
+    expect(consumer.commits).toEqual(['2']);
+    await reDriver.stop();
+    await runner.close(0);
+  });
+});

@@ -65,7 +65,8 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       'x decode-only rate': round(decode.nsPerRecord / r.nsPerRecord, 2),
       'matches/record': routed ? round(r.matchesPerRecord, 2) : null,
       'records matched %': routed ? round(r.matchedRecordShare * 100, 1) : null,
-      'payloads/record': routed ? round(r.payloadsPerRecord, 2) : null,
+      'deliveries/record': routed ? round(r.deliveriesPerRecord, 2) : null,
+      'objects/record': routed ? round(r.objectsPerRecord, 2) : null,
       'distinct filters': routed ? r.distinctFilters : null,
       'distinct field sets': routed ? r.distinctFieldSets : null,
       'RSS MiB': r.rssMiB,
@@ -94,7 +95,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       'subscriptions built by bench/workload/subscriptions.ts: filters on hostnames, hostname lists, customer domains, client networks (IPv4 and IPv6) and TCP addresses, each expected to match about 1% of all records; ' +
       'common field selections (10% of subscriptions pick their own), 20 destinations. "matches/record" is the measured mean.',
     `Method: each cell is the fastest of ${ROUNDS} rounds; a round times one subject in a fresh process, the median of ${DEFAULT_MEASURE.runs} runs of about ${DEFAULT_MEASURE.runMs} ms after a warm-up, in CPU time of that process. ` +
-      'The decode-only baseline decodes and validates every whole record (decodeFilterable then full()), what a consumer that only decodes would pay. The route is RecordRouter.route(): decode the filterable fields, match, decode the whole record on a match, project once per distinct field set, serialize the envelope once, list deliveries.',
+      'The decode-only baseline decodes and validates every whole record (decodeFilterable then full()), what a consumer that only decodes would pay. The route is RecordRouter.route(): decode the filterable fields, match, decode the whole record on a match, project and serialize once per distinct field set, and build one payload per delivery (subscription, destination) with its own event id.',
     `Machine: ${cpus().length} CPUs shared with other work; 1-minute load average ${round(loadBefore, 1)} at the start, ${round(loadavg()[0] ?? 0, 1)} at the end.`,
   );
   const series = (v: boolean): [number, number][] => SIZES.map((n) => [n, round(rate(n, v))]);

@@ -29,8 +29,8 @@ export interface RouteStats {
   readonly matchesPerRecord: number;
   readonly matchedRecordShare: number;
   readonly deliveriesPerRecord: number;
-  /** Distinct serialized payloads per record (one per distinct field set among the matches). */
-  readonly payloadsPerRecord: number;
+  /** Distinct serialized objects per record (one per distinct field set among the matches). */
+  readonly objectsPerRecord: number;
   readonly meanPayloadBytes: number;
   readonly meanRecordBytes: number;
   readonly expectedMatchesPerRecord: number;
@@ -101,7 +101,7 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
   let matches = 0;
   let matched = 0;
   let deliveries = 0;
-  let payloads = 0;
+  let objects = 0;
   let payloadBytes = 0;
   let recordBytes = 0;
   for (const { topic, eventType, msg } of records) {
@@ -114,9 +114,10 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     const result = router.route(topic, 0, msg);
     if (result.type !== 'deliver') throw new Error(`a generated record was dead-lettered: ${result.letter.errorMessage}`);
     deliveries += result.deliveries.length;
-    const distinct = new Set(result.deliveries.map((d) => d.item));
-    payloads += distinct.size;
-    for (const item of distinct) payloadBytes += item.payload.length;
+    // The deliveries of one field set share their projected object (record-router.ts).
+    const distinct = new Set(result.deliveries.map((d) => d.item.envelope?.object));
+    objects += distinct.size;
+    for (const d of result.deliveries) payloadBytes += d.item.payload.length;
   }
 
   let fn: (input: Input) => unknown;
@@ -139,8 +140,8 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     matchesPerRecord: matches / n,
     matchedRecordShare: matched / n,
     deliveriesPerRecord: deliveries / n,
-    payloadsPerRecord: payloads / n,
-    meanPayloadBytes: payloads === 0 ? 0 : payloadBytes / payloads,
+    objectsPerRecord: objects / n,
+    meanPayloadBytes: deliveries === 0 ? 0 : payloadBytes / deliveries,
     meanRecordBytes: recordBytes / n,
     expectedMatchesPerRecord: workload.expectedMatchesPerRecord,
     distinctFilters: workload.distinctFilters,

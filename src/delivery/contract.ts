@@ -10,8 +10,8 @@ export interface SourceRef {
 }
 
 /**
- * One event on its way to destinations. The same item object is handed to every destination that
- * matched it: the payload is serialized once per field list and never re-serialized per destination.
+ * One event on its way to one destination, with its own event id (ARCHITECTURE.md "Event ids"). The
+ * deliveries of one record with one field list share its serialized object; only the id differs.
  */
 export interface DeliveryItem {
   readonly eventId: string;

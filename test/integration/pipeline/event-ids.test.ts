@@ -1,5 +1,5 @@
 // Event ids on the real broker: one per (record, subscription, destination), the same when the records are read again.
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
@@ -7,6 +7,7 @@ import { newId } from '../../../src/ids.js';
 import { createTopics, produce, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { makeTraffic, toMessage } from './fixtures.js';
+import { TopicCollector } from './topic-collector.js';
 
 const HTTP = 'http_request_complete.v0';
 const RECORDS = 40;
@@ -40,30 +41,14 @@ const subs = [subscription(ipAndPath, [destA.id, destB.id]), subscription(hostAn
 
 let kafka: Kafka;
 let configLog: ConfigLog;
-let reader: Consumer;
-const arrivals: Arrival[] = [];
+let reader: TopicCollector;
 const services: ServiceProcess[] = [];
 
-async function waitFor(what: string, check: () => boolean, timeoutMs = 90_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** Waits until at least `min` events arrived and no more came for two seconds. */
-async function settled(min: number): Promise<void> {
-  await waitFor(`${min} events`, () => arrivals.length >= min);
-  for (let seen = -1; seen !== arrivals.length; ) {
-    seen = arrivals.length;
-    await new Promise((r) => setTimeout(r, 2_000));
-  }
-}
-
-function seqOf(value: Buffer | null): number {
-  const parsed = JSON.parse(String(value)) as { object: { http: { request: { url: { path: string } } } } };
-  return Number(parsed.object.http.request.url.path.slice('/seq/'.length));
+function arrivals(): Arrival[] {
+  return reader.messages.map((m) => {
+    const envelope = JSON.parse(m.value) as { event_id: string; object: { http: { request: { url: { path: string } } } } };
+    return { topic: m.topic, key: String(m.key), eventId: envelope.event_id, seq: Number(envelope.object.http.request.url.path.slice('/seq/'.length)) };
+  });
 }
 
 beforeAll(async () => {
@@ -83,22 +68,15 @@ beforeAll(async () => {
     ...[destA, destB].map((d) => ({ id: d.id, kind: 'event_destination' as const, data: d })),
     ...subs.map((s) => ({ id: s.id, kind: 'event_subscription' as const, data: s })),
   ]);
-  reader = kafka.consumer({ groupId: uniqueName('evid-reader'), maxWaitTimeInMs: 250 });
-  await reader.connect();
-  await reader.subscribe({ topics: [topicA, topicB], fromBeginning: true });
-  await reader.run({
-    eachMessage: async ({ topic, message }) => {
-      const eventId = (JSON.parse(String(message.value)) as { event_id: string }).event_id;
-      arrivals.push({ topic, key: String(message.key), eventId, seq: seqOf(message.value) });
-    },
-  });
+  reader = new TopicCollector(kafka, [topicA, topicB]);
+  await reader.start();
   const traffic = Array.from({ length: RECORDS }, (_, seq) => makeTraffic(HTTP, seq));
   await produce(kafka, `${prefix}.http`, traffic.map(toMessage));
 });
 
 afterAll(async () => {
   await Promise.allSettled(services.map((s) => s.stop('SIGKILL')));
-  await reader?.disconnect();
+  await reader?.stop();
   await configLog?.stop();
 });
 
@@ -107,13 +85,14 @@ describe('event ids', () => {
     services.push(await startService(serviceEnv(prefix, testBrokers(), { ROLES: 'worker' })));
     // Per record: three subscriptions at the first destination (two of them with the same field set), one at the second.
     // Per record at least one event at each destination; then whatever else the worker sends.
-    await settled(RECORDS * 2);
-    const atA = arrivals.filter((a) => a.topic === topicA);
-    const atB = arrivals.filter((a) => a.topic === topicB);
+    await reader.settled(RECORDS * 2);
+    const all = arrivals();
+    const atA = all.filter((a) => a.topic === topicA);
+    const atB = all.filter((a) => a.topic === topicB);
     expect({ atA: atA.length, atB: atB.length }).toEqual({ atA: RECORDS * 3, atB: RECORDS });
-    const ids = new Set(arrivals.map((a) => a.eventId));
+    const ids = new Set(all.map((a) => a.eventId));
     expect(ids.size).toBe(RECORDS * 4);
-    for (const a of arrivals) {
+    for (const a of all) {
       expect(a.eventId).toMatch(/^ev_[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(a.key).toBe(a.eventId);
     }
@@ -121,12 +100,12 @@ describe('event ids', () => {
   });
 
   it('should give the same event ids again when the records are read again by another consumer group', async () => {
-    const first = new Set(arrivals.map((a) => a.eventId));
-    const before = arrivals.length;
+    const first = new Set(arrivals().map((a) => a.eventId));
+    const before = reader.messages.length;
     await services.shift()?.stop('SIGTERM');
     services.push(await startService(serviceEnv(prefix, testBrokers(), { ROLES: 'worker', CONSUMER_GROUP: `${prefix}-replay` })));
-    await settled(before * 2);
-    const replayed = arrivals.slice(before);
+    await reader.settled(before * 2);
+    const replayed = arrivals().slice(before);
     expect(replayed).toHaveLength(before);
     expect(new Set(replayed.map((a) => a.eventId))).toEqual(first);
   });

@@ -113,6 +113,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     auditDecoder: createAuditDecoder(),
     trafficTopics,
     auditTopic: topics.audit,
+    clockSkewMs: config.subscriptionClockSkewMs,
   });
   const worker = config.roles.worker
     ? new IngestWorker({

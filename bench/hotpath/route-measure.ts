@@ -1,4 +1,5 @@
 // Child-process side of the hot-path benchmark: builds N subscriptions and times one record through the router (or the decoder alone).
+import { DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS } from '../../src/config/service-config.js';
 import type { TrafficEventType } from '../../src/events/catalog.js';
 import { RecordRouter, type ConsumedMessage } from '../../src/ingest/record-router.js';
 import { createAuditDecoder } from '../../src/records/audit-decoder.js';
@@ -93,6 +94,7 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     auditDecoder: createAuditDecoder(),
     trafficTopics: new Map(Object.entries(TOPICS).map(([t, topic]) => [topic, t as TrafficEventType])),
     auditTopic: 'bench.audit',
+    clockSkewMs: DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS,
   });
   const records = inputs(args.records, args.httpShare);
   const setupMs = performance.now() - started;

@@ -25,6 +25,12 @@ export interface ServiceConfig {
    * another member. A worker that died without leaving (kill -9, a lost machine) holds them until then.
    */
   readonly consumerSessionTimeoutMs: number;
+  /**
+   * A subscription receives the records stamped (Kafka record timestamp) at or after its created_at less
+   * this allowance for the difference between the producers' clocks and the API's (ARCHITECTURE.md
+   * "Subscription start").
+   */
+  readonly subscriptionClockSkewMs: number;
   /** Per-key limit of the admin API: requests per second on average, and at once (src/admin/rate-limit.ts). */
   readonly apiRateLimit: { readonly perSecond: number; readonly burst: number };
   /** Token of the first API key when none exists; generated and printed once when unset. */
@@ -143,6 +149,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     // The broker refuses sessions outside group.min.session.timeout.ms (6 s) .. group.max.session.timeout.ms (30 min).
     consumerSessionTimeoutMs: int('CONSUMER_SESSION_TIMEOUT_MS', 30_000, 6_000, 1_800_000),
+    subscriptionClockSkewMs: int('SUBSCRIPTION_CLOCK_SKEW_MS', DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS, 0, 3_600_000),
     apiRateLimit: { perSecond: int('API_RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000), burst: int('API_RATE_LIMIT_BURST', 200, 1, 1_000_000) },
     bootstrapToken: env.API_BOOTSTRAP_TOKEN === '' ? undefined : env.API_BOOTSTRAP_TOKEN,
     secretKey: secretKey === '' ? undefined : secretKey,
@@ -166,6 +173,9 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
+
+/** SUBSCRIPTION_CLOCK_SKEW_MS when unset; ARCHITECTURE.md "Subscription start" says why 5 s. */
+export const DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS = 5_000;
 
 /**
  * The worker's default HEAP_GROWTH_PERCENT. V8 sizes its next full collection from how fast it

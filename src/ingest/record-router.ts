@@ -44,6 +44,11 @@ export interface RecordRouterOptions {
   /** Raw traffic topic -> the event type it carries. */
   readonly trafficTopics: ReadonlyMap<string, TrafficEventType>;
   readonly auditTopic: string;
+  /**
+   * A subscription receives the records whose Kafka timestamp is at or after its created_at less this
+   * allowance for the producers' clocks (SUBSCRIPTION_CLOCK_SKEW_MS, ARCHITECTURE.md "Subscription start").
+   */
+  readonly clockSkewMs: number;
 }
 
 /** The parts a record's deliveries with one field set share: the object is projected on first use. */
@@ -129,6 +134,8 @@ export class RecordRouter {
 
     const source = { topic, partition, offset: Number(msg.offset) };
     const ts = Number(msg.timestamp);
+    // Routes created later than this did not exist when the record was produced.
+    const createdBy = ts + this.opts.clockSkewMs;
     const head = payloadHead(ts);
     const digits = recordDigits(topic, partition, msg.offset);
     const timestamp = new Date(ts).toISOString();
@@ -146,6 +153,7 @@ export class RecordRouter {
       const run = runs[r] as readonly TrafficRoute[];
       for (let m = 0; m < run.length; m++) {
         const route = run[m] as TrafficRoute;
+        if (route.createdAtMs > createdBy) continue;
         if (route.unflushedMatches++ === 0) this.counted.push(route);
         let k = projectors.indexOf(route.project);
         if (k < 0) {
@@ -173,7 +181,9 @@ export class RecordRouter {
     const event = decoded.event;
     const deliveries: Delivery[] = [];
     let shared: AuditShared | undefined;
+    const createdBy = Number(msg.timestamp) + this.opts.clockSkewMs;
     for (const route of this.opts.subscriptions.auditRoutes(event.event_type)) {
+      if (route.createdAtMs > createdBy) continue;
       subscriptionMatches.inc({ subscription: route.subscriptionId });
       shared ??= auditShared(event, topic, partition, msg);
       const { head, digits, tail, parts, source } = shared;

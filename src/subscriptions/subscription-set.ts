@@ -14,6 +14,8 @@ import { createLogger } from '../telemetry/logger.js';
 /** What one subscription does with one traffic event type it matched. */
 export interface TrafficRoute {
   readonly subscriptionId: string;
+  /** The subscription's created_at in ms: it receives records stamped from then on (ARCHITECTURE.md "Subscription start"). */
+  readonly createdAtMs: number;
   /** Equal keys mean equal field sets: the projected and serialized event is shared. */
   readonly projectionKey: string;
   readonly project: Projector;
@@ -29,6 +31,8 @@ export interface TrafficRoute {
 
 export interface AuditRoute {
   readonly subscriptionId: string;
+  /** As TrafficRoute.createdAtMs. */
+  readonly createdAtMs: number;
   readonly destinationIds: readonly string[];
   /** As TrafficRoute.idDigits. */
   readonly idDigits: Uint8Array;
@@ -41,6 +45,14 @@ interface Pending {
 }
 
 const log = createLogger('subscriptions');
+
+/** created_at in ms; the API always writes RFC 3339, and an unreadable value starts the subscription at once. */
+function createdAtOf(sub: StoredSubscription): number {
+  const ms = Date.parse(sub.created_at);
+  if (Number.isFinite(ms)) return ms;
+  log.warn({ subscription: sub.id, created_at: sub.created_at }, 'A stored subscription has no readable created_at; it receives every record it matches.');
+  return Number.NEGATIVE_INFINITY;
+}
 
 function idDigitsOf(sub: StoredSubscription): Uint8Array {
   const out = new Uint8Array(EVENT_HASH_DIGITS * sub.destination_ids.length);
@@ -111,6 +123,7 @@ export class SubscriptionSet {
   put(sub: StoredSubscription, pending?: Map<TrafficEventType, Map<string, Pending>>): void {
     this.remove(sub.id);
     const idDigits = idDigitsOf(sub);
+    const createdAtMs = createdAtOf(sub);
     for (const source of sub.sources) {
       if (isTrafficEventType(source.type)) {
         let filter: CompiledFilter | undefined;
@@ -128,6 +141,7 @@ export class SubscriptionSet {
         const fields = source.fields ?? [];
         const route: TrafficRoute = {
           subscriptionId: sub.id,
+          createdAtMs,
           projectionKey: projectionKey(fields),
           project: projectorFor(fields),
           destinationIds: sub.destination_ids,
@@ -140,7 +154,7 @@ export class SubscriptionSet {
       } else if (isAuditEventType(source.type)) {
         let subs = this.audit.get(source.type);
         if (subs === undefined) this.audit.set(source.type, (subs = new Map()));
-        subs.set(sub.id, { subscriptionId: sub.id, destinationIds: sub.destination_ids, idDigits });
+        subs.set(sub.id, { subscriptionId: sub.id, createdAtMs, destinationIds: sub.destination_ids, idDigits });
       } else {
         log.warn({ subscription: sub.id, type: source.type }, 'A stored source names an unknown event type and is skipped.');
       }

@@ -18,7 +18,7 @@ function sub(id: string, fields: string[], filter: string, destination: string):
   return { id, created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: HTTP, fields, filter }], destination_ids: [destination] };
 }
 
-function router(subs: readonly StoredSubscription[], decoder: RecordDecoderOptions = {}): RecordRouter {
+function router(subs: readonly StoredSubscription[], decoder: RecordDecoderOptions = {}, clockSkewMs = 0): RecordRouter {
   const set = new SubscriptionSet();
   for (const s of subs) set.put(s);
   return new RecordRouter({
@@ -27,11 +27,12 @@ function router(subs: readonly StoredSubscription[], decoder: RecordDecoderOptio
     auditDecoder: createAuditDecoder(),
     trafficTopics: new Map([['raw.http', HTTP]]),
     auditTopic: 'audit',
+    clockSkewMs,
   });
 }
 
-function message(value: Buffer, offset = 7): ConsumedMessage {
-  return { key: null, value, offset: String(offset), timestamp: String(Date.UTC(2024, 4, 1)), headers: {} };
+function message(value: Buffer, offset = 7, timestamp = Date.UTC(2024, 4, 1)): ConsumedMessage {
+  return { key: null, value, offset: String(offset), timestamp: String(timestamp), headers: {} };
 }
 
 async function matchesOf(id: string): Promise<number> {
@@ -118,6 +119,32 @@ describe('record router', () => {
       expect({ ...e, event_id: envelope.event_id }).toEqual(envelope);
       expect(result.deliveries[i]?.item.envelope).toEqual(e);
     }
+  });
+
+  it('should route a record to a subscription only when stamped at or after its created_at less the clock skew allowance', async () => {
+    const created = Date.parse('2024-05-01T00:00:00Z');
+    const r = router([sub('esb_START', ['conn.client_ip'], all, 'ed_1')], {}, 1_000);
+    const value = encodeRecord(HTTP, record, 'avro').value;
+    const deliveries = (ts: number): number => {
+      const result = r.route('raw.http', 0, message(value, 7, ts));
+      return result.type === 'deliver' ? result.deliveries.length : -1;
+    };
+    const before = await matchesOf('esb_START');
+    expect([deliveries(created - 1_001), deliveries(created - 1_000), deliveries(created), deliveries(created + 60_000)]).toEqual([0, 1, 1, 1]);
+    r.flushMetrics();
+    expect((await matchesOf('esb_START')) - before).toBe(3);
+  });
+
+  it('should route an audit event to a subscription only when stamped at or after its created_at less the allowance', () => {
+    const created = Date.parse('2024-05-01T00:00:00Z');
+    const audit: StoredSubscription = { id: 'esb_AUDSTART', created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: 'api_key_created.v0' }], destination_ids: ['ed_a'] };
+    const r = router([audit], {}, 1_000);
+    const value = Buffer.from(JSON.stringify(makeEnvelope('api_key_created.v0', { id: 'ak_1', uri: 'https://api.example.com/api_keys/ak_1', description: '', metadata: '', created_at: '2024-05-01T12:00:00Z', token: null })));
+    const deliveries = (ts: number): number => {
+      const result = r.route('audit', 0, message(value, 7, ts));
+      return result.type === 'deliver' ? result.deliveries.length : -1;
+    };
+    expect([deliveries(created - 1_001), deliveries(created - 1_000)]).toEqual([0, 1]);
   });
 
   it('should add the matches it counted to the per-subscription counter when flushed', async () => {

@@ -21,7 +21,7 @@ export interface StoredSubscription {
 /** Exactly one key is set. Secret fields are stored encrypted (`*_enc`), never in clear. */
 export interface StoredTarget {
   readonly kafka?: { readonly topic: string; readonly brokers?: readonly string[] };
-  readonly http?: { readonly url: string; readonly secret_enc?: string };
+  readonly http?: { readonly url: string; readonly secret_enc?: string; readonly timeout_ms?: number };
   readonly file?: { readonly path: string };
   readonly delivery_stream?: Record<string, unknown>;
   readonly data_stream?: Record<string, unknown>;

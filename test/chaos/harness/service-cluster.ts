@@ -176,6 +176,12 @@ export class ServiceFleet {
     await p.stop('SIGKILL');
   }
 
+  /** SIGTERM by default: the process drains, commits and leaves the group. */
+  async stop(p: ServiceProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    this.expected.add(p);
+    await p.stop(signal);
+  }
+
   async stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const all = [...this.running];
     for (const p of all) this.expected.add(p);

@@ -96,7 +96,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     onSettled: (item, settlement, destinationId) => {
       // Re-driven deliveries commit their retry topic; the rest commit the consumed records.
       if (!parking.settle(item, settlement, destinationId) && item.source !== undefined) {
-        tracker.settle(item.source.topic, item.source.partition, item.source.offset);
+        tracker.settle(item.source);
       }
       settled.notify();
     },

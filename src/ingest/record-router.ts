@@ -29,8 +29,9 @@ export interface Delivery {
 }
 
 export type RouteResult =
-  | { readonly type: 'deliver'; readonly deliveries: readonly Delivery[] }
-  | { readonly type: 'dead_letter'; readonly letter: DeadLetter };
+  /** `source` is the record's; every item of `deliveries` carries it. Absent when there is nothing to deliver. */
+  | { readonly type: 'deliver'; readonly source?: SourceRef; readonly deliveries: readonly Delivery[] }
+  | { readonly type: 'dead_letter'; readonly letter: DeadLetter & { readonly source: SourceRef } };
 
 const NOTHING: RouteResult = Object.freeze({ type: 'deliver', deliveries: Object.freeze([]) });
 
@@ -172,7 +173,7 @@ export class RecordRouter {
         }
       }
     }
-    return { type: 'deliver', deliveries };
+    return deliveries.length === 0 ? NOTHING : { type: 'deliver', source, deliveries };
   }
 
   private routeAudit(topic: string, partition: number, msg: ConsumedMessage): RouteResult {
@@ -192,7 +193,7 @@ export class RecordRouter {
         deliveries.push({ destinationId, item: new EventItem(payload, source, parts) });
       });
     }
-    return { type: 'deliver', deliveries };
+    return shared === undefined ? NOTHING : { type: 'deliver', source: shared.source, deliveries };
   }
 
   private reject(topic: string, partition: number, msg: ConsumedMessage, code: string, message: string): RouteResult {

@@ -55,7 +55,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     return c;
   };
   const { topics } = config;
-  const configLog = new ConfigLog({ kafka, topic: topics.config });
+  const configLog = new ConfigLog({ kafka, topic: topics.config, writerId: config.instanceId });
   const secrets = new SecretBox(loadSecretKey(config));
   const subscriptions = new SubscriptionSet();
   const tracker = new OffsetTracker();

@@ -1,5 +1,7 @@
 // The service's configuration from the environment: every problem is collected and reported at once,
 // then the result is frozen.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 
 export interface ServiceConfig {
   /** Comma-separated broker list; undefined means "start the local broker" (npm start). */
@@ -16,6 +18,12 @@ export interface ServiceConfig {
     readonly retryPrefix: string;
   };
   readonly consumerGroup: string;
+  /**
+   * This process's identity among the service's processes, stable across its restarts: the config log
+   * writer's transactional id is made from it, so a restarted process fences a transaction its
+   * predecessor left open (ARCHITECTURE.md "The config log"). Two live processes must not share it.
+   */
+  readonly instanceId: string;
   /** Root directory of file destinations; a destination path may not escape it. */
   readonly fileDestinationRoot: string;
   /** How long a worker drains in-flight deliveries on SIGTERM or revocation before it commits. */
@@ -119,6 +127,15 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     return undefined;
   };
 
+  // INSTANCE_ID, or the host name and the listening port: one process per port on a host, and the same
+  // pair again when it restarts. PORT=0 (any free port) has no such pair, so a random suffix is used.
+  const instanceId = (): string => {
+    const raw = env.INSTANCE_ID;
+    if (raw === undefined || raw === '') return `${hostname()}:${port === 0 ? randomUUID() : port}`;
+    if (!/^[A-Za-z0-9._:-]{1,200}$/.test(raw)) problems.push(`INSTANCE_ID may hold 1 to 200 letters, digits, '.', '_', ':' and '-', got "${raw}"`);
+    return raw;
+  };
+
   // 0 (V8's own heuristics) or 10..300: below 10 a full collection would follow almost every promotion.
   const heapGrowth = (): number => {
     const raw = env.HEAP_GROWTH_PERCENT;
@@ -145,6 +162,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       retryPrefix: str('TOPIC_RETRY_PREFIX', 'edge.retry.'),
     },
     consumerGroup: str('CONSUMER_GROUP', 'edge-events-ingest'),
+    instanceId: instanceId(),
     fileDestinationRoot: str('FILE_DESTINATION_ROOT', '.local/destinations'),
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     // The broker refuses sessions outside group.min.session.timeout.ms (6 s) .. group.max.session.timeout.ms (30 min).

@@ -9,7 +9,7 @@ import { newId } from '../../../src/ids.js';
 import { createTopics, produce, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { makeTraffic, toMessage } from './fixtures.js';
-import { TopicCollector, type Collected } from './topic-collector.js';
+import { TopicCollector, type Collected } from '../../support/topic-collector.js';
 
 const HTTP = 'http_request_complete.v0';
 const SKEW_MS = 500;

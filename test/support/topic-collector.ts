@@ -1,6 +1,6 @@
 // Collects every message of some topics from the beginning, for tests that count what a worker delivered.
 import type { Consumer, Kafka } from 'kafkajs';
-import { uniqueName } from '../../support/kafka.js';
+import { uniqueName } from './kafka.js';
 
 export interface Collected {
   readonly topic: string;

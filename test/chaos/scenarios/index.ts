@@ -5,5 +5,6 @@ import { configChurn } from './config-churn.js';
 import { destinationOutage } from './destination-outage.js';
 import { killWorker } from './kill-worker.js';
 import { poisonRecords } from './poison-records.js';
+import { rebalanceBurst } from './rebalance-burst.js';
 
-export const SCENARIOS: readonly Scenario[] = [killWorker, brokerRestart, destinationOutage, poisonRecords, configChurn];
+export const SCENARIOS: readonly Scenario[] = [killWorker, brokerRestart, destinationOutage, poisonRecords, configChurn, rebalanceBurst];

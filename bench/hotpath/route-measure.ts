@@ -1,5 +1,6 @@
 // Child-process side of the hot-path benchmark: builds N subscriptions and times one record through the router (or the decoder alone).
 import { DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS } from '../../src/config/service-config.js';
+import { copyPayload, payloadSize } from '../../src/delivery/contract.js';
 import type { TrafficEventType } from '../../src/events/catalog.js';
 import { RecordRouter, type ConsumedMessage } from '../../src/ingest/record-router.js';
 import { createAuditDecoder } from '../../src/records/audit-decoder.js';
@@ -12,9 +13,11 @@ import { buildSubscriptions } from '../workload/subscriptions.js';
 /**
  * - decode: decodeFilterable then full() on every record, the baseline (what a consumer that only decodes pays);
  * - filterable: decodeFilterable alone, the floor of the cheap read;
- * - route: the router's whole hot path (decode filterable, match, full decode on a match, project, serialize, list deliveries).
+ * - route: the router's whole hot path (decode filterable, match, full decode on a match, project, serialize, list deliveries);
+ * - route-write: route, then every delivery's payload bytes written into one request body, as the http
+ *   and file writers do (the router leaves the bytes to the writers: src/ingest/event-item.ts).
  */
-export type RouteMode = 'decode' | 'filterable' | 'route';
+export type RouteMode = 'decode' | 'filterable' | 'route' | 'route-write';
 
 export interface RouteArgs {
   readonly mode: RouteMode;
@@ -135,6 +138,18 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
       break;
     case 'route':
       fn = ({ topic, msg }) => router.route(topic, 0, msg).type === 'deliver';
+      break;
+    case 'route-write':
+      fn = ({ topic, msg }) => {
+        const result = router.route(topic, 0, msg);
+        if (result.type !== 'deliver') return false;
+        let total = 0;
+        for (const d of result.deliveries) total += payloadSize(d.item);
+        const body = Buffer.allocUnsafe(total);
+        let at = 0;
+        for (const d of result.deliveries) at += copyPayload(d.item, body, at);
+        return at === total;
+      };
       break;
   }
   const n = records.length;

@@ -60,15 +60,28 @@ export function payloadTail(before: string, objectJson: string): Buffer {
   return Buffer.from(`${before}${objectJson}}`);
 }
 
+/** The length of a payload with this tail. */
+export function payloadLength(tail: Buffer): number {
+  return HEAD_LENGTH + EVENT_HASH_DIGITS + tail.length;
+}
+
 /**
- * One delivery's payload. `record` holds the record's 16 digit values, `pair` those of (subscription,
- * destination) pairs from `pairAt` (ids.ts, eventIdOf).
+ * Writes one delivery's payload into `target` at `at` and returns its length. `record` holds the
+ * record's 16 digit values, `pair` those of (subscription, destination) pairs from `pairAt` (ids.ts,
+ * eventIdOf).
  */
+export function writePayload(target: Buffer, at: number, head: Buffer, record: Uint8Array, pair: Uint8Array, pairAt: number, tail: Buffer): number {
+  target.set(head, at);
+  const digitsAt = at + HEAD_LENGTH;
+  for (let i = 0; i < EVENT_HASH_DIGITS; i++) target[digitsAt + i] = EVENT_DIGIT_CODES[(record[i] as number) ^ (pair[pairAt + i] as number)] as number;
+  target.set(tail, digitsAt + EVENT_HASH_DIGITS);
+  return HEAD_LENGTH + EVENT_HASH_DIGITS + tail.length;
+}
+
+/** One delivery's payload as a buffer of its own (see writePayload). */
 export function buildPayload(head: Buffer, record: Uint8Array, pair: Uint8Array, pairAt: number, tail: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(HEAD_LENGTH + EVENT_HASH_DIGITS + tail.length);
-  out.set(head, 0);
-  for (let i = 0; i < EVENT_HASH_DIGITS; i++) out[HEAD_LENGTH + i] = EVENT_DIGIT_CODES[(record[i] as number) ^ (pair[pairAt + i] as number)] as number;
-  out.set(tail, HEAD_LENGTH + EVENT_HASH_DIGITS);
+  const out = Buffer.allocUnsafe(payloadLength(tail));
+  writePayload(out, 0, head, record, pair, pairAt, tail);
   return out;
 }
 

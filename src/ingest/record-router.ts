@@ -3,7 +3,7 @@
 // per (subscription, destination), each an event with its own id.
 import type { DeliveryItem, SourceRef } from '../delivery/contract.js';
 import type { DeadLetter } from '../delivery/dead-letter.js';
-import { buildPayload, payloadHead, payloadTail, tailBeforeObject, type Principal } from '../events/envelope.js';
+import { payloadHead, payloadTail, tailBeforeObject, type Principal } from '../events/envelope.js';
 import type { TrafficEventType } from '../events/catalog.js';
 import { EVENT_HASH_DIGITS, recordDigits } from '../ids.js';
 import type { AuditDecoder, AuditEvent } from '../records/audit-decoder.js';
@@ -13,7 +13,7 @@ import type { LeafJsonCache, Projector } from '../projection/projector.js';
 import type { DecodedRecord } from '../records/record-types.js';
 import type { SubscriptionSet, TrafficRoute } from '../subscriptions/subscription-set.js';
 import { decodeFailures, subscriptionMatches } from '../telemetry/metrics.js';
-import { EventItem, type EventParts } from './event-item.js';
+import { EventItem, type EventParts, type PayloadParts } from './event-item.js';
 
 export interface ConsumedMessage {
   readonly key: Buffer | null;
@@ -74,9 +74,7 @@ class ProjectedEvent implements EventParts {
 interface AuditShared {
   readonly parts: EventParts;
   readonly source: SourceRef;
-  readonly head: Buffer;
-  readonly digits: Uint8Array;
-  readonly tail: Buffer;
+  readonly payload: PayloadParts;
 }
 
 /** The envelope as the admin API (or another service) wrote it, under this record's own event ids. */
@@ -85,9 +83,11 @@ function auditShared(event: AuditEvent, topic: string, partition: number, msg: C
   return {
     parts: { eventType: event.event_type, timestamp: event.event_timestamp, principal, object: () => event.object },
     source: { topic, partition, offset: Number(msg.offset) },
-    head: payloadHead(Number(msg.timestamp)),
-    digits: recordDigits(topic, partition, msg.offset),
-    tail: payloadTail(tailBeforeObject(event.event_type, event.event_timestamp, JSON.stringify(principal)), JSON.stringify(event.object)),
+    payload: {
+      head: payloadHead(Number(msg.timestamp)),
+      recordDigits: recordDigits(topic, partition, msg.offset),
+      tail: payloadTail(tailBeforeObject(event.event_type, event.event_timestamp, JSON.stringify(principal)), JSON.stringify(event.object)),
+    },
   };
 }
 
@@ -146,7 +146,7 @@ export class RecordRouter {
     // object. A record meets a handful of distinct field sets even at 10,000 subscriptions, and a scan
     // of a short array beats hashing long projection keys in a Map.
     const projectors: Projector[] = [];
-    const tails: Buffer[] = [];
+    const payloads: PayloadParts[] = [];
     const parts: ProjectedEvent[] = [];
     const leafJson: LeafJsonCache = [];
     const deliveries: Delivery[] = [];
@@ -160,16 +160,15 @@ export class RecordRouter {
         if (k < 0) {
           k = projectors.length;
           projectors.push(route.project);
-          tails.push(payloadTail(before, route.project.serialize(full.record, leafJson)));
+          payloads.push({ head, recordDigits: digits, tail: payloadTail(before, route.project.serialize(full.record, leafJson)) });
           parts.push(new ProjectedEvent(eventType, timestamp, route.project, full.record));
         }
-        const tail = tails[k] as Buffer;
+        const payload = payloads[k] as PayloadParts;
         const shared = parts[k] as ProjectedEvent;
         // Each (record, subscription, destination) is an event of its own, with its own id (ids.ts).
         const destinationIds = route.destinationIds;
         for (let d = 0; d < destinationIds.length; d++) {
-          const payload = buildPayload(head, digits, route.idDigits, d * EVENT_HASH_DIGITS, tail);
-          deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(payload, source, shared) });
+          deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, shared) });
         }
       }
     }
@@ -187,10 +186,9 @@ export class RecordRouter {
       if (route.createdAtMs > createdBy) continue;
       subscriptionMatches.inc({ subscription: route.subscriptionId });
       shared ??= auditShared(event, topic, partition, msg);
-      const { head, digits, tail, parts, source } = shared;
+      const { payload, parts, source } = shared;
       route.destinationIds.forEach((destinationId, d) => {
-        const payload = buildPayload(head, digits, route.idDigits, d * EVENT_HASH_DIGITS, tail);
-        deliveries.push({ destinationId, item: new EventItem(payload, source, parts) });
+        deliveries.push({ destinationId, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, parts) });
       });
     }
     return shared === undefined ? NOTHING : { type: 'deliver', source: shared.source, deliveries };

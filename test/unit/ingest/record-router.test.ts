@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredSubscription } from '../../../src/configlog/resources.js';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
+import { copyPayload, payloadSize } from '../../../src/delivery/contract.js';
 import { makeEnvelope } from '../../../src/events/envelope.js';
 import { eventIdOf } from '../../../src/ids.js';
 import { RecordRouter, type ConsumedMessage } from '../../../src/ingest/record-router.js';
@@ -74,6 +75,21 @@ describe('record router', () => {
     const result = r.route('raw.http', 2, message(encodeRecord(HTTP, record, 'avro').value, 41));
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
     expect(result.deliveries.map((d) => d.item.eventId)).toEqual([eventIdOf(Date.UTC(2024, 4, 1), 'raw.http', 2, 41, 'esb_ID', 'ed_x')]);
+  });
+
+  it('should write a delivery into a request body as the same bytes as its own payload, of the size it announces', () => {
+    const r = router([sub('esb_W1', ['conn.client_ip'], all, 'ed_1'), sub('esb_W2', ['conn.server_name', 'conn.client_ip'], all, 'ed_2')]);
+    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value));
+    if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
+    for (const { item } of result.deliveries) {
+      const size = payloadSize(item);
+      const body = Buffer.alloc(size + 4, 0x20);
+      // Written into the body first, before the item built a payload of its own, then compared with it.
+      expect(copyPayload(item, body, 2)).toBe(size);
+      expect(body.subarray(2, 2 + size).toString()).toBe(item.payload.toString());
+      expect(item.payload.length).toBe(size);
+      expect(copyPayload(item, body, 2)).toBe(size);
+    }
   });
 
   it('should send a destination one event per subscription that leads there, each with its own id, and count every subscription', async () => {

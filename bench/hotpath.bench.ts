@@ -28,6 +28,7 @@ function subjects(): Subject[] {
   ];
   for (const n of SIZES) list.push({ label: `route (tail checked on a match only), ${n.toLocaleString('en-US')} subscriptions`, mode: 'route', subscriptions: n, validateAll: false });
   for (const n of SIZES) list.push({ label: `route + validate every record (the service), ${n.toLocaleString('en-US')} subscriptions`, mode: 'route', subscriptions: n, validateAll: true });
+  for (const n of SIZES) list.push({ label: `the service's route + payload bytes written into a request body, ${n.toLocaleString('en-US')} subscriptions`, mode: 'route-write', subscriptions: n, validateAll: true });
   return list;
 }
 
@@ -57,7 +58,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
   const decode = get('decode', 0, false);
   const rows: BenchRow[] = all.map((s) => {
     const r = best.get(s) as RouteResult;
-    const routed = s.mode === 'route';
+    const routed = s.mode === 'route' || s.mode === 'route-write';
     return {
       subject: s.label,
       'ns/record': round(r.nsPerRecord),
@@ -65,7 +66,8 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       'x decode-only rate': round(decode.nsPerRecord / r.nsPerRecord, 2),
       'matches/record': routed ? round(r.matchesPerRecord, 2) : null,
       'records matched %': routed ? round(r.matchedRecordShare * 100, 1) : null,
-      'payloads/record': routed ? round(r.payloadsPerRecord, 2) : null,
+      'deliveries/record': routed ? round(r.deliveriesPerRecord, 2) : null,
+      'objects/record': routed ? round(r.objectsPerRecord, 2) : null,
       'distinct filters': routed ? r.distinctFilters : null,
       'distinct field sets': routed ? r.distinctFieldSets : null,
       'RSS MiB': r.rssMiB,
@@ -94,7 +96,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       'subscriptions built by bench/workload/subscriptions.ts: filters on hostnames, hostname lists, customer domains, client networks (IPv4 and IPv6) and TCP addresses, each expected to match about 1% of all records; ' +
       'common field selections (10% of subscriptions pick their own), 20 destinations. "matches/record" is the measured mean.',
     `Method: each cell is the fastest of ${ROUNDS} rounds; a round times one subject in a fresh process, the median of ${DEFAULT_MEASURE.runs} runs of about ${DEFAULT_MEASURE.runMs} ms after a warm-up, in CPU time of that process. ` +
-      'The decode-only baseline decodes and validates every whole record (decodeFilterable then full()), what a consumer that only decodes would pay. The route is RecordRouter.route(): decode the filterable fields, match, decode the whole record on a match, project once per distinct field set, serialize the envelope once, list deliveries.',
+      'The decode-only baseline decodes and validates every whole record (decodeFilterable then full()), what a consumer that only decodes would pay. The route is RecordRouter.route(): decode the filterable fields, match, decode the whole record on a match, project and serialize once per distinct field set, and list one delivery per (subscription, destination), each an event with its own id whose payload bytes are written where a writer needs them. "payload bytes written" adds that writing: every delivery\'s payload copied into one request body, as the http and file writers do.',
     `Machine: ${cpus().length} CPUs shared with other work; 1-minute load average ${round(loadBefore, 1)} at the start, ${round(loadavg()[0] ?? 0, 1)} at the end.`,
   );
   const series = (v: boolean): [number, number][] => SIZES.map((n) => [n, round(rate(n, v))]);
@@ -113,6 +115,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
         logX: true,
         series: [
           { name: 'route + validate all (service)', points: series(true) },
+          { name: 'service route + payload bytes written', points: SIZES.map((n) => [n, round(1e9 / get('route-write', n, true).nsPerRecord)]) },
           { name: 'route, tail on match only', points: series(false) },
           { name: 'decode only (baseline)', points: SIZES.map((n) => [n, round(decodeRate)]) },
         ],

@@ -57,7 +57,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     return c;
   };
   const { topics } = config;
-  const configLog = new ConfigLog({ kafka, topic: topics.config });
+  const configLog = new ConfigLog({ kafka, topic: topics.config, writerId: config.instanceId });
   const secrets = new SecretBox(loadSecretKey(config));
   const subscriptions = new SubscriptionSet();
   const tracker = new OffsetTracker();
@@ -101,7 +101,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     onSettled: (item, settlement, destinationId) => {
       // Re-driven deliveries commit their retry topic; the rest commit the consumed records.
       if (!parking.settle(item, settlement, destinationId) && item.source !== undefined) {
-        tracker.settle(item.source.topic, item.source.partition, item.source.offset);
+        tracker.settle(item.source);
       }
       settled.notify();
     },
@@ -118,6 +118,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     auditDecoder: createAuditDecoder(),
     trafficTopics,
     auditTopic: topics.audit,
+    clockSkewMs: config.subscriptionClockSkewMs,
   });
   const worker = config.roles.worker
     ? new IngestWorker({

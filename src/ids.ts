@@ -1,4 +1,5 @@
-// Resource ids: a prefix plus a sortable random part (48-bit time, 80 random bits, Crockford base32).
+// Ids: a prefix plus a sortable part (48-bit time, 80 bits, Crockford base32). Resource ids draw the 80
+// bits at random; event ids derive them (eventIdOf).
 import { hash, randomBytes } from 'node:crypto';
 
 export const ID_PREFIXES = {
@@ -33,14 +34,64 @@ export function newId(kind: IdKind): string {
 }
 
 /**
- * The id of the event made from one consumed record: the record's timestamp, then a hash of where it
- * sits in Kafka. A record read again after a restart gets the same id, so receivers can drop duplicates
- * of an at-least-once delivery.
+ * Event ids (ARCHITECTURE.md "Event ids"): one per (record, subscription, destination), derived rather than
+ * drawn, so a record read again after a restart or a rebalance yields the same ids and receivers can
+ * drop duplicates of an at-least-once delivery. The format is that of the other ids:
+ *
+ *   "ev_" + 10 digits: the record's Kafka timestamp (ms)
+ *         + 16 digits: the first 80 bits of SHA-256(topic NUL partition NUL offset)
+ *                      XOR the first 80 bits of SHA-256(subscription id NUL destination id)
+ *
+ * XOR of the two 80-bit values is the digit-by-digit XOR of their base32 digits, so the router hashes
+ * each record once and each (subscription, destination) pair once, when the subscription is loaded,
+ * and writes a delivery's id with 16 table lookups (recordDigits, pairDigits, EVENT_DIGIT_CODES). For
+ * one record, two pairs' ids differ whenever their pair hashes do.
  */
-export function eventIdFor(timestampMs: number, topic: string, partition: number, offset: string | number): string {
+export function eventIdOf(timestampMs: number, topic: string, partition: number, offset: string | number, subscriptionId: string, destinationId: string): string {
+  const record = recordDigits(topic, partition, offset);
+  const pair = pairDigits(subscriptionId, destinationId);
+  let out = `${ID_PREFIXES.event}_${eventTimeDigits(timestampMs)}`;
+  for (let i = 0; i < EVENT_HASH_DIGITS; i++) out += ALPHABET[(record[i] as number) ^ (pair[i] as number)];
+  return out;
+}
+
+/** Base32 digits of the hashed part of an event id. */
+export const EVENT_HASH_DIGITS = 16;
+
+/** The ASCII code of each base32 digit, for writing ids straight into payload bytes. */
+export const EVENT_DIGIT_CODES: Uint8Array = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
+
+/** The ten time digits of an event id. */
+export function eventTimeDigits(timestampMs: number): string {
+  return encodeTime(Math.max(0, timestampMs));
+}
+
+/** The record's part of its event ids: 16 digit values (0-31). */
+export function recordDigits(topic: string, partition: number, offset: string | number): Uint8Array {
   // The one-shot hash() is the same SHA-256 as createHash().update().digest() without the stream object.
-  const digest = hash('sha256', `${topic}\0${partition}\0${offset}`, 'buffer');
-  return `${ID_PREFIXES.event}_${encodeTime(Math.max(0, timestampMs))}${encodeRandom(digest.subarray(0, 10))}`;
+  return digitsOf(hash('sha256', `${topic}\0${partition}\0${offset}`, 'buffer'));
+}
+
+/** A (subscription, destination) pair's part of its event ids: 16 digit values (0-31). */
+export function pairDigits(subscriptionId: string, destinationId: string): Uint8Array {
+  return digitsOf(hash('sha256', `${subscriptionId}\0${destinationId}`, 'buffer'));
+}
+
+/** The first 80 bits of `bytes` as 16 five-bit values, most significant first. */
+function digitsOf(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(EVENT_HASH_DIGITS);
+  let acc = 0;
+  let bits = 0;
+  let n = 0;
+  for (let i = 0; i < 10; i++) {
+    acc = ((acc << 8) | (bytes[i] ?? 0)) & 0xfff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out[n++] = (acc >>> bits) & 31;
+    }
+  }
+  return out;
 }
 
 /** True when `id` has the prefix of `kind` and a well-formed body. */
@@ -58,23 +109,10 @@ function encodeTime(ms: number): string {
   return out;
 }
 
-/**
- * The 80 bits of `bytes` (ten of them) as 16 base32 digits, most significant first. It runs once per
- * matched record, so it streams 5-bit groups out of an int accumulator instead of building a BigInt
- * (same digits, about ten times cheaper).
- */
+/** The 80 bits of `bytes` (ten of them) as 16 base32 digits, most significant first. */
 function encodeRandom(bytes: Uint8Array): string {
   let out = '';
-  let acc = 0;
-  let bits = 0;
-  for (let i = 0; i < 10; i++) {
-    acc = ((acc << 8) | (bytes[i] ?? 0)) & 0xfff;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      out += ALPHABET[(acc >>> bits) & 31];
-    }
-  }
+  for (const d of digitsOf(bytes)) out += ALPHABET[d];
   return out;
 }
 

@@ -1,4 +1,6 @@
 // Child-process side of the hot-path benchmark: builds N subscriptions and times one record through the router (or the decoder alone).
+import { DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS } from '../../src/config/service-config.js';
+import { copyPayload, payloadSize } from '../../src/delivery/contract.js';
 import type { TrafficEventType } from '../../src/events/catalog.js';
 import { RecordRouter, type ConsumedMessage } from '../../src/ingest/record-router.js';
 import { createAuditDecoder } from '../../src/records/audit-decoder.js';
@@ -11,9 +13,11 @@ import { buildSubscriptions } from '../workload/subscriptions.js';
 /**
  * - decode: decodeFilterable then full() on every record, the baseline (what a consumer that only decodes pays);
  * - filterable: decodeFilterable alone, the floor of the cheap read;
- * - route: the router's whole hot path (decode filterable, match, full decode on a match, project, serialize, list deliveries).
+ * - route: the router's whole hot path (decode filterable, match, full decode on a match, project, serialize, list deliveries);
+ * - route-write: route, then every delivery's payload bytes written into one request body, as the http
+ *   and file writers do (the router leaves the bytes to the writers: src/ingest/event-item.ts).
  */
-export type RouteMode = 'decode' | 'filterable' | 'route';
+export type RouteMode = 'decode' | 'filterable' | 'route' | 'route-write';
 
 export interface RouteArgs {
   readonly mode: RouteMode;
@@ -29,8 +33,8 @@ export interface RouteStats {
   readonly matchesPerRecord: number;
   readonly matchedRecordShare: number;
   readonly deliveriesPerRecord: number;
-  /** Distinct serialized payloads per record (one per distinct field set among the matches). */
-  readonly payloadsPerRecord: number;
+  /** Distinct serialized objects per record (one per distinct field set among the matches). */
+  readonly objectsPerRecord: number;
   readonly meanPayloadBytes: number;
   readonly meanRecordBytes: number;
   readonly expectedMatchesPerRecord: number;
@@ -93,6 +97,7 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     auditDecoder: createAuditDecoder(),
     trafficTopics: new Map(Object.entries(TOPICS).map(([t, topic]) => [topic, t as TrafficEventType])),
     auditTopic: 'bench.audit',
+    clockSkewMs: DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS,
   });
   const records = inputs(args.records, args.httpShare);
   const setupMs = performance.now() - started;
@@ -101,7 +106,7 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
   let matches = 0;
   let matched = 0;
   let deliveries = 0;
-  let payloads = 0;
+  let objects = 0;
   let payloadBytes = 0;
   let recordBytes = 0;
   for (const { topic, eventType, msg } of records) {
@@ -114,9 +119,10 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     const result = router.route(topic, 0, msg);
     if (result.type !== 'deliver') throw new Error(`a generated record was dead-lettered: ${result.letter.errorMessage}`);
     deliveries += result.deliveries.length;
-    const distinct = new Set(result.deliveries.map((d) => d.item));
-    payloads += distinct.size;
-    for (const item of distinct) payloadBytes += item.payload.length;
+    // The deliveries of one field set share their projected object (record-router.ts).
+    const distinct = new Set(result.deliveries.map((d) => d.item.envelope?.object));
+    objects += distinct.size;
+    for (const d of result.deliveries) payloadBytes += d.item.payload.length;
   }
 
   let fn: (input: Input) => unknown;
@@ -133,14 +139,26 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     case 'route':
       fn = ({ topic, msg }) => router.route(topic, 0, msg).type === 'deliver';
       break;
+    case 'route-write':
+      fn = ({ topic, msg }) => {
+        const result = router.route(topic, 0, msg);
+        if (result.type !== 'deliver') return false;
+        let total = 0;
+        for (const d of result.deliveries) total += payloadSize(d.item);
+        const body = Buffer.allocUnsafe(total);
+        let at = 0;
+        for (const d of result.deliveries) at += copyPayload(d.item, body, at);
+        return at === total;
+      };
+      break;
   }
   const n = records.length;
   const stats: RouteStats = {
     matchesPerRecord: matches / n,
     matchedRecordShare: matched / n,
     deliveriesPerRecord: deliveries / n,
-    payloadsPerRecord: payloads / n,
-    meanPayloadBytes: payloads === 0 ? 0 : payloadBytes / payloads,
+    objectsPerRecord: objects / n,
+    meanPayloadBytes: deliveries === 0 ? 0 : payloadBytes / deliveries,
     meanRecordBytes: recordBytes / n,
     expectedMatchesPerRecord: workload.expectedMatchesPerRecord,
     distinctFilters: workload.distinctFilters,

@@ -20,7 +20,7 @@
 // this replica's view has applied it (read-your-writes).
 import type { AuditAction, AuditKind } from '../events/catalog.js';
 import { makeEnvelope, type Principal } from '../events/envelope.js';
-import type { ConfigLog, ConfigWrite } from '../configlog/config-log.js';
+import { ConfigWriteError, type ConfigLog, type ConfigWrite } from '../configlog/config-log.js';
 import type { ConfigKind } from '../configlog/format.js';
 import { createLogger } from '../telemetry/logger.js';
 import { ApiError } from './errors.js';
@@ -106,8 +106,20 @@ export class AdminStore {
     try {
       await this.opts.configLog.write(writes, messages.length > 0 ? [{ topic: this.opts.auditTopic, messages }] : []);
     } catch (err) {
-      log.error({ err, ids: writes.map((w) => w.id) }, 'A config write failed; the change was not made.');
-      throw new ApiError('unavailable', { reason: 'the config log did not accept the write' });
+      const made = err instanceof ConfigWriteError ? err.made : undefined;
+      const ids = writes.map((w) => w.id);
+      // Committed but not yet read back here: the change stands, and answering an error would invite
+      // the client to make it again (a second resource, for a create).
+      if (made === true) {
+        log.warn({ err, ids }, 'A config write was made but this replica has not read it back yet.');
+        return;
+      }
+      if (made === false) {
+        log.error({ err, ids }, 'A config write failed; the change was not made.');
+        throw new ApiError('unavailable', { reason: 'the config log did not accept the write' });
+      }
+      log.error({ err, ids }, 'A config write could not be confirmed; the change may or may not have been made.');
+      throw new ApiError('unavailable', { reason: 'the config log did not confirm the write, which may have been made; read before retrying' });
     }
   }
 }

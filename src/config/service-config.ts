@@ -1,5 +1,7 @@
 // The service's configuration from the environment: every problem is collected and reported at once,
 // then the result is frozen.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 
 export interface ServiceConfig {
   /** Comma-separated broker list; undefined means "start the local broker" (npm start). */
@@ -21,6 +23,12 @@ export interface ServiceConfig {
     readonly retryPrefix: string;
   };
   readonly consumerGroup: string;
+  /**
+   * This process's identity among the service's processes, stable across its restarts: the config log
+   * writer's transactional id is made from it, so a restarted process fences a transaction its
+   * predecessor left open (ARCHITECTURE.md "The config log"). Two live processes must not share it.
+   */
+  readonly instanceId: string;
   /** Root directory of file destinations; a destination path may not escape it. */
   readonly fileDestinationRoot: string;
   /** How long a worker drains in-flight deliveries on SIGTERM or revocation before it commits. */
@@ -30,6 +38,12 @@ export interface ServiceConfig {
    * another member. A worker that died without leaving (kill -9, a lost machine) holds them until then.
    */
   readonly consumerSessionTimeoutMs: number;
+  /**
+   * A subscription receives the records stamped (Kafka record timestamp) at or after its created_at less
+   * this allowance for the difference between the producers' clocks and the API's (ARCHITECTURE.md
+   * "Subscription start").
+   */
+  readonly subscriptionClockSkewMs: number;
   /** Per-key limit of the admin API: requests per second on average, and at once (src/admin/rate-limit.ts). */
   readonly apiRateLimit: { readonly perSecond: number; readonly burst: number };
   /** Token of the first API key when none exists; generated and printed once when unset. */
@@ -125,6 +139,15 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     return undefined;
   };
 
+  // INSTANCE_ID, or the host name and the listening port: one process per port on a host, and the same
+  // pair again when it restarts. PORT=0 (any free port) has no such pair, so a random suffix is used.
+  const instanceId = (): string => {
+    const raw = env.INSTANCE_ID;
+    if (raw === undefined || raw === '') return `${hostname()}:${port === 0 ? randomUUID() : port}`;
+    if (!/^[A-Za-z0-9._:-]{1,200}$/.test(raw)) problems.push(`INSTANCE_ID may hold 1 to 200 letters, digits, '.', '_', ':' and '-', got "${raw}"`);
+    return raw;
+  };
+
   // 0 (V8's own heuristics) or 10..300: below 10 a full collection would follow almost every promotion.
   const heapGrowth = (): number => {
     const raw = env.HEAP_GROWTH_PERCENT;
@@ -152,10 +175,12 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       retryPrefix: str('TOPIC_RETRY_PREFIX', 'edge.retry.'),
     },
     consumerGroup: str('CONSUMER_GROUP', 'edge-events-ingest'),
+    instanceId: instanceId(),
     fileDestinationRoot: str('FILE_DESTINATION_ROOT', '.local/destinations'),
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     // The broker refuses sessions outside group.min.session.timeout.ms (6 s) .. group.max.session.timeout.ms (30 min).
     consumerSessionTimeoutMs: int('CONSUMER_SESSION_TIMEOUT_MS', env.KAFKA_BROKERS ? 30_000 : LOCAL_SESSION_TIMEOUT_MS, 6_000, 1_800_000),
+    subscriptionClockSkewMs: int('SUBSCRIPTION_CLOCK_SKEW_MS', DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS, 0, 3_600_000),
     apiRateLimit: { perSecond: int('API_RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000), burst: int('API_RATE_LIMIT_BURST', 200, 1, 1_000_000) },
     bootstrapToken: env.API_BOOTSTRAP_TOKEN === '' ? undefined : env.API_BOOTSTRAP_TOKEN,
     apiTokenFile: str('API_TOKEN_FILE', '.local/api-token'),
@@ -180,6 +205,9 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
+
+/** SUBSCRIPTION_CLOCK_SKEW_MS when unset; ARCHITECTURE.md "Subscription start" says why 5 s. */
+export const DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS = 5_000;
 
 /**
  * The session timeout of the local service (KAFKA_BROKERS unset, `npm start`): a worker killed with

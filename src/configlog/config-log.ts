@@ -2,8 +2,9 @@
 // Writes are transactions (config records, any extra records such as audit events, and a sync marker);
 // a write returns after this replica has read its own sync marker back, so it sees its own writes.
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka, Message, Producer } from 'kafkajs';
+import type { Consumer, Kafka, Message } from 'kafkajs';
 import { createLogger } from '../telemetry/logger.js';
+import { ConfigWriter, transactionalIdOf, type ExtraRecords } from './config-writer.js';
 import {
   SYNC_KEY_PREFIX,
   decodeConfigRecord,
@@ -26,29 +27,70 @@ export interface ConfigWrite {
   readonly data: object | null;
 }
 
-export interface ExtraRecords {
-  readonly topic: string;
-  readonly messages: Message[];
-}
+export type { ExtraRecords } from './config-writer.js';
 
 export interface ConfigLogOptions {
   readonly kafka: Kafka;
   readonly topic: string;
-  /** How long a write or sync may wait for its marker before failing. */
+  /**
+   * This writer's identity, stable across restarts (the service's INSTANCE_ID): its transactional id
+   * is made from it, so a writer restarted with the same id fences the transaction its predecessor
+   * left open, at once. Default: a random id, for one-off writers (tools, tests).
+   */
+  readonly writerId?: string;
+  /** How long a write or sync may take, attempts and read-back included, before it fails. */
   readonly syncTimeoutMs?: number;
 }
+
+/**
+ * A write that did not complete. `made` says whether the change was made: true when it was committed
+ * but this replica did not read it back in time; false when the writer knows it was not (its
+ * transaction was aborted); undefined when it could not find out (the broker stayed unreachable).
+ */
+export class ConfigWriteError extends Error {
+  constructor(
+    message: string,
+    readonly made: boolean | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ConfigWriteError';
+  }
+}
+
+/** Attempts of one write whose transactions were aborted (each after a failure and a fresh producer). */
+const WRITE_ATTEMPTS = 3;
+const RETRY_PAUSE_MS = 500;
 
 type Listener = (change: ConfigChange) => void;
 
 const log = createLogger('config-log');
 
+interface Marker {
+  readonly key: string;
+  /** Resolves once this replica read the marker; rejects at the write's deadline. */
+  readonly applied: Promise<void>;
+  seen(): boolean;
+  /** Stops waiting for it. */
+  forget(): void;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 export class ConfigLog {
   private readonly state = new Map<string, ConfigValue>();
   private readonly listeners = new Set<Listener>();
   private readonly waiters = new Map<string, () => void>();
-  private readonly instance = randomUUID();
+  /** Names this process's sync markers and reader group: unique per run, unlike the writer id. */
+  private readonly session = randomUUID();
   private readonly consumer: Consumer;
-  private readonly producer: Producer;
+  private readonly writer: ConfigWriter;
   private syncCounter = 0;
   private started = false;
   /** kafkajs allows one open transaction per producer: writes queue behind each other. */
@@ -57,20 +99,15 @@ export class ConfigLog {
   constructor(private readonly opts: ConfigLogOptions) {
     this.consumer = opts.kafka.consumer({
       // A group of its own so that every replica reads the whole topic; offsets are never committed.
-      groupId: `edge-config-reader-${this.instance}`,
+      groupId: `edge-config-reader-${this.session}`,
       maxWaitTimeInMs: 100,
       readUncommitted: false,
     });
-    this.producer = opts.kafka.producer({
-      transactionalId: `edge-config-writer-${this.instance}`,
-      idempotent: true,
-      maxInFlightRequests: 1,
-    });
+    this.writer = new ConfigWriter(opts.kafka, transactionalIdOf(opts.topic, opts.writerId ?? randomUUID()));
   }
 
   /** Connects, reads the topic from the beginning, and resolves once everything written before is applied. */
   async start(): Promise<void> {
-    await this.producer.connect();
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.opts.topic, fromBeginning: true });
     await this.consumer.run({
@@ -84,7 +121,7 @@ export class ConfigLog {
 
   async stop(): Promise<void> {
     this.started = false;
-    await Promise.allSettled([this.consumer.disconnect(), this.producer.disconnect()]);
+    await Promise.allSettled([this.consumer.disconnect(), this.writer.close()]);
   }
 
   get size(): number {
@@ -132,36 +169,87 @@ export class ConfigLog {
     return run;
   }
 
+  /**
+   * One write, made at most once. A failed transaction may still have been committed (its answer lost),
+   * so after a failure the writer renews its producer, which ends the transaction for certain, then
+   * syncs: once the sync's marker is read, this replica has applied every committed record, so the
+   * failed write's marker shows whether it was made. A write known not made is sent again, the same
+   * records under the same keys, so a create never becomes two resources.
+   */
   private async transactNow(records: readonly ExtraRecords[]): Promise<void> {
     if (!this.started) throw new Error('the config log is not started');
-    const markerKey = `${SYNC_KEY_PREFIX}${this.instance}/${++this.syncCounter}`;
-    const applied = this.waitForMarker(markerKey);
-    const tx = await this.producer.transaction();
-    try {
-      for (const r of records) if (r.messages.length > 0) await tx.send({ topic: r.topic, messages: r.messages });
-      // The marker goes last to the same single partition, so reading it back means the writes are applied.
-      await tx.send({ topic: this.opts.topic, messages: [{ key: markerKey, value: null, partition: 0 }] });
-      await tx.commit();
-    } catch (err) {
-      this.waiters.delete(markerKey);
-      await tx.abort().catch(() => undefined);
-      throw err;
+    const deadline = Date.now() + (this.opts.syncTimeoutMs ?? 30_000);
+    for (let attempt = 1; ; attempt++) {
+      const marker = this.marker(deadline);
+      try {
+        // The marker goes last to the same single partition, so reading it back means the writes are applied.
+        await this.writer.commit([...records, { topic: this.opts.topic, messages: [{ key: marker.key, value: null, partition: 0 }] }]);
+      } catch (err) {
+        await this.writer.renew();
+        if (await this.madeAfterAll(marker, deadline, err)) return;
+        if (attempt >= WRITE_ATTEMPTS || Date.now() + RETRY_PAUSE_MS >= deadline) {
+          throw new ConfigWriteError(`the config log did not accept the write: ${message(err)}`, false, { cause: err });
+        }
+        log.warn({ err, attempt }, 'A config write was not made; it is written again.');
+        await sleep(RETRY_PAUSE_MS);
+        continue;
+      }
+      await marker.applied.catch((err: unknown) => {
+        throw new ConfigWriteError(message(err), true, { cause: err });
+      });
+      return;
     }
-    await applied;
   }
 
-  private waitForMarker(key: string): Promise<void> {
-    const timeoutMs = this.opts.syncTimeoutMs ?? 30_000;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+  /** After a failed commit: true once the write's marker was read, false once it is known never to be. */
+  private async madeAfterAll(marker: Marker, deadline: number, cause: unknown): Promise<boolean> {
+    for (;;) {
+      const sync = this.marker(deadline);
+      try {
+        await this.writer.commit([{ topic: this.opts.topic, messages: [{ key: sync.key, value: null, partition: 0 }] }]);
+        await sync.applied;
+        marker.forget();
+        return marker.seen();
+      } catch (err) {
+        sync.forget();
+        if (marker.seen()) return true;
+        if (Date.now() + RETRY_PAUSE_MS >= deadline) {
+          marker.forget();
+          throw new ConfigWriteError(`the config log could not tell whether a write was made: ${message(err)}`, undefined, { cause });
+        }
+        await this.writer.renew();
+        await sleep(RETRY_PAUSE_MS);
+      }
+    }
+  }
+
+  /** A new sync marker and the wait for it, which fails at the deadline. */
+  private marker(deadline: number): Marker {
+    const key = `${SYNC_KEY_PREFIX}${this.session}/${++this.syncCounter}`;
+    let seen = false;
+    let timer: NodeJS.Timeout | undefined;
+    const applied = new Promise<void>((resolve, reject) => {
+      timer = setTimeout(() => {
         this.waiters.delete(key);
-        reject(new Error(`the config log did not read back its own write within ${timeoutMs} ms`));
-      }, timeoutMs);
+        reject(new ConfigWriteError(`the config log did not read back its own write within ${this.opts.syncTimeoutMs ?? 30_000} ms`, undefined));
+      }, Math.max(0, deadline - Date.now()));
       this.waiters.set(key, () => {
+        seen = true;
         clearTimeout(timer);
         resolve();
       });
     });
+    // Awaited only once the transaction is committed; a failure before that must not go unhandled.
+    applied.catch(() => undefined);
+    return {
+      key,
+      applied,
+      seen: () => seen,
+      forget: () => {
+        clearTimeout(timer);
+        this.waiters.delete(key);
+      },
+    };
   }
 
   private apply(key: Buffer | null, value: Buffer | null): void {

@@ -1,5 +1,5 @@
 // The per-destination queue that cuts batches by count and bytes; the runner adds the linger time.
-import type { DeliveryItem } from './contract.js';
+import { payloadSize, type DeliveryItem } from './contract.js';
 
 export interface BatchLimits {
   readonly maxRecords: number;
@@ -37,7 +37,7 @@ export class Batcher {
   push(item: DeliveryItem, now: number): void {
     this.items.push(item);
     this.times.push(now);
-    this.queuedBytes += item.payload.length + this.limits.recordOverheadBytes;
+    this.queuedBytes += payloadSize(item) + this.limits.recordOverheadBytes;
   }
 
   /** True when a full batch is waiting, so there is no point lingering. */
@@ -50,7 +50,7 @@ export class Batcher {
     let bytes = 0;
     while (this.head < this.items.length && batch.length < this.limits.maxRecords) {
       const item = this.items[this.head] as DeliveryItem;
-      const size = item.payload.length + this.limits.recordOverheadBytes;
+      const size = payloadSize(item) + this.limits.recordOverheadBytes;
       if (batch.length > 0 && bytes + size > this.limits.maxBytes) break;
       batch.push(item);
       bytes += size;
@@ -70,7 +70,7 @@ export class Batcher {
       const item = this.items[i] as DeliveryItem;
       if (predicate(item)) {
         removed.push(item);
-        this.queuedBytes -= item.payload.length + this.limits.recordOverheadBytes;
+        this.queuedBytes -= payloadSize(item) + this.limits.recordOverheadBytes;
       } else {
         keptItems.push(item);
         keptTimes.push(this.times[i] as number);

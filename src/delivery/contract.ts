@@ -10,13 +10,20 @@ export interface SourceRef {
 }
 
 /**
- * One event on its way to destinations. The same item object is handed to every destination that
- * matched it: the payload is serialized once per field list and never re-serialized per destination.
+ * One event on its way to one destination, with its own event id (ARCHITECTURE.md "Event ids"). The
+ * deliveries of one record with one field list share its serialized object; only the id differs.
  */
 export interface DeliveryItem {
   readonly eventId: string;
-  /** The envelope as UTF-8 JSON. Its length is the item's size for batching limits. */
+  /**
+   * The envelope as UTF-8 JSON. An item may build it on the first read: count it with payloadSize()
+   * and copy it into a larger buffer with copyPayload(), which need not build it.
+   */
   readonly payload: Buffer;
+  /** payload.length, when the item knows it without building the payload. */
+  readonly size?: number;
+  /** Writes the payload into `target` at `at` without building it as a buffer of its own; returns its length. */
+  writePayload?(target: Buffer, at: number): number;
   /**
    * The envelope the payload was made from, when the producer still has it; writers read key fields
    * from it. Absent for items re-read from a topic (parked retries, parking/), where it is parsed lazily.
@@ -71,7 +78,17 @@ export interface DestinationWriter {
   close(): Promise<void>;
 }
 
+/** The length of an item's payload, without building it. */
+export function payloadSize(item: DeliveryItem): number {
+  return item.size ?? item.payload.length;
+}
+
+/** Copies an item's payload into `target` at `at`, without building it as a buffer of its own; returns its length. */
+export function copyPayload(item: DeliveryItem, target: Buffer, at: number): number {
+  return item.writePayload?.(target, at) ?? item.payload.copy(target, at);
+}
+
 /** The batching size of an item at a destination, overhead included. */
 export function itemSize(item: DeliveryItem, limits: WriterLimits): number {
-  return item.payload.length + limits.recordOverheadBytes;
+  return payloadSize(item) + limits.recordOverheadBytes;
 }

@@ -6,7 +6,7 @@ import { createLogger, type Logger } from '../telemetry/logger.js';
 import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './backoff.js';
 import { Batcher } from './batcher.js';
 import { Signal, systemClock, type Clock } from './clock.js';
-import type { DeliveryItem, DestinationWriter, ItemFailure, WriterLimits } from './contract.js';
+import { payloadSize, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriterLimits } from './contract.js';
 import type { DeadLetterSink } from './dead-letter.js';
 import { DestinationHealth } from './destination-health.js';
 import { DeliveryError, toDeliveryError } from './errors.js';
@@ -105,11 +105,12 @@ export class DestinationRunner {
    */
   enqueue(item: DeliveryItem): boolean {
     if (this.closing) return false;
-    this.budget.acquire(1, item.payload.length);
-    if (item.payload.length > this.limits.maxRecordBytes) {
+    const size = payloadSize(item);
+    this.budget.acquire(1, size);
+    if (size > this.limits.maxRecordBytes) {
       const error = new DeliveryError(
         'RECORD_TOO_LARGE',
-        `The event is ${item.payload.length} bytes; this destination takes at most ${this.limits.maxRecordBytes}.`,
+        `The event is ${size} bytes; this destination takes at most ${this.limits.maxRecordBytes}.`,
       );
       deliveries.inc({ destination: this.destinationId, outcome: 'failed' });
       this.runTask(this.deadLetter([{ item, error }]));
@@ -337,7 +338,7 @@ export class DestinationRunner {
     if (items.length === 0) return;
     let bytes = 0;
     for (const item of items) {
-      bytes += item.payload.length;
+      bytes += payloadSize(item);
       try {
         this.onSettled(item, settlement, this.destinationId);
       } catch (err) {
@@ -351,7 +352,7 @@ export class DestinationRunner {
   private abandon(items: readonly DeliveryItem[]): void {
     if (items.length === 0) return;
     let bytes = 0;
-    for (const item of items) bytes += item.payload.length;
+    for (const item of items) bytes += payloadSize(item);
     this.budget.release(items.length, bytes);
     this.abandoned += items.length;
     try {

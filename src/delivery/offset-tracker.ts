@@ -1,9 +1,11 @@
 // At-least-once commit bookkeeping: per topic-partition, the offset that may be committed is the first
 // record whose deliveries are not all settled (acknowledged, dead-lettered or parked).
 import { inFlightRecords } from '../telemetry/metrics.js';
+import type { SourceRef } from './contract.js';
 
 interface Entry {
-  readonly offset: number;
+  /** The object the record's deliveries carry: only their settlements count (see settle()). */
+  readonly source: SourceRef;
   pending: number;
 }
 
@@ -29,8 +31,12 @@ export interface CommittableOffset {
 export class OffsetTracker {
   private readonly topics = new Map<string, Map<number, PartitionState>>();
 
-  /** Records a consumed record with `pendingDeliveries` deliveries still to settle. Offsets must increase. */
-  track(topic: string, partition: number, offset: number, pendingDeliveries: number): void {
+  /**
+   * Records a consumed record with `pendingDeliveries` deliveries still to settle; their items carry
+   * `source`. Offsets must increase.
+   */
+  track(source: SourceRef, pendingDeliveries: number): void {
+    const { topic, partition, offset } = source;
     const state = this.state(topic, partition, true);
     if (offset <= state.lastTracked) {
       throw new RangeError(
@@ -39,20 +45,30 @@ export class OffsetTracker {
     }
     state.lastTracked = offset;
     if (pendingDeliveries <= 0) return;
-    const entry: Entry = { offset, pending: pendingDeliveries };
+    const entry: Entry = { source, pending: pendingDeliveries };
     state.entries.push(entry);
     state.byOffset.set(offset, entry);
     inFlightRecords.inc();
   }
 
-  /** One delivery of the record is settled. Returns false for an offset not tracked (e.g. after a reset). */
-  settle(topic: string, partition: number, offset: number): boolean {
-    const state = this.state(topic, partition, false);
-    const entry = state?.byOffset.get(offset);
-    if (state === undefined || entry === undefined) return false;
+  /** Every record up to `offset` has been read; those not passed to track() have nothing to deliver. */
+  advance(topic: string, partition: number, offset: number): void {
+    const state = this.state(topic, partition, true);
+    if (offset > state.lastTracked) state.lastTracked = offset;
+  }
+
+  /**
+   * One delivery of the record is settled. Only a delivery of the tracked record counts (its item's
+   * `source` is the object given to track()): one still in flight from before a reset() settles into
+   * nothing, even when the same offset was read and tracked again since. Returns false then.
+   */
+  settle(source: SourceRef): boolean {
+    const state = this.state(source.topic, source.partition, false);
+    const entry = state?.byOffset.get(source.offset);
+    if (state === undefined || entry === undefined || entry.source !== source) return false;
     entry.pending--;
     if (entry.pending > 0) return true;
-    state.byOffset.delete(offset);
+    state.byOffset.delete(source.offset);
     inFlightRecords.dec();
     while (state.head < state.entries.length && (state.entries[state.head] as Entry).pending === 0) state.head++;
     if (state.head === state.entries.length) {
@@ -75,7 +91,7 @@ export class OffsetTracker {
     const state = this.state(topic, partition, false);
     if (state === undefined || state.lastTracked < 0) return undefined;
     const first = state.entries[state.head];
-    return first === undefined ? state.lastTracked + 1 : first.offset;
+    return first === undefined ? state.lastTracked + 1 : first.source.offset;
   }
 
   /** Every tracked partition with its committable offset. */
@@ -93,6 +109,11 @@ export class OffsetTracker {
   /** Records of the partition with deliveries still pending. */
   pending(topic: string, partition: number): number {
     return this.state(topic, partition, false)?.byOffset.size ?? 0;
+  }
+
+  /** Forgets every partition: after a consumer group join, each is read again from its committed offset. */
+  resetAll(): void {
+    for (const [topic, partitions] of [...this.topics]) for (const partition of [...partitions.keys()]) this.reset(topic, partition);
   }
 
   /** Forgets a partition (revoked, or reassigned and read again from its committed offset). */

@@ -1,5 +1,6 @@
-// The delivered event envelope (ARCHITECTURE.md "Delivered envelope"): the one shape every destination receives.
-import { newId } from '../ids.js';
+// The delivered event envelope (ARCHITECTURE.md "Delivered envelope", "Event ids"): the one shape every destination receives, and its
+// payload bytes.
+import { EVENT_DIGIT_CODES, EVENT_HASH_DIGITS, ID_PREFIXES, eventTimeDigits, newId } from '../ids.js';
 
 export interface Principal {
   readonly type: 'api_key';
@@ -29,4 +30,62 @@ export function makeEnvelope(
     principal: opts.principal ?? null,
     object,
   };
+}
+
+/**
+ * Delivered payloads are the envelope's JSON with the key order of Envelope, so every payload of one
+ * record starts with `{"event_id":"ev_` and the record's time digits (the head) and ends, after the
+ * id's hashed digits, with a tail shared by every delivery of one event type and object:
+ * `","event_type":…,"object":{…}}`. A delivery's payload is the head, 16 digits and the tail, copied
+ * into one buffer: the object is serialized once however many subscriptions and destinations get it.
+ */
+const ID_KEY = '{"event_id":"';
+/** Where the event id starts in a payload, and how long it is. */
+export const PAYLOAD_ID_AT = ID_KEY.length;
+export const EVENT_ID_LENGTH = ID_PREFIXES.event.length + 1 + 10 + EVENT_HASH_DIGITS;
+const HEAD_LENGTH = PAYLOAD_ID_AT + EVENT_ID_LENGTH - EVENT_HASH_DIGITS;
+
+/** The head of every payload of a record with this Kafka timestamp. */
+export function payloadHead(timestampMs: number): Buffer {
+  return Buffer.from(`${ID_KEY}${ID_PREFIXES.event}_${eventTimeDigits(timestampMs)}`, 'latin1');
+}
+
+/** The text between the event id and the object: the id's closing quote and the other fields. */
+export function tailBeforeObject(eventType: string, timestamp: string, principalJson: string): string {
+  return `","event_type":${JSON.stringify(eventType)},"event_timestamp":${JSON.stringify(timestamp)},"principal":${principalJson},"object":`;
+}
+
+/** The payload tail: `before` from tailBeforeObject(), the object's JSON, and the envelope's closing brace. */
+export function payloadTail(before: string, objectJson: string): Buffer {
+  return Buffer.from(`${before}${objectJson}}`);
+}
+
+/** The length of a payload with this tail. */
+export function payloadLength(tail: Buffer): number {
+  return HEAD_LENGTH + EVENT_HASH_DIGITS + tail.length;
+}
+
+/**
+ * Writes one delivery's payload into `target` at `at` and returns its length. `record` holds the
+ * record's 16 digit values, `pair` those of (subscription, destination) pairs from `pairAt` (ids.ts,
+ * eventIdOf).
+ */
+export function writePayload(target: Buffer, at: number, head: Buffer, record: Uint8Array, pair: Uint8Array, pairAt: number, tail: Buffer): number {
+  target.set(head, at);
+  const digitsAt = at + HEAD_LENGTH;
+  for (let i = 0; i < EVENT_HASH_DIGITS; i++) target[digitsAt + i] = EVENT_DIGIT_CODES[(record[i] as number) ^ (pair[pairAt + i] as number)] as number;
+  target.set(tail, digitsAt + EVENT_HASH_DIGITS);
+  return HEAD_LENGTH + EVENT_HASH_DIGITS + tail.length;
+}
+
+/** One delivery's payload as a buffer of its own (see writePayload). */
+export function buildPayload(head: Buffer, record: Uint8Array, pair: Uint8Array, pairAt: number, tail: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(payloadLength(tail));
+  writePayload(out, 0, head, record, pair, pairAt, tail);
+  return out;
+}
+
+/** The event id of a payload made by buildPayload. */
+export function eventIdOfPayload(payload: Buffer): string {
+  return payload.toString('latin1', PAYLOAD_ID_AT, PAYLOAD_ID_AT + EVENT_ID_LENGTH);
 }

@@ -1,7 +1,8 @@
 // The ingest worker: one member of the consumer group. Each fetched batch is routed, its deliveries
-// queued, and its offsets committed only behind records whose every delivery has settled (ARCHITECTURE.md
-// "Delivery semantics"). A batch drains before the next one of its partition starts, so a rebalance
-// or a SIGTERM (kafkajs waits for running batches) drains within the deadline, then commits.
+// queued, and its offsets committed only behind records whose every delivery has settled
+// (ARCHITECTURE.md "Delivery and commits"). A batch drains before the next one of its partition
+// starts; a rebalance or a SIGTERM (kafkajs waits for running batches) gives the batches in flight
+// DRAIN_TIMEOUT_MS, then they commit what settled, and only for partitions the worker still owns.
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { Signal } from '../delivery/clock.js';
 import { destinationRemovedLetter, type DeadLetter, type DeadLetterSink } from '../delivery/dead-letter.js';
@@ -11,6 +12,7 @@ import type { OffsetTracker } from '../delivery/offset-tracker.js';
 import { heartbeatFor } from '../kafka/group-session.js';
 import { createLogger } from '../telemetry/logger.js';
 import { consumerLag, recordsConsumed } from '../telemetry/metrics.js';
+import { GroupMembership } from './group-membership.js';
 import type { RecordRouter } from './record-router.js';
 
 export interface IngestWorkerOptions {
@@ -32,11 +34,18 @@ export interface IngestWorkerOptions {
 
 const log = createLogger('ingest');
 const HEARTBEAT_EVERY_MS = 1_000;
+/**
+ * The group waits for its members to rejoin for the rebalance timeout. A rebalance is noticed at the
+ * latest one heartbeat interval after it began, so the timeout covers two of those, the drain deadline
+ * and some slack, else the group would evict a draining worker.
+ */
+const MIN_REBALANCE_TIMEOUT_MS = 60_000;
 /** A power of two: the loop checks `i & (STALE_CHECK_EVERY - 1)`. */
 const STALE_CHECK_EVERY = 64;
 
 export class IngestWorker {
   private readonly consumer: Consumer;
+  private readonly membership = new GroupMembership();
   private stopping = false;
   private stopDeadline = Number.POSITIVE_INFINITY;
   private readonly stopSignal = new AbortController();
@@ -47,7 +56,16 @@ export class IngestWorker {
       groupId: opts.groupId,
       maxWaitTimeInMs: 250,
       readUncommitted: false,
-      ...(opts.sessionTimeoutMs !== undefined && { sessionTimeout: opts.sessionTimeoutMs, heartbeatInterval: heartbeatFor(opts.sessionTimeoutMs) }),
+      heartbeatInterval: heartbeatFor(opts.sessionTimeoutMs ?? 30_000),
+      rebalanceTimeout: Math.max(MIN_REBALANCE_TIMEOUT_MS, opts.drainTimeoutMs + 2 * heartbeatFor(opts.sessionTimeoutMs ?? 30_000) + 10_000),
+      ...(opts.sessionTimeoutMs !== undefined && { sessionTimeout: opts.sessionTimeoutMs }),
+    });
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
+      this.membership.joined(e.payload.memberAssignment);
+      // kafkajs reads every assigned partition again from its committed offset after a join (a new
+      // offset manager per generation), so no bookkeeping carries over; deliveries still in flight from
+      // before settle into nothing (OffsetTracker.settle) and their records are delivered again.
+      opts.tracker.resetAll();
     });
     this.consumer.on(this.consumer.events.CONNECT, () => (this.connected = true));
     this.consumer.on(this.consumer.events.DISCONNECT, () => (this.connected = false));
@@ -86,12 +104,15 @@ export class IngestWorker {
     const { topic, partition } = batch;
     const { router, tracker, pool, budget } = this.opts;
     const first = batch.messages[0];
-    if (first === undefined) return;
-    // The partition was read again from its committed offset (reassigned): forget the old bookkeeping.
+    // Fetched before the rebalance was noticed: left unread, for whoever owns the partition next.
+    if (first === undefined || this.membership.rebalancing) return;
+    const generation = this.membership.generation;
+    // The partition was read again from its committed offset (a seek): forget the old bookkeeping.
     const before = tracker.committable(topic, partition);
     if (before !== undefined && Number(first.offset) < before) tracker.reset(topic, partition);
+    const beat = (): Promise<void> => heartbeat().catch((err: unknown) => this.membership.heartbeatFailed(err));
 
-    const letters: Array<{ letter: DeadLetter; offset: number }> = [];
+    const letters: DeadLetter[] = [];
     let last: string | undefined;
     let lastBeat = Date.now();
     const messages = batch.messages;
@@ -99,87 +120,95 @@ export class IngestWorker {
       const msg = messages[i] as (typeof messages)[number];
       // isStale() builds a key and looks up the group's seek offsets: asked every STALE_CHECK_EVERY
       // records, not each one (a revoked partition's few extra records are delivered, at least once).
-      if (this.stopping || ((i & (STALE_CHECK_EVERY - 1)) === 0 && (!isRunning() || isStale()))) break;
+      if (this.halted() || ((i & (STALE_CHECK_EVERY - 1)) === 0 && (!isRunning() || isStale()))) break;
       if (!budget.hasCapacity()) {
         for (const r of pool.all()) void r.flush();
-        while (!budget.hasCapacity() && !this.stopping) {
+        while (!budget.hasCapacity() && !this.halted()) {
           await Promise.race([budget.whenCapacity(), sleep(HEARTBEAT_EVERY_MS)]);
-          await heartbeat().catch(() => undefined);
+          await beat();
           lastBeat = Date.now();
         }
-        if (this.stopping) break;
+        if (this.halted()) break;
       }
-      const offset = Number(msg.offset);
       const result = router.route(topic, partition, msg);
       if (result.type === 'dead_letter') {
-        tracker.track(topic, partition, offset, 1);
-        letters.push({ letter: result.letter, offset });
-      } else {
-        tracker.track(topic, partition, offset, result.deliveries.length);
+        tracker.track(result.letter.source, 1);
+        letters.push(result.letter);
+      } else if (result.source !== undefined) {
+        tracker.track(result.source, result.deliveries.length);
         for (const d of result.deliveries) {
           const runner = pool.get(d.destinationId);
           // Every destination in the config has a runner; one deleted meanwhile gets a dead letter, never nothing.
-          if (runner === undefined) letters.push({ letter: destinationRemovedLetter(d.destinationId, d.item, 'before this event was delivered to it'), offset });
+          if (runner === undefined) letters.push(destinationRemovedLetter(d.destinationId, d.item, 'before this event was delivered to it', result.source));
           // A runner refuses work only at shutdown: the delivery stays unsettled and its record is read again.
           else runner.enqueue(d.item);
         }
       }
       last = msg.offset;
       if (Date.now() - lastBeat > HEARTBEAT_EVERY_MS) {
-        await heartbeat().catch(() => undefined);
+        await beat();
         lastBeat = Date.now();
       }
     }
     router.flushMetrics();
     if (last === undefined) return;
+    tracker.advance(topic, partition, Number(last));
     // Once for the batch: kafkajs resolves through Long arithmetic on every call, a few per cent of
     // the worker's CPU when called per record, and reads the resolved offset only after eachBatch.
     resolveOffset(last);
     recordsConsumed.inc({ topic }, Number(last) - Number(first.offset) + 1);
     consumerLag.set({ topic, partition: String(partition) }, Math.max(0, Number(batch.highWatermark) - Number(last) - 1));
 
-    if (letters.length > 0) this.sendLetters(topic, partition, letters);
+    if (letters.length > 0) this.sendLetters(letters);
     for (const r of pool.all()) void r.flush();
-    await this.waitSettled(topic, partition, Number(last) + 1, heartbeat, isStale);
-    await this.commit(topic, partition);
+    await this.waitSettled(topic, partition, Number(last) + 1, beat, isStale);
+    await this.commit(topic, partition, generation);
   }
 
-  private sendLetters(topic: string, partition: number, letters: Array<{ letter: DeadLetter; offset: number }>): void {
+  /** Stopping or rebalancing: route no more records. */
+  private halted(): boolean {
+    return this.stopping || this.membership.rebalancing;
+  }
+
+  private sendLetters(letters: readonly DeadLetter[]): void {
     this.opts.deadLetter
-      .send(letters.map((l) => l.letter), this.stopSignal.signal)
+      .send(letters, this.stopSignal.signal)
       .then(() => {
-        for (const l of letters) this.opts.tracker.settle(topic, partition, l.offset);
+        for (const l of letters) if (l.source !== undefined) this.opts.tracker.settle(l.source);
         this.opts.settled.notify();
       })
-      .catch((err: unknown) => log.warn({ err, topic, partition }, 'Dead letters were not written before shutdown; their records will be read again.'));
+      .catch((err: unknown) => log.warn({ err, records: letters.length }, 'Dead letters were not written before shutdown; their records will be read again.'));
   }
 
-  private async waitSettled(
-    topic: string,
-    partition: number,
-    target: number,
-    heartbeat: () => Promise<void>,
-    isStale: () => boolean,
-  ): Promise<void> {
-    const { tracker, settled } = this.opts;
-    // A pending rebalance (the partition may be revoked) gets the same drain deadline as a shutdown.
+  /**
+   * Waits until the batch's records are settled, or a deadline passes: DRAIN_TIMEOUT_MS from a SIGTERM,
+   * from a rebalance, or from a seek of the partition. Deliveries still in flight then are abandoned by
+   * the ingest side: their records are not committed and are read again by the partition's next owner.
+   */
+  private async waitSettled(topic: string, partition: number, target: number, beat: () => Promise<void>, isStale: () => boolean): Promise<void> {
+    const { tracker, settled, drainTimeoutMs } = this.opts;
     let staleDeadline = Number.POSITIVE_INFINITY;
     for (;;) {
       const c = tracker.committable(topic, partition);
       if (c !== undefined && c >= target) return;
-      if (staleDeadline === Number.POSITIVE_INFINITY && isStale()) staleDeadline = Date.now() + this.opts.drainTimeoutMs;
-      if (Date.now() >= Math.min(this.stopDeadline, staleDeadline)) {
+      if (staleDeadline === Number.POSITIVE_INFINITY && isStale()) staleDeadline = Date.now() + drainTimeoutMs;
+      if (Date.now() >= Math.min(this.stopDeadline, staleDeadline, this.membership.drainDeadline(drainTimeoutMs))) {
         log.warn({ topic, partition, pending: tracker.pending(topic, partition) }, 'The drain deadline passed; unsettled records will be read again.');
         return;
       }
       await Promise.race([settled.wait(), sleep(HEARTBEAT_EVERY_MS)]);
-      await heartbeat().catch(() => undefined);
+      await beat();
     }
   }
 
-  private async commit(topic: string, partition: number): Promise<void> {
+  /** Commits what settled, if the partition is still this worker's in the generation the batch began in. */
+  private async commit(topic: string, partition: number, generation: number): Promise<void> {
     const offset = this.opts.tracker.committable(topic, partition);
     if (offset === undefined) return;
+    if (!this.membership.owns(topic, partition, generation)) {
+      log.info({ topic, partition, offset }, 'The partition is no longer this worker\'s; its offset is left to the new owner.');
+      return;
+    }
     try {
       await this.consumer.commitOffsets([{ topic, partition, offset: String(offset) }]);
     } catch (err) {

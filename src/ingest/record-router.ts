@@ -1,18 +1,19 @@
 // The hot path for one consumed record: decode the filterable fields, match subscriptions, decode the
-// rest only on a match, project once per distinct field set, serialize once, and list the deliveries:
-// one per (destination, payload), however many subscriptions lead there.
+// rest only on a match, project and serialize once per distinct field set, and list the deliveries: one
+// per (subscription, destination), each an event with its own id.
 import type { DeliveryItem, SourceRef } from '../delivery/contract.js';
 import type { DeadLetter } from '../delivery/dead-letter.js';
-import type { Envelope } from '../events/envelope.js';
+import { payloadHead, payloadTail, tailBeforeObject, type Principal } from '../events/envelope.js';
 import type { TrafficEventType } from '../events/catalog.js';
-import { eventIdFor } from '../ids.js';
-import type { AuditDecoder } from '../records/audit-decoder.js';
+import { EVENT_HASH_DIGITS, recordDigits } from '../ids.js';
+import type { AuditDecoder, AuditEvent } from '../records/audit-decoder.js';
 import type { RecordDecoder } from '../records/record-decoder.js';
 import type { HeaderValue } from '../records/record-types.js';
 import type { LeafJsonCache, Projector } from '../projection/projector.js';
 import type { DecodedRecord } from '../records/record-types.js';
 import type { SubscriptionSet, TrafficRoute } from '../subscriptions/subscription-set.js';
 import { decodeFailures, subscriptionMatches } from '../telemetry/metrics.js';
+import { EventItem, type EventParts, type PayloadParts } from './event-item.js';
 
 export interface ConsumedMessage {
   readonly key: Buffer | null;
@@ -28,8 +29,9 @@ export interface Delivery {
 }
 
 export type RouteResult =
-  | { readonly type: 'deliver'; readonly deliveries: readonly Delivery[] }
-  | { readonly type: 'dead_letter'; readonly letter: DeadLetter };
+  /** `source` is the record's; every item of `deliveries` carries it. Absent when there is nothing to deliver. */
+  | { readonly type: 'deliver'; readonly source?: SourceRef; readonly deliveries: readonly Delivery[] }
+  | { readonly type: 'dead_letter'; readonly letter: DeadLetter & { readonly source: SourceRef } };
 
 const NOTHING: RouteResult = Object.freeze({ type: 'deliver', deliveries: Object.freeze([]) });
 
@@ -43,48 +45,50 @@ export interface RecordRouterOptions {
   /** Raw traffic topic -> the event type it carries. */
   readonly trafficTopics: ReadonlyMap<string, TrafficEventType>;
   readonly auditTopic: string;
+  /**
+   * A subscription receives the records whose Kafka timestamp is at or after its created_at less this
+   * allowance for the producers' clocks (SUBSCRIPTION_CLOCK_SKEW_MS, ARCHITECTURE.md "Subscription start").
+   */
+  readonly clockSkewMs: number;
 }
 
-/**
- * A traffic delivery: the payload is written at once; the envelope object only when a writer reads it
- * (a kafka key path, a log timestamp). Most writers send the payload bytes and never do.
- */
-class TrafficItem implements DeliveryItem {
-  private built: Envelope | undefined;
-  /** The destinations (their TrafficRoute.destinationNumbers) this item is already listed for: the first, then the rest. */
-  private firstListed = -1;
-  private moreListed: number[] | undefined;
+/** The parts a record's deliveries with one field set share: the object is projected on first use. */
+class ProjectedEvent implements EventParts {
+  readonly principal = null;
+  private projected: Record<string, unknown> | undefined;
 
   constructor(
-    readonly eventId: string,
-    readonly payload: Buffer,
-    readonly source: SourceRef,
-    private readonly eventType: TrafficEventType,
-    private readonly timestamp: string,
+    readonly eventType: TrafficEventType,
+    readonly timestamp: string,
     private readonly project: Projector,
     private readonly record: DecodedRecord,
   ) {}
 
-  /**
-   * True the first time a destination asks for this item: two subscriptions of the same field set
-   * that share a destination would send it the same bytes under the same event id twice.
-   */
-  listFor(destination: number): boolean {
-    if (this.firstListed < 0) {
-      this.firstListed = destination;
-      return true;
-    }
-    if (this.firstListed === destination) return false;
-    const more = (this.moreListed ??= []);
-    for (let i = 0; i < more.length; i++) if (more[i] === destination) return false;
-    more.push(destination);
-    return true;
+  object(): Record<string, unknown> {
+    this.projected ??= this.project(this.record);
+    return this.projected;
   }
+}
 
-  get envelope(): Envelope {
-    this.built ??= { event_id: this.eventId, event_type: this.eventType, event_timestamp: this.timestamp, principal: null, object: this.project(this.record) };
-    return this.built;
-  }
+/** What the deliveries of one audit record share. */
+interface AuditShared {
+  readonly parts: EventParts;
+  readonly source: SourceRef;
+  readonly payload: PayloadParts;
+}
+
+/** The envelope as the admin API (or another service) wrote it, under this record's own event ids. */
+function auditShared(event: AuditEvent, topic: string, partition: number, msg: ConsumedMessage): AuditShared {
+  const principal = event.principal as Principal | null;
+  return {
+    parts: { eventType: event.event_type, timestamp: event.event_timestamp, principal, object: () => event.object },
+    source: { topic, partition, offset: Number(msg.offset) },
+    payload: {
+      head: payloadHead(Number(msg.timestamp)),
+      recordDigits: recordDigits(topic, partition, msg.offset),
+      tail: payloadTail(tailBeforeObject(event.event_type, event.event_timestamp, JSON.stringify(principal)), JSON.stringify(event.object)),
+    },
+  };
 }
 
 export class RecordRouter {
@@ -130,57 +134,64 @@ export class RecordRouter {
     if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
 
     const source = { topic, partition, offset: Number(msg.offset) };
-    const eventId = eventIdFor(Number(msg.timestamp), topic, partition, msg.offset);
-    const timestamp = new Date(Number(msg.timestamp)).toISOString();
-    // The envelope's JSON up to its object, the same for every field set: JSON.stringify(envelope) with
-    // the key order of Envelope, written once a record instead of once per distinct projection.
-    const head = `{"event_id":${JSON.stringify(eventId)},"event_type":${JSON.stringify(eventType)},"event_timestamp":"${timestamp}","principal":null,"object":`;
+    const ts = Number(msg.timestamp);
+    // Routes created later than this did not exist when the record was produced.
+    const createdBy = ts + this.opts.clockSkewMs;
+    const head = payloadHead(ts);
+    const digits = recordDigits(topic, partition, msg.offset);
+    const timestamp = new Date(ts).toISOString();
+    // The envelope's JSON between the event id and the object, the same for every field set.
+    const before = tailBeforeObject(eventType, timestamp, 'null');
     // Equal field sets share one projector function (projector.ts), so the projector identifies the
-    // payload. A record meets a handful of distinct field sets even at 10,000 subscriptions, and a scan
+    // object. A record meets a handful of distinct field sets even at 10,000 subscriptions, and a scan
     // of a short array beats hashing long projection keys in a Map.
     const projectors: Projector[] = [];
-    const items: TrafficItem[] = [];
+    const payloads: PayloadParts[] = [];
+    const parts: ProjectedEvent[] = [];
     const leafJson: LeafJsonCache = [];
     const deliveries: Delivery[] = [];
     for (let r = 0; r < runs.length; r++) {
       const run = runs[r] as readonly TrafficRoute[];
       for (let m = 0; m < run.length; m++) {
         const route = run[m] as TrafficRoute;
+        if (route.createdAtMs > createdBy) continue;
         if (route.unflushedMatches++ === 0) this.counted.push(route);
-        const k = projectors.indexOf(route.project);
-        let item = k < 0 ? undefined : items[k];
-        if (item === undefined) {
-          const payload = Buffer.from(`${head}${route.project.serialize(full.record, leafJson)}}`);
-          item = new TrafficItem(eventId, payload, source, eventType, timestamp, route.project, full.record);
+        let k = projectors.indexOf(route.project);
+        if (k < 0) {
+          k = projectors.length;
           projectors.push(route.project);
-          items.push(item);
+          payloads.push({ head, recordDigits: digits, tail: payloadTail(before, route.project.serialize(full.record, leafJson)) });
+          parts.push(new ProjectedEvent(eventType, timestamp, route.project, full.record));
         }
+        const payload = payloads[k] as PayloadParts;
+        const shared = parts[k] as ProjectedEvent;
+        // Each (record, subscription, destination) is an event of its own, with its own id (ids.ts).
         const destinationIds = route.destinationIds;
-        const numbers = route.destinationNumbers;
         for (let d = 0; d < destinationIds.length; d++) {
-          if (item.listFor(numbers[d] as number)) deliveries.push({ destinationId: destinationIds[d] as string, item });
+          deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, shared) });
         }
       }
     }
-    return { type: 'deliver', deliveries };
+    return deliveries.length === 0 ? NOTHING : { type: 'deliver', source, deliveries };
   }
 
   private routeAudit(topic: string, partition: number, msg: ConsumedMessage): RouteResult {
     const decoded = this.opts.auditDecoder.decode(msg);
     if (!decoded.ok) return this.reject(topic, partition, msg, decoded.code, decoded.message);
-    const envelope = decoded.event as unknown as Envelope;
-    let item: DeliveryItem | undefined;
+    const event = decoded.event;
     const deliveries: Delivery[] = [];
-    for (const route of this.opts.subscriptions.auditRoutes(envelope.event_type)) {
+    let shared: AuditShared | undefined;
+    const createdBy = Number(msg.timestamp) + this.opts.clockSkewMs;
+    for (const route of this.opts.subscriptions.auditRoutes(event.event_type)) {
+      if (route.createdAtMs > createdBy) continue;
       subscriptionMatches.inc({ subscription: route.subscriptionId });
-      // The admin API's envelope is delivered as written: the same event id and bytes everywhere.
-      item ??= { eventId: envelope.event_id, payload: msg.value as Buffer, envelope, source: { topic, partition, offset: Number(msg.offset) } };
-      for (const destinationId of route.destinationIds) {
-        // One copy per destination, however many of its subscriptions take this audit event type.
-        if (!deliveries.some((d) => d.destinationId === destinationId)) deliveries.push({ destinationId, item });
-      }
+      shared ??= auditShared(event, topic, partition, msg);
+      const { payload, parts, source } = shared;
+      route.destinationIds.forEach((destinationId, d) => {
+        deliveries.push({ destinationId, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, parts) });
+      });
     }
-    return { type: 'deliver', deliveries };
+    return shared === undefined ? NOTHING : { type: 'deliver', source: shared.source, deliveries };
   }
 
   private reject(topic: string, partition: number, msg: ConsumedMessage, code: string, message: string): RouteResult {

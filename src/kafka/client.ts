@@ -37,6 +37,18 @@ export interface KafkaClientOptions {
  */
 export const DEFAULT_RETRY: RetryOptions = { initialRetryTime: 100, retries: 10, maxRetryTime: 30_000, factor: 0.2, multiplier: 2 };
 
+/**
+ * kafkajs notices the service triggers on purpose, logged at debug instead of warn, matched exactly.
+ * kafkajs warns on every idempotent producer whose retries are bounded, since its own default is
+ * unlimited retries. With unlimited retries a send never fails while a broker is down, and the service
+ * needs sends that fail: the destination runner's retry budget and parking, the API's deadline on a
+ * config write. The risk the notice names (after the retries ran out, sequence numbers the broker no
+ * longer agrees with: OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID, which kafkajs never repairs) is
+ * handled where producers are used: a failed send or transaction replaces the producer
+ * (LazyProducer.reset, ConfigWriter.renew), and the caller retries with the new one.
+ */
+const EXPECTED_NOTICES: ReadonlySet<string> = new Set(['Limiting retries for the idempotent producer may invalidate EoS guarantees']);
+
 const LEVELS = {
   nothing: KafkaLogLevel.NOTHING,
   error: KafkaLogLevel.ERROR,
@@ -84,7 +96,8 @@ export function createKafkaClient(options: KafkaClientOptions): Kafka {
           else logger.error(bound, message);
           break;
         case KafkaLogLevel.WARN:
-          logger.warn(bound, message);
+          if (EXPECTED_NOTICES.has(message)) logger.debug(bound, message);
+          else logger.warn(bound, message);
           break;
         case KafkaLogLevel.INFO:
           logger.info(bound, message);
@@ -97,8 +110,9 @@ export function createKafkaClient(options: KafkaClientOptions): Kafka {
 }
 
 /**
- * A producer using the Java client's murmur2 partitioner (kafkajs's default since 2.0), so a key lands
- * on the same partition whichever client wrote it; naming it also silences kafkajs's start-up warning.
+ * A producer using the Java client's murmur2 partitioner (kafkajs's DefaultPartitioner since 2.0), so a
+ * key lands on the same partition whichever client wrote it. kafkajs warns at start-up when a producer
+ * leaves the partitioner to its default; every producer of the service is made here, naming it.
  */
 export function createProducer(kafka: Kafka, config: ProducerConfig = {}): Producer {
   return kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, ...config });

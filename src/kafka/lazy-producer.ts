@@ -3,7 +3,10 @@ import type { Kafka, Producer, RetryOptions } from 'kafkajs';
 import { createProducer } from './client.js';
 
 export interface LazyProducerOptions {
-  /** kafkajs's own retries of one request; keep them short where the caller has its own backoff. */
+  /**
+   * kafkajs's own retries of one send, which the caller's backoff wraps: explicit and bounded, so a
+   * send fails while a broker is down (kafkajs's default for idempotent producers is unlimited).
+   */
   readonly retry: RetryOptions;
   /** What a failed connect rejects with; by default kafkajs's error as is. */
   readonly connectError?: (err: unknown) => Error;
@@ -49,8 +52,11 @@ export class LazyProducer {
   }
 
   /**
-   * Drops the producer after a failed send: it may hold a stale producer epoch or dead sockets, and a
-   * fresh one is cheap. The next get() connects a new one.
+   * Drops the producer after a failed send: it may hold dead sockets, a fenced epoch, or sequence
+   * numbers the broker no longer agrees with once kafkajs's retries ran out (a produce whose answer was
+   * lost was still written), which would fail every later send with OUT_OF_ORDER_SEQUENCE_NUMBER. The
+   * next get() connects a new producer, with a new producer id; the caller sends the failed records
+   * again (at least once), in order, since it retries them before anything after them.
    */
   async reset(): Promise<void> {
     const producer = this.producer;

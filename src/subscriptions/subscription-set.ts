@@ -7,21 +7,21 @@ import type { CompiledFilter } from '../cel/types.js';
 import { TRAFFIC_EVENT_TYPES, isAuditEventType, isTrafficEventType, type TrafficEventType } from '../events/catalog.js';
 import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
 import type { StoredSubscription } from '../configlog/resources.js';
+import { EVENT_HASH_DIGITS, pairDigits } from '../ids.js';
 import { projectionKey, projectorFor, type Projector } from '../projection/projector.js';
 import { createLogger } from '../telemetry/logger.js';
 
 /** What one subscription does with one traffic event type it matched. */
 export interface TrafficRoute {
   readonly subscriptionId: string;
+  /** The subscription's created_at in ms: it receives records stamped from then on (ARCHITECTURE.md "Subscription start"). */
+  readonly createdAtMs: number;
   /** Equal keys mean equal field sets: the projected and serialized event is shared. */
   readonly projectionKey: string;
   readonly project: Projector;
   readonly destinationIds: readonly string[];
-  /**
-   * A number per destination id, the same in every route of this set (same order as destinationIds):
-   * the router tells destinations apart by these, not by comparing id strings.
-   */
-  readonly destinationNumbers: readonly number[];
+  /** The event id digits of each (subscription, destination) pair, 16 per destination in order (ids.ts). */
+  readonly idDigits: Uint8Array;
   /**
    * Matches not yet added to the Prometheus counter. The router counts here (a field of an object it
    * already holds) and flushes in batches; a label lookup per match was a hot spot (bench/results/PROFILE.md).
@@ -31,7 +31,11 @@ export interface TrafficRoute {
 
 export interface AuditRoute {
   readonly subscriptionId: string;
+  /** As TrafficRoute.createdAtMs. */
+  readonly createdAtMs: number;
   readonly destinationIds: readonly string[];
+  /** As TrafficRoute.idDigits. */
+  readonly idDigits: Uint8Array;
 }
 
 /** A subscription collected by load() for one matcher build. */
@@ -42,6 +46,20 @@ interface Pending {
 
 const log = createLogger('subscriptions');
 
+/** created_at in ms; the API always writes RFC 3339, and an unreadable value starts the subscription at once. */
+function createdAtOf(sub: StoredSubscription): number {
+  const ms = Date.parse(sub.created_at);
+  if (Number.isFinite(ms)) return ms;
+  log.warn({ subscription: sub.id, created_at: sub.created_at }, 'A stored subscription has no readable created_at; it receives every record it matches.');
+  return Number.NEGATIVE_INFINITY;
+}
+
+function idDigitsOf(sub: StoredSubscription): Uint8Array {
+  const out = new Uint8Array(EVENT_HASH_DIGITS * sub.destination_ids.length);
+  sub.destination_ids.forEach((d, i) => out.set(pairDigits(sub.id, d), i * EVENT_HASH_DIGITS));
+  return out;
+}
+
 export class SubscriptionSet {
   /** The matchers hold the routes themselves, so a match needs no lookup by subscription id. */
   private readonly matchers = new Map<TrafficEventType, Matcher<TrafficRoute>>(
@@ -51,8 +69,6 @@ export class SubscriptionSet {
     TRAFFIC_EVENT_TYPES.map((t) => [t, new Map()]),
   );
   private readonly audit = new Map<string, Map<string, AuditRoute>>();
-  /** See TrafficRoute.destinationNumbers; one entry per destination id ever routed to. */
-  private readonly destinationNumbers = new Map<string, number>();
   private unsubscribe: (() => void) | undefined;
 
   /** Loads every subscription in the config log and follows its changes from now on. */
@@ -106,6 +122,8 @@ export class SubscriptionSet {
    */
   put(sub: StoredSubscription, pending?: Map<TrafficEventType, Map<string, Pending>>): void {
     this.remove(sub.id);
+    const idDigits = idDigitsOf(sub);
+    const createdAtMs = createdAtOf(sub);
     for (const source of sub.sources) {
       if (isTrafficEventType(source.type)) {
         let filter: CompiledFilter | undefined;
@@ -123,10 +141,11 @@ export class SubscriptionSet {
         const fields = source.fields ?? [];
         const route: TrafficRoute = {
           subscriptionId: sub.id,
+          createdAtMs,
           projectionKey: projectionKey(fields),
           project: projectorFor(fields),
           destinationIds: sub.destination_ids,
-          destinationNumbers: sub.destination_ids.map((d) => this.destinationNumber(d)),
+          idDigits,
           unflushedMatches: 0,
         };
         this.routes.get(source.type)?.set(sub.id, route);
@@ -135,17 +154,11 @@ export class SubscriptionSet {
       } else if (isAuditEventType(source.type)) {
         let subs = this.audit.get(source.type);
         if (subs === undefined) this.audit.set(source.type, (subs = new Map()));
-        subs.set(sub.id, { subscriptionId: sub.id, destinationIds: sub.destination_ids });
+        subs.set(sub.id, { subscriptionId: sub.id, createdAtMs, destinationIds: sub.destination_ids, idDigits });
       } else {
         log.warn({ subscription: sub.id, type: source.type }, 'A stored source names an unknown event type and is skipped.');
       }
     }
-  }
-
-  private destinationNumber(id: string): number {
-    let n = this.destinationNumbers.get(id);
-    if (n === undefined) this.destinationNumbers.set(id, (n = this.destinationNumbers.size));
-    return n;
   }
 
   remove(id: string): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isId, newId } from '../../src/ids.js';
+import { eventIdOf, isId, newId } from '../../src/ids.js';
 
 describe('ids', () => {
   it('should carry the kind prefix and a 26-character body', () => {
@@ -21,14 +21,32 @@ describe('ids', () => {
   });
 });
 
-describe('event ids of consumed records', () => {
-  it('should give a record the same id every time it is read, and other records other ids', async () => {
-    const { eventIdFor } = await import('../../src/ids.js');
-    const a = eventIdFor(1_700_000_000_000, 'edge.traffic.x', 3, '42');
-    expect(a).toBe(eventIdFor(1_700_000_000_000, 'edge.traffic.x', 3, 42));
+describe('event ids', () => {
+  const T = 1_700_000_000_000;
+
+  it('should give a (record, subscription, destination) the same id every time, and change it when any of them changes', () => {
+    const a = eventIdOf(T, 'edge.traffic.x', 3, '42', 'esb_1', 'ed_1');
     expect(isId('event', a)).toBe(true);
-    expect(a).not.toBe(eventIdFor(1_700_000_000_000, 'edge.traffic.x', 3, 43));
-    expect(a).not.toBe(eventIdFor(1_700_000_000_000, 'edge.traffic.x', 4, 42));
-    expect(eventIdFor(1_700_000_000_001, 't', 0, 0) > eventIdFor(1_700_000_000_000, 't', 0, 0)).toBe(true);
+    expect(eventIdOf(T, 'edge.traffic.x', 3, 42, 'esb_1', 'ed_1')).toBe(a);
+    const others = [
+      eventIdOf(T, 'edge.traffic.x', 3, 43, 'esb_1', 'ed_1'),
+      eventIdOf(T, 'edge.traffic.x', 4, 42, 'esb_1', 'ed_1'),
+      eventIdOf(T, 'edge.traffic.y', 3, 42, 'esb_1', 'ed_1'),
+      eventIdOf(T, 'edge.traffic.x', 3, 42, 'esb_2', 'ed_1'),
+      eventIdOf(T, 'edge.traffic.x', 3, 42, 'esb_1', 'ed_2'),
+    ];
+    expect(new Set([a, ...others]).size).toBe(6);
+  });
+
+  it('should sort by the record timestamp', () => {
+    expect(eventIdOf(T + 1, 't', 0, 0, 'esb_1', 'ed_1') > eventIdOf(T, 't', 0, 0, 'esb_1', 'ed_1')).toBe(true);
+  });
+
+  it('should give distinct ids to 200,000 (record, subscription, destination) triples', () => {
+    const ids = new Set<string>();
+    for (let offset = 0; offset < 2_000; offset++) {
+      for (let s = 0; s < 20; s++) for (let d = 0; d < 5; d++) ids.add(eventIdOf(T, 't', 0, offset, `esb_${s}`, `ed_${d}`));
+    }
+    expect(ids.size).toBe(200_000);
   });
 });

@@ -176,10 +176,10 @@ export class ServiceFleet {
     await p.stop('SIGKILL');
   }
 
-  /** SIGTERM: the service drains and commits what settled; resolves with its exit code. */
-  async terminate(p: ServiceProcess): Promise<number | null> {
+  /** SIGTERM by default: the service drains, commits what settled and leaves the group; resolves with its exit code. */
+  async stop(p: ServiceProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     this.expected.add(p);
-    return p.stop('SIGTERM');
+    return p.stop(signal);
   }
 
   async stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

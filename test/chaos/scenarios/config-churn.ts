@@ -17,6 +17,11 @@ const PARAMS = {
   full: { subscriptions: 1_000, concurrent: 40, ports: 50, minRecords: 100_000, ratePerSec: 1_000, lifeMs: [3_000, 8_000], settleMs: 300_000 },
 } as const;
 
+// The worker's allowance for producer clocks (SUBSCRIPTION_CLOCK_SKEW_MS). Smaller than the default 5 s,
+// so that the lifetime rule's "nothing stamped before the subscription was created" bound lies within
+// the worker's lag here and can catch a record routed to a subscription created after it was stamped.
+const CLOCK_SKEW_MS = 1_000;
+
 const HTTP = 'http_request_complete.v0';
 const TCP = 'tcp_connection_closed.v0';
 const BASE_PORT = 1_000;
@@ -40,7 +45,7 @@ export const configChurn: Scenario = {
     const source = new VerifiableSource(kafka, topics, { serverPort: portOf });
     const token = `eek_chaos${randomBytes(16).toString('hex')}`;
     // The churn is the load here, not a runaway client: the per-key rate limit must not pace it.
-    const fleet = new ServiceFleet(ServiceFleet.env(prefix, ctx.broker.brokers, { API_BOOTSTRAP_TOKEN: token, API_RATE_LIMIT_PER_SECOND: '100000', API_RATE_LIMIT_BURST: '100000' }));
+    const fleet = new ServiceFleet(ServiceFleet.env(prefix, ctx.broker.brokers, { API_BOOTSTRAP_TOKEN: token, API_RATE_LIMIT_PER_SECOND: '100000', API_RATE_LIMIT_BURST: '100000', SUBSCRIPTION_CLOCK_SKEW_MS: String(CLOCK_SKEW_MS) }));
     const abort = new AbortController();
     try {
       await sink.start();
@@ -81,12 +86,13 @@ export const configChurn: Scenario = {
           const index = next++;
           const port = BASE_PORT + (index % p.ports);
           const body = { description: `churn ${index}`, sources: sources(`ev.conn.server_port == ${port}`), destination_ids: [destinationIds[index]] };
+          const createSent = Date.now();
           const created = await api.request<{ id: string }>('POST', '/event_subscriptions', body, 201);
           const createdAck = Date.now();
           await sleep(p.lifeMs[0] + random() * (p.lifeMs[1] - p.lifeMs[0]));
           const deleteSent = Date.now();
           await api.request('DELETE', `/event_subscriptions/${created.id}`, undefined, 204);
-          churned.push({ index, createdAck, deleteSent, deletedAck: Date.now(), matches: (s) => portOf(s) === port });
+          churned.push({ index, createSent, createdAck, deleteSent, deletedAck: Date.now(), matches: (s) => portOf(s) === port });
         }
       };
       await Promise.all(Array.from({ length: p.concurrent }, slot));
@@ -107,7 +113,7 @@ export const configChurn: Scenario = {
         if (!controlArrival.has(s)) controlArrival.set(s, controlSink.at[i] as number);
       });
       const delivered = new Map<number, number[]>(churned.map((c) => [c.index, sink.of(`s/${c.index}`).seqs]));
-      const verdict = judgeLifetimes(churned, delivered, (s) => source.timestamps[s], controlArrival);
+      const verdict = judgeLifetimes(churned, delivered, (s) => source.timestamps[s], controlArrival, PROPAGATION_MS, CLOCK_SKEW_MS);
       // How close the service came to the rule: the latest-stamped event any subscription got, relative to its deletion.
       let latestAfterDeletion = Number.NEGATIVE_INFINITY;
       for (const c of churned) {
@@ -122,9 +128,9 @@ export const configChurn: Scenario = {
         distinct: verdict.mustReceive - verdict.missing,
         missing: verdict.missing,
         duplicates: verdict.duplicates,
-        unexpected: verdict.afterDeletion + verdict.unmatched,
+        unexpected: verdict.afterDeletion + verdict.beforeCreation + verdict.unmatched,
         missingSample: verdict.missingSample.map((m) => m.seq),
-        unexpectedSample: verdict.afterDeletionSample.map((m) => m.seq),
+        unexpectedSample: [...verdict.afterDeletionSample, ...verdict.beforeCreationSample].map((m) => m.seq),
       };
       return {
         scenario: this.name,
@@ -140,6 +146,8 @@ export const configChurn: Scenario = {
           'API calls answered unexpectedly': api.failures.length,
           'propagation allowance in the lifetime rule, ms': PROPAGATION_MS,
           'events after an acknowledged deletion': verdict.afterDeletion,
+          'clock skew allowance of the worker, ms': CLOCK_SKEW_MS,
+          'events stamped before their subscription was created (less the allowance)': verdict.beforeCreation,
           'events a subscription filter does not match': verdict.unmatched,
           'events required by lifetimes but missing': verdict.missing,
           'latest event stamped relative to its subscription\'s deletion acknowledgement, ms': latestAfterDeletion,
@@ -152,6 +160,7 @@ export const configChurn: Scenario = {
           ...fleet.unexpectedExits.map((e) => `a service process exited on its own (code ${e.code}, signal ${e.signal}): ${e.lastLogs.slice(-3).join(' | ')}`),
           ...api.failures.slice(0, 5),
           ...verdict.afterDeletionSample.map((a) => `subscription ${a.subscription} received record ${a.seq}, stamped ${a.stampedAfterAckMs} ms after its deletion was acknowledged`),
+          ...verdict.beforeCreationSample.map((a) => `subscription ${a.subscription} received record ${a.seq}, stamped ${a.stampedBeforeCreateMs} ms before its create request`),
         ],
       };
     } finally {

@@ -7,6 +7,7 @@ import { killWorker } from './kill-worker.js';
 import { misconfiguredDestination } from './misconfigured-destination.js';
 import { oversizeParking } from './oversize-parking.js';
 import { poisonRecords } from './poison-records.js';
+import { rebalanceBurst } from './rebalance-burst.js';
 import { sigtermRedrive } from './sigterm-redrive.js';
 
-export const SCENARIOS: readonly Scenario[] = [killWorker, brokerRestart, destinationOutage, poisonRecords, configChurn, misconfiguredDestination, oversizeParking, sigtermRedrive];
+export const SCENARIOS: readonly Scenario[] = [killWorker, brokerRestart, destinationOutage, poisonRecords, configChurn, misconfiguredDestination, oversizeParking, sigtermRedrive, rebalanceBurst];

@@ -70,7 +70,7 @@ export const sigtermRedrive: Scenario = {
       await waitFor(`${stopAt} re-driven events`, () => got.seqs.length >= stopAt, p.settleMs, 20);
       const atStop = new Set(got.seqs).size;
       const stopStarted = Date.now();
-      const exitCode = await fleet.terminate(worker);
+      const exitCode = await fleet.stop(worker);
       const stopMs = Date.now() - stopStarted;
       const afterStop = new Set(got.seqs).size;
       ctx.log(`SIGTERM after ${atStop} of ${p.records} re-driven events; the worker exited with ${exitCode} in ${stopMs} ms (${afterStop} delivered by then)`);

@@ -2,7 +2,8 @@ import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { KafkaWriter } from '../../../src/delivery/destinations/kafka/kafka-writer.js';
 import type { Envelope } from '../../../src/events/envelope.js';
-import { consumeUntil, createTopics, testKafka, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, createTopics, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { API_KEYS, LostResponses } from '../../support/lost-responses.js';
 import { breakableKafka } from './breakable-kafka.js';
 import { describeWriterContract, testItems } from './writer-contract.js';
 
@@ -29,6 +30,25 @@ describeWriterContract('kafka', async () => {
 });
 
 describe('kafka writer specifics', () => {
+  it('should deliver the next batches with a fresh producer after one whose produce answers were lost past the client retries', async () => {
+    const topic = uniqueName('kafka.writer.lost');
+    await createTopics(testKafka(), [{ topic, partitions: 1 }]);
+    const faults = new LostResponses();
+    const writer = new KafkaWriter({ topic }, faults.client('kafka-writer-lost', testBrokers(), { retries: 1, initialRetryTime: 100 }));
+    const items = testItems(7);
+    faults.lose.add(API_KEYS.produce);
+    // The records reach the broker; the writer never hears so, and its kafkajs retries run out.
+    await expect(writer.write(items.slice(0, 3))).rejects.toMatchObject({ code: 'DESTINATION_TIMEOUT' });
+    faults.lose.clear();
+    // A batch of another size: with the old producer's sequence numbers the broker would answer
+    // OUT_OF_ORDER_SEQUENCE_NUMBER to it, and to every later one.
+    await writer.write(items.slice(3, 5));
+    await writer.write(items.slice(5));
+    await writer.close();
+    const ids = new Set((await readTopic(topic, 7)).map((e) => e.event_id));
+    expect(ids).toEqual(new Set(items.map((i) => i.eventId)));
+  });
+
   it('should key each message by its event id and mark it as JSON', async () => {
     const kafka = testKafka();
     const topic = uniqueName('kafka.writer.key');

@@ -35,10 +35,10 @@ describe('judgeLifetimes', () => {
   // Records 0..99 stamped at t = seq * 100 ms, each delivered to the control destination 50 ms later.
   const stamp = (seq: number): number => seq * 100;
   const control = new Map(Array.from({ length: 100 }, (_, seq) => [seq, stamp(seq) + 50] as [number, number]));
-  const sub: ChurnedSubscription = { index: 0, createdAck: 1_000, deleteSent: 6_000, deletedAck: 6_100, matches: (s) => s % 2 === 0 };
+  const sub: ChurnedSubscription = { index: 0, createSent: 900, createdAck: 1_000, deleteSent: 6_000, deletedAck: 6_100, matches: (s) => s % 2 === 0 };
 
   it('should require the matching records stamped after creation plus the allowance and delivered to the control before the delete was sent', () => {
-    const v = judgeLifetimes([sub], new Map([[0, []]]), stamp, control, 2_000);
+    const v = judgeLifetimes([sub], new Map([[0, []]]), stamp, control, 2_000, 200);
     // Stamped 3,000..5,900 (seq 30..59), control arrival before 6,000, even: 30, 32, ..., 58.
     expect(v.mustReceive).toBe(15);
     expect(v.missing).toBe(15);
@@ -46,8 +46,15 @@ describe('judgeLifetimes', () => {
 
   it('should flag an event stamped after the deletion acknowledgement plus the allowance, and an event the filter does not match', () => {
     const delivered = Array.from({ length: 15 }, (_, i) => 30 + 2 * i);
-    const v = judgeLifetimes([sub], new Map([[0, [...delivered, 80, 84, 31]]]), stamp, control, 2_000);
+    const v = judgeLifetimes([sub], new Map([[0, [...delivered, 80, 84, 31]]]), stamp, control, 2_000, 200);
     expect(v).toMatchObject({ missing: 0, afterDeletion: 1, unmatched: 1 });
     expect(v.afterDeletionSample).toEqual([{ subscription: 0, seq: 84, stampedAfterAckMs: 2_300 }]);
+  });
+
+  it('should flag an event stamped before the create request less the clock skew allowance, and allow one within it', () => {
+    // Create sent at 900 with 200 ms allowance: seq 6 (600) is too old, seq 8 (800) may go either way.
+    const v = judgeLifetimes([sub], new Map([[0, [6, 8]]]), stamp, control, 2_000, 200);
+    expect(v).toMatchObject({ beforeCreation: 1, afterDeletion: 0, unmatched: 0 });
+    expect(v.beforeCreationSample).toEqual([{ subscription: 0, seq: 6, stampedBeforeCreateMs: 300 }]);
   });
 });

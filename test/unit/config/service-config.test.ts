@@ -1,4 +1,5 @@
-// Unit tests of the service config's heap setting (HEAP_GROWTH_PERCENT) and the V8 flags a process sets from it.
+// Unit tests of the service config: the heap setting (HEAP_GROWTH_PERCENT) and the V8 flags a process sets from it, INSTANCE_ID and SUBSCRIPTION_CLOCK_SKEW_MS.
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_HEAP_GROWTH_PERCENT, loadServiceConfig, v8Flags } from '../../../src/config/service-config.js';
 
@@ -64,5 +65,31 @@ describe('settings of a first local run', () => {
     expect(problemsOf({ LOG_FORMAT: 'json' })).toEqual([]);
     expect(problemsOf({ LOG_FORMAT: 'pretty' })).toEqual([]);
     expect(problemsOf({ LOG_FORMAT: 'yaml' })).toEqual(['LOG_FORMAT must be json or pretty, got "yaml"']);
+  });
+});
+
+describe('INSTANCE_ID', () => {
+  it('should default to the host name and the port, the same for a process restarted on that port', () => {
+    const a = loadServiceConfig({ PORT: '8080' }).instanceId;
+    expect(a).toBe(`${hostname()}:8080`);
+    expect(loadServiceConfig({ PORT: '8080' }).instanceId).toBe(a);
+    expect(loadServiceConfig({ PORT: '8081' }).instanceId).not.toBe(a);
+  });
+
+  it('should give processes on any free port (PORT=0) distinct ids', () => {
+    expect(loadServiceConfig({ PORT: '0' }).instanceId).not.toBe(loadServiceConfig({ PORT: '0' }).instanceId);
+  });
+
+  it('should take a configured id and refuse one with other characters', () => {
+    expect(loadServiceConfig({ INSTANCE_ID: 'api-0.edge' }).instanceId).toBe('api-0.edge');
+    expect(problemsOf({ INSTANCE_ID: 'a b' })).toEqual([`INSTANCE_ID may hold 1 to 200 letters, digits, '.', '_', ':' and '-', got "a b"`]);
+  });
+});
+
+describe('SUBSCRIPTION_CLOCK_SKEW_MS', () => {
+  it('should default to 5 s and take 0 to an hour', () => {
+    expect(loadServiceConfig({}).subscriptionClockSkewMs).toBe(5_000);
+    expect(loadServiceConfig({ SUBSCRIPTION_CLOCK_SKEW_MS: '0' }).subscriptionClockSkewMs).toBe(0);
+    expect(problemsOf({ SUBSCRIPTION_CLOCK_SKEW_MS: '-1' })).toEqual(['SUBSCRIPTION_CLOCK_SKEW_MS must be an integer from 0 to 3600000, got "-1"']);
   });
 });

@@ -1,38 +1,48 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { SourceRef } from '../../../src/delivery/contract.js';
 import { OffsetTracker } from '../../../src/delivery/offset-tracker.js';
+
+const at = (topic: string, partition: number, offset: number): SourceRef => ({ topic, partition, offset });
 
 describe('offset tracker', () => {
   it('should commit the next offset to read once every delivery of a record is settled', () => {
     const t = new OffsetTracker();
-    t.track('a', 0, 5, 2);
+    const r = at('a', 0, 5);
+    t.track(r, 2);
     expect(t.committable('a', 0)).toBe(5);
-    t.settle('a', 0, 5);
+    t.settle(r);
     expect(t.committable('a', 0)).toBe(5);
-    t.settle('a', 0, 5);
+    t.settle(r);
     expect(t.committable('a', 0)).toBe(6);
   });
 
   it('should let records without deliveries pass at once and stop at the first unsettled one', () => {
     const t = new OffsetTracker();
-    t.track('a', 0, 0, 0);
+    t.track(at('a', 0, 0), 0);
     expect(t.committable('a', 0)).toBe(1);
-    t.track('a', 0, 1, 1);
-    t.track('a', 0, 4, 0);
-    t.track('a', 0, 7, 1);
-    t.settle('a', 0, 7);
+    const r1 = at('a', 0, 1);
+    const r7 = at('a', 0, 7);
+    t.track(r1, 1);
+    t.track(at('a', 0, 4), 0);
+    t.track(r7, 1);
+    t.settle(r7);
     expect(t.committable('a', 0)).toBe(1);
-    t.settle('a', 0, 1);
+    t.settle(r1);
     expect(t.committable('a', 0)).toBe(8);
     expect(t.pending('a', 0)).toBe(0);
+    // Records read without deliveries are passed in one call.
+    t.advance('a', 0, 12);
+    expect(t.committable('a', 0)).toBe(13);
   });
 
   it('should keep partitions and topics apart', () => {
     const t = new OffsetTracker();
-    t.track('a', 0, 10, 1);
-    t.track('a', 1, 20, 1);
-    t.track('b', 0, 30, 0);
-    t.settle('a', 1, 20);
+    const a1 = at('a', 1, 20);
+    t.track(at('a', 0, 10), 1);
+    t.track(a1, 1);
+    t.track(at('b', 0, 30), 0);
+    t.settle(a1);
     expect(t.committableOffsets()).toEqual([
       { topic: 'a', partition: 0, offset: 10 },
       { topic: 'a', partition: 1, offset: 21 },
@@ -42,13 +52,29 @@ describe('offset tracker', () => {
 
   it('should refuse an offset that does not increase, and accept it again after a reset', () => {
     const t = new OffsetTracker();
-    t.track('a', 0, 10, 1);
-    expect(() => t.track('a', 0, 10, 1)).toThrow(RangeError);
+    const r = at('a', 0, 10);
+    t.track(r, 1);
+    expect(() => t.track(at('a', 0, 10), 1)).toThrow(RangeError);
     t.reset('a', 0);
     expect(t.committable('a', 0)).toBeUndefined();
-    expect(t.settle('a', 0, 10)).toBe(false);
-    t.track('a', 0, 3, 0);
+    expect(t.settle(r)).toBe(false);
+    t.track(at('a', 0, 3), 0);
     expect(t.committable('a', 0)).toBe(4);
+  });
+
+  it('should not count a delivery from before a reset toward the same record read again', () => {
+    const t = new OffsetTracker();
+    const before = at('a', 0, 10);
+    t.track(before, 2);
+    t.resetAll();
+    const again = at('a', 0, 10);
+    t.track(again, 2);
+    // The old deliveries settle late: the record read again still waits for both of its own.
+    expect([t.settle(before), t.settle(before)]).toEqual([false, false]);
+    expect(t.committable('a', 0)).toBe(10);
+    t.settle(again);
+    t.settle(again);
+    expect(t.committable('a', 0)).toBe(11);
   });
 
   it('should never commit past an unsettled record and reach the end when all settle, in any settle order', () => {
@@ -63,23 +89,24 @@ describe('offset tracker', () => {
     fc.assert(
       fc.property(scenario, ([recs, order]) => {
         const t = new OffsetTracker();
-        const offsets: number[] = [];
+        const sources: SourceRef[] = [];
         const remaining: number[] = [];
         let offset = -1;
         for (const r of recs) {
           offset += r.gap;
-          offsets.push(offset);
+          const source = at('t', 0, offset);
+          sources.push(source);
           remaining.push(r.pending);
-          t.track('t', 0, offset, r.pending);
+          t.track(source, r.pending);
         }
         const last = offset;
         for (const i of order) {
-          t.settle('t', 0, offsets[i] as number);
+          t.settle(sources[i] as SourceRef);
           remaining[i] = (remaining[i] as number) - 1;
           const committed = t.committable('t', 0) as number;
           const firstUnsettled = remaining.findIndex((n) => n > 0);
           // Never past an unsettled record, and never behind a settled prefix.
-          if (firstUnsettled >= 0) expect(committed).toBe(offsets[firstUnsettled]);
+          if (firstUnsettled >= 0) expect(committed).toBe(sources[firstUnsettled]?.offset);
           else expect(committed).toBe(last + 1);
         }
         expect(t.committable('t', 0)).toBe(last + 1);
@@ -93,12 +120,15 @@ describe('offset tracker', () => {
     const t = new OffsetTracker();
     const n = 200_000;
     const started = performance.now();
+    let previous = at('t', 0, -1);
     for (let o = 0; o < n; o++) {
-      t.track('t', 0, o, 1);
+      const source = at('t', 0, o);
+      t.track(source, 1);
       if (o % 2 === 1) {
-        t.settle('t', 0, o);
-        t.settle('t', 0, o - 1);
+        t.settle(source);
+        t.settle(previous);
       }
+      previous = source;
     }
     expect(t.committable('t', 0)).toBe(n);
     // O(1) amortised: a quadratic scan would take many seconds here.

@@ -1,8 +1,10 @@
-// Tests of the record router's hot path: shared payloads per field set, batched match counting, and validate-all dead-lettering.
+// Tests of the record router's hot path: one event per (subscription, destination) over one serialized object per field set, batched match counting, and validate-all dead-lettering.
 import { describe, expect, it } from 'vitest';
 import type { StoredSubscription } from '../../../src/configlog/resources.js';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
+import { copyPayload, payloadSize } from '../../../src/delivery/contract.js';
 import { makeEnvelope } from '../../../src/events/envelope.js';
+import { eventIdOf } from '../../../src/ids.js';
 import { RecordRouter, type ConsumedMessage } from '../../../src/ingest/record-router.js';
 import { createAuditDecoder } from '../../../src/records/audit-decoder.js';
 import { createRecordDecoder, type RecordDecoderOptions } from '../../../src/records/record-decoder.js';
@@ -17,7 +19,7 @@ function sub(id: string, fields: string[], filter: string, destination: string):
   return { id, created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: HTTP, fields, filter }], destination_ids: [destination] };
 }
 
-function router(subs: readonly StoredSubscription[], decoder: RecordDecoderOptions = {}): RecordRouter {
+function router(subs: readonly StoredSubscription[], decoder: RecordDecoderOptions = {}, clockSkewMs = 0): RecordRouter {
   const set = new SubscriptionSet();
   for (const s of subs) set.put(s);
   return new RecordRouter({
@@ -26,11 +28,12 @@ function router(subs: readonly StoredSubscription[], decoder: RecordDecoderOptio
     auditDecoder: createAuditDecoder(),
     trafficTopics: new Map([['raw.http', HTTP]]),
     auditTopic: 'audit',
+    clockSkewMs,
   });
 }
 
-function message(value: Buffer, offset = 7): ConsumedMessage {
-  return { key: null, value, offset: String(offset), timestamp: String(Date.UTC(2024, 4, 1)), headers: {} };
+function message(value: Buffer, offset = 7, timestamp = Date.UTC(2024, 4, 1)): ConsumedMessage {
+  return { key: null, value, offset: String(offset), timestamp: String(timestamp), headers: {} };
 }
 
 async function matchesOf(id: string): Promise<number> {
@@ -43,7 +46,7 @@ describe('record router', () => {
   const host = (record.conn as { server_name: string }).server_name;
   const all = `ev.conn.server_name == ${JSON.stringify(host)}`;
 
-  it('should serialize one payload per distinct field set and hand the same item to every destination of that set', () => {
+  it('should serialize the object once per distinct field set and give every (subscription, destination) an event with its own id', () => {
     const r = router([
       sub('esb_A', ['conn.client_ip', 'http.response.status_code'], all, 'ed_1'),
       sub('esb_B', ['http.response.status_code', 'conn.client_ip'], all, 'ed_2'),
@@ -53,17 +56,43 @@ describe('record router', () => {
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
     const byDest = new Map(result.deliveries.map((d) => [d.destinationId, d.item]));
     expect([...byDest.keys()].sort()).toEqual(['ed_1', 'ed_2', 'ed_3']);
-    expect(byDest.get('ed_1')).toBe(byDest.get('ed_2'));
-    expect(byDest.get('ed_1')).not.toBe(byDest.get('ed_3'));
-    const payload = JSON.parse(String(byDest.get('ed_1')?.payload)) as Record<string, unknown>;
+    const parsed = new Map([...byDest].map(([d, item]) => [d, JSON.parse(String(item.payload)) as Record<string, unknown>]));
     const conn = record.conn as { client_ip: string };
     const status = (record.http as { response: { status_code: number } }).response.status_code;
-    expect(payload).toMatchObject({ event_type: HTTP, principal: null, object: { conn: { client_ip: conn.client_ip }, http: { response: { status_code: status } } } });
-    // The envelope object, built on demand, is the payload parsed.
-    expect(byDest.get('ed_3')?.envelope).toEqual(JSON.parse(String(byDest.get('ed_3')?.payload)));
+    expect(parsed.get('ed_1')).toMatchObject({ event_type: HTTP, principal: null, object: { conn: { client_ip: conn.client_ip }, http: { response: { status_code: status } } } });
+    // The same event in all but its id for the two subscriptions of one field set.
+    expect({ ...parsed.get('ed_1'), event_id: '' }).toEqual({ ...parsed.get('ed_2'), event_id: '' });
+    expect(new Set([...parsed.values()].map((p) => p.event_id)).size).toBe(3);
+    for (const [d, item] of byDest) {
+      // The id in the payload bytes is the item's, and the envelope object, built on demand, is the payload parsed.
+      expect(item.eventId).toBe(parsed.get(d)?.event_id);
+      expect(item.envelope).toEqual(parsed.get(d));
+    }
   });
 
-  it('should list a payload once for a destination that several subscriptions of its field set share, and count every subscription', async () => {
+  it('should write the event id of the record, subscription and destination into the payload', () => {
+    const r = router([sub('esb_ID', ['conn.client_ip'], all, 'ed_x')]);
+    const result = r.route('raw.http', 2, message(encodeRecord(HTTP, record, 'avro').value, 41));
+    if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
+    expect(result.deliveries.map((d) => d.item.eventId)).toEqual([eventIdOf(Date.UTC(2024, 4, 1), 'raw.http', 2, 41, 'esb_ID', 'ed_x')]);
+  });
+
+  it('should write a delivery into a request body as the same bytes as its own payload, of the size it announces', () => {
+    const r = router([sub('esb_W1', ['conn.client_ip'], all, 'ed_1'), sub('esb_W2', ['conn.server_name', 'conn.client_ip'], all, 'ed_2')]);
+    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value));
+    if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
+    for (const { item } of result.deliveries) {
+      const size = payloadSize(item);
+      const body = Buffer.alloc(size + 4, 0x20);
+      // Written into the body first, before the item built a payload of its own, then compared with it.
+      expect(copyPayload(item, body, 2)).toBe(size);
+      expect(body.subarray(2, 2 + size).toString()).toBe(item.payload.toString());
+      expect(item.payload.length).toBe(size);
+      expect(copyPayload(item, body, 2)).toBe(size);
+    }
+  });
+
+  it('should send a destination one event per subscription that leads there, each with its own id, and count every subscription', async () => {
     const r = router([
       sub('esb_SAME1', ['conn.client_ip'], all, 'ed_shared'),
       sub('esb_SAME2', ['conn.client_ip'], all, 'ed_shared'),
@@ -72,24 +101,23 @@ describe('record router', () => {
     const before = await Promise.all(['esb_SAME1', 'esb_SAME2', 'esb_OTHER'].map(matchesOf));
     const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value));
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
-    // The same bytes under the same event id once; the other field set is a different payload.
-    expect(result.deliveries.map((d) => d.destinationId)).toEqual(['ed_shared', 'ed_shared']);
-    expect(result.deliveries[0]?.item).not.toBe(result.deliveries[1]?.item);
+    expect(result.deliveries.map((d) => d.destinationId)).toEqual(['ed_shared', 'ed_shared', 'ed_shared']);
+    expect(new Set(result.deliveries.map((d) => d.item.eventId)).size).toBe(3);
     r.flushMetrics();
     const after = await Promise.all(['esb_SAME1', 'esb_SAME2', 'esb_OTHER'].map(matchesOf));
     expect(after.map((n, i) => n - (before[i] as number))).toEqual([1, 1, 1]);
   });
 
-  it('should list an audit event once for a destination that several of its subscriptions share', () => {
-    const audit = (id: string, destination: string): StoredSubscription => ({
+  it('should give an audit event one delivery per (subscription, destination), each the envelope as written under its own id', () => {
+    const audit = (id: string, destinations: string[]): StoredSubscription => ({
       id,
       created_at: '2024-05-01T00:00:00Z',
       description: '',
       metadata: '',
       sources: [{ type: 'api_key_created.v0' }],
-      destination_ids: [destination],
+      destination_ids: destinations,
     });
-    const r = router([audit('esb_AUD1', 'ed_a'), audit('esb_AUD2', 'ed_a'), audit('esb_AUD3', 'ed_b')]);
+    const r = router([audit('esb_AUD1', ['ed_a']), audit('esb_AUD2', ['ed_a', 'ed_b'])]);
     const envelope = makeEnvelope('api_key_created.v0', {
       id: 'ak_1',
       uri: 'https://api.example.com/api_keys/ak_1',
@@ -97,10 +125,42 @@ describe('record router', () => {
       metadata: '',
       created_at: '2024-05-01T12:00:00Z',
       token: null,
-    });
+    }, { principal: { type: 'api_key', id: 'ak_0', uri: 'https://api.example.com/api_keys/ak_0' } });
     const result = r.route('audit', 0, message(Buffer.from(JSON.stringify(envelope))));
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
-    expect(result.deliveries.map((d) => d.destinationId)).toEqual(['ed_a', 'ed_b']);
+    expect(result.deliveries.map((d) => d.destinationId)).toEqual(['ed_a', 'ed_a', 'ed_b']);
+    const delivered = result.deliveries.map((d) => JSON.parse(String(d.item.payload)) as Record<string, unknown>);
+    expect(new Set(delivered.map((e) => e.event_id)).size).toBe(3);
+    for (const [i, e] of delivered.entries()) {
+      expect({ ...e, event_id: envelope.event_id }).toEqual(envelope);
+      expect(result.deliveries[i]?.item.envelope).toEqual(e);
+    }
+  });
+
+  it('should route a record to a subscription only when stamped at or after its created_at less the clock skew allowance', async () => {
+    const created = Date.parse('2024-05-01T00:00:00Z');
+    const r = router([sub('esb_START', ['conn.client_ip'], all, 'ed_1')], {}, 1_000);
+    const value = encodeRecord(HTTP, record, 'avro').value;
+    const deliveries = (ts: number): number => {
+      const result = r.route('raw.http', 0, message(value, 7, ts));
+      return result.type === 'deliver' ? result.deliveries.length : -1;
+    };
+    const before = await matchesOf('esb_START');
+    expect([deliveries(created - 1_001), deliveries(created - 1_000), deliveries(created), deliveries(created + 60_000)]).toEqual([0, 1, 1, 1]);
+    r.flushMetrics();
+    expect((await matchesOf('esb_START')) - before).toBe(3);
+  });
+
+  it('should route an audit event to a subscription only when stamped at or after its created_at less the allowance', () => {
+    const created = Date.parse('2024-05-01T00:00:00Z');
+    const audit: StoredSubscription = { id: 'esb_AUDSTART', created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: 'api_key_created.v0' }], destination_ids: ['ed_a'] };
+    const r = router([audit], {}, 1_000);
+    const value = Buffer.from(JSON.stringify(makeEnvelope('api_key_created.v0', { id: 'ak_1', uri: 'https://api.example.com/api_keys/ak_1', description: '', metadata: '', created_at: '2024-05-01T12:00:00Z', token: null })));
+    const deliveries = (ts: number): number => {
+      const result = r.route('audit', 0, message(value, 7, ts));
+      return result.type === 'deliver' ? result.deliveries.length : -1;
+    };
+    expect([deliveries(created - 1_001), deliveries(created - 1_000)]).toEqual([0, 1]);
   });
 
   it('should add the matches it counted to the per-subscription counter when flushed', async () => {

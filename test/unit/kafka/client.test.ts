@@ -1,6 +1,7 @@
-// Unit tests of the Kafka client factory's broker-list parsing and log routing (no broker needed).
+// Unit tests of the Kafka client factory: broker-list parsing, log routing, and what kafkajs logs when producers are made (no broker needed).
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createKafkaClient, parseBrokers } from '../../../src/kafka/client.js';
+import { createKafkaClient, createProducer, parseBrokers } from '../../../src/kafka/client.js';
 import { createRootLogger } from '../../../src/telemetry/logger.js';
 
 describe('parseBrokers', () => {
@@ -43,5 +44,27 @@ describe('createKafkaClient log routing', () => {
     const levels = await levelsOfAFailedConnect(true);
     expect(levels.length).toBeGreaterThan(0);
     expect(levels.every((l) => l === 20)).toBe(true);
+  });
+});
+
+describe('producers', () => {
+  function captured(): { lines: Array<{ level: number; msg: string }>; logger: pino.Logger } {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: 'debug' }, { write: (l: string) => lines.push(JSON.parse(l) as { level: number; msg: string }) });
+    return { lines, logger };
+  }
+
+  it('should make an idempotent producer with bounded retries and the murmur2 partitioner without a warning, keeping the retry notice at debug', () => {
+    const { lines, logger } = captured();
+    const kafka = createKafkaClient({ clientId: 'x', brokers: '127.0.0.1:9', logger, logLevel: 'debug' });
+    createProducer(kafka, { idempotent: true, maxInFlightRequests: 1, retry: { retries: 2 } });
+    expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+    expect(lines.filter((l) => /Limiting retries/.test(l.msg)).map((l) => l.level)).toEqual([20]);
+  });
+
+  it('should still warn about a producer left to the default partitioner of kafkajs', () => {
+    const { lines, logger } = captured();
+    createKafkaClient({ clientId: 'x', brokers: '127.0.0.1:9', logger, logLevel: 'debug' }).producer();
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([expect.stringContaining('switched default partitioner')]);
   });
 });

@@ -3,7 +3,7 @@
 import { constants } from 'node:fs';
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DELIVERED, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
+import { DELIVERED, copyPayload, payloadSize, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { DeliveryError } from '../../errors.js';
 import type { FileTargetConfig } from './config.js';
 import { resolveInsideRoot } from './safe-path.js';
@@ -33,11 +33,11 @@ export interface FileWriterOptions {
 /** The batch as NDJSON: each payload plus a newline, copied once. */
 export function ndjson(batch: readonly DeliveryItem[]): Buffer {
   let total = batch.length;
-  for (const item of batch) total += item.payload.length;
+  for (const item of batch) total += payloadSize(item);
   const out = Buffer.allocUnsafe(total);
   let at = 0;
   for (const item of batch) {
-    at += item.payload.copy(out, at);
+    at += copyPayload(item, out, at);
     out[at++] = NEWLINE;
   }
   return out;

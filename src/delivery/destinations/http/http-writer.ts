@@ -1,7 +1,7 @@
 // The http destination writer: POSTs each batch as a JSON array of envelopes, optionally signed, and
 // classifies the answer so the runner knows what to retry and what to dead-letter.
 import { connect as tcpConnect } from 'node:net';
-import { DELIVERED, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
+import { DELIVERED, copyPayload, payloadSize, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { DeliveryError } from '../../errors.js';
 import { DEFAULT_HTTP_TIMEOUT_MS, type HttpTargetConfig } from './config.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -25,12 +25,12 @@ const CLOSE = Buffer.from(']');
 /** The request body: the payloads joined into a JSON array, copied once, never re-serialized. */
 export function jsonArrayBody(batch: readonly DeliveryItem[]): Buffer {
   let total = 2 + Math.max(0, batch.length - 1);
-  for (const item of batch) total += item.payload.length;
+  for (const item of batch) total += payloadSize(item);
   const body = Buffer.allocUnsafe(total);
   let at = OPEN.copy(body, 0);
   batch.forEach((item, i) => {
     if (i > 0) at += COMMA.copy(body, at);
-    at += item.payload.copy(body, at);
+    at += copyPayload(item, body, at);
   });
   CLOSE.copy(body, at);
   return body;

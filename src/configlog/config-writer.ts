@@ -1,0 +1,78 @@
+// The config log's transactional producer: one Kafka transaction per write, under a transactional id
+// that stays the writer's across restarts, and a fresh producer after any failure.
+import type { Kafka, Message, Producer } from 'kafkajs';
+import { createProducer } from '../kafka/client.js';
+
+export interface ExtraRecords {
+  readonly topic: string;
+  readonly messages: Message[];
+}
+
+/**
+ * How long the broker lets a transaction stay open before it aborts it (kafkajs's default is 60 s). A
+ * write takes milliseconds; a writer that died inside one, and was not restarted under the same id,
+ * holds back every reader of the topic this long, plus up to the broker's check interval for timed-out
+ * transactions (transaction.abort.timed.out.transaction.cleanup.interval.ms, 10 s by default).
+ */
+export const TRANSACTION_TIMEOUT_MS = 10_000;
+
+/** The transactional id of a config log writer: the topic and the writer's identity (ARCHITECTURE.md "The config log"). */
+export function transactionalIdOf(topic: string, writerId: string): string {
+  return `edge-config-writer.${topic}.${writerId}`;
+}
+
+export class ConfigWriter {
+  private producer: Producer | undefined;
+
+  constructor(
+    private readonly kafka: Kafka,
+    readonly transactionalId: string,
+  ) {}
+
+  /**
+   * Sends every record in one transaction and commits it. When this throws, the transaction may or
+   * may not have been committed (a lost answer): renew() settles that.
+   */
+  async commit(records: readonly ExtraRecords[]): Promise<void> {
+    const producer = await this.connected();
+    // kafkajs initializes the producer id (fencing earlier producers of this transactional id) on the
+    // first transaction of a producer.
+    const tx = await producer.transaction();
+    try {
+      for (const r of records) if (r.messages.length > 0) await tx.send({ topic: r.topic, messages: r.messages });
+      await tx.commit();
+    } catch (err) {
+      await tx.abort().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Replaces the producer after a failure. The old one may hold an open transaction, or sequence
+   * numbers the broker no longer agrees with (OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID), which
+   * kafkajs never repairs. The new producer's first transaction initializes the same transactional
+   * id, and the broker then completes a commit the old one had begun and aborts anything else open.
+   */
+  async renew(): Promise<void> {
+    const old = this.producer;
+    this.producer = undefined;
+    await old?.disconnect().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.renew();
+  }
+
+  private async connected(): Promise<Producer> {
+    if (this.producer !== undefined) return this.producer;
+    const producer = createProducer(this.kafka, {
+      transactionalId: this.transactionalId,
+      transactionTimeout: TRANSACTION_TIMEOUT_MS,
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    await producer.connect();
+    this.producer = producer;
+    return producer;
+  }
+}

@@ -1,0 +1,62 @@
+// What the worker knows of its place in the consumer group: the partitions it owns (kafkajs's
+// GROUP_JOIN event), a generation counted per join, and whether a rebalance is under way (the group
+// coordinator's answer to a heartbeat). The worker commits a partition only while it owns it.
+import { createLogger } from '../telemetry/logger.js';
+
+const log = createLogger('ingest');
+
+/**
+ * Heartbeat answers that end this worker's hold on its partitions (Kafka's protocol error names). A
+ * rebalance in progress still accepts commits from the current generation (the Java consumer commits
+ * in onPartitionsRevoked then); the others mean the group has moved on without this member.
+ */
+const REBALANCING = 'REBALANCE_IN_PROGRESS';
+const LEFT_BEHIND = new Set(['ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID']);
+
+export class GroupMembership {
+  private joins = 0;
+  private owned = new Map<string, ReadonlySet<number>>();
+  private rebalancingSince: number | undefined;
+  private leftBehind = false;
+
+  /** The assignment of a completed join (kafkajs GROUP_JOIN's memberAssignment: topic -> partitions). */
+  joined(assignment: Readonly<Record<string, readonly number[]>>): void {
+    this.joins++;
+    this.owned = new Map(Object.entries(assignment).map(([topic, partitions]) => [topic, new Set(partitions)]));
+    this.rebalancingSince = undefined;
+    this.leftBehind = false;
+    log.info({ generation: this.joins, assignment }, 'The worker joined its consumer group.');
+  }
+
+  /** Counts joins: a batch remembers it, and commits only if no join happened since. */
+  get generation(): number {
+    return this.joins;
+  }
+
+  /** True while a rebalance is under way: the worker stops routing and drains. */
+  get rebalancing(): boolean {
+    return this.rebalancingSince !== undefined;
+  }
+
+  /** When in-flight work of a rebalance must be settled or given up; infinite without a rebalance. */
+  drainDeadline(drainTimeoutMs: number): number {
+    return this.rebalancingSince === undefined ? Number.POSITIVE_INFINITY : this.rebalancingSince + drainTimeoutMs;
+  }
+
+  /** True when the worker may commit the partition for a batch begun in `generation`. */
+  owns(topic: string, partition: number, generation: number): boolean {
+    return generation === this.joins && !this.leftBehind && (this.owned.get(topic)?.has(partition) ?? false);
+  }
+
+  /** Reads a failed heartbeat: a rebalance starts the drain deadline; being left behind also stops commits. */
+  heartbeatFailed(err: unknown): void {
+    const type = (err as { type?: unknown }).type;
+    const behind = typeof type === 'string' && LEFT_BEHIND.has(type);
+    if (type !== REBALANCING && !behind) return;
+    if (behind) this.leftBehind = true;
+    if (this.rebalancingSince === undefined) {
+      this.rebalancingSince = Date.now();
+      log.info({ reason: type }, 'The consumer group is rebalancing: the worker stops routing, drains what is in flight, and rejoins.');
+    }
+  }
+}

@@ -1,0 +1,70 @@
+// Rebalances on the real broker with two workers in one group and a destination that hangs: the revoked
+// work is drained or abandoned within the drain deadline, and nothing is lost.
+import { expect, it } from 'vitest';
+import { checkDestination } from '../../chaos/harness/checker.js';
+import { HttpSink } from '../../chaos/harness/http-sink.js';
+import { ServiceFleet, chaosKafka, chaosPrefix, chaosTopics, createChaosTopics, destination, subscription, writeConfig } from '../../chaos/harness/service-cluster.js';
+import { waitFor } from '../../chaos/harness/timing.js';
+import { SEQ_FIELDS, VerifiableSource } from '../../chaos/harness/verifiable-source.js';
+import type { ServiceProcess } from '../../support/service-process.js';
+import { testBrokers } from '../../support/kafka.js';
+
+const DRAIN_TIMEOUT_MS = 3_000;
+const HTTP = 'http_request_complete.v0';
+const TCP = 'tcp_connection_closed.v0';
+
+/** kafkajs logs each completed join of a group with its duration (join request to assignment) and the assignment. */
+function joins(p: ServiceProcess, groupId: string): Array<{ duration: number; partitions: number }> {
+  return p.logs
+    .filter((l) => l.includes('Consumer has joined the group'))
+    .map((l) => JSON.parse(l) as { groupId: string; duration: number; memberAssignment: Record<string, number[]> })
+    .filter((j) => j.groupId === groupId)
+    .map((j) => ({ duration: j.duration, partitions: Object.values(j.memberAssignment).flat().length }));
+}
+
+it('a worker joining while the first waits on a hung destination should get its partitions within the drain deadline, and no event should be lost when it leaves again', async () => {
+  const prefix = chaosPrefix('rebalance');
+  const topics = chaosTopics(prefix);
+  const kafka = chaosKafka(testBrokers(), 'rebalance-test');
+  const sink = new HttpSink();
+  const source = new VerifiableSource(kafka, topics);
+  const fleet = new ServiceFleet(ServiceFleet.env(prefix, testBrokers(), { DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS) }));
+  try {
+    await sink.start();
+    sink.setMode('slow', { kind: 'hang' });
+    await createChaosTopics(kafka, topics, { partitions: 4 });
+    // The writer's own timeout is far beyond the test: only the drain deadline can end the wait.
+    const slow = destination({ http: { url: sink.url('slow'), timeout_ms: 300_000 } }, 'slow');
+    const sources = [{ type: HTTP, fields: [...SEQ_FIELDS[HTTP]] }, { type: TCP, fields: [...SEQ_FIELDS[TCP]] }];
+    await writeConfig(kafka, topics.config, [slow], [subscription('everything', sources, [slow.id])]);
+    const first = await fleet.start();
+    await source.produce(0, 400);
+    await waitFor('the first worker to wait on the hung destination', () => sink.of('slow').refused > 0, 60_000);
+
+    // The second worker's start-up waits for its first assignment.
+    const second = await fleet.start();
+    const joined = joins(second, fleet.env.CONSUMER_GROUP as string);
+    expect(joined.length, second.logs.slice(-20).join('\n')).toBeGreaterThan(0);
+    // The first worker notices the rebalance at its next heartbeat (3 s), drains for the deadline, and rejoins.
+    expect(joined[0]?.duration).toBeLessThan(DRAIN_TIMEOUT_MS + 3_000 + 6_000);
+    expect(joined[0]?.partitions).toBeGreaterThan(0);
+
+    sink.setMode('slow', { kind: 'ok' });
+    await source.produce(400, 800);
+    const all = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+    await waitFor('800 events', () => checkDestination('slow', all(800), sink.of('slow').seqs).missing === 0, 60_000);
+
+    // The second worker leaves: the first gets every partition back, with its bookkeeping of the ones it had before.
+    await fleet.stop(second);
+    await source.produce(800, 1_200);
+    await waitFor('1,200 events', () => checkDestination('slow', all(1_200), sink.of('slow').seqs).missing === 0, 60_000).catch(() => undefined);
+    const check = checkDestination('slow', all(1_200), sink.of('slow').seqs);
+    expect({ missing: check.missing, sample: check.missingSample }).toEqual({ missing: 0, sample: [] });
+    expect(fleet.consumerCrashes()).toEqual([]);
+    expect(fleet.unexpectedExits).toEqual([]);
+    expect(first.child.exitCode).toBeNull();
+  } finally {
+    await fleet.stopAll('SIGKILL');
+    await Promise.allSettled([sink.stop(), source.close()]);
+  }
+}, 240_000);

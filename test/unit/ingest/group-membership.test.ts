@@ -1,0 +1,46 @@
+// The worker's view of its consumer group: ownership per join, and what a failed heartbeat means.
+import { describe, expect, it } from 'vitest';
+import { GroupMembership } from '../../../src/ingest/group-membership.js';
+
+const error = (type: string): Error => Object.assign(new Error(type), { type });
+
+describe('group membership', () => {
+  it('should own the assigned partitions only in the generation of the join that assigned them', () => {
+    const m = new GroupMembership();
+    m.joined({ raw: [0, 2] });
+    const g = m.generation;
+    expect([m.owns('raw', 0, g), m.owns('raw', 1, g), m.owns('other', 0, g)]).toEqual([true, false, false]);
+    m.joined({ raw: [0] });
+    expect([m.owns('raw', 0, g), m.owns('raw', 0, m.generation)]).toEqual([false, true]);
+  });
+
+  it('should start the drain deadline at a rebalance and still let the current generation commit', () => {
+    const m = new GroupMembership();
+    m.joined({ raw: [0] });
+    expect(m.drainDeadline(5_000)).toBe(Number.POSITIVE_INFINITY);
+    const before = Date.now();
+    m.heartbeatFailed(error('REBALANCE_IN_PROGRESS'));
+    expect(m.rebalancing).toBe(true);
+    expect(m.drainDeadline(5_000)).toBeGreaterThanOrEqual(before + 5_000);
+    expect(m.owns('raw', 0, m.generation)).toBe(true);
+  });
+
+  it('should stop commits once the group has moved on without this member, until it joins again', () => {
+    for (const type of ['UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION']) {
+      const m = new GroupMembership();
+      m.joined({ raw: [0] });
+      m.heartbeatFailed(error(type));
+      expect([m.rebalancing, m.owns('raw', 0, m.generation)]).toEqual([true, false]);
+      m.joined({ raw: [0] });
+      expect([m.rebalancing, m.owns('raw', 0, m.generation)]).toEqual([false, true]);
+    }
+  });
+
+  it('should ignore heartbeat failures that say nothing about the group, such as a lost connection', () => {
+    const m = new GroupMembership();
+    m.joined({ raw: [0] });
+    m.heartbeatFailed(new Error('Connection timeout'));
+    m.heartbeatFailed(error('NOT_COORDINATOR_FOR_GROUP'));
+    expect([m.rebalancing, m.owns('raw', 0, m.generation)]).toEqual([false, true]);
+  });
+});

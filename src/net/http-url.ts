@@ -23,5 +23,5 @@ export function isHttpUrl(text: string): boolean {
 
 /** The JSON schema of such a URL, with `description`. */
 export function httpUrlSchema(description: string): Record<string, unknown> {
-  return { type: 'string', maxLength: HTTP_URL_MAX_LENGTH, pattern: HTTP_URL, not: { type: 'string', pattern: HTTP_URL_LONG_HOST }, description };
+  return { type: 'string', maxLength: HTTP_URL_MAX_LENGTH, pattern: HTTP_URL, not: { type: 'string', pattern: HTTP_URL_LONG_HOST }, description, examples: ['https://hooks.example.com/edge-events'] };
 }

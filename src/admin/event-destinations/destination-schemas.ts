@@ -10,6 +10,8 @@ const format = {
   type: 'string',
   pattern: '^[jJ][sS][oO][nN]$',
   description: 'Output format of serialized events. Only json, in any letter case; answered as "json". Default json.',
+  examples: ['json'],
+  'x-error': { code: 'invalid_body', reason: 'must be json' },
 };
 
 export const DESTINATION_FIELDS = {

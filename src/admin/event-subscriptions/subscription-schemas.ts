@@ -11,7 +11,7 @@ import { MAX_DESTINATIONS_PER_SUBSCRIPTION, MAX_SOURCES_PER_SUBSCRIPTION, MAX_SU
 
 const TRAFFIC_FIELD_NAMES = [...new Set(TRAFFIC_EVENT_TYPES.flatMap((t) => TRAFFIC_FIELDS[t].map((f) => f.name)))];
 
-const filter = (description: string): Schema => ({ type: ['string', 'null'], maxLength: MAX_SUBSCRIPTION_FILTER_LENGTH, description });
+const filter = (description: string): Schema => ({ type: ['string', 'null'], maxLength: MAX_SUBSCRIPTION_FILTER_LENGTH, description, examples: [exampleFilter(EVENT_VARIABLE)] });
 const FILTER_TEXT = `A CEL expression over ${EVENT_VARIABLE} that may read only the type's filterable fields, e.g. ${exampleFilter(EVENT_VARIABLE)}; at most ${MAX_SUBSCRIPTION_FILTER_LENGTH} characters. Omit, or send "" or null, for no filter.`;
 
 /** A source of one traffic type: at least one of its fields, and maybe a filter. */
@@ -20,7 +20,14 @@ function trafficSource(type: (typeof TRAFFIC_EVENT_TYPES)[number]): Schema {
   return objectSchema(
     {
       type: { type: 'string', enum: [type] },
-      fields: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: names }, description: `Fields of ${type} to deliver, each once.` },
+      fields: {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: { type: 'string', enum: names },
+        description: `Fields of ${type} to deliver, each once.`,
+        examples: [names.filter((n) => n.startsWith('conn.')).slice(0, 3)],
+      },
       filter: filter(FILTER_TEXT),
     },
     ['type', 'fields'],

@@ -45,6 +45,7 @@ const cidrRequest = withError(
     maxLength: 64,
     pattern: CIDR,
     not: { type: 'string', pattern: CIDR_EXCLUDED },
+    examples: ['10.0.0.0/8', '192.0.2.0/24', '2001:db8::/32'],
     description: 'An IPv4 or IPv6 range, e.g. 10.0.0.0/8 or 2001:db8::/32, with zero host bits (10.1.2.3/8 is refused: cidr_has_host_bits). IPv4-mapped IPv6 (::ffff:0:0/96) and zones are refused; send the IPv4 form.',
   },
   'invalid_cidr',

@@ -72,6 +72,7 @@ const decisionQuery = {
         maxLength: 64,
         pattern: IP_ADDRESS,
         not: { type: 'string', pattern: IP_ADDRESS_EXCLUDED },
+        examples: ['203.0.113.7', '2001:db8::1'],
         description: 'An IPv4 or IPv6 address, e.g. 203.0.113.7 or 2001:db8::1. IPv4-mapped IPv6 (::ffff:a.b.c.d) and zones are refused; send the IPv4 form.',
       },
       'invalid_ip',

@@ -17,6 +17,7 @@ export const HOSTPORT_SCHEMA: Schema = withError(
     maxLength: 259,
     pattern: HOSTPORT,
     not: { type: 'string', anyOf: [{ pattern: BRACKETED_MAPPED_IPV6 }, { pattern: LONG_HOST_NAME }] },
+    examples: ['1.tcp.example.com:20000', '192.0.2.1:22', '[2001:db8::1]:443'],
     description:
       'host:port, e.g. 1.tcp.example.com:20000, 192.0.2.1:22 or [2001:db8::1]:443. A host name is at most 253 characters of ' +
       'RFC 1123 labels, the last one starting with a letter; the port is 1 to 65535. Stored lowercase and canonical.',

@@ -8,8 +8,8 @@ import { ROLE_ARN } from './arn.js';
 import { ACCESS_KEY_ID, MAX_SECRET_KEY_LENGTH, cloudOptions, parseCloudTarget, type CloudKindSpec, type CloudTargetConfig } from './cloud-config.js';
 import type { WriterLimits } from '../../contract.js';
 
-const ROLE_ARN_FIELD = patterned(ROLE_ARN.pattern.source, `Cloud resource name of the role used to deliver, e.g. ${ROLE_ARN.example}.`);
-const KEY_ID = patterned(ACCESS_KEY_ID.source, 'ID portion of a cloud access key (16 to 128 letters, digits or underscores).');
+const ROLE_ARN_FIELD = patterned(ROLE_ARN.pattern.source, `Cloud resource name of the role used to deliver, e.g. ${ROLE_ARN.example}.`, { examples: [ROLE_ARN.example] });
+const KEY_ID = patterned(ACCESS_KEY_ID.source, 'ID portion of a cloud access key (16 to 128 letters, digits or underscores).', { examples: ['AKIAIOSFODNN7EXAMPLE'] });
 const SECRET_ABOUT = 'Secret portion of a cloud access key.';
 
 /**
@@ -37,7 +37,7 @@ function cloudSchema(spec: CloudKindSpec, use: 'request' | 'response'): JsonSche
   return obj(
     {
       auth: authSchema(use),
-      [spec.arnField]: use === 'request' ? patterned(spec.arn.pattern.source, arn) : str(arn),
+      [spec.arnField]: use === 'request' ? patterned(spec.arn.pattern.source, arn, { examples: [spec.arn.example] }) : str(arn),
       ...Object.fromEntries(options.map((o) => [o.name, use === 'request' ? o.schema : { type: ['string', 'null'], description: o.schema.description }])),
     },
     required,

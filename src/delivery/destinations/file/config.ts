@@ -21,7 +21,7 @@ const about = "Path of the file, relative to the service's file destination root
 export const FILE_TARGET_SCHEMA = {
   request: obj(
     {
-      path: withError(str(`${about} Names are at most 255 bytes, the file's own 250 (rotation adds .<n>).`, { maxLength: 4096, pattern: FILE_PATH }), 'invalid_file_path', {
+      path: withError(str(`${about} Names are at most 255 bytes, the file's own 250 (rotation adds .<n>).`, { maxLength: 4096, pattern: FILE_PATH, examples: ['events/edge.ndjson'] }), 'invalid_file_path', {
         reason: 'must be a relative path to a file, without NUL characters',
       }),
     },

@@ -22,7 +22,10 @@ export interface KafkaTargetConfig {
 }
 
 const topic = str('Topic to write to.');
-const topicRequest = patterned(TOPIC_PATTERN, 'Topic to write to: 1 to 249 letters, digits, ".", "_" and "-", and not "." or "..".', { not: { type: 'string', enum: ['.', '..'] } });
+const topicRequest = patterned(TOPIC_PATTERN, 'Topic to write to: 1 to 249 letters, digits, ".", "_" and "-", and not "." or "..".', {
+  not: { type: 'string', enum: ['.', '..'] },
+  examples: ['edge-events'],
+});
 
 export const KAFKA_TARGET_SCHEMA = {
   request: obj(
@@ -31,12 +34,12 @@ export const KAFKA_TARGET_SCHEMA = {
       brokers: nullable({
         type: 'array',
         minItems: 1,
-        items: withError(patterned(BROKER_PATTERN, 'host:port, the host a DNS name or an IPv4 address, the port 1 to 65535.'), 'invalid_body', {
+        items: withError(patterned(BROKER_PATTERN, 'host:port, the host a DNS name or an IPv4 address, the port 1 to 65535.', { examples: ['kafka-1.example.com:9092'] }), 'invalid_body', {
           reason: 'must be host:port with a DNS name or IPv4 host and a port from 1 to 65535',
         }),
         description: "Bootstrap brokers of another cluster; omit to use the service's own cluster.",
       }),
-      key: nullable(patterned(KEY_PATH_PATTERN.source, `Dotted envelope path for the message key, e.g. ${KEY_PATH_EXAMPLE}; the default is the event id.`)),
+      key: nullable(patterned(KEY_PATH_PATTERN.source, `Dotted envelope path for the message key, e.g. ${KEY_PATH_EXAMPLE}; the default is the event id.`, { examples: [KEY_PATH_EXAMPLE] })),
     },
     ['topic'],
     'A Kafka topic.',

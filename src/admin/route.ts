@@ -1,7 +1,7 @@
 // One admin route with its schemas: request validation, serialization and the OpenAPI document come from
 // the same declaration, with its operation id, its links, and the rules it applies beyond its schema.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import type { ApiError, ApiErrorCode } from './errors.js';
+import { API_ERRORS, type ApiError, type ApiErrorCode } from './errors.js';
 import { BODY_ERRORS, responses, type Schema } from './schemas.js';
 
 /**
@@ -50,6 +50,12 @@ export interface RouteSpec extends RouteConfig {
   readonly links?: Readonly<Record<string, Link>>;
 }
 
+/** Admin bodies are small (metadata is at most 4 KiB); anything far larger is refused unread. */
+export const ADMIN_BODY_LIMIT = 64 * 1024;
+
+/** JSON schema has no word for a body's size in bytes, so every route with a body states its limit here. */
+const BODY_LIMIT_RULE: BeyondSchemaRule = { code: 'payload_too_large', rule: `the body is at most ${ADMIN_BODY_LIMIT} bytes (answered 413)` };
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     readonly immutable?: RouteConfig['immutable'];
@@ -61,10 +67,15 @@ type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** One route with its schemas: validation, serialization and the OpenAPI document (schemas.ts). */
 export function route(app: FastifyInstance, method: HTTPMethods, url: string, spec: RouteSpec, handler: Handler): void {
-  const { operationId, tags, summary, description, params, querystring, body, ok, errors = [], rules = [], links, immutable, explain } = spec;
+  const { operationId, tags, summary, description, params, querystring, body, ok, errors = [], links, immutable, explain } = spec;
   const statuses = body === undefined ? errors : [...BODY_ERRORS, ...errors];
-  const ruleText = rules.map((r) => `${r.code}: ${r.rule}`).join('; ');
-  const text: Record<number, string> = rules.length === 0 ? {} : { 400: `The request is not valid. Beyond the schema, it is refused when it breaks one of these rules (error_code: rule): ${ruleText}.` };
+  const rules = body === undefined ? (spec.rules ?? []) : [...(spec.rules ?? []), BODY_LIMIT_RULE];
+  // Each status that rules answer with lists them in its description.
+  const text: Record<number, string> = {};
+  for (const status of new Set(rules.map((r) => API_ERRORS[r.code].status))) {
+    const listed = rules.filter((r) => API_ERRORS[r.code].status === status).map((r) => `${r.code}: ${r.rule}`);
+    text[status] = `Beyond the schema, the request is refused when it breaks one of these rules (error_code: rule): ${listed.join('; ')}.`;
+  }
   const schema = {
     operationId,
     tags: [...tags],

@@ -89,12 +89,13 @@ const ALWAYS = [400, 401, 500, 503];
 
 /**
  * The responses of a route: its success schemas plus the error statuses it can answer (400, 401, 500 and
- * 503 are added to all). `text` replaces a status's description (a 400 that lists its rules).
+ * 503 are added to all). `more` adds to a status's description (a 400 that lists its rules).
  */
-export function responses(success: Record<number, Schema>, errors: readonly number[] = [], text: Readonly<Record<number, string>> = {}): Record<number, Schema> {
+export function responses(success: Record<number, Schema>, errors: readonly number[] = [], more: Readonly<Record<number, string>> = {}): Record<number, Schema> {
   const out: Record<number, Schema> = { ...success };
   for (const status of new Set([...errors, ...ALWAYS])) {
-    out[status] = errorSchema(text[status] ?? STATUS_TEXT[status] ?? `HTTP ${status}.`, codesWithStatus(status));
+    const text = [STATUS_TEXT[status] ?? `HTTP ${status}.`, more[status]].filter((t) => t !== undefined).join(' ');
+    out[status] = errorSchema(text, codesWithStatus(status));
   }
   return out;
 }

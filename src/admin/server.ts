@@ -15,12 +15,12 @@ import type { AdminContext } from './context.js';
 import { adminErrorHandler, frameworkErrorHandler } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { registerRateLimit } from './rate-limit.js';
+import { ADMIN_BODY_LIMIT } from './route.js';
 import { ADMIN_ROUTE_MODULES } from './routes.js';
 import { AdminStore } from './store.js';
 import { compileValidator } from './validation.js';
 
-/** Admin bodies are small (metadata is at most 4 KiB); anything far larger is refused unread. */
-export const ADMIN_BODY_LIMIT = 64 * 1024;
+export { ADMIN_BODY_LIMIT } from './route.js';
 
 const API_DESCRIPTION = [
   'API keys, IP policies and rules, TCP edges with their IP restriction module, event destinations and subscriptions.',

@@ -5,14 +5,18 @@ import { targetSchema } from '../../delivery/destination-target.js';
 import { DESTINATION_KINDS } from '../../delivery/destinations/kinds.js';
 import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
 import type { BeyondSchemaRule } from '../route.js';
+import { withError } from '../schemas.js';
 
-const format = {
-  type: 'string',
-  pattern: '^[jJ][sS][oO][nN]$',
-  description: 'Output format of serialized events. Only json, in any letter case; answered as "json". Default json.',
-  examples: ['json'],
-  'x-error': { code: 'invalid_body', reason: 'must be json' },
-};
+const format = withError(
+  {
+    type: 'string',
+    pattern: '^[jJ][sS][oO][nN]$',
+    description: 'Output format of serialized events. Only json, in any letter case; answered as "json". Default json.',
+    examples: ['json'],
+  },
+  'invalid_body',
+  { reason: 'must be json' },
+);
 
 export const DESTINATION_FIELDS = {
   ...baseFields('event_destination'),

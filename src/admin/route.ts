@@ -43,7 +43,7 @@ export interface RouteSpec extends RouteConfig {
   readonly body?: Schema;
   /** The success status and its schema (with its description). */
   readonly ok: readonly [number, Schema];
-  /** Error statuses beyond 401, 500 and 503 (schemas.ts responses()); a body adds 400, 413 and 415. */
+  /** Error statuses beyond 400, 401, 500 and 503 (schemas.ts responses()); a body adds 413 and 415. */
   readonly errors?: readonly number[];
   readonly rules?: readonly BeyondSchemaRule[];
   /** Links from the success response, by name. */

@@ -14,7 +14,9 @@ export const ID_PREFIXES = {
 export type IdKind = keyof typeof ID_PREFIXES;
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-const BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+/** The part after the prefix: 26 characters of ALPHABET (10 of time, 16 random). */
+const BODY_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
+const BODY = new RegExp(`^${BODY_PATTERN}$`);
 
 let lastTime = 0;
 let lastRandom: Uint8Array = new Uint8Array(10);
@@ -92,6 +94,11 @@ function digitsOf(bytes: Uint8Array): Uint8Array {
     }
   }
   return out;
+}
+
+/** The regular expression of a well-formed id of `kind`, for JSON schemas: isId in another form. */
+export function idPattern(kind: IdKind): string {
+  return `^${ID_PREFIXES[kind]}_${BODY_PATTERN}$`;
 }
 
 /** True when `id` has the prefix of `kind` and a well-formed body. */

@@ -2,15 +2,15 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { createLogger } from '../telemetry/logger.js';
 import { ApiError } from './errors.js';
-import { validationError } from './validation.js';
+import { validationError, type RequestHints } from './validation.js';
 
 const log = createLogger('admin-api');
 
 /** Maps Fastify's own errors (parsing, limits, validation) and anything unexpected to an ApiError. */
-export function toApiError(err: unknown, bodyLimit: number): ApiError {
+export function toApiError(err: unknown, bodyLimit: number, hints: RequestHints = {}): ApiError {
   if (err instanceof ApiError) return err;
   const e = err as Partial<FastifyError> & { validation?: unknown; validationContext?: string };
-  if (Array.isArray(e.validation)) return validationError(e.validation, e.validationContext ?? 'body');
+  if (Array.isArray(e.validation)) return validationError(e.validation, e.validationContext ?? 'body', hints);
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large', { limit: bodyLimit });
@@ -29,7 +29,9 @@ export function toApiError(err: unknown, bodyLimit: number): ApiError {
 
 export function adminErrorHandler(bodyLimit: number) {
   return (err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const apiError = toApiError(err, bodyLimit);
+    const config = req.routeOptions.config as RequestHints | undefined;
+    const hints: RequestHints = { immutable: config?.immutable, explain: config?.explain, body: req.body, params: req.params as Record<string, unknown> };
+    const apiError = toApiError(err, bodyLimit, hints);
     if (apiError.code === 'unsupported_media_type') {
       const sent = req.headers['content-type'];
       const named = new ApiError('unsupported_media_type', { content_type: sent === undefined || sent === '' ? 'no content type' : sent.slice(0, 100) });
@@ -53,5 +55,8 @@ export function frameworkErrorHandler(err: FastifyError, _req: FastifyRequest, r
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
   // RFC 6750 3: "the resource server MUST include the HTTP WWW-Authenticate response header field".
   if (error.status === 401) reply.header('www-authenticate', 'Bearer realm="edge-events"');
+  // RFC 9110 15.5.6: "The origin server MUST generate an Allow header field in a 405 response".
+  const allowed = error.details.allowed;
+  if (error.status === 405 && Array.isArray(allowed)) reply.header('allow', allowed.join(', '));
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody());
 }

@@ -35,9 +35,9 @@ export const API_ERRORS = {
   invalid_arn: spec(400, 'The field {field} is not a valid {resource} ARN; expected the shape {example}.'),
   invalid_file_path: spec(400, 'The field {field} {reason}; a file path is relative to the file destination root.'),
   secret_required: spec(400, 'The field {field} is required {reason}.'),
-  unknown_event_type: spec(400, 'The field {field} names {type}, which is not an event type; docs/events.md lists them.'),
+  unknown_event_type: spec(400, 'The field {field} names {type}, which is not an event type; details.allowed lists the event types.'),
   source_fields_required: spec(400, 'The field {field} must list at least one field of the traffic event type {type}, e.g. {example}.'),
-  unknown_event_field: spec(400, 'The field {field} names {value}, which is not a field of {type}.'),
+  unknown_event_field: spec(400, 'The field {field} names {value}, which is not a field of {type}; details.allowed lists its fields.'),
   audit_source_field: spec(400, 'The field {field} is not allowed: {type} is an audit event type, which takes neither fields nor a filter.'),
   invalid_filter: spec(400, 'The field {field} is not a valid filter for {type}: line {line}, column {column}: {reason}'),
   duplicate_value: spec(400, 'The field {field} repeats {value}; each entry must be unique.'),
@@ -49,6 +49,8 @@ export const API_ERRORS = {
   not_found: spec(404, 'There is no {resource} with id {id}.'),
   route_not_found: spec(404, 'There is no route {method} {path}.'),
   source_not_found: spec(404, 'The event subscription {subscription_id} has no source of type {type}.'),
+  // 405: a known path with a method it does not take; the Allow header lists the ones it takes.
+  method_not_allowed: spec(405, 'The route {path} does not take {method}; it takes {allowed}.'),
   // 409: the request conflicts with the current state.
   duplicate_cidr: spec(409, 'The IP policy {ip_policy_id} already has a rule for {cidr} ({rule_id}).'),
   hostport_in_use: spec(409, 'The hostport {hostport} is already used by TCP edge {edge_id}.'),

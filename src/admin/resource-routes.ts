@@ -1,8 +1,8 @@
 // The routes of a resource kept in the config log, declared alike for every resource: create, list, get,
-// update and delete. A resource module states what differs (its schemas, how an item is built and
-// changed, what goes with a delete); the checks, the lock, the commit with its audit event and the
-// status codes are here, once. route() registers any other route with the same schema conventions.
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+// update and delete. A resource module states what differs (its field table, how an item is built and
+// changed, what goes with a delete); the checks, the lock, the commit with its audit event, the status
+// codes, the operation ids and the links from a create to what it created are here, once.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ConfigWrite } from '../configlog/config-log.js';
 import type { ConfigKind } from '../configlog/format.js';
 import type { AuditAction, AuditKind } from '../events/catalog.js';
@@ -10,38 +10,11 @@ import { newId, type IdKind } from '../ids.js';
 import { principalOf, type AdminContext } from './context.js';
 import { ApiError } from './errors.js';
 import { listPage } from './list-response.js';
-import { BODY_ERRORS, idParams, listQuery, listSchema, noContent, responses } from './schemas.js';
+import type { ResourceSchemas } from './resource-fields.js';
+import { partsOf, route, type BeyondSchemaRule, type Link, type RouteConfig, type RouteSpec } from './route.js';
+import { idParams, listQuery as pageQuery, listSchema, noContent, type Schema } from './schemas.js';
 import type { AuditRecord, PageQuery } from './store.js';
-import { checkTextLimits, type LimitUnit } from './text-limits.js';
-
-type Schema = Record<string, unknown>;
-
-export interface RouteSpec {
-  readonly tags: readonly string[];
-  readonly summary: string;
-  readonly params?: Schema;
-  readonly querystring?: Schema;
-  readonly body?: Schema;
-  /** The success status and its schema (with its description). */
-  readonly ok: readonly [number, Schema];
-  /** Error statuses beyond 401, 500 and 503 (schemas.ts responses()); a body adds 400, 413 and 415. */
-  readonly errors?: readonly number[];
-}
-
-type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
-
-/** One route with its schemas: validation, serialization and the OpenAPI document (schemas.ts). */
-export function route(app: FastifyInstance, method: HTTPMethods, url: string, spec: RouteSpec, handler: Handler): void {
-  const { tags, summary, params, querystring, body, ok, errors = [] } = spec;
-  const statuses = body === undefined ? errors : [...BODY_ERRORS, ...errors];
-  const schema = { tags: [...tags], summary, ...(params && { params }), ...(querystring && { querystring }), ...(body && { body }) };
-  app.route({ method, url, schema: { ...schema, response: responses({ [ok[0]]: ok[1] }, statuses) }, handler });
-}
-
-/** A request's body, params and query, typed by the route that declared their schemas. */
-export function partsOf<B = unknown, P = { id: string }, Q = unknown>(req: FastifyRequest): { body: B; params: P; query: Q } {
-  return { body: req.body as B, params: req.params as P, query: req.query as Q };
-}
+import { TEXT_BYTES_RULE, checkTextLimits, type LimitUnit } from './text-limits.js';
 
 /** The fields every resource starts with; description and metadata default to "". */
 export interface BaseFields {
@@ -62,11 +35,11 @@ export interface Resource<T extends { readonly id: string }> {
   readonly kind: ConfigKind & IdKind;
   /** The resource in words, as 404s name it: "API key". */
   readonly name: string;
-  /** The key of the items in a list response, e.g. "api_keys". */
+  /** The key of the items in a list response, e.g. "api_keys"; in PascalCase it names the list operation. */
   readonly listKey: string;
   readonly tags: readonly string[];
-  /** The schema of one item as the API returns it. */
-  readonly schema: Schema;
+  /** Its request and response schemas, from its field table (resource-fields.ts). */
+  readonly schemas: ResourceSchemas;
   view(item: T): Record<string, unknown>;
   /** The kind of its audit events (`<audit>_<action>.v0`, the view as object); absent when it has none of its own. */
   readonly audit?: AuditKind;
@@ -74,16 +47,29 @@ export interface Resource<T extends { readonly id: string }> {
   readonly textUnit?: LimitUnit;
 }
 
+/** "ip_policy" -> "IpPolicy": operation ids are <verb><Thing>, e.g. createIpPolicy, listIpPolicies. */
+export function pascal(snake: string): string {
+  return snake.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
+}
+
+/** The operation ids of a resource's five routes. */
+export function operationIds(r: Pick<Resource<never>, 'kind' | 'listKey'>) {
+  const thing = pascal(r.kind);
+  return { create: `create${thing}`, list: `list${pascal(r.listKey)}`, get: `get${thing}`, update: `update${thing}`, remove: `delete${thing}` };
+}
+
 /** What every resource item has: an id, and a description and metadata an update may change. */
 export type Item = Pick<BaseFields, 'id' | 'description' | 'metadata'>;
 
-/** A route that takes a body: its texts, its body schema, error statuses beyond the usual, and checks before the lock. */
+/** A route that takes a body: its texts, rules beyond its schema, error statuses beyond the usual, and checks before the lock. */
 interface WriteRoute<B, P> {
   readonly summary: string;
   /** The description of the success response. */
   readonly description: string;
-  readonly body: Schema;
   readonly errors?: readonly number[];
+  /** Rules the handler applies beyond the body schema (description and metadata in bytes are added). */
+  readonly rules?: readonly BeyondSchemaRule[];
+  readonly explain?: RouteConfig['explain'];
   /** Checks that need no store, run before the store is locked (so their errors come first); what they give is passed on. */
   prepare?(body: B): P;
 }
@@ -94,6 +80,8 @@ export interface ResourceRoutes<T extends Item, C extends TextFields, U extends 
     build(body: C, base: BaseFields, prepared: PC): T;
     /** The 201 body, when it is more than the view. */
     reply?(item: T, prepared: PC): unknown;
+    /** Links from the 201 response beyond those to get, update and delete the new item. */
+    readonly links?: Readonly<Record<string, Link>>;
   };
   /** The list route's summary and its response's description. */
   readonly list: readonly [summary: string, description: string];
@@ -133,6 +121,9 @@ export function resourceStore<T extends { readonly id: string }>(ctx: AdminConte
   };
 }
 
+/** The link parameter that carries the id a create answered with. */
+const CREATED_ID = { id: '$response.body#/id' };
+
 /** Registers create, list, get, update and delete, in that order (the order of the OpenAPI document). */
 export function registerResourceRoutes<T extends Item, C extends TextFields, U extends TextFields, PC, PU>(
   app: FastifyInstance,
@@ -143,12 +134,32 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
   const { store } = ctx;
   const { find, audits } = resourceStore(ctx, r);
   const { create, list, listQuery: extra, get, update, remove } = routes;
-  const tags = r.tags;
+  const { tags, schemas } = r;
+  const ids = operationIds(r);
   const item = `${r.path}/:id`;
+  const params = idParams(r.kind, r.name);
+  const textRules = r.textUnit === 'characters' ? [] : [TEXT_BYTES_RULE];
   const write = (req: FastifyRequest, t: T, action: AuditAction): Promise<void> =>
     store.commit([{ kind: r.kind, id: t.id, data: t }], audits(action, t), principalOf(req));
 
-  route(app, 'POST', r.path, { tags, summary: create.summary, body: create.body, ok: [201, { description: create.description, ...r.schema }], errors: create.errors }, async (req, reply) => {
+  const created: Record<string, Link> = {
+    [`get${pascal(r.kind)}`]: { operationId: ids.get, parameters: CREATED_ID },
+    [`update${pascal(r.kind)}`]: { operationId: ids.update, parameters: CREATED_ID },
+    [`delete${pascal(r.kind)}`]: { operationId: ids.remove, parameters: CREATED_ID },
+    ...create.links,
+  };
+  const createSpec: RouteSpec = {
+    operationId: ids.create,
+    tags,
+    summary: create.summary,
+    body: schemas.create,
+    ok: [201, { description: create.description, ...schemas.response }],
+    errors: create.errors,
+    rules: [...textRules, ...(create.rules ?? [])],
+    explain: create.explain,
+    links: created,
+  };
+  route(app, 'POST', r.path, createSpec, async (req, reply) => {
     const body = (req.body ?? {}) as C;
     checkTextLimits(body, r.textUnit);
     const prepared = create.prepare?.(body) as PC;
@@ -161,18 +172,31 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
     return reply.code(201).send(create.reply?.(t, prepared) ?? r.view(t));
   });
 
-  const query = extra === undefined ? listQuery : { ...listQuery, properties: { ...(listQuery.properties as Schema), ...extra.properties } };
-  route(app, 'GET', r.path, { tags, summary: list[0], querystring: query, ok: [200, listSchema(r.listKey, r.schema, list[1])], errors: [400] }, async (req) => {
+  const page = pageQuery(r.kind, r.name);
+  const query = extra === undefined ? page : { ...page, properties: { ...(page.properties as Schema), ...extra.properties } };
+  route(app, 'GET', r.path, { operationId: ids.list, tags, summary: list[0], querystring: query, ok: [200, listSchema(r.listKey, schemas.response, list[1])], errors: [400] }, async (req) => {
     const q = req.query as PageQuery & Record<string, unknown>;
     return listPage(ctx, r.path, r.listKey, store.page<T>(r.kind, q, extra?.filter(q)), q, (t) => r.view(t));
   });
 
-  route(app, 'GET', item, { tags, summary: get[0], params: idParams, ok: [200, { description: get[1], ...r.schema }], errors: [400, 404] }, async (req) =>
+  route(app, 'GET', item, { operationId: ids.get, tags, summary: get[0], params, ok: [200, { description: get[1], ...schemas.response }], errors: [404] }, async (req) =>
     r.view(find(partsOf(req).params.id)),
   );
 
-  const changed = { description: update.description, ...r.schema };
-  route(app, 'PATCH', item, { tags, summary: update.summary, params: idParams, body: update.body, ok: [200, changed], errors: [404, ...(update.errors ?? [])] }, async (req) => {
+  const updateSpec: RouteSpec = {
+    operationId: ids.update,
+    tags,
+    summary: update.summary,
+    ...(schemas.immutable.length > 0 && { description: `${schemas.immutable.join(' and ')} cannot change: an update that sends ${schemas.immutable.length > 1 ? 'them' : 'it'} is refused with immutable_field.` }),
+    params,
+    body: schemas.update,
+    ok: [200, { description: update.description, ...schemas.response }],
+    errors: [404, ...(update.errors ?? [])],
+    rules: [...textRules, ...(update.rules ?? [])],
+    immutable: { fields: schemas.immutable, resource: r.name },
+    explain: update.explain,
+  };
+  route(app, 'PATCH', item, updateSpec, async (req) => {
     const body = (req.body ?? {}) as U;
     checkTextLimits(body, r.textUnit);
     const prepared = update.prepare?.(body) as PU;
@@ -185,7 +209,7 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
     return r.view(next);
   });
 
-  route(app, 'DELETE', item, { tags, summary: remove.summary, params: idParams, ok: [204, noContent], errors: [400, 404, ...(remove.errors ?? [])] }, async (req, reply) => {
+  route(app, 'DELETE', item, { operationId: ids.remove, tags, summary: remove.summary, params, ok: [204, noContent], errors: [404, ...(remove.errors ?? [])] }, async (req, reply) => {
     await store.exclusive(async () => {
       const t = find(partsOf(req).params.id);
       const extra = remove.cascade?.(t) ?? { writes: [], audits: [] };

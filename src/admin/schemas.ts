@@ -1,8 +1,9 @@
 // JSON-schema building blocks shared by every admin route: they validate requests, shape responses and
 // become the OpenAPI document, so one definition serves all three.
-import { API_ERRORS, codesWithStatus } from './errors.js';
+import { ID_PREFIXES, idPattern, type IdKind } from '../ids.js';
+import { API_ERRORS, codesWithStatus, type ApiErrorCode } from './errors.js';
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
 
 /** description at most 255, metadata at most 4096 (bytes; event subscriptions count characters). */
 export const DESCRIPTION_LIMIT = 255;
@@ -12,51 +13,49 @@ export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 100;
 
 /**
- * Request-side description/metadata. maxLength counts characters, which is never more than bytes, so it
- * is a first cut; checkTextLimits in text-limits.ts then counts bytes where the limit is in bytes.
+ * The annotation `x-error` on a schema names the catalogue error a value that breaks it is answered
+ * with (validation.ts), with the fixed part of its details; the document shows it too, so a client can
+ * tell which error_code a field's rule gives.
  */
-export const descriptionField: Schema = {
-  type: 'string',
-  maxLength: DESCRIPTION_LIMIT,
-  description: `Human-readable description. Optional, at most ${DESCRIPTION_LIMIT} bytes.`,
-};
-export const metadataField: Schema = {
-  type: 'string',
-  maxLength: METADATA_LIMIT,
-  description: `Machine-readable data of your choice. Optional, at most ${METADATA_LIMIT} bytes.`,
-};
+export const X_ERROR = 'x-error';
+export type XError = { readonly code: ApiErrorCode } & Readonly<Record<string, unknown>>;
 
-export const idString: Schema = { type: 'string', minLength: 1, maxLength: 100 };
+export function withError(schema: Schema, code: ApiErrorCode, details: Record<string, unknown> = {}): Schema {
+  return { ...schema, [X_ERROR]: { code, ...details } };
+}
+
+/**
+ * Request-side description/metadata. maxLength counts characters, which is never more than bytes, so
+ * where the limit is in bytes it is a first cut and text-limits.ts counts the bytes (a rule the
+ * operations state in x-rules-beyond-schema).
+ */
+export function textField(what: 'description' | 'metadata', unit: 'bytes' | 'characters'): Schema {
+  const limit = what === 'description' ? DESCRIPTION_LIMIT : METADATA_LIMIT;
+  const about = what === 'description' ? 'Human-readable description.' : 'Machine-readable data of your choice.';
+  return { type: 'string', maxLength: limit, description: `${about} Optional, at most ${limit} ${unit}${unit === 'bytes' ? ' (UTF-8)' : ''}; default "".` };
+}
+
+/** An id of `kind` in a request body: its prefix and 26 characters; another shape is 400 invalid_id. */
+export function idSchema(kind: IdKind, what: string, description?: string): Schema {
+  return withError(
+    { type: 'string', pattern: idPattern(kind), description: description ?? `The id of a ${what} (${ID_PREFIXES[kind]}_ and 26 characters).` },
+    'invalid_id',
+    { kind: what },
+  );
+}
+
+/** An id as responses carry it. */
+export function idResponse(kind: IdKind): Schema {
+  return { type: 'string', pattern: idPattern(kind) };
+}
+
 export const uriString: Schema = { type: 'string', format: 'uri' };
 export const timestampString: Schema = { type: 'string', format: 'date-time', description: 'RFC 3339.' };
 
-/**
- * The fields a resource answers with first, in this order (API keys and event subscriptions list them
- * in another order, and the order of a schema's properties is the order of the keys in a response).
- */
-export const RESOURCE_FIELDS = ['id', 'uri', 'created_at', 'description', 'metadata'] as const;
-export const resourceProperties: Readonly<Record<(typeof RESOURCE_FIELDS)[number], Schema>> = {
-  id: idString,
-  uri: uriString,
-  created_at: timestampString,
-  description: { type: 'string' },
-  metadata: { type: 'string' },
-};
-
-/** The body of a resource whose only writable fields are description and metadata (API keys, IP policies). */
-export const descriptionMetadataBody: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { description: descriptionField, metadata: metadataField },
-};
-
 /** A Ref: the id and absolute uri of another resource. */
-export const refSchema: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'uri'],
-  properties: { id: idString, uri: uriString },
-};
+export function refSchema(kind: IdKind): Schema {
+  return { type: 'object', additionalProperties: false, required: ['id', 'uri'], properties: { id: idResponse(kind), uri: uriString } };
+}
 
 /** The error body (ARCHITECTURE.md "Errors"). */
 export function errorSchema(description: string, codes: readonly string[]): Schema {
@@ -85,17 +84,18 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   503: 'The service is not ready or the config log is unavailable.',
 };
 
-/** Error statuses every authenticated route can answer. */
-const ALWAYS = [401, 500, 503];
+/** Error statuses every authenticated route can answer (400: a URL the router cannot read). */
+const ALWAYS = [400, 401, 500, 503];
 
 /**
- * The responses of a route: its success schemas plus the error statuses it can answer (401, 500 and 503
- * are added to all). Routes with a body also answer 400, 413 and 415.
+ * The responses of a route: its success schemas plus the error statuses it can answer (400, 401, 500 and
+ * 503 are added to all). `more` adds to a status's description (a 400 that lists its rules).
  */
-export function responses(success: Record<number, Schema>, errors: readonly number[] = []): Record<number, Schema> {
+export function responses(success: Record<number, Schema>, errors: readonly number[] = [], more: Readonly<Record<number, string>> = {}): Record<number, Schema> {
   const out: Record<number, Schema> = { ...success };
   for (const status of new Set([...errors, ...ALWAYS])) {
-    out[status] = errorSchema(STATUS_TEXT[status] ?? `HTTP ${status}.`, codesWithStatus(status));
+    const text = [STATUS_TEXT[status] ?? `HTTP ${status}.`, more[status]].filter((t) => t !== undefined).join(' ');
+    out[status] = errorSchema(text, codesWithStatus(status));
   }
   return out;
 }
@@ -105,23 +105,30 @@ export const BODY_ERRORS = [400, 413, 415] as const;
 
 export const noContent: Schema = { description: 'Done; the body is empty.', type: 'null' };
 
-/** Path parameters `{id}`. Malformed ids are simply not found (404). */
-export const idParams: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id'],
-  properties: { id: idString },
-};
+/**
+ * Path parameters `{id}` of a resource of `kind`. An id of another shape names nothing, so it is
+ * answered 404 like an unknown one (src/admin/README.md "Ids").
+ */
+export function idParams(kind: IdKind, resource: string): Schema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    properties: { id: withError({ type: 'string', pattern: idPattern(kind), description: `The ${resource}'s id.` }, 'not_found', { resource }) },
+  };
+}
 
 /** Query of every list route: newest first, `limit` (1..100) and `before_id` (exclusive) to page back. */
-export const listQuery: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT },
-    before_id: { ...idString, description: 'Return only resources older than this id (the last id of the previous page).' },
-  },
-};
+export function listQuery(kind: IdKind, what: string): Schema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      limit: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT, description: `At most this many, 1 to ${LIST_LIMIT_MAX}.` },
+      before_id: idSchema(kind, what, `Only ${what}s older than this id (the last id of the previous page).`),
+    },
+  };
+}
 
 /** A list response: `{<key>: [...], uri, next_page_uri}`; next_page_uri is null on the last page. */
 export function listSchema(key: string, item: Schema, description: string): Schema {
@@ -136,11 +143,6 @@ export function listSchema(key: string, item: Schema, description: string): Sche
       next_page_uri: { type: ['string', 'null'], format: 'uri' },
     },
   };
-}
-
-/** An object schema that rejects unknown fields (the API never drops fields silently). */
-export function bodySchema(properties: Record<string, Schema>, required: readonly string[] = []): Schema {
-  return { type: 'object', additionalProperties: false, required: [...required], properties };
 }
 
 /** Every code in the catalogue, for tests and docs. */

@@ -8,18 +8,27 @@ import type { ServiceConfig } from '../config/service-config.js';
 import type { ConfigLog } from '../configlog/config-log.js';
 import type { TestEventSender } from '../delivery/test-event.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import { AllowedMethods } from './allowed-methods.js';
 import { bootstrapApiKey } from './api-keys/bootstrap.js';
 import { ApiKeyIndex, bearerAuth } from './auth.js';
 import type { AdminContext } from './context.js';
 import { adminErrorHandler, frameworkErrorHandler } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { registerRateLimit } from './rate-limit.js';
+import { ADMIN_BODY_LIMIT } from './route.js';
 import { ADMIN_ROUTE_MODULES } from './routes.js';
 import { AdminStore } from './store.js';
 import { compileValidator } from './validation.js';
 
-/** Admin bodies are small (metadata is at most 4 KiB); anything far larger is refused unread. */
-export const ADMIN_BODY_LIMIT = 64 * 1024;
+export { ADMIN_BODY_LIMIT } from './route.js';
+
+const API_DESCRIPTION = [
+  'API keys, IP policies and rules, TCP edges with their IP restriction module, event destinations and subscriptions.',
+  'Errors are {error_code, status_code, msg, details}; details.field names the offending field.',
+  'Requests are validated with the schemas shown here: a value that breaks one is a 400 (a malformed id in a path is a 404), and a schema marked x-error names the error_code it gives.',
+  'What a schema cannot state (an id that names nothing, a CIDR with host bits set, a filter that does not compile, a limit in bytes) is listed per operation in x-rules-beyond-schema and in its 400 description.',
+  'A method a path does not take is answered 405 with an Allow header.',
+].join(' ');
 
 /** Routes anyone may read: the API description is not a secret, and tools fetch it without a key. */
 const PUBLIC_PREFIXES = ['/openapi.json', '/docs'];
@@ -27,7 +36,7 @@ const PUBLIC_PREFIXES = ['/openapi.json', '/docs'];
 /**
  * Options of the service's Fastify instance that the admin API needs: errors before routing in the
  * catalogue's shape, and path parameters up to 1000 characters so that an over-long id reaches
- * validation (400) instead of the router's 414 (its default limit is 100).
+ * validation (a 404, as any malformed id) instead of the router's 414 (its default limit is 100).
  */
 export const ADMIN_FASTIFY_OPTIONS = {
   routerOptions: { maxParamLength: 1000 },
@@ -77,9 +86,18 @@ async function adminScope(app: FastifyInstance, deps: AdminDeps, ctx: AdminConte
   app.decorateRequest('principal', null);
   app.setValidatorCompiler(compileValidator);
   app.setErrorHandler(adminErrorHandler(ADMIN_BODY_LIMIT));
+  const allowed = new AllowedMethods();
+  allowed.watch(app);
+  const pathOf = (req: FastifyRequest): string => req.url.split('?')[0] ?? '';
   app.setNotFoundHandler((req) => {
-    throw new ApiError('route_not_found', { method: req.method, path: req.url.split('?')[0]?.slice(0, 200) });
+    throw new ApiError('route_not_found', { method: req.method, path: pathOf(req).slice(0, 200) });
   });
+  /** A request no route took: on a known path, its method is the problem (405 with Allow). */
+  const checkMethod = (req: FastifyRequest): void => {
+    if (req.routeOptions.url !== undefined) return;
+    const methods = allowed.of(pathOf(req));
+    if (methods.length > 0) throw new ApiError('method_not_allowed', { method: req.method, path: pathOf(req).slice(0, 200), allowed: methods });
+  };
 
   // Only JSON bodies: text/plain (a Fastify default) would reach validation as a string. An empty body
   // parses as "no body", so a DELETE sent with a JSON content type still works.
@@ -96,11 +114,12 @@ async function adminScope(app: FastifyInstance, deps: AdminDeps, ctx: AdminConte
 
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      // 3.1: its schemas are JSON Schema, so the document shows the very schemas the API validates with.
+      openapi: '3.1.0',
       info: {
         title: 'edge-events admin API',
         version: '0.1.0',
-        description: 'API keys, IP policies and rules, TCP edges with their IP restriction module, event destinations and subscriptions. Errors are {error_code, status_code, msg, details}.',
+        description: API_DESCRIPTION,
       },
       servers: [{ url: deps.config.publicBaseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key token (eek_...).' } } },
@@ -111,11 +130,14 @@ async function adminScope(app: FastifyInstance, deps: AdminDeps, ctx: AdminConte
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const authenticate = bearerAuth(keys, ctx.uri);
+  const isPublic = (path: string): boolean => PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+  // onRequest runs before the body is read, so a QUERY without a body gets its 405 too. On the public
+  // paths the method is checked at once; elsewhere only after auth, so routes cannot be probed anonymously.
   app.addHook('onRequest', async (req: FastifyRequest) => {
-    const path = req.routeOptions.url ?? '';
-    if (PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`))) return;
+    if (isPublic(req.routeOptions.url ?? pathOf(req))) return checkMethod(req);
     if (!deps.isLoaded()) throw new ApiError('unavailable', { reason: 'the config log is still loading' });
     await authenticate(req);
+    checkMethod(req);
   });
 
   registerRateLimit(app, deps.config.apiRateLimit);

@@ -1,16 +1,21 @@
 // Request validation for the admin API: ajv compilers that reject unknown fields instead of dropping
-// them, and the mapping of ajv errors to catalogue errors that name the offending field.
+// them, and the mapping of ajv errors to catalogue errors that name the offending field: the error a
+// schema's `x-error` names, the domain's own explanation where a route has one, or a sentence made from
+// the failed keyword (allowed values included).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
-import { ApiError } from './errors.js';
+import { ApiError, type ApiErrorCode, type ErrorDetails } from './errors.js';
+import type { RouteConfig } from './route.js';
+import { X_ERROR, type XError } from './schemas.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 function makeAjv(coerce: boolean): Ajv {
   // removeAdditional: false — Fastify's default ("all"-like stripping of additional properties) would
-  // silently drop a misspelt field; the API rejects it instead (additionalProperties: false).
+  // silently drop a misspelt field; the API rejects it instead (additionalProperties: false). `verbose`
+  // keeps each error's schema, where x-error is read.
   const ajv = new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes: coerce, allErrors: false, strict: false, verbose: true });
   addFormats(ajv);
   return ajv;
@@ -38,28 +43,136 @@ export function fieldPath(instancePath: string, child?: string): string {
 
 type AjvError = ErrorObject | FastifySchemaValidationError;
 
-/** The catalogue error for the first ajv error of a request part ("body", "querystring", "params"). */
-export function validationError(errors: readonly AjvError[], context: string): ApiError {
-  const e = errors[0];
-  const params = (e?.params ?? {}) as Record<string, unknown>;
-  const path = e?.instancePath ?? '';
+/** What the request holds beyond the errors: the route's hints and the parts they read. */
+export interface RequestHints extends RouteConfig {
+  readonly body?: unknown;
+  readonly params?: Readonly<Record<string, unknown>>;
+}
+
+/** Up to this many allowed values are written into the message; all of them are in details.allowed. */
+const LISTED_VALUES = 12;
+
+/** The catalogue error for the ajv errors of a request part ("body", "querystring", "params"). */
+export function validationError(errors: readonly AjvError[], context: string, hints: RequestHints = {}): ApiError {
+  const first = errors[0];
+  if (first === undefined) return new ApiError('invalid_body', { field: 'body', reason: 'is not valid' });
+  if (context === 'body' && hints.explain !== undefined) {
+    const explained = explain(hints.explain, hints.body, first.instancePath);
+    if (explained !== undefined) return explained;
+  }
+  const marked = errors.find((e) => xErrorOf(e) !== undefined);
+  if (marked !== undefined) return fromXError(marked, context, hints);
+  return fromKeyword(reported(errors), context, hints);
+}
+
+/** The route's explanation; one that trips over a body the schema refused is no explanation. */
+function explain(f: NonNullable<RequestHints['explain']>, body: unknown, at: string): ApiError | undefined {
+  try {
+    return f(body, at);
+  } catch {
+    return undefined;
+  }
+}
+
+function xErrorOf(e: AjvError): XError | undefined {
+  const schema = (e as { parentSchema?: Record<string, unknown> }).parentSchema;
+  return schema?.[X_ERROR] as XError | undefined;
+}
+
+/** The error a schema's x-error names, its details completed from the request. */
+function fromXError(e: AjvError, context: string, hints: RequestHints): ApiError {
+  const { code, ...fixed } = xErrorOf(e) as XError;
+  const field = fieldPath(e.instancePath);
+  const value = (e as { data?: unknown }).data;
+  const shown = typeof value === 'string' ? value.slice(0, 300) : JSON.stringify(value)?.slice(0, 300);
+  const details: Record<string, unknown> = (() => {
+    switch (code) {
+      case 'not_found':
+        return { ...fixed, id: shown };
+      case 'source_not_found':
+        return { subscription_id: hints.params?.id, type: shown };
+      // A reason describes the rule; the value is not echoed (a URL may carry credentials).
+      case 'invalid_body':
+      case 'invalid_file_path':
+        return { field, ...fixed };
+      default:
+        return { field, ...fixed, value: shown };
+    }
+  })();
+  return new ApiError(code, context === 'querystring' ? { ...details, location: context } : details);
+}
+
+/**
+ * The error to name when no x-error applies: the first one, unless it is one branch's of a oneOf or
+ * anyOf that failed as a whole (the branches' errors come before the combinator's). Then, when every
+ * branch failed for the same reason (all miss the same field), that reason; else the combinator's.
+ */
+function reported(errors: readonly AjvError[]): AjvError {
+  const first = errors[0] as AjvError;
+  if (!/\/(oneOf|anyOf)\/\d+\//.test(first.schemaPath)) return first;
+  const combinator = errors.find((e) => (e.keyword === 'oneOf' || e.keyword === 'anyOf') && first.schemaPath.startsWith(`${e.schemaPath}/`));
+  if (combinator === undefined) return first;
+  const branches = errors.filter((e) => e.schemaPath.startsWith(`${combinator.schemaPath}/`));
+  const reason = (e: AjvError): string => `${e.keyword} ${e.instancePath} ${JSON.stringify(e.params)}`;
+  return branches.every((e) => reason(e) === reason(first)) ? first : combinator;
+}
+
+function fromKeyword(e: AjvError, context: string, hints: RequestHints): ApiError {
+  const params = (e.params ?? {}) as Record<string, unknown>;
+  const data = (e as { data?: unknown }).data;
+  const path = e.instancePath;
   const location = context === 'body' ? undefined : context;
-  const withLocation = (d: Record<string, unknown>): Record<string, unknown> => (location === undefined ? d : { ...d, location });
-  if (e === undefined) return new ApiError('invalid_body', { field: 'body', reason: 'is not valid' });
-  if (e.keyword === 'additionalProperties') {
-    return new ApiError('unknown_field', withLocation({ field: fieldPath(path, String(params.additionalProperty)) }));
-  }
-  if (e.keyword === 'maxLength') {
-    const data = (e as { data?: unknown }).data;
-    const actual = typeof data === 'string' ? [...data].length : undefined;
-    return new ApiError('field_too_long', withLocation({ field: fieldPath(path), limit: params.limit, unit: 'characters', actual }));
-  }
-  if (e.keyword === 'maxItems') {
-    const data = (e as { data?: unknown }).data;
-    return new ApiError('too_many_items', withLocation({ field: fieldPath(path), limit: params.limit, actual: Array.isArray(data) ? data.length : undefined }));
+  const withLocation = (d: ErrorDetails): ErrorDetails => (location === undefined ? d : { ...d, location });
+  const fail = (code: ApiErrorCode, d: ErrorDetails): ApiError => new ApiError(code, withLocation(d));
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const name = String(params.additionalProperty);
+      const immutable = hints.immutable;
+      if (location === undefined && path === '' && immutable?.fields.includes(name) === true) {
+        return new ApiError('immutable_field', { field: name, resource: immutable.resource });
+      }
+      return fail('unknown_field', { field: fieldPath(path, name) });
+    }
+    case 'maxLength':
+      return fail('field_too_long', { field: fieldPath(path), limit: params.limit, unit: 'characters', actual: typeof data === 'string' ? [...data].length : undefined });
+    case 'maxItems':
+      return fail('too_many_items', { field: fieldPath(path), limit: params.limit, actual: Array.isArray(data) ? data.length : undefined });
+    case 'uniqueItems': {
+      // ajv names the two equal entries; the later one is the repeat.
+      const at = Math.max(Number(params.i), Number(params.j));
+      const value = Array.isArray(data) ? data[at] : undefined;
+      return fail('duplicate_value', { field: fieldPath(path, String(at)), value: typeof value === 'string' ? value : JSON.stringify(value) });
+    }
   }
   const field = e.keyword === 'required' ? fieldPath(path, String(params.missingProperty)) : fieldPath(path);
-  const reason = e.keyword === 'required' ? 'is required' : (e.message ?? 'is not valid');
-  if (location !== undefined) return new ApiError('invalid_parameter', { location, field: field === '' ? location : field, reason });
-  return new ApiError('invalid_body', { field: field === '' ? 'body' : field, reason });
+  const named = field === '' ? (location ?? 'body') : field;
+  const allowed = allowedValues(e);
+  const reason = allowed !== undefined ? oneOfValues(allowed) : REASONS[e.keyword]?.(params) ?? e.message ?? 'is not valid';
+  const extra = allowed === undefined ? {} : { allowed };
+  if (location !== undefined) return new ApiError('invalid_parameter', { location, field: named, reason, ...extra });
+  return new ApiError('invalid_body', { field: named, reason, ...extra });
 }
+
+function allowedValues(e: AjvError): unknown[] | undefined {
+  const params = (e.params ?? {}) as Record<string, unknown>;
+  if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) return params.allowedValues;
+  if (e.keyword === 'const') return [params.allowedValue];
+  return undefined;
+}
+
+function oneOfValues(values: readonly unknown[]): string {
+  const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+  if (values.length === 1) return `must be ${text(values[0])}`;
+  if (values.length <= LISTED_VALUES) return `must be one of ${values.map(text).join(', ')}`;
+  return `must be one of the ${values.length} values listed in details.allowed`;
+}
+
+const REASONS: Readonly<Record<string, (p: Record<string, unknown>) => string>> = {
+  required: () => 'is required',
+  minLength: (p) => `must be at least ${String(p.limit)} characters long`,
+  minItems: (p) => `must have at least ${String(p.limit)} entries`,
+  pattern: () => 'does not have the form its schema gives (see the API description at /docs)',
+  not: () => 'is a value this field does not take (see the API description at /docs)',
+  oneOf: () => 'does not match exactly one of the forms its schema allows (see the API description at /docs)',
+  anyOf: () => 'does not match any of the forms its schema allows (see the API description at /docs)',
+};

@@ -3,7 +3,7 @@
 import type { Kafka } from 'kafkajs';
 import type { Logger } from '../telemetry/logger.js';
 import type { DestinationWriter, WriterLimits } from './contract.js';
-import type { ConfigProblem, ParseResult } from './destination-config.js';
+import type { ConfigProblem, ConfigProblemCode, ParseResult } from './destination-config.js';
 import type { CloudDeps } from './destinations/cloud/client-config.js';
 
 /** Everything writers need from the composition root; nothing news up its own dependencies. */
@@ -42,10 +42,17 @@ export interface DestinationKind<C = unknown> {
   /** The target key naming the kind: {"<name>": {…}}. */
   readonly name: string;
   /**
-   * The JSON schemas of `target.<name>`: what a request may send and what a response holds. The API
-   * validates requests with them and the OpenAPI document shows them; they refuse unknown fields.
+   * The JSON schemas of `target.<name>`: what a create may send and what a response holds (an update's
+   * is the create's with its secrets optional). The API validates requests with them and the OpenAPI
+   * document shows them; they refuse unknown fields. parse() takes everything the request schema takes
+   * (but for `rules`); it may take more, as it also reads targets stored under older rules.
    */
   readonly schema: { readonly request: JsonSchema; readonly response: JsonSchema };
+  /**
+   * What parse() refuses although the request schema takes it, each with the problem code it gives: the
+   * API states them beside the schema (x-rules-beyond-schema), so a client knows every refusal.
+   */
+  readonly rules?: readonly { readonly code: ConfigProblemCode; readonly rule: string; readonly updateOnly?: boolean }[];
   /** The kind's secret fields; see SecretField. */
   readonly secrets: readonly SecretField[];
   /** The most a writer of this kind takes in one write, and the largest record (its default limits). */

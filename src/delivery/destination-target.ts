@@ -5,7 +5,7 @@ import type { StoredTarget } from '../configlog/resources.js';
 import { isPlainObject, problem, type ConfigProblem } from './destination-config.js';
 import type { DestinationKind, JsonSchema, SecretField } from './destination-kind.js';
 import { DESTINATION_KINDS } from './destinations/kinds.js';
-import { nullable } from './destinations/target-schema.js';
+import { NULL } from './destinations/target-schema.js';
 
 const BY_NAME: ReadonlyMap<string, DestinationKind> = new Map(DESTINATION_KINDS.map((k) => [k.name, k]));
 
@@ -39,14 +39,58 @@ export function targetView(target: StoredTarget): Record<string, unknown> {
   return stored === undefined ? {} : { [stored.kind.name]: stored.kind.view(stored.object) };
 }
 
-/** The JSON schema of `target` in a request (`response` false) or a response: every kind, each nullable. */
-export function targetSchema(response: boolean): JsonSchema {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    description: 'Exactly one kind is set' + (response ? '; the others are absent.' : '; the others are omitted or null.'),
-    properties: Object.fromEntries(DESTINATION_KINDS.map((k) => [k.name, nullable({ ...(response ? k.schema.response : k.schema.request) })])),
-  };
+/**
+ * The JSON schema of `target` in a create, an update or a response: exactly one kind (`oneOf`), each
+ * kind's own schema. In a request the other kinds may be sent as null; a response holds only the one.
+ */
+export function targetSchema(use: 'create' | 'update' | 'response'): JsonSchema {
+  const own = (k: DestinationKind): JsonSchema => (use === 'response' ? k.schema.response : use === 'create' ? k.schema.request : updateSchema(k.schema.request, k.secrets));
+  const branches = DESTINATION_KINDS.map((k) => {
+    const others = use === 'response' ? [] : DESTINATION_KINDS.filter((o) => o !== k).map((o) => [o.name, NULL] as const);
+    return { type: 'object', additionalProperties: false, required: [k.name], properties: Object.fromEntries([[k.name, own(k)], ...others]) };
+  });
+  const sets = `Exactly one of ${DESTINATION_KIND_NAMES.join(', ')}`;
+  if (use !== 'response') return { type: 'object', description: `${sets}; the others are omitted or null.`, oneOf: branches };
+  // targetView answers {} for a stored kind this build does not know (written by a newer one).
+  const unknown = { type: 'object', maxProperties: 0, description: 'A kind this version of the service does not know.' };
+  return { type: 'object', description: `${sets}.`, oneOf: [...branches, unknown] };
+}
+
+/**
+ * A kind's request schema as an update takes it: every secret optional and nullable, since leaving one
+ * out (or null) keeps the stored value (SecretField). The secret's path runs through `properties` and
+ * through the members of a `oneOf` or `anyOf`.
+ */
+function updateSchema(schema: JsonSchema, secrets: readonly SecretField[]): JsonSchema {
+  let out = schema;
+  for (const secret of secrets) out = optional(out, secret.path.split('.'));
+  return out;
+}
+
+function optional(node: JsonSchema, path: readonly string[]): JsonSchema {
+  const [head, ...rest] = path;
+  if (head === undefined) return node;
+  const out: Record<string, unknown> = { ...node };
+  for (const combinator of ['oneOf', 'anyOf']) {
+    const members = node[combinator];
+    if (Array.isArray(members)) out[combinator] = members.map((m: JsonSchema) => optional(m, path));
+  }
+  const properties = node.properties as Readonly<Record<string, JsonSchema>> | undefined;
+  const child = properties?.[head];
+  if (properties === undefined || child === undefined) return out;
+  out.properties = { ...properties, [head]: rest.length === 0 ? nullableType(child) : optional(child, rest) };
+  if (rest.length === 0 && Array.isArray(node.required)) {
+    const required = (node.required as string[]).filter((r) => r !== head);
+    if (required.length > 0) out.required = required;
+    else delete out.required;
+  }
+  return out;
+}
+
+function nullableType(schema: JsonSchema): JsonSchema {
+  const type = schema.type;
+  if (typeof type === 'string') return { ...schema, type: [type, 'null'] };
+  return Array.isArray(type) && !type.includes('null') ? { ...schema, type: [...(type as string[]), 'null'] } : schema;
 }
 
 export type AcceptResult = { readonly ok: true; readonly target: StoredTarget } | { readonly ok: false; readonly problem: ConfigProblem };

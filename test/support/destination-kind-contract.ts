@@ -49,6 +49,14 @@ export function describeKindContract(kind: DestinationKind, examples: KindExampl
       }
     });
 
+    it('should refuse in its request schema every invalid example but those of a rule it states beyond the schema', () => {
+      // What parse() refuses and the schema takes would be a schema-valid request refused for no stated rule.
+      const beyond = new Set((kind.rules ?? []).map((r) => r.code));
+      for (const { object, code } of examples.invalid) {
+        if (!beyond.has(code as never)) expect(request(object), JSON.stringify(object)).toBe(false);
+      }
+    });
+
     it('should refuse an unknown field in its request schema and in parse()', () => {
       const object = { ...examples.valid[0], no_such_field: 1 };
       expect(request(object)).toBe(false);

@@ -1,6 +1,7 @@
 // The API key resource: its stored shape (a token hash, never the token), its API view and schemas.
 import type { AdminContext } from '../context.js';
-import { descriptionMetadataBody, idString, timestampString, uriString } from '../schemas.js';
+import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
+import { TOKEN_PATTERN } from './tokens.js';
 
 export interface StoredApiKey {
   readonly id: string;
@@ -33,20 +34,16 @@ export function apiKeyView(ctx: AdminContext, k: StoredApiKey, token: string | n
   };
 }
 
-export const apiKeySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'uri', 'description', 'metadata', 'created_at', 'token'],
-  properties: {
-    id: idString,
-    uri: uriString,
-    description: { type: 'string' },
-    metadata: { type: 'string' },
-    created_at: timestampString,
-    token: { type: ['string', 'null'], description: 'The bearer token: only in the creation response, null afterwards.' },
-  },
-} as const;
+const { id, uri, created_at, description, metadata } = baseFields('api_key');
 
-export const apiKeyCreateBody = descriptionMetadataBody;
+/** The API key's fields, in the order responses list them (resource-fields.ts). */
+export const API_KEY_FIELDS = {
+  id,
+  uri,
+  description,
+  metadata,
+  created_at,
+  token: { response: { type: ['string', 'null'], pattern: TOKEN_PATTERN, description: 'The bearer token: only in the creation response, null afterwards.' } },
+} satisfies Fields;
 
-export const apiKeyUpdateBody = apiKeyCreateBody;
+export const API_KEY_SCHEMAS = resourceSchemas(API_KEY_FIELDS);

@@ -6,6 +6,8 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 43 base62 characters carry 256 bits of entropy (log2(62) * 43 = 256.03). */
 const TOKEN_CHARS = 43;
 export const TOKEN_PREFIX = 'eek_';
+/** The shape of a token newToken() makes, for the API's schema of the creation response. */
+export const TOKEN_PATTERN = `^${TOKEN_PREFIX}[0-9A-Za-z]{${TOKEN_CHARS}}$`;
 
 /** A fresh token such as "eek_3kTz…": URL- and header-safe, prefix easy to spot by secret scanners. */
 export function newToken(): string {

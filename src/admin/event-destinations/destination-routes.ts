@@ -6,7 +6,7 @@ import { acceptTarget } from '../../delivery/destination-target.js';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { registerResourceRoutes, type BaseFields, type Resource } from '../resource-routes.js';
-import { destinationCreateBody, destinationSchema, destinationUpdateBody } from './destination-schemas.js';
+import { DESTINATION_SCHEMAS, targetRules } from './destination-schemas.js';
 import { destinationView } from './destination-view.js';
 
 interface DestinationBody {
@@ -32,9 +32,17 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
     name: 'event destination',
     listKey: 'event_destinations',
     tags: ['Event destinations'],
-    schema: destinationSchema,
+    schemas: DESTINATION_SCHEMAS,
     view: (d) => ({ ...destinationView(ctx, d) }),
     audit: 'event_destination',
+  };
+
+  /** Why a target the schema refused is wrong, in its kind's own words (its first problem), when its kind sees one. */
+  const explain = (body: unknown, at: string): ApiError | undefined => {
+    const raw = (body as DestinationBody | undefined)?.target;
+    if (raw === undefined || !at.startsWith('/target')) return undefined;
+    const r = acceptTarget(raw, { seal: () => '' });
+    return r.ok ? undefined : new ApiError(r.problem.code, r.problem.details);
   };
 
   const build = (_body: DestinationBody, base: BaseFields, t: StoredTarget): StoredDestination => ({ ...base, format: 'json', target: t });
@@ -50,10 +58,27 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
   };
 
   registerResourceRoutes(app, ctx, resource, {
-    create: { summary: 'Create an event destination.', description: 'The new destination; secrets are null.', body: destinationCreateBody, prepare: (body: DestinationBody) => target(body.target), build },
+    create: {
+      summary: 'Create an event destination.',
+      description: 'The new destination; secrets are null.',
+      rules: targetRules('create'),
+      explain,
+      prepare: (body: DestinationBody) => target(body.target),
+      build,
+      links: {
+        createEventSubscription: { operationId: 'createEventSubscription', requestBody: { destination_ids: ['$response.body#/id'] } },
+        sendTestEvent: { operationId: 'sendTestEvent', parameters: { id: '$response.body#/id' } },
+      },
+    },
     list: ['List event destinations, newest first.', 'A page of event destinations.'],
     get: ['Get an event destination.', 'The destination; secrets are null.'],
-    update: { summary: 'Update an event destination; a target sent replaces the whole target, keeping omitted secrets.', description: 'The updated destination; secrets are null.', body: destinationUpdateBody, apply },
+    update: {
+      summary: 'Update an event destination; a target sent replaces the whole target, keeping omitted secrets.',
+      description: 'The updated destination; secrets are null.',
+      rules: targetRules('update'),
+      explain,
+      apply,
+    },
     remove: { summary: 'Delete an event destination; refused while an event subscription uses it.', errors: [409], cascade },
   });
 }

@@ -1,35 +1,42 @@
-// JSON schemas of /event_destinations: request bodies (validated before the handler; the target's own
-// rules are its kind's, checked in destination-routes.ts) and the response. Each kind brings the schema
-// of its object (src/delivery/destinations/<kind>/).
+// The event destination's fields (resource-fields.ts): request bodies and the response. `target` is
+// exactly one kind, each kind bringing the schema of its object (src/delivery/destinations/<kind>/); its
+// rules beyond the schema are the kinds' own.
 import { targetSchema } from '../../delivery/destination-target.js';
-import { obj } from '../../delivery/destinations/target-schema.js';
-import { RESOURCE_FIELDS, descriptionField, metadataField, resourceProperties } from '../schemas.js';
+import { DESTINATION_KINDS } from '../../delivery/destinations/kinds.js';
+import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
+import type { BeyondSchemaRule } from '../route.js';
+import { withError } from '../schemas.js';
 
-type Schema = Record<string, unknown>;
-
-const formatField: Schema = {
-  type: 'string',
-  pattern: '^[jJ][sS][oO][nN]$',
-  description: 'Output format of serialized events. Only json, in any letter case; answered as "json". Default json.',
-};
-
-export const destinationCreateBody: Schema = obj(
-  { description: descriptionField, metadata: metadataField, format: formatField, target: targetSchema(false) },
-  ['target'],
-);
-
-export const destinationUpdateBody: Schema = obj({
-  description: descriptionField,
-  metadata: metadataField,
-  format: formatField,
-  target: { ...targetSchema(false), description: 'Replaces the whole target. Secrets omitted here keep their stored values when the kind (and, for creds, the key id) stays the same.' },
-});
-
-export const destinationSchema: Schema = obj(
+const format = withError(
   {
-    ...resourceProperties,
-    format: { type: 'string', enum: ['json'] },
-    target: targetSchema(true),
+    type: 'string',
+    pattern: '^[jJ][sS][oO][nN]$',
+    description: 'Output format of serialized events. Only json, in any letter case; answered as "json". Default json.',
+    examples: ['json'],
   },
-  [...RESOURCE_FIELDS, 'format', 'target'],
+  'invalid_body',
+  { reason: 'must be json' },
 );
+
+export const DESTINATION_FIELDS = {
+  ...baseFields('event_destination'),
+  format: { request: format, response: { type: 'string', enum: ['json'] } },
+  target: {
+    request: targetSchema('create'),
+    update: {
+      ...targetSchema('update'),
+      description: 'Replaces the whole target. Secrets left out (or null) keep their stored values when the kind (and, for creds, the key id) stays the same.',
+    },
+    response: targetSchema('response'),
+    required: true,
+  },
+} satisfies Fields;
+
+export const DESTINATION_SCHEMAS = resourceSchemas(DESTINATION_FIELDS);
+
+/** The kinds' rules beyond their schemas, for a create or an update. */
+export function targetRules(use: 'create' | 'update'): readonly BeyondSchemaRule[] {
+  return DESTINATION_KINDS.flatMap((k) => k.rules ?? [])
+    .filter((r) => use === 'update' || r.updateOnly !== true)
+    .map(({ code, rule }) => ({ code, rule }));
+}

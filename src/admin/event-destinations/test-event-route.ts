@@ -4,22 +4,19 @@ import type { FastifyInstance } from 'fastify';
 import type { StoredDestination } from '../../configlog/resources.js';
 import { principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { idParams, responses } from '../schemas.js';
-
-interface IdParams {
-  id: string;
-}
+import { partsOf, route } from '../route.js';
+import { idParams } from '../schemas.js';
 
 const resultSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['delivered', 'event_id'],
   description:
-    'The outcome of one delivery attempt, never retried. error.code is a delivery error code (src/delivery/README.md), e.g. ' +
-    'DESTINATION_NOT_FOUND or DESTINATION_AUTH_FAILED; error.message carries the destination\'s own answer.',
+    'The outcome of one delivery attempt, never retried. error.code is a delivery error code, e.g. DESTINATION_NOT_FOUND or ' +
+    "DESTINATION_AUTH_FAILED; error.message carries the destination's own answer.",
   properties: {
     delivered: { type: 'boolean', description: 'True when the destination acknowledged the test event.' },
-    event_id: { type: 'string', description: 'The test envelope\'s event_id.' },
+    event_id: { type: 'string', description: "The test envelope's event_id." },
     error: {
       type: 'object',
       additionalProperties: false,
@@ -30,21 +27,19 @@ const resultSchema = {
 };
 
 export function registerTestEventRoute(app: FastifyInstance, ctx: AdminContext): void {
-  app.post<{ Params: IdParams }>(
-    '/event_destinations/:id/test_event',
-    {
-      schema: {
-        tags: ['Event destinations'],
-        summary: 'Deliver one test event (event_type test_event.v0) to the destination and report the outcome.',
-        params: idParams,
-        response: responses({ 200: resultSchema }, [400, 404, 503]),
-      },
-    },
-    async (req) => {
-      const d = ctx.store.get<StoredDestination>('event_destination', req.params.id);
-      if (d === undefined) throw new ApiError('not_found', { resource: 'event destination', id: req.params.id });
-      if (ctx.testEvent === undefined) throw new ApiError('unavailable', { reason: 'test events are not wired in this process' });
-      return ctx.testEvent(d, principalOf(req), ctx.uri(`/event_destinations/${d.id}`));
-    },
-  );
+  const spec = {
+    operationId: 'sendTestEvent',
+    tags: ['Event destinations'],
+    summary: 'Deliver one test event (event_type test_event.v0) to the destination and report the outcome.',
+    params: idParams('event_destination', 'event destination'),
+    ok: [200, resultSchema],
+    errors: [404, 503],
+  } as const;
+  route(app, 'POST', '/event_destinations/:id/test_event', spec, async (req) => {
+    const { id } = partsOf(req).params;
+    const d = ctx.store.get<StoredDestination>('event_destination', id);
+    if (d === undefined) throw new ApiError('not_found', { resource: 'event destination', id });
+    if (ctx.testEvent === undefined) throw new ApiError('unavailable', { reason: 'test events are not wired in this process' });
+    return ctx.testEvent(d, principalOf(req), ctx.uri(`/event_destinations/${d.id}`));
+  });
 }

@@ -1,9 +1,11 @@
-// Validation of event subscription sources: a type docs/events.md lists, the fields of a traffic type, and
-// its filter compiled by the filter engine, turned into the stored shape the pipeline reads.
+// Validation of event subscription sources: a type of the event catalogue, the fields of a traffic type,
+// and its filter compiled by the filter engine, turned into the stored shape the pipeline reads. The
+// schema (subscription-schemas.ts) states all of it but the filter and the uniqueness of types; these
+// checks also explain, in the catalogue's words, why the schema refused a source.
 import { compile } from '../../cel/compile.js';
 import type { FilterProblem } from '../../cel/types.js';
 import type { StoredSource } from '../../configlog/resources.js';
-import { TRAFFIC_FIELDS, fieldOf, isAuditEventType, isTrafficEventType } from '../../events/catalog.js';
+import { EVENT_TYPES, TRAFFIC_FIELDS, fieldOf, isAuditEventType, isTrafficEventType } from '../../events/catalog.js';
 import { ApiError, type ErrorDetails } from '../errors.js';
 import { MAX_SOURCES_PER_SUBSCRIPTION, MAX_SUBSCRIPTION_FILTER_LENGTH } from './limits.js';
 
@@ -40,7 +42,7 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
     if (filter !== '') return fail('audit_source_field', { field: at(path, 'filter'), type });
     return { ok: true, source: { type } };
   }
-  if (!isTrafficEventType(type)) return fail('unknown_event_type', { field: at(path, 'type'), type });
+  if (!isTrafficEventType(type)) return fail('unknown_event_type', { field: at(path, 'type'), type, allowed: EVENT_TYPES });
 
   if (fields.length === 0) {
     return fail('source_fields_required', { field: at(path, 'fields'), type, example: TRAFFIC_FIELDS[type][0]?.name });
@@ -48,7 +50,7 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
   const seen = new Set<string>();
   for (const [i, name] of fields.entries()) {
     const field = `${at(path, 'fields')}[${i}]`;
-    if (fieldOf(type, name) === undefined) return fail('unknown_event_field', { field, type, value: name });
+    if (fieldOf(type, name) === undefined) return fail('unknown_event_field', { field, type, value: name, allowed: TRAFFIC_FIELDS[type].map((f) => f.name) });
     if (seen.has(name)) return fail('duplicate_value', { field, value: name });
     seen.add(name);
   }
@@ -73,6 +75,47 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
     }
   }
   return { ok: true, source: { type, fields: [...fields], ...(filter.trim() !== '' && { filter }) } };
+}
+
+const SOURCE_KEYS = ['type', 'fields', 'filter'];
+
+/** What is wrong with the shape of a source as a request sent it (the schema's checks), or undefined. */
+function shapeProblem(raw: unknown, path: string, index?: number): ApiError | undefined {
+  const with_ = (d: ErrorDetails): ErrorDetails => (index === undefined ? d : { ...d, source_index: index });
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return new ApiError('invalid_body', with_({ field: path === '' ? 'body' : path, reason: 'must be an object' }));
+  const source = raw as Record<string, unknown>;
+  const unknown = Object.keys(source).find((k) => !SOURCE_KEYS.includes(k));
+  if (unknown !== undefined) return new ApiError('unknown_field', with_({ field: at(path, unknown) }));
+  const { type, fields, filter } = source;
+  if (type === undefined) return new ApiError('invalid_body', with_({ field: at(path, 'type'), reason: 'is required' }));
+  if (typeof type !== 'string') return new ApiError('invalid_body', with_({ field: at(path, 'type'), reason: 'must be a string' }));
+  if (!(fields === undefined || fields === null || (Array.isArray(fields) && fields.every((f) => typeof f === 'string')))) {
+    return new ApiError('invalid_body', with_({ field: at(path, 'fields'), reason: 'must be a list of field names' }));
+  }
+  if (!(filter === undefined || filter === null || typeof filter === 'string')) return new ApiError('invalid_body', with_({ field: at(path, 'filter'), reason: 'must be a string' }));
+  return undefined;
+}
+
+/**
+ * Why a source as a request sent it is refused (its first problem, in the catalogue's words), or
+ * undefined: for a body the schema refused, to name the problem better than the schema can.
+ */
+export function sourceProblem(raw: unknown): ApiError | undefined {
+  const shape = shapeProblem(raw, '');
+  if (shape !== undefined) return shape;
+  const r = validateSource(raw as SourceInput);
+  return r.ok ? undefined : r.error;
+}
+
+/** The same for a subscription's list of sources; undefined when it is not a list. */
+export function sourcesProblem(raw: unknown): ApiError | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  for (const [i, source] of raw.entries()) {
+    const shape = shapeProblem(source, `sources[${i}]`, i);
+    if (shape !== undefined) return shape;
+  }
+  const r = validateSources(raw as SourceInput[]);
+  return r.ok ? undefined : r.error;
 }
 
 /** Checks a subscription's whole source list: the cap, each source, and that types are unique. */

@@ -4,11 +4,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StoredSource, StoredSubscription } from '../../configlog/resources.js';
 import { principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { partsOf, resourceStore, route } from '../resource-routes.js';
+import { resourceStore } from '../resource-routes.js';
+import { partsOf, route, type Link, type RouteSpec } from '../route.js';
 import { idParams, noContent } from '../schemas.js';
 import { MAX_SOURCES_PER_SUBSCRIPTION } from './limits.js';
-import { validateSource, type SourceInput } from './source-input.js';
-import { sourceBody, sourceListSchema, sourceParams, sourceSchema, sourceUpdateBody } from './subscription-schemas.js';
+import { sourceProblem, validateSource, type SourceInput } from './source-input.js';
+import { SOURCE_RULES, SOURCE_UPDATE_RULES, sourceListSchema, sourceParams, sourceRequest, sourceResponse, sourceUpdateBody } from './subscription-schemas.js';
 import { subscriptionResource } from './subscription-routes.js';
 import { sourceView, sourcesPath } from './subscription-view.js';
 
@@ -17,10 +18,15 @@ interface SourceParams {
   type: string;
 }
 interface SourceUpdate {
-  type?: string;
   fields?: string[] | null;
   filter?: string | null;
 }
+
+/** From a source just added: read, change or remove it. */
+const SOURCE_LINKS: Readonly<Record<string, Link>> = Object.fromEntries(
+  ['getEventSource', 'updateEventSource', 'deleteEventSource'].map((op) => [op, { operationId: op, parameters: { id: '$request.path.id', type: '$response.body#/type' } }]),
+);
+
 
 function checked(input: SourceInput): StoredSource {
   const r = validateSource(input);
@@ -49,13 +55,25 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
   const list = '/event_subscriptions/:id/sources';
   const one = `${list}/:type`;
 
-  route(app, 'GET', list, { tags, summary: "List a subscription's sources.", params: idParams, ok: [200, sourceListSchema], errors: [400, 404] }, async (req) => {
+  const params = idParams('event_subscription', 'event subscription');
+  route(app, 'GET', list, { operationId: 'listEventSources', tags, summary: "List a subscription's sources.", params, ok: [200, sourceListSchema], errors: [404] }, async (req) => {
     const s = find(partsOf(req).params.id);
     return { sources: s.sources.map((x) => sourceView(ctx, s.id, x)), uri: ctx.uri(sourcesPath(s.id)), next_page_uri: null };
   });
 
-  const added = { description: 'The new source.', ...sourceSchema };
-  route(app, 'POST', list, { tags, summary: 'Add a source to a subscription; its type must not be there yet.', params: idParams, body: sourceBody, ok: [201, added], errors: [404, 409] }, async (req, reply) => {
+  const add: RouteSpec = {
+    operationId: 'addEventSource',
+    tags,
+    summary: 'Add a source to a subscription; its type must not be there yet.',
+    params,
+    body: sourceRequest,
+    ok: [201, { description: 'The new source.', ...sourceResponse }],
+    errors: [404, 409],
+    rules: [...SOURCE_RULES, { code: 'too_many_items', rule: `a subscription has at most ${MAX_SOURCES_PER_SUBSCRIPTION} sources` }],
+    explain: sourceProblem,
+    links: SOURCE_LINKS,
+  };
+  route(app, 'POST', list, add, async (req, reply) => {
     const { body, params } = partsOf<SourceInput>(req);
     const source = checked(body);
     const s = await rewrite(req, params.id, (sub) => {
@@ -68,17 +86,28 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
     return reply.code(201).send(sourceView(ctx, s.id, source));
   });
 
-  route(app, 'GET', one, { tags, summary: 'Get the source of one event type.', params: sourceParams, ok: [200, { description: 'The source.', ...sourceSchema }], errors: [400, 404] }, async (req) => {
+  const get: RouteSpec = { operationId: 'getEventSource', tags, summary: 'Get the source of one event type.', params: sourceParams, ok: [200, { description: 'The source.', ...sourceResponse }], errors: [404] };
+  route(app, 'GET', one, get, async (req) => {
     const { params } = partsOf<unknown, SourceParams>(req);
     const s = find(params.id);
     return sourceView(ctx, s.id, findSource(s, params.type));
   });
 
-  const updated = { description: 'The updated source.', ...sourceSchema };
-  route(app, 'PATCH', one, { tags, summary: 'Update the fields or filter of a source; its type cannot change.', params: sourceParams, body: sourceUpdateBody, ok: [200, updated], errors: [404] }, async (req) => {
+  const update: RouteSpec = {
+    operationId: 'updateEventSource',
+    tags,
+    summary: 'Update the fields or filter of a source; its type cannot change.',
+    description: 'The type is the path\'s: a body that sends one is refused with immutable_field.',
+    params: sourceParams,
+    body: sourceUpdateBody,
+    ok: [200, { description: 'The updated source.', ...sourceResponse }],
+    errors: [404],
+    rules: SOURCE_UPDATE_RULES,
+    immutable: { fields: ['type'], resource: 'source' },
+  };
+  route(app, 'PATCH', one, update, async (req) => {
     const { params, body = {} } = partsOf<SourceUpdate | undefined, SourceParams>(req);
     const { type } = params;
-    if (body.type !== undefined && body.type !== type) throw new ApiError('immutable_field', { field: 'type', resource: 'source' });
     let result: StoredSource | undefined;
     const s = await rewrite(req, params.id, (sub) => {
       const old = findSource(sub, type);
@@ -88,7 +117,8 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
     return sourceView(ctx, s.id, result as StoredSource);
   });
 
-  route(app, 'DELETE', one, { tags, summary: 'Remove the source of one event type from a subscription.', params: sourceParams, ok: [204, noContent], errors: [400, 404] }, async (req, reply) => {
+  const remove: RouteSpec = { operationId: 'deleteEventSource', tags, summary: 'Remove the source of one event type from a subscription.', params: sourceParams, ok: [204, noContent], errors: [404] };
+  route(app, 'DELETE', one, remove, async (req, reply) => {
     const { type, id } = partsOf<unknown, SourceParams>(req).params;
     await rewrite(req, id, (sub) => {
       findSource(sub, type);

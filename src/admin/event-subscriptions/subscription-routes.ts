@@ -3,10 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { StoredSource, StoredSubscription } from '../../configlog/resources.js';
 import type { AdminContext } from '../context.js';
+import type { ApiError } from '../errors.js';
 import { registerResourceRoutes, type BaseFields, type Resource } from '../resource-routes.js';
 import { checkDestinationIds } from './destination-refs.js';
-import { validateSources, type SourceInput } from './source-input.js';
-import { subscriptionCreateBody, subscriptionSchema, subscriptionUpdateBody } from './subscription-schemas.js';
+import { sourcesProblem, validateSources, type SourceInput } from './source-input.js';
+import { SUBSCRIPTION_RULES, SUBSCRIPTION_SCHEMAS } from './subscription-schemas.js';
 import { subscriptionView } from './subscription-view.js';
 
 interface SubscriptionBody {
@@ -24,7 +25,7 @@ export function subscriptionResource(ctx: AdminContext): Resource<StoredSubscrip
     name: 'event subscription',
     listKey: 'event_subscriptions',
     tags: ['Event subscriptions'],
-    schema: subscriptionSchema,
+    schemas: SUBSCRIPTION_SCHEMAS,
     view: (s) => ({ ...subscriptionView(ctx, s) }),
     audit: 'event_subscription',
     textUnit: 'characters',
@@ -50,13 +51,35 @@ export function registerEventSubscriptionRoutes(app: FastifyInstance, ctx: Admin
     return updated;
   };
 
+  /** Why sources the schema refused are wrong, in the catalogue's words (the first problem), when it sees one. */
+  const explain = (body: unknown, at: string): ApiError | undefined =>
+    at.startsWith('/sources') ? sourcesProblem((body as SubscriptionBody | undefined)?.sources) : undefined;
+
   const changedSources = (body: SubscriptionBody): StoredSource[] | undefined => (body.sources === undefined ? undefined : sources(body.sources));
 
   registerResourceRoutes(app, ctx, subscriptionResource(ctx), {
-    create: { summary: 'Create an event subscription.', description: 'The new subscription.', body: subscriptionCreateBody, prepare: (body: SubscriptionBody) => sources(body.sources ?? []), build },
+    create: {
+      summary: 'Create an event subscription.',
+      description: 'The new subscription.',
+      rules: SUBSCRIPTION_RULES,
+      explain,
+      prepare: (body: SubscriptionBody) => sources(body.sources ?? []),
+      build,
+      links: {
+        listEventSources: { operationId: 'listEventSources', parameters: { id: '$response.body#/id' } },
+        addEventSource: { operationId: 'addEventSource', parameters: { id: '$response.body#/id' } },
+      },
+    },
     list: ['List event subscriptions, newest first.', 'A page of event subscriptions.'],
     get: ['Get an event subscription.', 'The subscription.'],
-    update: { summary: 'Update an event subscription; sources and destination_ids, when sent, replace the lists.', description: 'The updated subscription.', body: subscriptionUpdateBody, prepare: changedSources, apply },
+    update: {
+      summary: 'Update an event subscription; sources and destination_ids, when sent, replace the lists.',
+      description: 'The updated subscription.',
+      rules: SUBSCRIPTION_RULES,
+      explain,
+      prepare: changedSources,
+      apply,
+    },
     remove: { summary: 'Delete an event subscription.' },
   });
 }

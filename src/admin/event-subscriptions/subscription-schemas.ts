@@ -1,129 +1,152 @@
-// JSON schemas of /event_subscriptions and its sources: request bodies (the event catalogue and the filter
-// engine check sources in source-input.ts) and responses (the event_subscription payload of docs/events.md).
+// The schemas of /event_subscriptions and its sources, from the event catalogue: a source is one of the
+// catalogue's event types, a traffic type with fields of that type, an audit type with neither fields nor
+// filter. What the schema cannot state (a filter compiles; types are unique) is in the rules below and
+// checked in source-input.ts.
 import { EVENT_VARIABLE } from '../../cel/filter-env.js';
-import { EVENT_TYPES, exampleFilter } from '../../events/catalog.js';
-import { DESCRIPTION_LIMIT, METADATA_LIMIT, idString, refSchema, timestampString, uriString } from '../schemas.js';
+import { AUDIT_EVENT_TYPES, EVENT_TYPES, TRAFFIC_EVENT_TYPES, TRAFFIC_FIELDS, exampleFilter } from '../../events/catalog.js';
+import { baseFields, objectSchema, resourceSchemas, type Fields } from '../resource-fields.js';
+import type { BeyondSchemaRule } from '../route.js';
+import { idParams, idSchema, refSchema, uriString, withError, type Schema } from '../schemas.js';
 import { MAX_DESTINATIONS_PER_SUBSCRIPTION, MAX_SOURCES_PER_SUBSCRIPTION, MAX_SUBSCRIPTION_FILTER_LENGTH } from './limits.js';
 
-type Schema = Record<string, unknown>;
+const TRAFFIC_FIELD_NAMES = [...new Set(TRAFFIC_EVENT_TYPES.flatMap((t) => TRAFFIC_FIELDS[t].map((f) => f.name)))];
 
-/** On event subscriptions the limits count characters, not bytes. */
-const description: Schema = {
-  type: 'string',
-  maxLength: DESCRIPTION_LIMIT,
-  description: `Human-readable description. Optional, at most ${DESCRIPTION_LIMIT} characters.`,
-};
-const metadata: Schema = {
-  type: 'string',
-  maxLength: METADATA_LIMIT,
-  description: `Machine-readable data of your choice. Optional, at most ${METADATA_LIMIT} characters.`,
-};
+const filter = (description: string): Schema => ({ type: ['string', 'null'], maxLength: MAX_SUBSCRIPTION_FILTER_LENGTH, description, examples: [exampleFilter(EVENT_VARIABLE)] });
+const FILTER_TEXT = `A CEL expression over ${EVENT_VARIABLE} that may read only the type's filterable fields, e.g. ${exampleFilter(EVENT_VARIABLE)}; at most ${MAX_SUBSCRIPTION_FILTER_LENGTH} characters. Omit, or send "" or null, for no filter.`;
 
-const typeField: Schema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 100,
-  description: `An event type (docs/events.md lists them), e.g. ${EVENT_TYPES.slice(0, 3).join(', ')}.`,
-};
-const fieldsField: Schema = {
-  type: ['array', 'null'],
-  items: { type: 'string', maxLength: 100 },
-  description: 'Traffic types: the fields to deliver (at least one, each a field of the type). Audit types: omit, or send [].',
-};
-const filterField: Schema = {
-  type: ['string', 'null'],
-  description: `Traffic types: a CEL expression over ${EVENT_VARIABLE} using only Filterable fields, e.g. ${exampleFilter(EVENT_VARIABLE)}; at most ${MAX_SUBSCRIPTION_FILTER_LENGTH} characters. Omit, or send "", for no filter. Audit types: omit, or send "".`,
-};
+/** A source of one traffic type: at least one of its fields, and maybe a filter. */
+function trafficSource(type: (typeof TRAFFIC_EVENT_TYPES)[number]): Schema {
+  const names = TRAFFIC_FIELDS[type].map((f) => f.name);
+  return objectSchema(
+    {
+      type: { type: 'string', enum: [type] },
+      fields: {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: { type: 'string', enum: names },
+        description: `Fields of ${type} to deliver, each once.`,
+        examples: [names.filter((n) => n.startsWith('conn.')).slice(0, 3)],
+      },
+      filter: filter(FILTER_TEXT),
+    },
+    ['type', 'fields'],
+    { title: type },
+  );
+}
 
-export const sourceBody: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['type'],
-  properties: { type: typeField, fields: fieldsField, filter: filterField },
-};
-
-/** type is listed so that sending a different one names the real problem (immutable), not "unknown". */
-export const sourceUpdateBody: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    type: { ...typeField, description: 'Cannot be changed: sending another type is an immutable_field error.' },
-    fields: { ...fieldsField, description: 'Replaces the fields; omit to keep them.' },
-    filter: { ...filterField, description: 'Replaces the filter; omit to keep it, send "" or null to remove it.' },
+/** A source of an audit type: it takes neither fields nor a filter (empty values are taken, so a GET's source can be sent back). */
+const auditSource = objectSchema(
+  {
+    type: { type: 'string', enum: [...AUDIT_EVENT_TYPES] },
+    fields: { type: ['array', 'null'], maxItems: 0, description: 'Omit, or send [] or null.' },
+    filter: { type: ['string', 'null'], maxLength: 0, description: 'Omit, or send "" or null.' },
   },
-};
+  ['type'],
+  { title: 'audit event type' },
+);
 
-const sourcesField: Schema = {
-  type: 'array',
-  items: sourceBody,
-  description: `The event types to receive, each type at most once; at most ${MAX_SOURCES_PER_SUBSCRIPTION} sources.`,
-};
-const destinationIdsField: Schema = {
-  type: 'array',
-  items: idString,
-  description: `Ids of the event destinations that receive the events, each at most once; at most ${MAX_DESTINATIONS_PER_SUBSCRIPTION}.`,
-};
-
-export const subscriptionCreateBody: Schema = {
+/** A source as a subscription or POST .../sources sends it: one of the catalogue's event types. */
+export const sourceRequest: Schema = {
   type: 'object',
-  additionalProperties: false,
-  properties: { description, metadata, sources: { ...sourcesField, description: `${String(sourcesField.description)} Default [].` }, destination_ids: { ...destinationIdsField, description: `${String(destinationIdsField.description)} Default [].` } },
+  description: `One event type to receive: a traffic type (${TRAFFIC_EVENT_TYPES.join(', ')}) lists the fields to deliver and may have a filter; an audit type takes neither.`,
+  oneOf: [...TRAFFIC_EVENT_TYPES.map(trafficSource), auditSource],
 };
 
-export const subscriptionUpdateBody: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    description,
-    metadata,
-    sources: { ...sourcesField, description: `Replaces every source. ${String(sourcesField.description)}` },
-    destination_ids: { ...destinationIdsField, description: `Replaces every destination. ${String(destinationIdsField.description)}` },
+/** PATCH .../sources/{type}: the type is in the path and cannot change, so only fields and filter. */
+export const sourceUpdateBody: Schema = objectSchema({
+  fields: {
+    type: ['array', 'null'],
+    uniqueItems: true,
+    items: { type: 'string', enum: TRAFFIC_FIELD_NAMES },
+    description: "Replaces the fields; omit to keep them. A traffic source needs at least one field of its type; an audit source takes none.",
   },
+  filter: filter(`Replaces the filter; omit to keep it, send "" or null to remove it. ${FILTER_TEXT} An audit source takes none.`),
+});
+
+const FILTER_COMPILES: BeyondSchemaRule = { code: 'invalid_filter', rule: `filter compiles: CEL over ${EVENT_VARIABLE}, reading only filterable fields of the source's type, within the filter engine's size limits` };
+const FILTER_UNITS: BeyondSchemaRule = {
+  code: 'field_too_long',
+  rule: `filter is at most ${MAX_SUBSCRIPTION_FILTER_LENGTH} UTF-16 code units (maxLength counts characters; one beyond U+FFFF counts two)`,
 };
 
-export const sourceSchema: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['type', 'fields', 'filter', 'uri'],
-  properties: {
-    type: { type: 'string' },
+/** The rules a source is checked by beyond the schema. */
+export const SOURCE_RULES: readonly BeyondSchemaRule[] = [FILTER_COMPILES, FILTER_UNITS];
+
+/** PATCH .../sources/{type}: what depends on the type in the path. */
+export const SOURCE_UPDATE_RULES: readonly BeyondSchemaRule[] = [
+  ...SOURCE_RULES,
+  { code: 'unknown_event_field', rule: "each of fields is a field of the source's type" },
+  { code: 'source_fields_required', rule: 'a traffic source keeps at least one field' },
+  { code: 'audit_source_field', rule: 'an audit source takes neither fields nor a filter' },
+];
+
+export const SUBSCRIPTION_RULES: readonly BeyondSchemaRule[] = [
+  ...SOURCE_RULES,
+  { code: 'duplicate_source_type', rule: 'each event type is the type of one source at most' },
+  { code: 'unknown_reference', rule: 'each of destination_ids names an existing event destination' },
+];
+
+export const sourceResponse: Schema = objectSchema(
+  {
+    type: { type: 'string', enum: [...EVENT_TYPES] },
     fields: { type: 'array', items: { type: 'string' }, description: 'Empty for audit types.' },
     filter: { type: 'string', description: '"" when the source has no filter (always for audit types).' },
     uri: uriString,
   },
-};
+  ['type', 'fields', 'filter', 'uri'],
+);
 
-export const subscriptionSchema: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'uri', 'created_at', 'metadata', 'description', 'sources', 'destinations'],
-  properties: {
-    id: idString,
-    uri: uriString,
-    created_at: timestampString,
-    metadata: { type: 'string' },
-    description: { type: 'string' },
-    sources: { type: 'array', items: sourceSchema },
-    destinations: { type: 'array', items: refSchema },
-  },
-};
+export const SUBSCRIPTION_FIELDS = (() => {
+  const { id, uri, created_at, metadata, description } = baseFields('event_subscription', 'characters');
+  return {
+    id,
+    uri,
+    created_at,
+    metadata,
+    description,
+    sources: {
+      request: {
+        type: 'array',
+        maxItems: MAX_SOURCES_PER_SUBSCRIPTION,
+        items: sourceRequest,
+        description: `The event types to receive, each type at most once; at most ${MAX_SOURCES_PER_SUBSCRIPTION} sources. An update replaces them all. Default [].`,
+      },
+      response: { type: 'array', items: sourceResponse },
+    },
+    destination_ids: {
+      request: {
+        type: 'array',
+        maxItems: MAX_DESTINATIONS_PER_SUBSCRIPTION,
+        uniqueItems: true,
+        items: idSchema('event_destination', 'event destination'),
+        description: `The event destinations that receive the events, each once; at most ${MAX_DESTINATIONS_PER_SUBSCRIPTION}. An update replaces them all. Default [].`,
+      },
+    },
+    destinations: { response: { type: 'array', items: refSchema('event_destination') } },
+  } satisfies Fields;
+})();
+
+export const SUBSCRIPTION_SCHEMAS = resourceSchemas(SUBSCRIPTION_FIELDS);
 
 /** GET .../sources: the list shape of every list route, always one page (a subscription has few sources). */
 export const sourceListSchema: Schema = {
   description: 'Every source of the subscription.',
-  type: 'object',
-  additionalProperties: false,
-  required: ['sources', 'uri', 'next_page_uri'],
-  properties: {
-    sources: { type: 'array', items: sourceSchema },
-    uri: uriString,
-    next_page_uri: { type: ['string', 'null'], format: 'uri', description: 'Always null: the sources fit on one page.' },
-  },
+  ...objectSchema(
+    {
+      sources: { type: 'array', items: sourceResponse },
+      uri: uriString,
+      next_page_uri: { type: ['string', 'null'], format: 'uri', description: 'Always null: the sources fit on one page.' },
+    },
+    ['sources', 'uri', 'next_page_uri'],
+  ),
 };
 
-export const sourceParams: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'type'],
-  properties: { id: idString, type: { type: 'string', minLength: 1, maxLength: 100 } },
-};
+/** `{id}` and `{type}` of .../sources/{type}: a type the subscription has no source of is 404 source_not_found. */
+export const sourceParams: Schema = (() => {
+  const { properties } = idParams('event_subscription', 'event subscription') as { properties: Record<string, Schema> };
+  return objectSchema(
+    { ...properties, type: withError({ type: 'string', enum: [...EVENT_TYPES], description: 'An event type.' }, 'source_not_found') },
+    ['id', 'type'],
+  );
+})();

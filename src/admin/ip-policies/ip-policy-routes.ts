@@ -6,11 +6,11 @@ import { ApiError } from '../errors.js';
 import { registerResourceRoutes, resourceStore, type Resource } from '../resource-routes.js';
 import type { StoredTcpEdge } from '../tcp-edges/tcp-edge-view.js';
 import { ipPolicyRuleResource } from './ip-policy-rule-routes.js';
-import { ipPolicyBody, ipPolicySchema, ipPolicyView, type StoredIpPolicy, type StoredIpPolicyRule } from './ip-policy-view.js';
+import { IP_POLICY_SCHEMAS, ipPolicyView, type StoredIpPolicy, type StoredIpPolicyRule } from './ip-policy-view.js';
 
 export function registerIpPolicyRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
-  const resource: Resource<StoredIpPolicy> = { path: '/ip_policies', kind: 'ip_policy', name: 'IP policy', listKey: 'ip_policies', tags: ['IP policies'], schema: ipPolicySchema, view: (p) => ipPolicyView(ctx, p), audit: 'ip_policy' };
+  const resource: Resource<StoredIpPolicy> = { path: '/ip_policies', kind: 'ip_policy', name: 'IP policy', listKey: 'ip_policies', tags: ['IP policies'], schemas: IP_POLICY_SCHEMAS, view: (p) => ipPolicyView(ctx, p), audit: 'ip_policy' };
   const rules = resourceStore(ctx, ipPolicyRuleResource(ctx));
   /** Refused while an edge uses the policy; its rules are deleted with it, each with its audit event. */
   const cascade = (p: StoredIpPolicy) => {
@@ -24,10 +24,16 @@ export function registerIpPolicyRoutes(app: FastifyInstance, ctx: AdminContext):
   };
 
   registerResourceRoutes(app, ctx, resource, {
-    create: { summary: 'Create an IP policy.', description: 'The new policy.', body: ipPolicyBody, build: (_body: object, base): StoredIpPolicy => base },
+    create: {
+      summary: 'Create an IP policy.',
+      description: 'The new policy.',
+      build: (_body: object, base): StoredIpPolicy => base,
+      // A rule needs a policy: the new one's id goes into the body of a rule.
+      links: { createIpPolicyRule: { operationId: 'createIpPolicyRule', requestBody: { ip_policy_id: '$response.body#/id' } } },
+    },
     list: ['List IP policies, newest first.', 'A page of IP policies.'],
     get: ['Get an IP policy.', 'The policy.'],
-    update: { summary: 'Update the description or metadata of an IP policy.', description: 'The updated policy.', body: ipPolicyBody, apply: (p) => p },
+    update: { summary: 'Update the description or metadata of an IP policy.', description: 'The updated policy.', apply: (p) => p },
     remove: { summary: 'Delete an IP policy and its rules; refused while a TCP edge IP restriction uses it.', errors: [409], cascade },
   });
 }

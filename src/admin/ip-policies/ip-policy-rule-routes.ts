@@ -4,17 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { registerResourceRoutes, type BaseFields, type ListQuery, type Resource } from '../resource-routes.js';
-import { idString } from '../schemas.js';
+import type { BeyondSchemaRule } from '../route.js';
+import { idSchema } from '../schemas.js';
 import { normalizeRuleCidr } from './cidr-field.js';
-import {
-  ipPolicyRuleCreateBody,
-  ipPolicyRuleSchema,
-  ipPolicyRuleUpdateBody,
-  ipPolicyRuleView,
-  type RuleAction,
-  type StoredIpPolicy,
-  type StoredIpPolicyRule,
-} from './ip-policy-view.js';
+import { CIDR_HOST_BITS_RULE, IP_POLICY_RULE_SCHEMAS, ipPolicyRuleView, type RuleAction, type StoredIpPolicy, type StoredIpPolicyRule } from './ip-policy-view.js';
 
 interface CreateBody {
   description?: string;
@@ -31,11 +24,13 @@ export function ipPolicyRuleResource(ctx: AdminContext): Resource<StoredIpPolicy
     name: 'IP policy rule',
     listKey: 'ip_policy_rules',
     tags: ['IP policy rules'],
-    schema: ipPolicyRuleSchema,
+    schemas: IP_POLICY_RULE_SCHEMAS,
     view: (r) => ipPolicyRuleView(ctx, r),
     audit: 'ip_policy_rule',
   };
 }
+
+const UNKNOWN_POLICY: BeyondSchemaRule = { code: 'unknown_reference', rule: 'ip_policy_id names an existing IP policy' };
 
 export function registerIpPolicyRuleRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
@@ -52,29 +47,34 @@ export function registerIpPolicyRuleRoutes(app: FastifyInstance, ctx: AdminConte
     checkUnique(body.ip_policy_id, cidr);
     return { ...base, cidr, action: body.action, ip_policy_id: body.ip_policy_id };
   };
-  const apply = (r: StoredIpPolicyRule, body: Partial<CreateBody>, cidr: string | undefined): StoredIpPolicyRule => {
-    // Refused even when equal to the current value: an update never carries these fields.
-    if (body.action !== undefined) throw new ApiError('immutable_field', { field: 'action', resource: 'rule' });
-    if (body.ip_policy_id !== undefined) throw new ApiError('immutable_field', { field: 'ip_policy_id', resource: 'rule' });
+  // action and ip_policy_id are not in the update schema: sending them is immutable_field (validation.ts).
+  const apply = (r: StoredIpPolicyRule, _body: object, cidr: string | undefined): StoredIpPolicyRule => {
     if (cidr !== undefined) checkUnique(r.ip_policy_id, cidr, r.id);
     return { ...r, cidr: cidr ?? r.cidr };
   };
-  const cidrOf = (body: Partial<CreateBody>): string | undefined => (body.cidr === undefined ? undefined : normalizeRuleCidr(body.cidr));
+  const cidrOf = (body: { cidr?: string }): string | undefined => (body.cidr === undefined ? undefined : normalizeRuleCidr(body.cidr));
   const listQuery: ListQuery<StoredIpPolicyRule> = {
-    properties: { ip_policy_id: { ...idString, description: 'Only the rules of this IP policy.' } },
+    properties: { ip_policy_id: idSchema('ip_policy', 'IP policy', 'Only the rules of this IP policy.') },
     filter: ({ ip_policy_id: policy }) => (policy === undefined ? undefined : (r) => r.ip_policy_id === policy),
   };
 
   registerResourceRoutes(app, ctx, ipPolicyRuleResource(ctx), {
-    create: { summary: 'Create a rule in an IP policy.', description: 'The new rule.', body: ipPolicyRuleCreateBody, errors: [409], prepare: (body: CreateBody) => normalizeRuleCidr(body.cidr), build },
+    create: {
+      summary: 'Create a rule in an IP policy.',
+      description: 'The new rule.',
+      errors: [409],
+      rules: [CIDR_HOST_BITS_RULE, UNKNOWN_POLICY],
+      prepare: (body: CreateBody) => normalizeRuleCidr(body.cidr),
+      build,
+    },
     list: ['List IP policy rules, newest first.', 'A page of IP policy rules.'],
     listQuery,
     get: ['Get an IP policy rule.', 'The rule.'],
     update: {
       summary: 'Update the description, metadata or cidr of a rule; action and ip_policy_id cannot change.',
       description: 'The updated rule.',
-      body: ipPolicyRuleUpdateBody,
       errors: [409],
+      rules: [CIDR_HOST_BITS_RULE],
       prepare: cidrOf,
       apply,
     },

@@ -1,7 +1,10 @@
 // IP policies and their rules: stored shapes, API views and schemas (the views are also the audit
 // objects of ip_policy_*.v0 and ip_policy_rule_*.v0; see schemas/audit/).
 import { baseView, ref, type AdminContext } from '../context.js';
-import { RESOURCE_FIELDS, descriptionField, descriptionMetadataBody, idString, metadataField, refSchema, resourceProperties } from '../schemas.js';
+import { CIDR, CIDR_EXCLUDED } from '../../net/ip-patterns.js';
+import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
+import type { BeyondSchemaRule } from '../route.js';
+import { idSchema, refSchema, withError } from '../schemas.js';
 
 export type RuleAction = 'allow' | 'deny';
 
@@ -31,51 +34,32 @@ export function ipPolicyRuleView(ctx: AdminContext, r: StoredIpPolicyRule): Reco
   return { ...baseView(ctx, '/ip_policy_rules', r), cidr: r.cidr, action: r.action, ip_policy: ref(ctx, '/ip_policies', r.ip_policy_id) };
 }
 
-export const ipPolicySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: [...RESOURCE_FIELDS],
-  properties: { ...resourceProperties },
-} as const;
+export const IP_POLICY_SCHEMAS = resourceSchemas(baseFields('ip_policy'));
 
-export const ipPolicyBody = descriptionMetadataBody;
+const action = { type: 'string', enum: ['allow', 'deny'], description: 'allow or deny; fixed at creation.' };
 
-const actionSchema = { type: 'string', enum: ['allow', 'deny'], description: 'allow or deny; cannot be changed after creation.' };
-const cidrSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 64,
-  description: 'An IPv4 or IPv6 range with zero host bits, e.g. 10.0.0.0/8 or 2001:db8::/32.',
-};
-
-export const ipPolicyRuleSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: [...RESOURCE_FIELDS, 'cidr', 'action', 'ip_policy'],
-  properties: {
-    ...resourceProperties,
-    cidr: { type: 'string' },
-    action: { type: 'string', enum: ['allow', 'deny'] },
-    ip_policy: refSchema,
+/** A CIDR range as the parser reads it (src/net/ip-patterns.ts); host bits are a rule beyond the schema. */
+const cidrRequest = withError(
+  {
+    type: 'string',
+    maxLength: 64,
+    pattern: CIDR,
+    not: { type: 'string', pattern: CIDR_EXCLUDED },
+    examples: ['10.0.0.0/8', '192.0.2.0/24', '2001:db8::/32'],
+    description: 'An IPv4 or IPv6 range, e.g. 10.0.0.0/8 or 2001:db8::/32, with zero host bits (10.1.2.3/8 is refused: cidr_has_host_bits). IPv4-mapped IPv6 (::ffff:0:0/96) and zones are refused; send the IPv4 form.',
   },
-} as const;
+  'invalid_cidr',
+);
 
-export const ipPolicyRuleCreateBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['cidr', 'action', 'ip_policy_id'],
-  properties: { description: descriptionField, metadata: metadataField, cidr: cidrSchema, action: actionSchema, ip_policy_id: idString },
-} as const;
+export const CIDR_HOST_BITS_RULE: BeyondSchemaRule = { code: 'cidr_has_host_bits', rule: 'cidr has zero host bits (10.0.0.0/8, not 10.1.2.3/8)' };
 
-/** action and ip_policy_id are listed so that sending them names the real problem (immutable), not "unknown". */
-export const ipPolicyRuleUpdateBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    description: descriptionField,
-    metadata: metadataField,
-    cidr: cidrSchema,
-    action: { ...actionSchema, description: 'Cannot be changed: sending it is an immutable_field error.' },
-    ip_policy_id: { ...idString, description: 'Cannot be changed: sending it is an immutable_field error.' },
-  },
-} as const;
+/** The IP policy rule's fields (resource-fields.ts): action and ip_policy_id are fixed at creation. */
+export const IP_POLICY_RULE_FIELDS = {
+  ...baseFields('ip_policy_rule'),
+  cidr: { request: cidrRequest, response: { type: 'string', pattern: CIDR, description: 'Canonical form (RFC 5952 for IPv6).' }, required: true },
+  action: { request: action, response: action, required: true, immutable: true },
+  ip_policy_id: { request: idSchema('ip_policy', 'IP policy', 'The IP policy the rule belongs to; fixed at creation.'), required: true, immutable: true },
+  ip_policy: { response: refSchema('ip_policy') },
+} satisfies Fields;
+
+export const IP_POLICY_RULE_SCHEMAS = resourceSchemas(IP_POLICY_RULE_FIELDS);

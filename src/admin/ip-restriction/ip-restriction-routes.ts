@@ -1,13 +1,14 @@
 // The TCP edge IP restriction module (ARCHITECTURE.md "The IP restriction module"): PUT (full replace), GET and DELETE at
 // /edges/tcp/{id}/ip_restriction, and GET .../decision?ip= which applies the module to one address.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isId } from '../../ids.js';
 import { parseIP } from '../../net/ip.js';
+import { IP_ADDRESS, IP_ADDRESS_EXCLUDED } from '../../net/ip-patterns.js';
 import { principalOf, ref, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { StoredIpPolicy, StoredIpPolicyRule } from '../ip-policies/ip-policy-view.js';
-import { partsOf, resourceStore, route } from '../resource-routes.js';
-import { idParams, idString, noContent } from '../schemas.js';
+import { resourceStore } from '../resource-routes.js';
+import { partsOf, route, type BeyondSchemaRule, type Link } from '../route.js';
+import { idParams, idResponse, idSchema, noContent, uriString, withError } from '../schemas.js';
 import type { AuditRecord } from '../store.js';
 import { tcpEdgeResource } from '../tcp-edges/tcp-edge-routes.js';
 import { ipRestrictionSchema, ipRestrictionView, type StoredIpRestriction, type StoredTcpEdge } from '../tcp-edges/tcp-edge-view.js';
@@ -34,8 +35,9 @@ const putBody = {
       type: 'array',
       minItems: 1,
       maxItems: MAX_IP_POLICY_IDS,
-      items: idString,
-      description: 'The IP policies whose rules decide access: existing ids, no repeats. Replaces the previous list.',
+      uniqueItems: true,
+      items: idSchema('ip_policy', 'IP policy'),
+      description: `The IP policies whose rules decide access: 1 to ${MAX_IP_POLICY_IDS} existing ids, no repeats. Replaces the previous list.`,
     },
   },
 };
@@ -44,7 +46,7 @@ const matchedRuleSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'uri', 'cidr', 'action', 'ip_policy_id'],
-  properties: { id: idString, uri: { type: 'string', format: 'uri' }, cidr: { type: 'string' }, action: { type: 'string', enum: ['allow', 'deny'] }, ip_policy_id: idString },
+  properties: { id: idResponse('ip_policy_rule'), uri: uriString, cidr: { type: 'string' }, action: { type: 'string', enum: ['allow', 'deny'] }, ip_policy_id: idResponse('ip_policy') },
 };
 
 const decisionSchema = {
@@ -63,7 +65,28 @@ const decisionQuery = {
   type: 'object',
   additionalProperties: false,
   required: ['ip'],
-  properties: { ip: { type: 'string', minLength: 1, maxLength: 64, description: 'An IPv4 or IPv6 address.' } },
+  properties: {
+    ip: withError(
+      {
+        type: 'string',
+        maxLength: 64,
+        pattern: IP_ADDRESS,
+        not: { type: 'string', pattern: IP_ADDRESS_EXCLUDED },
+        examples: ['203.0.113.7', '2001:db8::1'],
+        description: 'An IPv4 or IPv6 address, e.g. 203.0.113.7 or 2001:db8::1. IPv4-mapped IPv6 (::ffff:a.b.c.d) and zones are refused; send the IPv4 form.',
+      },
+      'invalid_ip',
+    ),
+  },
+};
+
+const UNKNOWN_POLICIES: BeyondSchemaRule = { code: 'unknown_reference', rule: 'each of ip_policy_ids names an existing IP policy' };
+const EDGE_ID: Readonly<Record<string, string>> = { id: '$request.path.id' };
+/** From a module just set: read it, delete it, ask it for a decision. */
+const MODULE_LINKS: Readonly<Record<string, Link>> = {
+  getIpRestriction: { operationId: 'getIpRestriction', parameters: EDGE_ID },
+  deleteIpRestriction: { operationId: 'deleteIpRestriction', parameters: EDGE_ID },
+  getIpRestrictionDecision: { operationId: 'getIpRestrictionDecision', parameters: EDGE_ID },
 };
 
 export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminContext): void {
@@ -74,12 +97,8 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
     if (m === null) throw new ApiError('not_found', { resource: 'IP restriction on TCP edge', id });
     return m;
   };
-  /** Malformed ids are 400, unknown ids are 400 (ARCHITECTURE.md); repeats are refused rather than merged. */
+  /** Unknown ids are 400 (ARCHITECTURE.md); malformed and repeated ones the schema refuses. */
   const checkPolicyIds = (ids: readonly string[]): void => {
-    ids.forEach((id, i) => {
-      if (!isId('ip_policy', id)) throw new ApiError('invalid_id', { field: `ip_policy_ids[${i}]`, kind: 'IP policy', value: id });
-      if (ids.indexOf(id) !== i) throw new ApiError('duplicate_value', { field: `ip_policy_ids[${i}]`, value: id });
-    });
     ids.forEach((id, i) => {
       if (store.get<StoredIpPolicy>('ip_policy', id) === undefined) {
         throw new ApiError('unknown_reference', { field: `ip_policy_ids[${i}]`, kind: 'IP policy', id });
@@ -93,7 +112,9 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
     store.commit([{ kind: 'tcp_edge', id: edge.id, data: { ...edge, ip_restriction: next } }], [audit], principalOf(req));
 
   const summary = 'Replace TCP Edge IP Restriction Module: the body replaces the whole module; enabled defaults to true.';
-  route(app, 'PUT', path, { tags, summary, params: idParams, body: putBody, ok: [200, module], errors: [404] }, async (req) => {
+  const params = idParams('tcp_edge', 'TCP edge');
+  const put = { operationId: 'putIpRestriction', tags, summary, params, body: putBody, ok: [200, module], errors: [404], rules: [UNKNOWN_POLICIES], links: MODULE_LINKS } as const;
+  route(app, 'PUT', path, put, async (req) => {
     const { body, params } = partsOf<PutBody>(req);
     const next = await store.exclusive(async () => {
       const edge = findEdge(params.id);
@@ -106,11 +127,12 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
     return ipRestrictionView(ctx, next);
   });
 
-  route(app, 'GET', path, { tags, summary: 'Get TCP Edge IP Restriction Module.', params: idParams, ok: [200, module], errors: [400, 404] }, async (req) =>
+  route(app, 'GET', path, { operationId: 'getIpRestriction', tags, summary: 'Get TCP Edge IP Restriction Module.', params, ok: [200, module], errors: [404] }, async (req) =>
     ipRestrictionView(ctx, findModule(partsOf(req).params.id)),
   );
 
-  route(app, 'DELETE', path, { tags, summary: 'Delete TCP Edge IP Restriction Module.', params: idParams, ok: [204, noContent], errors: [400, 404] }, async (req, reply) => {
+  const remove = { operationId: 'deleteIpRestriction', tags, summary: 'Delete TCP Edge IP Restriction Module.', params, ok: [204, noContent], errors: [404] } as const;
+  route(app, 'DELETE', path, remove, async (req, reply) => {
     await store.exclusive(async () => {
       const edge = findEdge(partsOf(req).params.id);
       await save(req, edge, null, ipRestrictionAudit(ctx, 'deleted', edge.id, findModule(edge.id)));
@@ -118,7 +140,7 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
     return reply.code(204).send();
   });
 
-  const decision = { tags, summary: 'Whether the edge would let a source IP connect, with the rules that matched.', params: idParams, querystring: decisionQuery };
+  const decision = { operationId: 'getIpRestrictionDecision', tags, summary: 'Whether the edge would let a source IP connect, with the rules that matched.', params, querystring: decisionQuery };
   route(app, 'GET', `${path}/decision`, { ...decision, ok: [200, decisionSchema], errors: [400, 404] }, async (req) => {
     const { params, query } = partsOf<unknown, { id: string }, { ip: string }>(req);
     const ip = parseIP(query.ip);

@@ -1,32 +1,37 @@
-// Validation of a TCP edge hostport: "host:port" where host is a DNS name, an IPv4 address or a
-// bracketed IPv6 address (RFC 3986 3.2.2 "IP-literal = [ IPv6address ]"), and port is 1-65535.
+// A TCP edge hostport: "host:port" where host is a DNS name, an IPv4 address or a bracketed IPv6 address
+// (RFC 3986 3.2.2 "IP-literal = [ IPv6address ]"), and port is 1-65535. The schema states the rule and
+// normalizeHostport applies the same patterns, then writes the canonical form.
 import { formatIP, parseIP } from '../../net/ip.js';
+import { BRACKETED_MAPPED_IPV6, HOST, LONG_HOST_NAME, PORT } from '../../net/ip-patterns.js';
 import { ApiError } from '../errors.js';
+import { withError, type Schema } from '../schemas.js';
 
-/** RFC 1123 2.1 host names: labels of 1-63 letters, digits and hyphens, not starting or ending with a hyphen. */
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+const HOSTPORT = `^${HOST}:${PORT}$`;
+const MATCHES = new RegExp(HOSTPORT, 'u');
+const EXCLUDED = [new RegExp(BRACKETED_MAPPED_IPV6, 'u'), new RegExp(LONG_HOST_NAME, 'u')];
 
-function normalizeHost(host: string): string | undefined {
-  if (host.startsWith('[') && host.endsWith(']')) {
-    const ip = parseIP(host.slice(1, -1));
-    return ip?.family === 6 ? `[${formatIP(ip)}]` : undefined;
-  }
-  if (/^[0-9.]+$/.test(host)) {
-    const ip = parseIP(host);
-    return ip?.family === 4 ? formatIP(ip) : undefined;
-  }
-  const name = host.toLowerCase();
-  if (name.length > 253) return undefined;
-  const labels = name.split('.');
-  return labels.every((l) => LABEL.test(l)) ? name : undefined;
-}
+/** One hostport in a request; a value that breaks it is 400 invalid_hostport. */
+export const HOSTPORT_SCHEMA: Schema = withError(
+  {
+    type: 'string',
+    maxLength: 259,
+    pattern: HOSTPORT,
+    not: { type: 'string', anyOf: [{ pattern: BRACKETED_MAPPED_IPV6 }, { pattern: LONG_HOST_NAME }] },
+    examples: ['1.tcp.example.com:20000', '192.0.2.1:22', '[2001:db8::1]:443'],
+    description:
+      'host:port, e.g. 1.tcp.example.com:20000, 192.0.2.1:22 or [2001:db8::1]:443. A host name is at most 253 characters of ' +
+      'RFC 1123 labels, the last one starting with a letter; the port is 1 to 65535. Stored lowercase and canonical.',
+  },
+  'invalid_hostport',
+);
 
 /** The hostport in canonical form (lowercase name, canonical IP text), or an invalid_hostport error. */
 export function normalizeHostport(value: string, field: string): string {
+  if (!MATCHES.test(value) || EXCLUDED.some((re) => re.test(value))) throw new ApiError('invalid_hostport', { field, value });
   const colon = value.lastIndexOf(':');
-  const host = colon > 0 ? normalizeHost(value.slice(0, colon)) : undefined;
-  const portText = value.slice(colon + 1);
-  const port = /^[1-9][0-9]{0,4}$/.test(portText) ? Number(portText) : 0;
-  if (host === undefined || port < 1 || port > 65535) throw new ApiError('invalid_hostport', { field, value });
-  return `${host}:${port}`;
+  const host = value.slice(0, colon);
+  const port = value.slice(colon + 1);
+  if (host.startsWith('[')) return `[${formatIP(parseIP(host.slice(1, -1)) as NonNullable<ReturnType<typeof parseIP>>)}]:${port}`;
+  const ip = parseIP(host);
+  return `${ip === undefined ? host.toLowerCase() : formatIP(ip)}:${port}`;
 }

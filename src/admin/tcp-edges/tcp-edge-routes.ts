@@ -6,8 +6,9 @@ import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { ipRestrictionAudit } from '../ip-restriction/ip-restriction-audit.js';
 import { registerResourceRoutes, type BaseFields, type Resource } from '../resource-routes.js';
+import type { BeyondSchemaRule } from '../route.js';
 import { normalizeHostport } from './hostport.js';
-import { tcpEdgeCreateBody, tcpEdgeSchema, tcpEdgeUpdateBody, tcpEdgeView, type StoredTcpEdge } from './tcp-edge-view.js';
+import { TCP_EDGE_SCHEMAS, tcpEdgeView, type StoredTcpEdge } from './tcp-edge-view.js';
 
 interface EdgeBody {
   description?: string;
@@ -15,8 +16,11 @@ interface EdgeBody {
   hostports?: string[];
 }
 
+/** uniqueItems compares the text; "A.com:80" and "a.com:80" differ as text but are one hostport. */
+const SAME_HOSTPORT: BeyondSchemaRule = { code: 'duplicate_value', rule: 'hostports are unique in canonical form (lowercase names, canonical IP addresses)' };
+
 export function tcpEdgeResource(ctx: AdminContext): Resource<StoredTcpEdge> {
-  return { path: '/edges/tcp', kind: 'tcp_edge', name: 'TCP edge', listKey: 'tcp_edges', tags: ['TCP edges'], schema: tcpEdgeSchema, view: (e) => tcpEdgeView(ctx, e) };
+  return { path: '/edges/tcp', kind: 'tcp_edge', name: 'TCP edge', listKey: 'tcp_edges', tags: ['TCP edges'], schemas: TCP_EDGE_SCHEMAS, view: (e) => tcpEdgeView(ctx, e) };
 }
 
 export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): void {
@@ -41,10 +45,26 @@ export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): 
   const cascade = (e: StoredTcpEdge) => ({ writes: [], audits: e.ip_restriction === null ? [] : [ipRestrictionAudit(ctx, 'deleted', e.id, e.ip_restriction)] });
 
   registerResourceRoutes(app, ctx, tcpEdgeResource(ctx), {
-    create: { summary: 'Create a TCP edge (its IP restriction is set with PUT /edges/tcp/{id}/ip_restriction).', description: 'The new edge.', body: tcpEdgeCreateBody, errors: [409], build },
+    create: {
+      summary: 'Create a TCP edge (its IP restriction is set with PUT /edges/tcp/{id}/ip_restriction).',
+      description: 'The new edge.',
+      errors: [409],
+      rules: [SAME_HOSTPORT],
+      build,
+      links: {
+        putIpRestriction: { operationId: 'putIpRestriction', parameters: { id: '$response.body#/id' } },
+        getIpRestrictionDecision: { operationId: 'getIpRestrictionDecision', parameters: { id: '$response.body#/id' } },
+      },
+    },
     list: ['List TCP edges, newest first.', 'A page of TCP edges.'],
     get: ['Get a TCP edge with its IP restriction.', 'The edge.'],
-    update: { summary: 'Update the description, metadata or hostports (replaced as a whole) of a TCP edge.', description: 'The updated edge.', body: tcpEdgeUpdateBody, errors: [409], apply },
+    update: {
+      summary: 'Update the description, metadata or hostports (replaced as a whole) of a TCP edge.',
+      description: 'The updated edge.',
+      errors: [409],
+      rules: [SAME_HOSTPORT],
+      apply,
+    },
     remove: { summary: 'Delete a TCP edge and its IP restriction.', cascade },
   });
 }

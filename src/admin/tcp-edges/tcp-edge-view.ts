@@ -1,6 +1,8 @@
 // TCP edges: stored shape, API view and schemas. The IP restriction module is embedded (null when absent).
 import { baseView, ref, type AdminContext } from '../context.js';
-import { RESOURCE_FIELDS, descriptionField, metadataField, refSchema, resourceProperties } from '../schemas.js';
+import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
+import { refSchema } from '../schemas.js';
+import { HOSTPORT_SCHEMA } from './hostport.js';
 
 export interface StoredIpRestriction {
   readonly enabled: boolean;
@@ -36,34 +38,26 @@ export const ipRestrictionSchema = {
   required: ['enabled', 'ip_policies'],
   properties: {
     enabled: { type: 'boolean', description: 'true if the module is applied to traffic.' },
-    ip_policies: { type: 'array', items: refSchema, description: 'The IP policies whose rules decide which source IPs may connect.' },
-  },
-} as const;
-
-export const tcpEdgeSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: [...RESOURCE_FIELDS, 'hostports', 'ip_restriction'],
-  properties: {
-    ...resourceProperties,
-    hostports: { type: 'array', items: { type: 'string' } },
-    ip_restriction: { ...ipRestrictionSchema, type: ['object', 'null'], description: 'The IP restriction module, or null when none is configured.' },
+    ip_policies: { type: 'array', items: refSchema('ip_policy'), description: 'The IP policies whose rules decide which source IPs may connect.' },
   },
 } as const;
 
 export const MAX_HOSTPORTS = 32;
 
-const hostportsSchema = {
-  type: 'array',
-  maxItems: MAX_HOSTPORTS,
-  uniqueItems: true,
-  items: { type: 'string', minLength: 3, maxLength: 262, description: 'host:port, e.g. 1.tcp.example.com:20000 or [2001:db8::1]:443.' },
-};
+/** The TCP edge's fields (resource-fields.ts); its IP restriction is set at /edges/tcp/{id}/ip_restriction. */
+export const TCP_EDGE_FIELDS = {
+  ...baseFields('tcp_edge'),
+  hostports: {
+    request: {
+      type: 'array',
+      maxItems: MAX_HOSTPORTS,
+      uniqueItems: true,
+      items: HOSTPORT_SCHEMA,
+      description: `At most ${MAX_HOSTPORTS}, each used by no other edge; an update replaces the list. Default [].`,
+    },
+    response: { type: 'array', items: { type: 'string' } },
+  },
+  ip_restriction: { response: { ...ipRestrictionSchema, type: ['object', 'null'], description: 'The IP restriction module, or null when none is configured.' } },
+} satisfies Fields;
 
-export const tcpEdgeCreateBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { description: descriptionField, metadata: metadataField, hostports: hostportsSchema },
-} as const;
-
-export const tcpEdgeUpdateBody = tcpEdgeCreateBody;
+export const TCP_EDGE_SCHEMAS = resourceSchemas(TCP_EDGE_FIELDS);

@@ -1,15 +1,20 @@
 // Runs schemathesis (Python, pinned in test/requirements.txt) against a running service: the fuzzer reads the
-// OpenAPI document and checks every response against it.
+// OpenAPI document, generates requests from it in every phase, and applies every check it has. It reads the
+// repository's schemathesis.toml (the hooks and settings RELIABILITY.md "API abuse" describes), and writes its
+// JSON report to a folder of its own, where the figures are read from.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The version test/requirements.txt pins; the fuzz test refuses to run with none. */
 export const SCHEMATHESIS_VERSION = '4.32.5';
 
-/** The checks of the issue: no 5xx, and nothing the OpenAPI document does not describe. */
-export const CHECKS = ['not_a_server_error', 'response_schema_conformance', 'status_code_conformance', 'content_type_conformance'];
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const CONFIG_FILE = join(ROOT, 'schemathesis.toml');
+
+export const PHASES = ['examples', 'coverage', 'fuzzing', 'stateful'] as const;
 
 export function schemathesisVersion(): string {
   const r = spawnSync('schemathesis', ['--version'], { encoding: 'utf8' });
@@ -22,58 +27,94 @@ export function schemathesisVersion(): string {
   return r.stdout.trim();
 }
 
+/** Who the requests of one run come from: a name for the summary and the Authorization header it sends. */
+export interface FuzzIdentity {
+  readonly name: string;
+  readonly authorization: string;
+}
+
 export interface FuzzOptions {
   readonly url: string;
-  readonly token: string;
+  /** One run per identity, one after the other (a second account's key is one more entry). */
+  readonly identities: readonly FuzzIdentity[];
   readonly maxExamples: number;
   readonly seed: number;
   /** Operations whose path matches are left out. */
   readonly excludePathRegex?: string;
+  /** The time one run may take before it is killed and the test fails. */
   readonly timeoutMs: number;
 }
 
-export interface FuzzResult {
-  readonly code: number | null;
-  readonly output: string;
+/** What the JSON report of a run says (the parts the test reads). */
+export interface FuzzReport {
+  readonly running_time: number;
+  readonly exit_code: number;
+  readonly operations: { readonly selected: number; readonly tested: number; readonly errored: number };
+  readonly phases: Readonly<Record<string, { readonly status: string }>>;
+  readonly test_cases: { readonly generated: number; readonly with_failures: number; readonly errored: number };
+  readonly failures: readonly { readonly code: string; readonly title: string; readonly count: number; readonly operations: readonly string[] }[];
+  readonly errors: readonly { readonly title: string; readonly count: number }[];
 }
 
-export function runSchemathesis(o: FuzzOptions): Promise<FuzzResult> {
+export interface FuzzRun {
+  readonly identity: string;
+  readonly code: number | null;
+  readonly output: string;
+  readonly report: FuzzReport;
+}
+
+export async function runSchemathesis(o: FuzzOptions): Promise<FuzzRun[]> {
+  const runs: FuzzRun[] = [];
+  for (const identity of o.identities) runs.push(await runOnce(o, identity));
+  return runs;
+}
+
+function runOnce(o: FuzzOptions, identity: FuzzIdentity): Promise<FuzzRun> {
+  // Reports and hypothesis's own files go to a folder of the run's own; the working directory is the
+  // repository's root, against which schemathesis.toml names its hooks file.
+  const dir = mkdtempSync(join(tmpdir(), 'edge-fuzz-'));
   const args = [
+    '--config-file',
+    CONFIG_FILE,
     'run',
     `${o.url}/openapi.json`,
     '--url',
     o.url,
     '--header',
-    `Authorization: Bearer ${o.token}`,
+    `Authorization: ${identity.authorization}`,
     '--checks',
-    CHECKS.join(','),
+    'all',
     '--phases',
-    'examples,coverage,fuzzing',
+    PHASES.join(','),
     '--max-examples',
     String(o.maxExamples),
     '--seed',
     String(o.seed),
+    // One worker: runs repeat with a seed, and hypothesis's lambda descriptions are not thread-safe.
     '--workers',
     '1',
     '--request-timeout',
     '10',
     '--suppress-health-check',
     'all',
-    // The token is ours; the sanitizer would only hide which header a failing request sent.
+    // The token is the test's own; the sanitizer would only hide which header a failing request sent.
     '--output-sanitize',
     'false',
+    '--report',
+    'json',
+    '--report-dir',
+    dir,
     ...(o.excludePathRegex !== undefined ? ['--exclude-path-regex', o.excludePathRegex] : []),
   ];
   return new Promise((resolve, reject) => {
-    // In a folder of its own: schemathesis and hypothesis leave their databases in the working directory.
-    const cwd = mkdtempSync(join(tmpdir(), 'edge-fuzz-'));
-    const child = spawn('schemathesis', args, { cwd, env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: '', HYPOTHESIS_STORAGE_DIRECTORY: join(dir, 'hypothesis') };
+    const child = spawn('schemathesis', args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`schemathesis did not finish within ${o.timeoutMs} ms:\n${output.slice(-4000)}`));
+      reject(new Error(`schemathesis did not finish within ${o.timeoutMs} ms:\n${withoutBanners(output).slice(-4000)}`));
     }, o.timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);
@@ -81,7 +122,35 @@ export function runSchemathesis(o: FuzzOptions): Promise<FuzzResult> {
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, output });
+      const file = readdirSync(dir).find((f) => f.startsWith('json-') && f.endsWith('.json'));
+      if (file === undefined) return reject(new Error(`schemathesis (exit ${code}) wrote no JSON report:\n${withoutBanners(output).slice(-4000)}`));
+      resolve({ identity: identity.name, code, output, report: JSON.parse(readFileSync(join(dir, file), 'utf8')) as FuzzReport });
     });
   });
+}
+
+/** The number of failures and errors a run reports: the suite fails on any. */
+export function problemCount(run: FuzzRun): number {
+  return run.report.failures.reduce((n, f) => n + f.count, 0) + run.report.errors.reduce((n, e) => n + e.count, 0);
+}
+
+/**
+ * One line per run, the test's own: schemathesis's closing banner reads like a pytest run's last line, and a
+ * reader of the suite's output (CI among them) would take it for the suite's.
+ */
+export function summaryLine(run: FuzzRun, seed: number): string {
+  const r = run.report;
+  const phases = PHASES.map((p) => `${p} ${r.phases[p]?.status ?? 'absent'}`).join(', ');
+  return (
+    `schemathesis (${run.identity}, seed ${seed}): ${r.operations.tested} operations, ${r.test_cases.generated} cases, ` +
+    `phases ${phases}; ${problemCount(run)} failures; ${r.running_time.toFixed(0)} s`
+  );
+}
+
+/** The run's text without schemathesis's "=== ... ===" banner lines, for failure messages. */
+export function withoutBanners(output: string): string {
+  return output
+    .split('\n')
+    .filter((line) => !/^=+ .* =+$/.test(line.trim()))
+    .join('\n');
 }

@@ -204,7 +204,7 @@ describe('event subscription sources', () => {
     const onlyFilter = await h.call('PATCH', `/event_subscriptions/${s.id}/sources/${TCP}`, { body: { filter: 'ev.conn.server_port == 23' } });
     expect(onlyFilter.status, onlyFilter.text).toBe(200);
     expect(onlyFilter.json).toEqual({ ...added.json, filter: 'ev.conn.server_port == 23' });
-    const onlyFields = await h.call('PATCH', `/event_subscriptions/${s.id}/sources/${TCP}`, { body: { fields: ['conn.end_ts'], type: TCP } });
+    const onlyFields = await h.call('PATCH', `/event_subscriptions/${s.id}/sources/${TCP}`, { body: { fields: ['conn.end_ts'] } });
     expect(onlyFields.json).toEqual({ ...onlyFilter.json, fields: ['conn.end_ts'] });
     const noFilter = await h.call('PATCH', `/event_subscriptions/${s.id}/sources/${TCP}`, { body: { filter: '' } });
     expect(noFilter.json.filter).toBe('');
@@ -233,6 +233,8 @@ describe('event subscription sources', () => {
     await expectError(h.call('PATCH', `${path}/${TCP}`, { body: { filter: 'ev.conn.server_port > "a"' } }), 400, 'invalid_filter', 'filter');
     await expectError(h.call('PATCH', `${path}/${TCP}`, { body: { fields: [] } }), 400, 'source_fields_required', 'fields');
     await expectError(h.call('PATCH', `${path}/${TCP}`, { body: { type: HTTP } }), 400, 'immutable_field', 'type');
+    // The path names the type: a body that repeats it is refused too, as its schema has no type.
+    await expectError(h.call('PATCH', `${path}/${TCP}`, { body: { type: TCP, fields: ['conn.end_ts'] } }), 400, 'immutable_field', 'type');
     await expectError(h.call('PATCH', `${path}/api_key_created.v0`, { body: { filter: 'true' } }), 400, 'audit_source_field', 'filter');
     await expectError(h.call('PATCH', `${path}/${HTTP}`, { body: { filter: '' } }), 404, 'source_not_found');
     await expectError(h.call('DELETE', `${path}/${HTTP}`), 404, 'source_not_found');

@@ -1,5 +1,6 @@
 // The admin API's transport-level errors over a real socket: JSON only, a body limit, unknown routes,
 // and the one error body shape, never a stack trace.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_BODY_LIMIT } from '../../../src/admin/server.js';
 import { request, startAdmin, type AdminHarness, type CallResult } from './admin-harness.js';
@@ -18,6 +19,20 @@ function expectErrorBody(r: CallResult, status: number, code: string): void {
   expect(r.json.status_code).toBe(status);
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
   expect(r.text).not.toMatch(/\bat \S+ \(|node_modules|\.ts:\d+/);
+}
+
+/** Any method, with node:http (fetch refuses TRACE and CONNECT); no body, no content type. */
+function send(method: string, path: string, token?: string): Promise<{ status: number; allow: string | undefined; json: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const headers = token === undefined ? {} : { authorization: `Bearer ${token}` };
+    const req = httpRequest(`${h.url}${path}`, { method, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, json: JSON.parse(text) as Record<string, unknown> }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 describe('admin API transport errors', () => {
@@ -85,9 +100,32 @@ describe('admin API transport errors', () => {
     expectErrorBody(await h.call('GET', '/ip_policies/%ZZ'), 400, 'bad_request');
   });
 
-  it('an over-long path id should be a 400 naming the parameter, not a router 414', async () => {
-    const r = await h.call('GET', `/ip_policies/ipp_${'x'.repeat(300)}`);
-    expectErrorBody(r, 400, 'field_too_long');
-    expect(r.json.details).toMatchObject({ field: 'id', location: 'params' });
+  it('an over-long path id should be a 404 naming nothing, as any malformed id is, not a router 414', async () => {
+    const id = `ipp_${'x'.repeat(200)}`;
+    const r = await h.call('GET', `/ip_policies/${id}`);
+    expectErrorBody(r, 404, 'not_found');
+    expect(r.json.details).toEqual({ resource: 'IP policy', id });
+  });
+
+  it('a method a path does not take should be 405 with Allow listing the ones it takes, QUERY and TRACE included', async () => {
+    const key = (await h.call('POST', '/api_keys', { body: {} })).json;
+    for (const [method, path, allow] of [
+      ['QUERY', '/api_keys', 'GET, HEAD, POST'],
+      ['TRACE', '/api_keys', 'GET, HEAD, POST'],
+      ['PUT', '/api_keys', 'GET, HEAD, POST'],
+      ['QUERY', `/api_keys/${key.id}`, 'DELETE, GET, HEAD, PATCH'],
+      ['OPTIONS', `/api_keys/${key.id}`, 'DELETE, GET, HEAD, PATCH'],
+      ['POST', '/edges/tcp/edgtcp_01ARZ3NDEKTSV4RRFFQ69G5FAV/ip_restriction', 'DELETE, GET, HEAD, PUT'],
+    ] as const) {
+      const r = await send(method, path, h.token);
+      expect([method, path, r.status, r.json.error_code, r.allow]).toEqual([method, path, 405, 'method_not_allowed', allow]);
+      expect(r.json.details).toMatchObject({ method, allowed: allow.split(', ') });
+    }
+  });
+
+  it('a wrong method should be 401 without a token on an authenticated path, and 405 at once on the public API description', async () => {
+    expect((await send('TRACE', '/api_keys')).json.error_code).toBe('unauthorized');
+    const r = await send('QUERY', '/openapi.json');
+    expect([r.status, r.json.error_code, r.allow]).toEqual([405, 'method_not_allowed', 'GET, HEAD']);
   });
 });

@@ -17,6 +17,10 @@ describe('admin error catalogue', () => {
     for (const [code, spec] of Object.entries(API_ERRORS)) expect([code, documented.get(code)]).toEqual([code, spec.status]);
   });
 
+  it('no message should name a file of the repository: a message names what a user of the API can reach', () => {
+    for (const [code, spec] of Object.entries(API_ERRORS)) expect([code, /\.md\b|\bsrc\/|\.ts\b|SPEC/.test(spec.template)]).toEqual([code, false]);
+  });
+
   it('docs/api-errors.md should list no code the catalogue lacks', () => {
     expect([...documentedCodes().keys()].filter((c) => !(c in API_ERRORS))).toEqual([]);
   });

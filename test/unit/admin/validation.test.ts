@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../src/admin/errors.js';
 import { compileValidator, fieldPath, validationError } from '../../../src/admin/validation.js';
 
 const body = {
@@ -60,5 +61,82 @@ describe('admin request validation', () => {
     const q: Record<string, unknown> = { limit: '7' };
     expect(validate(q)).toBe(true);
     expect(q.limit).toBe(7);
+  });
+});
+
+describe('admin request validation: naming the problem', () => {
+  const idKind = { type: 'string', pattern: '^ipp_[0-9]{3}$', 'x-error': { code: 'invalid_id', kind: 'IP policy' } };
+  const schema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      policy: idKind,
+      url: { type: 'string', pattern: '^https://', 'x-error': { code: 'invalid_body', reason: 'must be an https URL' } },
+      colour: { type: 'string', enum: ['red', 'green'] },
+      size: { type: 'string', enum: Array.from({ length: 20 }, (_, i) => `s${i}`) },
+      tags: { type: 'array', uniqueItems: true, items: { type: 'string' } },
+      shape: {
+        oneOf: [
+          { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' }, round: { type: 'boolean' } } },
+          { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' }, sides: { type: 'integer' } } },
+        ],
+      },
+    },
+  };
+  const validate = compileValidator({ schema, httpPart: 'body' });
+  const errorOf = (value: unknown, hints = {}) => {
+    expect(validate(value)).toBe(false);
+    return validationError(validate.errors ?? [], 'body', { body: value, ...hints }).toBody();
+  };
+
+  it('a value that breaks a schema marked x-error should get that code, with the value where the code names it', () => {
+    expect(errorOf({ policy: 'ipp_x' })).toMatchObject({ error_code: 'invalid_id', details: { field: 'policy', kind: 'IP policy', value: 'ipp_x' } });
+  });
+
+  it('an x-error with a reason should not echo the value, which may hold a credential', () => {
+    const body = errorOf({ url: 'http://user:pw@example.com' });
+    expect(body).toMatchObject({ error_code: 'invalid_body', details: { field: 'url', reason: 'must be an https URL' } });
+    expect(JSON.stringify(body)).not.toContain('pw@');
+  });
+
+  it('a value outside an enum should name the allowed values, in the message when they are few', () => {
+    expect(errorOf({ colour: 'blue' })).toMatchObject({ msg: 'The field colour must be one of red, green.', details: { allowed: ['red', 'green'] } });
+    const many = errorOf({ size: 'huge' });
+    expect(many.msg).toBe('The field size must be one of the 20 values listed in details.allowed.');
+    expect(many.details.allowed).toHaveLength(20);
+  });
+
+  it('a repeated list entry should be duplicate_value naming the repeat', () => {
+    expect(errorOf({ tags: ['a', 'b', 'a'] })).toMatchObject({ error_code: 'duplicate_value', details: { field: 'tags[2]', value: 'a' } });
+  });
+
+  it('a field fixed at creation should be immutable_field on an update, not unknown_field', () => {
+    const update = compileValidator({ schema: { type: 'object', additionalProperties: false, properties: { description: { type: 'string' } } }, httpPart: 'body' });
+    expect(update({ action: 'deny' })).toBe(false);
+    const e = validationError(update.errors ?? [], 'body', { immutable: { fields: ['action'], resource: 'IP policy rule' } }).toBody();
+    expect(e).toMatchObject({ error_code: 'immutable_field', details: { field: 'action', resource: 'IP policy rule' } });
+    expect(e.msg).toContain('delete the IP policy rule');
+  });
+
+  it('a oneOf every branch of which fails alike should name that problem; one whose branches fail in different ways, the oneOf', () => {
+    expect(errorOf({ shape: {} })).toMatchObject({ error_code: 'invalid_body', details: { field: 'shape.name', reason: 'is required' } });
+    expect(errorOf({ shape: { name: 'x', corners: 3 } })).toMatchObject({ error_code: 'unknown_field', details: { field: 'shape.corners' } });
+    expect(errorOf({ shape: { name: 'x', round: 'yes' } })).toMatchObject({ error_code: 'invalid_body', details: { field: 'shape' } });
+  });
+
+  it("a route's explanation should name the problem when it sees one, and be passed over when it sees none or fails", () => {
+    const explain = (body: unknown, at: string) => (at.startsWith('/shape') ? new ApiError('invalid_target_kind', { field: 'shape', kinds: 'round, sides', reason: 'it sets both' }) : undefined);
+    expect(errorOf({ shape: { name: 'x', corners: 3 } }, { explain })).toMatchObject({ error_code: 'invalid_target_kind' });
+    expect(errorOf({ colour: 'blue' }, { explain })).toMatchObject({ error_code: 'invalid_body', details: { field: 'colour' } });
+    const throws = () => {
+      throw new Error('the explanation tripped over the body');
+    };
+    expect(errorOf({ shape: {} }, { explain: throws })).toMatchObject({ error_code: 'invalid_body', details: { field: 'shape.name' } });
+  });
+
+  it('a malformed id in a path should be not_found naming the resource and the id, as an unknown one is', () => {
+    const params = compileValidator({ schema: { type: 'object', properties: { id: { ...idKind, 'x-error': { code: 'not_found', resource: 'IP policy' } } } }, httpPart: 'params' });
+    expect(params({ id: 'nope' })).toBe(false);
+    expect(validationError(params.errors ?? [], 'params').toBody()).toMatchObject({ error_code: 'not_found', status_code: 404, details: { resource: 'IP policy', id: 'nope' } });
   });
 });

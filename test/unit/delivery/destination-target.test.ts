@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredTarget } from '../../../src/configlog/resources.js';
 import { destinationView } from '../../../src/admin/event-destinations/destination-view.js';
 import type { AdminContext } from '../../../src/admin/context.js';
+import { compileValidator } from '../../../src/admin/validation.js';
 import { openSecrets } from '../../../src/delivery/build-writer.js';
 import { acceptTarget, targetSchema, targetView } from '../../../src/delivery/destination-target.js';
 import { DESTINATION_KINDS } from '../../../src/delivery/destinations/kinds.js';
@@ -128,11 +129,27 @@ describe('event destination target', () => {
     expect(targetView({ carrier_pigeon: { loft: 'x' } })).toEqual({});
   });
 
-  it('should describe every kind, nullable, in the request and response schemas of target', () => {
-    for (const response of [false, true]) {
-      const properties = targetSchema(response).properties as Record<string, { type: string[] }>;
-      expect(Object.keys(properties)).toEqual(DESTINATION_KINDS.map((k) => k.name));
-      for (const p of Object.values(properties)) expect(p.type).toEqual(['object', 'null']);
+  it('should state in every schema of target that it sets exactly one kind, the others null in a request', () => {
+    type Branch = { required: string[]; properties: Record<string, { type?: unknown }> };
+    for (const use of ['create', 'update', 'response'] as const) {
+      const branches = (targetSchema(use).oneOf as Branch[]).filter((b) => b.required !== undefined);
+      expect(branches.map((b) => b.required)).toEqual(DESTINATION_KINDS.map((k) => [k.name]));
+      for (const b of branches) {
+        const others = Object.entries(b.properties).filter(([name]) => name !== b.required[0]);
+        expect(others.map(([, s]) => s.type)).toEqual(use === 'response' ? [] : DESTINATION_KINDS.slice(1).map(() => 'null'));
+      }
     }
+  });
+
+  it('should take a target without its cloud secret in an update only, where leaving it out keeps the stored one', () => {
+    const create = compileValidator({ schema: targetSchema('create'), httpPart: 'body' });
+    const update = compileValidator({ schema: targetSchema('update'), httpPart: 'body' });
+    const creds = (secret: unknown) => ({ delivery_stream: { delivery_stream_arn: FIREHOSE, auth: { creds: { cloud_access_key_id: KEY_ID, ...(secret !== undefined && { cloud_secret_access_key: secret }) } } } });
+    expect([create(creds('s3cret')), update(creds('s3cret'))]).toEqual([true, true]);
+    expect([create(creds(undefined)), update(creds(undefined))]).toEqual([false, true]);
+    expect([create(creds(null)), update(creds(null))]).toEqual([false, true]);
+    expect(create({ http: { url: 'https://example.com/in' }, kafka: null })).toBe(true);
+    expect(create({ http: { url: 'https://example.com/in' }, kafka: { topic: 't' } })).toBe(false);
+    expect(create({})).toBe(false);
   });
 });

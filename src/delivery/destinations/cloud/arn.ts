@@ -6,9 +6,11 @@
  *   arn:partition:service:region:account-id:resource-type/resource-id   (or resource-type:resource-id)
  * Partitions are aws, aws-cn, aws-us-gov, ...; regions look like us-east-1; account ids are 12 digits.
  */
+// Spelled with ASCII classes (no \d or \w), as the patterns also go into the API's JSON schemas, which
+// other regex dialects read (src/net/ip-patterns.ts).
 const PARTITION = 'aws(?:-[a-z]+)*';
-const REGION = '[a-z]{2}(?:-[a-z]+)+-\\d{1,2}';
-const ACCOUNT = '\\d{12}';
+const REGION = '[a-z]{2}(?:-[a-z]+)+-[0-9]{1,2}';
+const ACCOUNT = '[0-9]{12}';
 
 export interface ArnRule {
   /** What the ARN names, in words: "delivery stream". */
@@ -40,10 +42,12 @@ export function resourceArnRule(shape: ResourceArnShape): ArnRule {
   };
 }
 
+const ROLE_NAME = '[A-Za-z0-9_+=,.@-]';
+
 /** IAM ARNs have no region: arn:aws:iam::123456789012:role/path/name, names 1-64 of [\w+=,.@-]. */
 export const ROLE_ARN: ArnRule = {
   resource: 'IAM role',
-  pattern: new RegExp(`^arn:${PARTITION}:iam::${ACCOUNT}:role/(?:[\\w+=,.@-]+/)*[\\w+=,.@-]{1,64}$`),
+  pattern: new RegExp(`^arn:${PARTITION}:iam::${ACCOUNT}:role/(?:${ROLE_NAME}+/)*${ROLE_NAME}{1,64}$`),
   example: 'arn:aws:iam::123456789012:role/edge-events-delivery',
 };
 

@@ -3,6 +3,8 @@
 // its resource (CloudKindSpec); the rules below are the same for all of them.
 import { ConfigReader, isPlainObject, problem, type ConfigProblem, type ParseResult } from '../../destination-config.js';
 import type { JsonSchema } from '../../destination-kind.js';
+import { httpUrlSchema } from '../../../net/http-url.js';
+import { nullable, withError } from '../target-schema.js';
 import { ROLE_ARN, parseResourceArn, type ArnRule, type ResourceArn } from './arn.js';
 
 export type CloudAuth =
@@ -37,16 +39,22 @@ export interface CloudKindSpec {
 }
 
 // IAM AccessKeyId: "Length Constraints: Minimum length of 16. Maximum length of 128. Pattern: [\w]+".
-const ACCESS_KEY_ID = /^\w{16,128}$/;
+export const ACCESS_KEY_ID = /^[A-Za-z0-9_]{16,128}$/;
 export const MAX_SECRET_KEY_LENGTH = 1024;
 
 /** The endpoint override, which every cloud kind takes: an absolute http(s) URL with no credentials in it. */
 export const ENDPOINT_OPTION: CloudOption = {
   name: 'endpoint',
-  schema: {
-    type: ['string', 'null'],
-    description: "This service's addition: the service endpoint to call instead of the region's public one (a private endpoint or an emulator); null means the public one.",
-  },
+  schema: withError(
+    nullable(
+      httpUrlSchema(
+        "This service's addition: the service endpoint to call instead of the region's public one (a private endpoint or an emulator); null means the public one. An http or https URL with a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, and no user info.",
+      ),
+    ),
+    'invalid_body',
+    { reason: 'must be an absolute http or https URL with a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, and no user info' },
+  ),
+  // Laxer than the schema, which the API applies on top: targets stored before the schema was narrowed still load.
   problem(value) {
     let url: URL | undefined;
     try {
@@ -99,7 +107,8 @@ function parseAuth(raw: unknown, field: string, problems: ConfigProblem[]): Clou
   const secret = creds.obj.cloud_secret_access_key;
   // The problem never echoes the secret.
   if (secret === undefined || secret === null) creds.invalid('cloud_secret_access_key', 'is required');
-  else if (typeof secret !== 'string' || secret === '' || secret.length > MAX_SECRET_KEY_LENGTH) {
+  // In characters (code points), as the schema's maxLength counts them.
+  else if (typeof secret !== 'string' || secret === '' || [...secret].length > MAX_SECRET_KEY_LENGTH) {
     creds.invalid('cloud_secret_access_key', `must be a string of 1 to ${MAX_SECRET_KEY_LENGTH} characters`);
   }
   problems.push(...creds.problems);

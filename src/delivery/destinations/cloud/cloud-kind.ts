@@ -3,34 +3,43 @@
 import type { DestinationWriter } from '../../contract.js';
 import { isPlainObject } from '../../destination-config.js';
 import type { DestinationKind, JsonSchema, WriterDeps } from '../../destination-kind.js';
-import { nullable, obj, secretRequest, secretResponse, str } from '../target-schema.js';
+import { NULL, obj, patterned, secretRequest, secretResponse, str } from '../target-schema.js';
 import { ROLE_ARN } from './arn.js';
-import { MAX_SECRET_KEY_LENGTH, cloudOptions, parseCloudTarget, type CloudKindSpec, type CloudTargetConfig } from './cloud-config.js';
+import { ACCESS_KEY_ID, MAX_SECRET_KEY_LENGTH, cloudOptions, parseCloudTarget, type CloudKindSpec, type CloudTargetConfig } from './cloud-config.js';
 import type { WriterLimits } from '../../contract.js';
 
-function authSchema(response: boolean): JsonSchema {
-  const about = 'Secret portion of a cloud access key.';
-  const secret = response ? secretResponse(about) : secretRequest(about, MAX_SECRET_KEY_LENGTH);
-  return obj(
-    {
-      role: nullable(obj({ role_arn: str(`Cloud resource name of the role used to deliver, e.g. ${ROLE_ARN.example}.`) }, ['role_arn'])),
-      creds: nullable(
-        obj(
-          { cloud_access_key_id: str('ID portion of a cloud access key (16 to 128 letters, digits or underscores).'), cloud_secret_access_key: secret },
-          response ? ['cloud_access_key_id', 'cloud_secret_access_key'] : ['cloud_access_key_id'],
-        ),
-      ),
-    },
-    [],
-    'Exactly one of role or creds.',
-  );
+const ROLE_ARN_FIELD = patterned(ROLE_ARN.pattern.source, `Cloud resource name of the role used to deliver, e.g. ${ROLE_ARN.example}.`, { examples: [ROLE_ARN.example] });
+const KEY_ID = patterned(ACCESS_KEY_ID.source, 'ID portion of a cloud access key (16 to 128 letters, digits or underscores).', { examples: ['AKIAIOSFODNN7EXAMPLE'] });
+const SECRET_ABOUT = 'Secret portion of a cloud access key.';
+
+/**
+ * Exactly one of role or creds. In a request the other one may be null; a response holds only the one
+ * set, its secret null. On an update the secret may be left out to keep the stored one (same key id).
+ */
+function authSchema(use: 'request' | 'response'): JsonSchema {
+  const role = obj({ role_arn: use === 'request' ? ROLE_ARN_FIELD : str('Cloud resource name of the role used to deliver.') }, ['role_arn']);
+  const creds =
+    use === 'request'
+      ? obj({ cloud_access_key_id: KEY_ID, cloud_secret_access_key: secretRequest(SECRET_ABOUT, { min: 1, max: MAX_SECRET_KEY_LENGTH }) }, ['cloud_access_key_id', 'cloud_secret_access_key'])
+      : obj({ cloud_access_key_id: str('ID portion of a cloud access key.'), cloud_secret_access_key: secretResponse(SECRET_ABOUT) }, ['cloud_access_key_id', 'cloud_secret_access_key']);
+  const other = (name: string): Record<string, JsonSchema> => (use === 'request' ? { [name]: NULL } : {});
+  return {
+    type: 'object',
+    description: 'Exactly one of role or creds.',
+    oneOf: [obj({ role, ...other('creds') }, ['role']), obj({ creds, ...other('role') }, ['creds'])],
+  };
 }
 
-function cloudSchema(spec: CloudKindSpec, response: boolean): JsonSchema {
+function cloudSchema(spec: CloudKindSpec, use: 'request' | 'response'): JsonSchema {
   const options = cloudOptions(spec);
-  const required = response ? ['auth', spec.arnField, ...options.map((o) => o.name)] : ['auth', spec.arnField];
+  const arn = `Cloud resource name, e.g. ${spec.arn.example}.`;
+  const required = use === 'response' ? ['auth', spec.arnField, ...options.map((o) => o.name)] : ['auth', spec.arnField];
   return obj(
-    { auth: authSchema(response), [spec.arnField]: str(`Cloud resource name, e.g. ${spec.arn.example}.`), ...Object.fromEntries(options.map((o) => [o.name, o.schema])) },
+    {
+      auth: authSchema(use),
+      [spec.arnField]: use === 'request' ? patterned(spec.arn.pattern.source, arn, { examples: [spec.arn.example] }) : str(arn),
+      ...Object.fromEntries(options.map((o) => [o.name, use === 'request' ? o.schema : { type: ['string', 'null'], description: o.schema.description }])),
+    },
     required,
     spec.description,
   );
@@ -53,7 +62,14 @@ export interface CloudKindParts extends CloudKindSpec {
 export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetConfig> {
   return {
     name: parts.name,
-    schema: { request: cloudSchema(parts, false), response: cloudSchema(parts, true) },
+    schema: { request: cloudSchema(parts, 'request'), response: cloudSchema(parts, 'response') },
+    rules: [
+      {
+        code: 'secret_required',
+        rule: `target.${parts.name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,
+        updateOnly: true,
+      },
+    ],
     // A new key id needs its own secret; the same key id keeps the stored one when the secret is omitted.
     secrets: [{ path: 'auth.creds.cloud_secret_access_key', required: true, removable: false, keptWhileSame: 'cloud_access_key_id' }],
     limits: parts.limits,

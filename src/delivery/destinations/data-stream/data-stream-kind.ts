@@ -12,6 +12,7 @@ const PARTITION_KEY_OPTION: CloudOption = {
   name: 'partition_key',
   schema: {
     type: ['string', 'null'],
+    pattern: KEY_PATH_PATTERN.source,
     description: `This service's addition: a dotted envelope path whose value is the partition key, e.g. ${KEY_PATH_EXAMPLE}; null means the event id.`,
   },
   problem: (value) => (typeof value === 'string' && KEY_PATH_PATTERN.test(value) ? undefined : `must be a dotted envelope path such as ${KEY_PATH_EXAMPLE}`),

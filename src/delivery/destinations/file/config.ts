@@ -1,6 +1,6 @@
 // Config of the file destination: a path relative to the service's file root, its JSON schema and its rules.
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
-import { obj, str } from '../target-schema.js';
+import { obj, str, withError } from '../target-schema.js';
 import { relativePathProblem } from './safe-path.js';
 
 export interface FileTargetConfig {
@@ -8,12 +8,33 @@ export interface FileTargetConfig {
   readonly path: string;
 }
 
+/**
+ * What a pattern can say of relativePathProblem's rules: not empty, no NUL, not absolute ("/", "\\",
+ * "C:"), not ending with "/". Whether ".." segments leave the root and how long the names are in bytes
+ * are FILE_PATH_RULE, beyond the schema.
+ */
+const FILE_PATH = '^(?:[^/\\\\\\x00]|[^/\\\\\\x00A-Za-z][^\\x00]*[^/\\x00]|[A-Za-z](?:[^:/\\x00]|[^:\\x00][^\\x00]*[^/\\x00]))$';
+
+const about = "Path of the file, relative to the service's file destination root; it cannot leave the root.";
+
 /** The same in requests and responses: the path is the only field, and it is not secret. */
-export const FILE_TARGET_SCHEMA = obj(
-  { path: str("Path of the file, relative to the service's file destination root; it cannot leave the root.") },
-  ['path'],
-  'A newline-delimited JSON file.',
-);
+export const FILE_TARGET_SCHEMA = {
+  request: obj(
+    {
+      path: withError(str(`${about} Names are at most 255 bytes, the file's own 250 (rotation adds .<n>).`, { maxLength: 4096, pattern: FILE_PATH, examples: ['events/edge.ndjson'] }), 'invalid_file_path', {
+        reason: 'must be a relative path to a file, without NUL characters',
+      }),
+    },
+    ['path'],
+    'A newline-delimited JSON file.',
+  ),
+  response: obj({ path: str(about) }, ['path'], 'A newline-delimited JSON file.'),
+};
+
+export const FILE_PATH_RULE = {
+  code: 'invalid_file_path',
+  rule: 'target.file.path stays under the file root once its ".." segments are resolved, names a file (not "." or a directory), and has names of at most 255 bytes, the last at most 250',
+} as const;
 
 export function parseFileTarget(raw: unknown, prefix: string): ParseResult<FileTargetConfig> {
   const r = new ConfigReader(raw, prefix, ['path']);

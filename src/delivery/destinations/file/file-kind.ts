@@ -1,11 +1,12 @@
 // The file destination kind: NDJSON appended to a file under the service's file root (README.md here).
 import type { DestinationKind } from '../../destination-kind.js';
-import { FILE_TARGET_SCHEMA, parseFileTarget, type FileTargetConfig } from './config.js';
+import { FILE_PATH_RULE, FILE_TARGET_SCHEMA, parseFileTarget, type FileTargetConfig } from './config.js';
 import { FILE_LIMITS, FileWriter } from './file-writer.js';
 
 export const fileKind: DestinationKind<FileTargetConfig> = {
   name: 'file',
-  schema: { request: FILE_TARGET_SCHEMA, response: FILE_TARGET_SCHEMA },
+  schema: FILE_TARGET_SCHEMA,
+  rules: [FILE_PATH_RULE],
   secrets: [],
   limits: FILE_LIMITS,
   parse: parseFileTarget,

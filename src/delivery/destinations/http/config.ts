@@ -1,7 +1,8 @@
 // Config of the http destination: the receiver's URL, an optional signing secret and a request timeout;
 // its JSON schemas and its rules.
+import { httpUrlSchema } from '../../../net/http-url.js';
 import { ConfigReader, type ParseResult } from '../../destination-config.js';
-import { nullable, obj, secretRequest, secretResponse, str } from '../target-schema.js';
+import { nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
 
 export interface HttpTargetConfig {
   readonly url: string;
@@ -16,21 +17,32 @@ const MAX_TIMEOUT_MS = 300_000;
 const MIN_SECRET_LENGTH = 16;
 const MAX_SECRET_LENGTH = 1024;
 
-const url = str('http or https URL that receives batches of events (POST, application/x-ndjson).');
+const url = withError(
+  httpUrlSchema(
+    'http or https URL that receives batches of events (POST, application/x-ndjson): a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, then printable ASCII; no user info.',
+  ),
+  'invalid_body',
+  { reason: 'must be an http or https URL with a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, then printable ASCII, and no user info' },
+);
 const timeout = 'Request timeout; null means the default (10 s).';
 
 export const HTTP_TARGET_SCHEMA = {
   request: obj(
     {
       url,
-      secret: secretRequest(`HMAC-SHA256 key for the x-edge-signature header, ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters.`, MAX_SECRET_LENGTH, ' "" removes it.'),
+      secret: secretRequest(
+        `HMAC-SHA256 key for the x-edge-signature header, ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters.`,
+        { min: MIN_SECRET_LENGTH, max: MAX_SECRET_LENGTH },
+        { optional: true, removable: true },
+        ' "" removes it.',
+      ),
       timeout_ms: nullable({ type: 'integer', minimum: MIN_TIMEOUT_MS, maximum: MAX_TIMEOUT_MS, description: timeout }),
     },
     ['url'],
     'An HTTP endpoint.',
   ),
   response: obj(
-    { url, secret: secretResponse('HMAC-SHA256 signing secret.'), timeout_ms: nullable({ type: 'integer', description: timeout }) },
+    { url: { type: 'string', description: url.description }, secret: secretResponse('HMAC-SHA256 signing secret.'), timeout_ms: nullable({ type: 'integer', description: timeout }) },
     ['url', 'secret', 'timeout_ms'],
     'An HTTP endpoint.',
   ),
@@ -39,6 +51,7 @@ export const HTTP_TARGET_SCHEMA = {
 export function parseHttpTarget(raw: unknown, prefix: string): ParseResult<HttpTargetConfig> {
   const r = new ConfigReader(raw, prefix, ['url', 'secret', 'timeout_ms']);
   const url = r.string('url', true);
+  // Laxer than the schema, which the API applies on top: targets stored before the schema was narrowed still load.
   if (url !== undefined) {
     let parsed: URL | undefined;
     try {
@@ -49,8 +62,9 @@ export function parseHttpTarget(raw: unknown, prefix: string): ParseResult<HttpT
     if (parsed !== undefined && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') r.invalid('url', 'must use http or https');
   }
   const secret = r.string('secret', false);
-  // The problem must not echo the secret.
-  if (secret !== undefined && (secret.length < MIN_SECRET_LENGTH || secret.length > MAX_SECRET_LENGTH)) {
+  // The problem must not echo the secret. Characters are code points, as the schema's lengths count them.
+  const length = secret === undefined ? 0 : [...secret].length;
+  if (secret !== undefined && (length < MIN_SECRET_LENGTH || length > MAX_SECRET_LENGTH)) {
     r.invalid('secret', `must be ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters long`);
   }
   const timeout = r.integer('timeout_ms', MIN_TIMEOUT_MS, MAX_TIMEOUT_MS);

@@ -16,7 +16,7 @@ export const logServiceKind: DestinationKind<CloudTargetConfig> = cloudKind({
     resource: 'log group',
     service: 'logs',
     resourceType: 'log-group:',
-    name: '[.\\-_/#A-Za-z0-9]{1,512}',
+    name: '[-._/#A-Za-z0-9]{1,512}',
     suffix: '(?::\\*)?',
     example: 'arn:aws:logs:us-east-1:123456789012:log-group:edge-events',
   }),

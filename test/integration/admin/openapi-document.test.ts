@@ -1,0 +1,109 @@
+// The OpenAPI document the service serves: the shape schemathesis relies on (operation ids, links from
+// every create, the rules beyond each schema) and the request schemas stating what the API accepts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_ERRORS } from '../../../src/admin/errors.js';
+import { DESTINATION_KINDS } from '../../../src/delivery/destinations/kinds.js';
+import { EVENT_TYPES } from '../../../src/events/catalog.js';
+import { request, startAdmin, type AdminHarness } from './admin-harness.js';
+
+type Json = Record<string, unknown>;
+interface Operation {
+  operationId: string;
+  parameters?: { name: string; in: string; schema: Json }[];
+  requestBody?: { content: { 'application/json': { schema: Json } } };
+  responses: Record<string, { links?: Record<string, { operationId: string; parameters?: Record<string, string>; requestBody?: unknown }> }>;
+  'x-rules-beyond-schema'?: { error_code: string; rule: string }[];
+}
+
+let h: AdminHarness;
+let doc: { openapi: string; paths: Record<string, Record<string, Operation>> };
+let operations: { method: string; path: string; op: Operation }[];
+const byId = (id: string) => operations.find((o) => o.op.operationId === id);
+const body = (method: string, path: string): Json => doc.paths[path]?.[method]?.requestBody?.content['application/json'].schema as Json;
+const props = (s: Json): Record<string, Json> => s.properties as Record<string, Json>;
+
+beforeAll(async () => {
+  h = await startAdmin();
+  doc = (await request(h.url, 'GET', '/openapi.json')).json;
+  operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method, path, op })));
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('the OpenAPI document', () => {
+  it('should be OpenAPI 3.1, whose schemas are the JSON schemas the API validates with, and name each operation once', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const ids = operations.map((o) => o.op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && id !== '')).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('should link every create to the read, update and delete of what it created, and every link to an operation that exists', () => {
+    const creates = operations.filter((o) => o.method === 'post' && o.op.responses['201'] !== undefined && doc.paths[`${o.path}/{id}`] !== undefined);
+    expect(creates.map((c) => c.path).sort()).toEqual(['/api_keys', '/edges/tcp', '/event_destinations', '/event_subscriptions', '/ip_policies', '/ip_policy_rules']);
+    for (const c of creates) {
+      const links = Object.values(c.op.responses['201']?.links ?? {});
+      for (const method of ['get', 'patch', 'delete']) {
+        const target = doc.paths[`${c.path}/{id}`]?.[method]?.operationId;
+        expect(links, `${c.path} -> ${method}`).toContainEqual({ operationId: target, parameters: { id: '$response.body#/id' } });
+      }
+    }
+    for (const o of operations) {
+      for (const [status, response] of Object.entries(o.op.responses)) {
+        for (const link of Object.values(response.links ?? {})) {
+          const target = byId(link.operationId);
+          expect(target, `${o.method} ${o.path} ${status} links to ${link.operationId}`).toBeDefined();
+          const pathParams = (target?.op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
+          expect(Object.keys(link.parameters ?? {}).sort(), link.operationId).toEqual(pathParams.sort());
+        }
+      }
+    }
+  });
+
+  it('should list, for each operation, the rules it applies beyond its schema, each with a 4xx code of the catalogue', () => {
+    for (const o of operations) {
+      const rules = o.op['x-rules-beyond-schema'] ?? [];
+      for (const r of rules) expect([400, 413], `${o.method} ${o.path}: ${r.error_code}`).toContain(API_ERRORS[r.error_code as keyof typeof API_ERRORS]?.status);
+      if (o.op.requestBody !== undefined) expect(rules.map((r) => r.error_code), `${o.method} ${o.path}`).toContain('payload_too_large');
+    }
+    expect(byId('createIpPolicyRule')?.op['x-rules-beyond-schema']?.map((r) => r.error_code)).toEqual(expect.arrayContaining(['cidr_has_host_bits', 'unknown_reference', 'field_too_long']));
+    expect(byId('createEventSubscription')?.op['x-rules-beyond-schema']?.map((r) => r.error_code)).toEqual(expect.arrayContaining(['invalid_filter', 'duplicate_source_type']));
+  });
+
+  it('should state the form of ids, addresses, ranges and hostports, and the values of event types', () => {
+    const rule = body('post', '/ip_policy_rules');
+    expect(props(rule).ip_policy_id).toMatchObject({ pattern: '^ipp_[0-9A-HJKMNP-TV-Z]{26}$', 'x-error': { code: 'invalid_id' } });
+    expect(props(rule).cidr).toMatchObject({ pattern: expect.any(String), not: expect.any(Object), 'x-error': { code: 'invalid_cidr' } });
+    const ip = byId('getIpRestrictionDecision')?.op.parameters?.find((p) => p.name === 'ip');
+    expect(ip?.schema).toMatchObject({ pattern: expect.any(String), 'x-error': { code: 'invalid_ip' } });
+    expect(byId('getApiKey')?.op.parameters?.find((p) => p.name === 'id')?.schema).toMatchObject({ pattern: '^ak_[0-9A-HJKMNP-TV-Z]{26}$' });
+    expect(props(body('post', '/edges/tcp')).hostports).toMatchObject({ uniqueItems: true, items: { pattern: expect.any(String), 'x-error': { code: 'invalid_hostport' } } });
+    const types = (body('post', '/event_subscriptions/{id}/sources').oneOf as Json[]).flatMap((b) => props(b).type?.enum as string[]);
+    expect(types.sort()).toEqual([...EVENT_TYPES].sort());
+  });
+
+  it('should leave out of an update what cannot change, and state that a target sets exactly one kind', () => {
+    expect(Object.keys(props(body('patch', '/ip_policy_rules/{id}')))).not.toEqual(expect.arrayContaining(['action']));
+    expect(Object.keys(props(body('patch', '/ip_policy_rules/{id}')))).not.toContain('ip_policy_id');
+    expect(Object.keys(props(body('patch', '/event_subscriptions/{id}/sources/{type}')))).toEqual(['fields', 'filter']);
+    for (const [method, path] of [
+      ['post', '/event_destinations'],
+      ['patch', '/event_destinations/{id}'],
+    ] as const) {
+      const target = props(body(method, path)).target as Json;
+      expect((target.oneOf as Json[]).map((b) => b.required)).toEqual(DESTINATION_KINDS.map((k) => [k.name]));
+    }
+  });
+
+  it('should name no file of the repository in any text, only what a user of the API can reach', () => {
+    const texts: string[] = [];
+    const walk = (v: unknown): void => {
+      if (typeof v === 'string') texts.push(v);
+      else if (Array.isArray(v)) v.forEach(walk);
+      else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+    };
+    walk(doc);
+    expect(texts.filter((t) => /\.md\b|\bsrc\/|\.ts\b/.test(t))).toEqual([]);
+  });
+});

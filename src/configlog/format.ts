@@ -5,20 +5,24 @@
 export const CONFIG_FORMAT_VERSION = 1;
 
 export type ConfigKind =
+  | 'account'
   | 'api_key'
   | 'ip_policy'
   | 'ip_policy_rule'
   | 'tcp_edge'
   | 'event_destination'
-  | 'event_subscription';
+  | 'event_subscription'
+  | 'reserved_domain';
 
 const KIND_BY_PREFIX: Readonly<Record<string, ConfigKind>> = {
+  acct: 'account',
   ak: 'api_key',
   ipp: 'ip_policy',
   ipr: 'ip_policy_rule',
   edgtcp: 'tcp_edge',
   ed: 'event_destination',
   esb: 'event_subscription',
+  rd: 'reserved_domain',
 };
 
 /** Keys that start with this are sync markers, not resources (see ConfigLog.sync). */

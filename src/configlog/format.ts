@@ -35,6 +35,9 @@ export interface ConfigValue<T = Record<string, unknown>> {
   readonly data: T;
 }
 
+/** Every kind of resource the config log holds. */
+export const CONFIG_KINDS: readonly ConfigKind[] = Object.values(KIND_BY_PREFIX);
+
 export function kindOfId(id: string): ConfigKind | undefined {
   const i = id.indexOf('_');
   return i > 0 ? KIND_BY_PREFIX[id.slice(0, i)] : undefined;

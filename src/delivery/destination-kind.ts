@@ -1,6 +1,7 @@
 // What a destination kind is: one object per kind folder (destinations/<kind>/) that the rest of the
 // service iterates (destinations/kinds.ts lists them). Nothing outside a kind's folder knows its fields.
 import type { Kafka } from 'kafkajs';
+import type { AccountContext } from '../accounts/account.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { DestinationWriter, WriterLimits } from './contract.js';
 import type { ConfigProblem, ConfigProblemCode, ParseResult } from './destination-config.js';
@@ -60,14 +61,21 @@ export interface DestinationKind<C = unknown> {
   /**
    * Validates the kind's object with its secrets in clear, collecting every problem at once, the first
    * one first in the order the API reports. `prefix` names the object in problems: "target.<name>".
+   *
+   * `account` is the account the destination belongs to: the one whose key creates or changes it (the
+   * admin API), and the stored destination's owner when a writer is built from it (the destination pool,
+   * test events). What customers provide may be held to rules the operator's configuration is not
+   * (SECURITY.md "Egress"): `account.isOperator` tells the operator account apart, and
+   * `account.accountId` names the account (e.g. a topic prefix or a folder of its own).
    */
-  parse(raw: unknown, prefix: string): ParseResult<C>;
+  parse(raw: unknown, prefix: string, account: AccountContext): ParseResult<C>;
   /** The object as the API answers it: every known field (null for a default), every secret null. */
   view(stored: Readonly<Record<string, unknown>>): Record<string, unknown>;
   createWriter(config: C, deps: WriterDeps): DestinationWriter;
   /**
    * The create-time check: does the destination exist and take our auth? Resolves to its problems, none
-   * when it does. No kind has one yet, so the API stores whatever parse() accepts.
+   * when it does. No kind has one yet, so the API stores whatever parse() accepts. `account` is as in
+   * parse().
    */
-  verify?(config: C, deps: WriterDeps): Promise<readonly ConfigProblem[]>;
+  verify?(config: C, deps: WriterDeps, account: AccountContext): Promise<readonly ConfigProblem[]>;
 }

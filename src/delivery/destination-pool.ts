@@ -1,6 +1,7 @@
 // The live destinations of this process, built from the config log: one runner (queue, batcher, retry)
 // per destination, replaced when the destination changes and drained when it is deleted. Every stored
 // destination has a runner, also one whose writer cannot be built: its events are parked with the reason.
+import { accountContext, accountOf } from '../accounts/account.js';
 import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
 import type { StoredDestination } from '../configlog/resources.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -85,7 +86,8 @@ export class DestinationPool {
     const old = this.runners.get(dest.id);
     let health = this.health.get(dest.id);
     if (health === undefined) this.health.set(dest.id, (health = new DestinationHealth(dest.id)));
-    const { writer: built, problem } = buildWriter(dest.target, this.opts.secrets, this.opts.deps);
+    // The destination's own account: its kind builds the writer under that account's rules.
+    const { writer: built, problem } = buildWriter(dest.target, this.opts.secrets, this.opts.deps, accountContext(accountOf(dest)));
     if (problem !== undefined) health.misconfigured(problem);
     // Wrapped before the hook is made: parking pairs a runner's hook with its writer's circuit.
     const writer = this.opts.wrapWriter?.(dest.id, built) ?? built;

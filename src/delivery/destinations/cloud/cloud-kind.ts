@@ -1,10 +1,10 @@
 // A cloud destination kind from its spec: the schemas, rules, secret and view every cloud kind shares
 // (auth as a role or an access key pair, the endpoint override), with the kind's own resource and writer.
-import type { DestinationWriter } from '../../contract.js';
 import { isPlainObject } from '../../destination-config.js';
-import type { DestinationKind, JsonSchema, WriterDeps } from '../../destination-kind.js';
+import type { DestinationKind, JsonSchema } from '../../destination-kind.js';
 import { nullable, obj, secretRequest, secretResponse, str } from '../target-schema.js';
 import { ROLE_ARN } from './arn.js';
+import { verifyCloudTarget, type CheckableCloudKind } from './cloud-check.js';
 import { MAX_SECRET_KEY_LENGTH, cloudOptions, parseCloudTarget, type CloudKindSpec, type CloudTargetConfig } from './cloud-config.js';
 import type { WriterLimits } from '../../contract.js';
 
@@ -45,9 +45,8 @@ function cloudView(spec: CloudKindSpec, stored: Readonly<Record<string, unknown>
   return { auth: authView, [spec.arnField]: stored[spec.arnField], ...Object.fromEntries(cloudOptions(spec).map((o) => [o.name, stored[o.name] ?? null])) };
 }
 
-export interface CloudKindParts extends CloudKindSpec {
+export interface CloudKindParts extends CheckableCloudKind {
   readonly limits: WriterLimits;
-  createWriter(config: CloudTargetConfig, deps: WriterDeps): DestinationWriter;
 }
 
 export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetConfig> {
@@ -60,6 +59,6 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
     parse: (raw, prefix) => parseCloudTarget(parts, raw, prefix),
     view: (stored) => cloudView(parts, stored),
     createWriter: parts.createWriter,
-    // verify: none yet; a Describe call with the destination's own auth is the natural check (the writers' healthcheck).
+    verify: (config, deps) => verifyCloudTarget(parts, config, deps),
   };
 }

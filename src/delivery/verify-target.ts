@@ -29,6 +29,8 @@ export async function verifyTarget(target: StoredTarget, secrets: SecretBox, dep
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<readonly ConfigProblem[]>((resolve) => {
     timer = setTimeout(() => resolve([problem.checkFailed(prefix, 'Timeout', `The check did not finish within ${timeoutMs} ms.`, 'DESTINATION_TIMEOUT')]), timeoutMs);
+    // A check still running at a stop must not hold the process open.
+    timer.unref();
   });
   try {
     const problems = await Promise.race([

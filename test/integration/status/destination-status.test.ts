@@ -73,6 +73,26 @@ describe('destination status', () => {
     expect(JSON.stringify(status)).not.toContain(SECRET);
   });
 
+  it('should show ok within 10 s of a receiver coming back with the default retry settings, whether its deliveries were still retried or already parked', async () => {
+    const api = await service();
+    const retrying = await closedReceiver();
+    const parked = await closedReceiver();
+    const a = await createDestination(api, { description: 'back while retried', target: { http: { url: retrying.url } } });
+    const b = await createDestination(api, { description: 'back once parked', target: { http: { url: parked.url } } });
+    await subscribeAll(api, [a.id, b.id]);
+    await produceTcp(api, 0, 1);
+    const failedAt = Date.now();
+    await statusWhen(api, a.id, (s) => s.state === 'failing', 10_000, 'a failing');
+    // No more traffic: only the service's own retries and health checks can notice the receivers coming back.
+    await new Promise((r) => setTimeout(r, Math.max(0, failedAt + 8_000 - Date.now())));
+    await retrying.start();
+    await statusWhen(api, a.id, (s) => s.state === 'ok', 10_000, 'ok after its receiver came back while its batch was retried');
+    await statusWhen(api, b.id, (s) => s.state === 'parked', Math.max(1_000, failedAt + 40_000 - Date.now()), 'b parked');
+    await parked.start();
+    await statusWhen(api, b.id, (s) => s.state === 'ok', 10_000, 'ok after its receiver came back once its deliveries were parked');
+    expect([retrying.delivered().length, parked.delivered().length]).toEqual([1, 1]);
+  });
+
   it('should count parked events and their age, then show ok within 10 s of the receiver coming up and drain the backlog', async () => {
     // A retry budget of two quick attempts, so deliveries park at once.
     const api = await service({ RETRY_MAX_ATTEMPTS: '2', RETRY_MAX_ELAPSED_MS: '500', PARKING_SCAN_INTERVAL_MS: '1000' });

@@ -37,8 +37,9 @@ export interface ReDriverOptions {
   readonly sessionTimeoutMs?: number;
 }
 
-// Health checks are cheap reads; a recovered destination should not wait long for its parked deliveries.
-const DEFAULT_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 10_000 };
+// Health checks are cheap reads; a recovered destination should not wait long for its parked deliveries,
+// nor its status for the delivery that shows it ok.
+const DEFAULT_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 5_000 };
 // kafkajs sends a heartbeat from eachBatch only when asked; long waits ask at least this often.
 const HEARTBEAT_EVERY_MS = 2_000;
 

@@ -89,13 +89,11 @@ export const problem = {
    * The destination's own service answered the check with an error: `error` is its error code (an AWS
    * error code, a Kafka error), `reason` its message; `deliveryCode` how a delivery would have failed.
    */
-  checkFailed: (field: string, error: string, reason: string, deliveryCode: DeliveryErrorCode): ConfigProblem => ({
-    code: 'destination_check_failed',
-    field,
-    details: { field, error, reason },
-    message: `The check of ${field} failed: ${error}: ${reason}`,
-    deliveryCode,
-  }),
+  checkFailed: (field: string, error: string, reason: string, deliveryCode: DeliveryErrorCode): ConfigProblem => {
+    // The service's own text may lack a full stop; the API message goes on after it.
+    const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
+    return { code: 'destination_check_failed', field, details: { field, error, reason: sentence }, message: `The check of ${field} failed: ${error}: ${sentence}`, deliveryCode };
+  },
   /** `reason` completes "The field <field> is required …", e.g. "with creds". */
   secretRequired: (field: string, reason: string): ConfigProblem => ({
     code: 'secret_required',

@@ -155,6 +155,9 @@ describe('a role target while the service has no identity of its own', () => {
     const r = await bare.call('POST', '/event_destinations', { body: { target: { log_service: { auth: { role: { role_arn: ROLE } }, log_group_arn: group.arn } } } });
     const err = expectError(r, 422, 'destination_check_failed', 'target.log_service.auth.role.role_arn');
     expect(err.details).toMatchObject({ error: 'CredentialsProviderError', reason: expect.stringContaining('Could not load credentials from any providers') });
+    expect(err.msg).toBe(
+      'The destination failed its check with its own settings: CredentialsProviderError: Could not load credentials from any providers. Fix it, or send "verify": false to store it anyway.',
+    );
     // A key pair of the destination's own needs no identity of the service's.
     const keyed = await bare.call('POST', '/event_destinations', { body: { target: { log_service: { auth: CREDS, log_group_arn: group.arn } } } });
     expect(keyed.status, keyed.text).toBe(201);

@@ -32,7 +32,7 @@ export const destinationStatusSchema: Schema = {
   readOnly: true,
   required: ['state', 'last_delivered_at', 'last_error', 'parked_events', 'oldest_parked_at'],
   description:
-    'Read-only: how deliveries to this destination go, over all workers, as they report it within a second or two of a change (src/delivery/README.md "Destination status").',
+    'Read-only: how deliveries to this destination go, over all workers, as they report it within a second or two of a change.',
   properties: {
     state: {
       type: 'string',
@@ -47,7 +47,7 @@ export const destinationStatusSchema: Schema = {
       required: ['code', 'message', 'at'],
       description: 'The latest failure any worker saw, or null. It stays after a recovery; compare at with last_delivered_at.',
       properties: {
-        code: { type: 'string', description: 'A delivery error code (src/delivery/README.md), e.g. DESTINATION_UNREACHABLE.' },
+        code: { type: 'string', description: 'A delivery error code, e.g. DESTINATION_UNREACHABLE or DESTINATION_MISCONFIGURED.' },
         message: { type: 'string', description: "The destination's own answer where there is one; never a secret." },
         at: { type: 'string', format: 'date-time' },
       },

@@ -46,6 +46,11 @@ export interface Resource<T extends Owned & { readonly id: string }> {
   /** Its request and response schemas, from its field table (resource-fields.ts). */
   readonly schemas: ResourceSchemas;
   view(item: T): Record<string, unknown>;
+  /**
+   * Read-only fields of API answers that are not part of the stored resource (a destination's status):
+   * added after the view in every response, never in audit events.
+   */
+  live?(item: T): Record<string, unknown>;
   /** The kind of its audit events (`<audit>_<action>.v0`, the view as object); absent when it has none of its own. */
   readonly audit?: AuditKind;
   /** How description and metadata are counted; bytes unless said (text-limits.ts). */
@@ -79,8 +84,11 @@ interface WriteRoute<B, P> {
   /** Rules the handler applies beyond the body schema (description and metadata in bytes are added). */
   readonly rules?: readonly BeyondSchemaRule[];
   readonly explain?: RouteConfig['explain'];
-  /** Checks that need no store, run before the store is locked (so their errors come first); what they give is passed on. */
-  prepare?(body: B, acting: AccountContext): P;
+  /**
+   * Checks run before the store is locked (so their errors come first, and a slow one holds no lock);
+   * what they give is passed on. `id` is the item's on an update.
+   */
+  prepare?(body: B, acting: AccountContext, id: string | undefined): P | Promise<P>;
 }
 
 export interface ResourceRoutes<T extends Item, C extends TextFields, U extends TextFields, PC, PU> {
@@ -171,6 +179,7 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
   const item = `${r.path}/:id`;
   const params = idParams(r.kind, r.name);
   const textRules = r.textUnit === 'characters' ? [] : [TEXT_BYTES_RULE];
+  const answer = (t: T): Record<string, unknown> => (r.live === undefined ? r.view(t) : { ...r.view(t), ...r.live(t) });
   const write = (req: FastifyRequest, t: T, action: AuditAction): Promise<void> =>
     store.commit([{ kind: r.kind, id: t.id, data: t }], audits(action, t), principalOf(req));
 
@@ -196,14 +205,14 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
     const body = (req.body ?? {}) as C;
     const acting = accountOfRequest(req);
     checkTextLimits(body, r.textUnit);
-    const prepared = create.prepare?.(body, acting) as PC;
+    const prepared = (await create.prepare?.(body, acting, undefined)) as PC;
     const t = await store.exclusive(async () => {
       const base = { id: newId(r.kind), account_id: acting.accountId, created_at: new Date().toISOString(), description: body.description ?? '', metadata: body.metadata ?? '' };
       const built = create.build(body, base, prepared, acting);
       await write(req, built, 'created');
       return built;
     });
-    return reply.code(201).send(create.reply?.(t, prepared) ?? r.view(t));
+    return reply.code(201).send(create.reply?.(t, prepared) ?? answer(t));
   });
 
   const page = pageQuery(r.kind, r.name);
@@ -214,11 +223,11 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
     const acting = accountOfRequest(req);
     const narrower = extra?.filter(q);
     const shown = (t: T): boolean => visible(acting, t) && (narrower === undefined || narrower(t));
-    return listPage(ctx, r.path, r.listKey, store.page<T>(r.kind, q, shown), q, (t) => r.view(t));
+    return listPage(ctx, r.path, r.listKey, store.page<T>(r.kind, q, shown), q, answer);
   });
 
   route(app, 'GET', item, { operationId: ids.get, tags, summary: get[0], params, ok: [200, { description: get[1], ...schemas.response }], errors: [404], operatorOnly }, async (req) =>
-    r.view(find(accountOfRequest(req), partsOf(req).params.id)),
+    answer(find(accountOfRequest(req), partsOf(req).params.id)),
   );
 
   if (update !== undefined) {
@@ -240,7 +249,7 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
       const body = (req.body ?? {}) as U;
       const acting = accountOfRequest(req);
       checkTextLimits(body, r.textUnit);
-      const prepared = update.prepare?.(body, acting) as PU;
+      const prepared = (await update.prepare?.(body, acting, partsOf(req).params.id)) as PU;
       const next = await store.exclusive(async () => {
         const current = find(acting, partsOf(req).params.id);
         // An item written before accounts existed gets its owner written down with its first change.
@@ -249,7 +258,7 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
         await write(req, t, 'updated');
         return t;
       });
-      return r.view(next);
+      return answer(next);
     });
   }
 

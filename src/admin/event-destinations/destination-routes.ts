@@ -1,13 +1,16 @@
 // /event_destinations: create, list, get, update, delete. Secrets are sealed before they reach the config
-// log and answered as null; a destination still used by a subscription cannot be deleted.
+// log and answered as null; a target is checked before it is stored (accepted means deliverable, unless
+// the request says "verify": false); answers carry the destination's status; a destination still used by
+// a subscription cannot be deleted.
 import type { FastifyInstance } from 'fastify';
 import type { AccountContext } from '../../accounts/account.js';
 import type { StoredDestination, StoredSubscription, StoredTarget } from '../../configlog/resources.js';
 import { acceptTarget } from '../../delivery/destination-target.js';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { registerResourceRoutes, type BaseFields, type Resource } from '../resource-routes.js';
+import { registerResourceRoutes, resourceStore, type BaseFields, type Resource } from '../resource-routes.js';
 import { DESTINATION_SCHEMAS, targetRules } from './destination-schemas.js';
+import { destinationStatusView } from './destination-status.js';
 import { destinationView } from './destination-view.js';
 
 interface DestinationBody {
@@ -15,6 +18,8 @@ interface DestinationBody {
   metadata?: string;
   format?: string;
   target?: unknown;
+  /** false skips the target's create-time check; never stored. */
+  verify?: boolean;
 }
 
 /** Event destinations as a resource. The view answers every secret as null, so the audit event carries none either. */
@@ -27,6 +32,8 @@ export function destinationResource(ctx: AdminContext): Resource<StoredDestinati
     tags: ['Event destinations'],
     schemas: DESTINATION_SCHEMAS,
     view: (d) => ({ ...destinationView(ctx, d) }),
+    // The status is the workers' report, not config: in answers, not in audit events.
+    live: (d) => ({ status: destinationStatusView(ctx.destinations.status(d.id)) }),
     audit: 'event_destination',
   };
 }
@@ -36,22 +43,35 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
   const seal = (clear: string): string => ctx.secrets.seal(clear);
   /** The stored target of a destination of `account`; the kind checks it with that account's rules. */
   const target = (raw: unknown, account: AccountContext, previous?: StoredTarget): StoredTarget => {
-    const r = acceptTarget(raw, { seal, previous, account });
+    const r = acceptTarget(raw, { seal, previous, account, egress: ctx.destinations.egress });
     // A problem's code is an API error code and its details the error's (src/delivery/destination-config.ts).
     if (!r.ok) throw new ApiError(r.problem.code, r.problem.details);
     return r.target;
   };
+  /** The accepted target, checked against the destination itself unless the request skips it (422 when it fails). */
+  const checked = async (body: DestinationBody, account: AccountContext, previous?: StoredTarget): Promise<StoredTarget> => {
+    const t = target(body.target, account, previous);
+    const problem = body.verify === false ? undefined : await ctx.destinations.verify(t, account);
+    if (problem !== undefined) throw new ApiError(problem.code, problem.details);
+    return t;
+  };
   const resource = destinationResource(ctx);
+  const { find } = resourceStore(ctx, resource);
 
   /** Why a target the schema refused is wrong, in its kind's own words (its first problem), when its kind sees one. */
   const explain = (body: unknown, at: string, account: AccountContext): ApiError | undefined => {
     const raw = (body as DestinationBody | undefined)?.target;
     if (raw === undefined || !at.startsWith('/target')) return undefined;
-    const r = acceptTarget(raw, { seal: () => '', account });
+    const r = acceptTarget(raw, { seal: () => '', account, egress: ctx.destinations.egress });
     return r.ok ? undefined : new ApiError(r.problem.code, r.problem.details);
   };
 
   const build = (_body: DestinationBody, base: BaseFields, t: StoredTarget): StoredDestination => ({ ...base, format: 'json', target: t });
+  // Checked before the lock against the stored target of then; accepted again under the lock, so secrets
+  // kept from the stored target are the current ones.
+  const prepareUpdate = async (body: DestinationBody, acting: AccountContext, id: string | undefined): Promise<void> => {
+    if (body.target !== undefined) await checked(body, acting, find(acting, id ?? '').target);
+  };
   const apply = (d: StoredDestination, body: DestinationBody, _p: unknown, acting: AccountContext): StoredDestination => ({
     ...d,
     target: body.target === undefined ? d.target : target(body.target, acting, d.target),
@@ -68,11 +88,12 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
 
   registerResourceRoutes(app, ctx, resource, {
     create: {
-      summary: 'Create an event destination.',
+      summary: 'Create an event destination; its target is checked first unless "verify" is false.',
       description: 'The new destination; secrets are null.',
       rules: targetRules('create'),
       explain,
-      prepare: (body: DestinationBody, acting: AccountContext) => target(body.target, acting),
+      errors: [422],
+      prepare: (body: DestinationBody, acting: AccountContext) => checked(body, acting),
       build,
       links: {
         createEventSubscription: { operationId: 'createEventSubscription', requestBody: { destination_ids: ['$response.body#/id'] } },
@@ -80,12 +101,14 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
       },
     },
     list: ['List event destinations, newest first.', 'A page of event destinations.'],
-    get: ['Get an event destination.', 'The destination; secrets are null.'],
+    get: ['Get an event destination.', 'The destination with its status; secrets are null.'],
     update: {
-      summary: 'Update an event destination; a target sent replaces the whole target, keeping omitted secrets.',
+      summary: 'Update an event destination; a target sent replaces the whole target, keeping omitted secrets, and is checked first unless "verify" is false.',
       description: 'The updated destination; secrets are null.',
       rules: targetRules('update'),
       explain,
+      errors: [422],
+      prepare: prepareUpdate,
       apply,
     },
     remove: { summary: 'Delete an event destination; refused while an event subscription uses it.', errors: [409], cascade },

@@ -37,8 +37,9 @@ export interface ReDriverOptions {
   readonly sessionTimeoutMs?: number;
 }
 
-// Health checks are cheap reads; a recovered destination should not wait long for its parked deliveries.
-const DEFAULT_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 10_000 };
+// Health checks are cheap reads; a recovered destination should not wait long for its parked deliveries,
+// nor its status for the delivery that shows it ok.
+const DEFAULT_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 5_000 };
 // kafkajs sends a heartbeat from eachBatch only when asked; long waits ask at least this often.
 const HEARTBEAT_EVERY_MS = 2_000;
 
@@ -52,6 +53,8 @@ export class ReDriver {
   private waking = new AbortController();
   /** Parked-at time of the first delivery not yet re-driven, per partition being worked on. */
   private readonly heads = new Map<number, number>();
+  /** The retry topic's partitions this re-driver was given at the last group join. */
+  private partitions: readonly number[] = [];
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly backoff: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>;
@@ -80,12 +83,17 @@ export class ReDriver {
     this.consumer = consumer;
     await consumer.connect();
     await consumer.subscribe({ topics: [this.opts.topic], fromBeginning: true });
+    // Before run(), which resolves only after the first join.
+    consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      this.heads.clear();
+      this.partitions = e.payload.memberAssignment[this.opts.topic] ?? [];
+    });
     await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => this.eachBatch(payload) });
-    consumer.on(consumer.events.GROUP_JOIN, () => this.heads.clear());
   }
 
   async stop(): Promise<void> {
     this.stopping.abort();
+    this.partitions = [];
     // Not delivered yet: their chunk is neither resolved nor committed, so they are re-driven again later.
     for (const done of this.pending.values()) done(false);
     this.pending.clear();
@@ -112,6 +120,11 @@ export class ReDriver {
     redrivenDeliveries.inc({ destination: this.destinationId, outcome: settlement });
     if (settlement === 'parked') this.reparkedInChunk = true;
     done(true);
+  }
+
+  /** True while this re-driver has partitions of the retry topic to work on. */
+  get assigned(): boolean {
+    return this.partitions.length > 0;
   }
 
   /** The parked-at time of the oldest delivery this re-driver holds and has not re-driven yet. */

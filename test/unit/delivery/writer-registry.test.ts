@@ -3,11 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { DESTINATION_KINDS, createWriter, validateTarget } from '../../../src/delivery/writer-registry.js';
 import type { WriterDeps } from '../../../src/delivery/destination-kind.js';
 import { OPERATOR } from '../../../src/accounts/account.js';
+import { writerDeps } from '../../support/writer-deps.js';
 
-const deps: WriterDeps = {
-  kafkaClient: () => ({ producer: () => ({}) }) as unknown as Kafka,
-  fileRoot: '.',
-};
+const deps: WriterDeps = writerDeps({ kafkaClient: () => ({ producer: () => ({}) }) as unknown as Kafka });
 
 describe('writer registry', () => {
   it('should know the kafka, http and file kinds and the three cloud kinds', () => {

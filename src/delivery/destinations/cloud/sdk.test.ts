@@ -5,6 +5,7 @@ import { createWriter } from '../../writer-registry.js';
 import { LazyClient } from './sdk.js';
 import type { DeliveryError } from '../../errors.js';
 import { OPERATOR } from '../../../accounts/account.js';
+import { writerDeps } from '../../../../test/support/writer-deps.js';
 
 const loads = vi.hoisted(() => ({ kinesis: 0, handler: 0 }));
 
@@ -25,7 +26,7 @@ const target = {
     endpoint: 'http://127.0.0.1:1',
   },
 };
-const deps = { kafkaClient: () => { throw new Error('no kafka here'); }, fileRoot: '.', cloud: { timeoutMs: 1_000 } };
+const deps = writerDeps({ cloud: { timeoutMs: 1_000 } });
 
 describe('the AWS SDK', () => {
   it('should stay unloaded until a cloud writer makes its first call, then load once', async () => {

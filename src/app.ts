@@ -184,7 +184,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
         testEvent: testEventSender(writerDeps, secrets),
         destinations: {
           egress: writerDeps.egress,
-          verify: (target) => verifyTarget(target, secrets, writerDeps),
+          verify: (target, account) => verifyTarget(target, secrets, writerDeps, account),
           status: (id) => (statusBoard as StatusBoard).status(id),
         },
       })

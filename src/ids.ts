@@ -3,12 +3,14 @@
 import { hash, randomBytes } from 'node:crypto';
 
 export const ID_PREFIXES = {
+  account: 'acct',
   api_key: 'ak',
   ip_policy: 'ipp',
   ip_policy_rule: 'ipr',
   tcp_edge: 'edgtcp',
   event_destination: 'ed',
   event_subscription: 'esb',
+  reserved_domain: 'rd',
   event: 'ev',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;

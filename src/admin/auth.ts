@@ -1,7 +1,9 @@
 // Bearer authentication (src/admin/README.md "Auth"): every admin route needs "Authorization: Bearer <token>" naming a
-// live API key. The index maps token hashes to key ids and follows the config log live, so a key
-// deleted on another replica stops working here as soon as the deletion is applied.
+// live API key of a live account. The index maps token hashes to key ids and their accounts and follows
+// the config log live, so a key deleted on another replica stops working here as soon as the deletion
+// is applied.
 import type { FastifyRequest } from 'fastify';
+import { OPERATOR_ACCOUNT_ID, accountContext, accountOf } from '../accounts/account.js';
 import type { ConfigLog } from '../configlog/config-log.js';
 import type { Principal } from '../events/envelope.js';
 import { hashToken, sameHash } from './api-keys/tokens.js';
@@ -11,11 +13,17 @@ import { ApiError } from './errors.js';
 /** RFC 6750 2.1: credentials = "Bearer" 1*SP b64token, where b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=". */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
+/** A live key: its id and its account's. */
+export interface KeyHolder {
+  readonly id: string;
+  readonly accountId: string;
+}
+
 export class ApiKeyIndex {
-  private readonly byHash = new Map<string, { id: string; hash: string }>();
+  private readonly byHash = new Map<string, { id: string; hash: string; accountId: string }>();
 
   /** Call before the config log starts, so the initial load is indexed too. */
-  constructor(configLog: ConfigLog) {
+  constructor(private readonly configLog: ConfigLog) {
     for (const v of configLog.list('api_key')) this.add(v.data as unknown as StoredApiKey);
     configLog.onChange((c) => {
       if (c.kind !== 'api_key') return;
@@ -28,16 +36,21 @@ export class ApiKeyIndex {
     return this.byHash.size;
   }
 
-  /** The key id of a token, or undefined. */
-  lookup(token: string): string | undefined {
+  /**
+   * The key of a token, or undefined. A key whose account is gone (deleted on another replica while the
+   * key was made here) is no key: deleting an account deletes its keys, and this covers a race with it.
+   */
+  lookup(token: string): KeyHolder | undefined {
     const hash = hashToken(token);
     const hit = this.byHash.get(hash);
     // The map lookup is on the hash, not the token; the final check is constant-time regardless.
-    return hit !== undefined && sameHash(hit.hash, hash) ? hit.id : undefined;
+    if (hit === undefined || !sameHash(hit.hash, hash)) return undefined;
+    const live = hit.accountId === OPERATOR_ACCOUNT_ID || this.configLog.get(hit.accountId)?.kind === 'account';
+    return live ? { id: hit.id, accountId: hit.accountId } : undefined;
   }
 
   private add(key: StoredApiKey): void {
-    this.byHash.set(key.token_sha256, { id: key.id, hash: key.token_sha256 });
+    this.byHash.set(key.token_sha256, { id: key.id, hash: key.token_sha256, accountId: accountOf(key) });
   }
 }
 
@@ -50,10 +63,11 @@ export function bearerAuth(index: ApiKeyIndex, uri: (path: string) => string) {
       reason = 'the Authorization header is missing';
     } else {
       const m = BEARER.exec(header);
-      const id = m?.[1] === undefined ? undefined : index.lookup(m[1]);
-      if (id !== undefined) {
-        const principal: Principal = { type: 'api_key', id, uri: uri(`/api_keys/${id}`) };
+      const key = m?.[1] === undefined ? undefined : index.lookup(m[1]);
+      if (key !== undefined) {
+        const principal: Principal = { type: 'api_key', id: key.id, uri: uri(`/api_keys/${key.id}`) };
         req.principal = principal;
+        req.account = accountContext(key.accountId);
         return;
       }
       reason = m === null ? 'the Authorization header is not "Bearer <token>"' : 'the token is not a live API key';

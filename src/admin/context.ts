@@ -1,6 +1,7 @@
 // What every admin resource module receives from the composition root: the store, uri building, the
 // secret box and the service config. Resource modules export `register<Thing>Routes(app, ctx)`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { accountOf, type AccountContext, type Owned } from '../accounts/account.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { StoredTarget } from '../configlog/resources.js';
 import type { ConfigProblem } from '../delivery/destination-config.js';
@@ -15,6 +16,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The API key that sent the request; set by the auth hook on every authenticated route. */
     principal: Principal | null;
+    /** The account of that key: every resource the request reads or writes is this account's. */
+    account: AccountContext | null;
   }
 }
 
@@ -34,7 +37,7 @@ export interface DestinationSupport {
   /** What a target may not point at (src/delivery/egress-rules.ts). */
   readonly egress: EgressRules;
   /** A target's create-time check (src/delivery/verify-target.ts): its first problem, or undefined. */
-  verify(target: StoredTarget): Promise<ConfigProblem | undefined>;
+  verify(target: StoredTarget, account: AccountContext): Promise<ConfigProblem | undefined>;
   /** The destination's status over all workers (src/delivery/status/). */
   status(id: string): DestinationStatusSummary;
 }
@@ -48,16 +51,22 @@ export function principalOf(req: FastifyRequest): Principal {
   return req.principal;
 }
 
+/** The account the request acts for (the auth hook guarantees one on every admin route). */
+export function accountOfRequest(req: FastifyRequest): AccountContext {
+  if (req.account === null) throw new Error('an admin route ran without an authenticated account');
+  return req.account;
+}
+
 /** A Ref: the id and absolute uri of another resource. */
 export function ref(ctx: AdminContext, collection: string, id: string): { id: string; uri: string } {
   return { id, uri: ctx.uri(`${collection}/${id}`) };
 }
 
-/** The fields a resource answers with first, in the order of RESOURCE_FIELDS (schemas.ts). */
+/** The fields a resource answers with first (baseFields, resource-fields.ts): its account among them. */
 export function baseView(
   ctx: AdminContext,
   collection: string,
-  item: { readonly id: string; readonly created_at: string; readonly description: string; readonly metadata: string },
-): { id: string; uri: string; created_at: string; description: string; metadata: string } {
-  return { id: item.id, uri: ctx.uri(`${collection}/${item.id}`), created_at: item.created_at, description: item.description, metadata: item.metadata };
+  item: Owned & { readonly id: string; readonly created_at: string; readonly description: string; readonly metadata: string },
+): { id: string; uri: string; account_id: string; created_at: string; description: string; metadata: string } {
+  return { id: item.id, uri: ctx.uri(`${collection}/${item.id}`), account_id: accountOf(item), created_at: item.created_at, description: item.description, metadata: item.metadata };
 }

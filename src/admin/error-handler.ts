@@ -30,7 +30,7 @@ export function toApiError(err: unknown, bodyLimit: number, hints: RequestHints 
 export function adminErrorHandler(bodyLimit: number) {
   return (err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const config = req.routeOptions.config as RequestHints | undefined;
-    const hints: RequestHints = { immutable: config?.immutable, explain: config?.explain, body: req.body, params: req.params as Record<string, unknown> };
+    const hints: RequestHints = { immutable: config?.immutable, explain: config?.explain, body: req.body, params: req.params as Record<string, unknown>, account: req.account };
     const apiError = toApiError(err, bodyLimit, hints);
     if (apiError.code === 'unsupported_media_type') {
       const sent = req.headers['content-type'];

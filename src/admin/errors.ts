@@ -27,6 +27,7 @@ export const API_ERRORS = {
   invalid_ip: spec(400, 'The parameter {field} is not an IPv4 or IPv6 address: {value}.'),
   invalid_hostport: spec(400, 'The field {field} is not a host:port with a port from 1 to 65535: {value}.'),
   invalid_id: spec(400, 'The field {field} is not a well-formed {kind} id: {value}.'),
+  invalid_domain: spec(400, 'The field {field} is not a domain name of two labels or more, with an optional leading "*." wildcard: {value}.'),
   unknown_reference: spec(400, 'The field {field} names {kind} {id}, which does not exist.'),
   immutable_field: spec(400, 'The field {field} cannot be changed; delete the {resource} and create a new one.'),
   // 400 of event destinations and subscriptions (src/admin/event-destinations, src/admin/event-subscriptions).
@@ -47,7 +48,9 @@ export const API_ERRORS = {
   too_many_items: spec(400, 'The field {field} has {actual} entries; the limit is {limit}.'),
   // 401: authentication (src/admin/README.md "Auth").
   unauthorized: spec(401, 'A valid API key token is required in the Authorization header as "Bearer <token>" ({reason}).'),
-  // 404: missing resources and routes.
+  // 403: an account's key may not do this (src/admin/README.md "Accounts"); another account's resource is a 404.
+  forbidden: spec(403, 'Only the operator account may {action}.'),
+  // 404: missing resources and routes (another account's resource is missing too).
   not_found: spec(404, 'There is no {resource} with id {id}.'),
   route_not_found: spec(404, 'There is no route {method} {path}.'),
   source_not_found: spec(404, 'The event subscription {subscription_id} has no source of type {type}.'),
@@ -55,9 +58,11 @@ export const API_ERRORS = {
   method_not_allowed: spec(405, 'The route {path} does not take {method}; it takes {allowed}.'),
   // 409: the request conflicts with the current state.
   duplicate_cidr: spec(409, 'The IP policy {ip_policy_id} already has a rule for {cidr} ({rule_id}).'),
-  hostport_in_use: spec(409, 'The hostport {hostport} is already used by TCP edge {edge_id}.'),
+  hostport_in_use: spec(409, 'The hostport {hostport} is already used by another TCP edge{by}.'),
+  domain_reserved: spec(409, 'The domain {domain} overlaps {by}: a name belongs to one account, and a reservation may not cover another one\'s or be covered by it.'),
   ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),
   source_exists: spec(409, 'The event subscription {subscription_id} already has a source of type {type}; change it with PATCH or delete it first.'),
+  operator_account: spec(409, 'The operator account {id} cannot be deleted.'),
   event_destination_in_use: spec(409, 'The event destination {id} is still used by event subscription(s) {subscriptions}; remove it from them first.'),
   // 422: the request is valid, but a check of the destination itself failed (src/delivery/destination-kind.ts verify).
   topic_not_created: spec(422, 'The topic {topic} does not exist and could not be created: {error}: {reason}.'),

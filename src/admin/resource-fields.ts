@@ -55,13 +55,15 @@ export function resourceSchemas(fields: Fields): ResourceSchemas {
 }
 
 /**
- * The fields every resource kept in the config log has: id, uri and created_at (set by the service), and
- * description and metadata (default ""). A resource spreads them in the order its responses list them.
+ * The fields every resource kept in the config log has: id, uri, the account that owns it and created_at
+ * (set by the service), and description and metadata (default ""). A resource spreads them in the order
+ * its responses list them.
  */
 export function baseFields(kind: IdKind, unit: LimitUnit = 'bytes') {
   return {
     id: { response: idResponse(kind) },
     uri: { response: uriString },
+    account_id: { response: { ...idResponse('account'), description: 'The account that owns it: the account of the API key that created it.' } },
     created_at: { response: timestampString },
     description: { request: textField('description', unit), response: { type: 'string' } },
     metadata: { request: textField('metadata', unit), response: { type: 'string' } },

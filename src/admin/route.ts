@@ -1,7 +1,9 @@
 // One admin route with its schemas: request validation, serialization and the OpenAPI document come from
 // the same declaration, with its operation id, its links, and the rules it applies beyond its schema.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { API_ERRORS, type ApiError, type ApiErrorCode } from './errors.js';
+import type { AccountContext } from '../accounts/account.js';
+import { accountOfRequest } from './context.js';
+import { API_ERRORS, ApiError, type ApiErrorCode } from './errors.js';
 import { BODY_ERRORS, responses, type Schema } from './schemas.js';
 
 /**
@@ -28,9 +30,10 @@ export interface RouteConfig {
   readonly immutable?: { readonly fields: readonly string[]; readonly resource: string };
   /**
    * The domain's own account of why a body the schema refused is wrong, when it has a better one:
-   * `at` is the JSON pointer of the value the schema refused (e.g. "/target/http/url").
+   * `at` is the JSON pointer of the value the schema refused (e.g. "/target/http/url"), `account` the
+   * account the request acts for.
    */
-  readonly explain?: (body: unknown, at: string) => ApiError | undefined;
+  readonly explain?: (body: unknown, at: string, account: AccountContext) => ApiError | undefined;
 }
 
 export interface RouteSpec extends RouteConfig {
@@ -48,6 +51,11 @@ export interface RouteSpec extends RouteConfig {
   readonly rules?: readonly BeyondSchemaRule[];
   /** Links from the success response, by name. */
   readonly links?: Readonly<Record<string, Link>>;
+  /**
+   * Only the operator account may call it: what it does, in words ("manage accounts"). Another account's
+   * key gets 403 forbidden before the body is read.
+   */
+  readonly operatorOnly?: string;
 }
 
 /** Admin bodies are small (metadata is at most 4 KiB); anything far larger is refused unread. */
@@ -67,7 +75,8 @@ type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** One route with its schemas: validation, serialization and the OpenAPI document (schemas.ts). */
 export function route(app: FastifyInstance, method: HTTPMethods, url: string, spec: RouteSpec, handler: Handler): void {
-  const { operationId, tags, summary, description, params, querystring, body, ok, errors = [], links, immutable, explain } = spec;
+  const { operationId, tags, summary, description, params, querystring, body, ok, links, immutable, explain, operatorOnly } = spec;
+  const errors = operatorOnly === undefined ? (spec.errors ?? []) : [403, ...(spec.errors ?? [])];
   const statuses = body === undefined ? errors : [...BODY_ERRORS, ...errors];
   const rules = body === undefined ? (spec.rules ?? []) : [...(spec.rules ?? []), BODY_LIMIT_RULE];
   // Each status that rules answer with lists them in its description.
@@ -88,8 +97,16 @@ export function route(app: FastifyInstance, method: HTTPMethods, url: string, sp
     response: responses({ [ok[0]]: ok[1] }, statuses, text),
   };
   const config: RouteConfig = { ...(immutable && { immutable }), ...(explain && { explain }) };
+  // The scope's onRequest hook (authentication) runs before a route's own.
+  const onRequest = operatorOnly === undefined ? [] : [operatorCheck(operatorOnly)];
   // Fastify keeps `config` on the route for hooks and error handlers (req.routeOptions.config).
-  app.route({ method, url, schema, config, ...(links && { links: { [ok[0]]: { ...links } } }), handler });
+  app.route({ method, url, schema, config, onRequest, ...(links && { links: { [ok[0]]: { ...links } } }), handler });
+}
+
+function operatorCheck(action: string) {
+  return async (req: FastifyRequest): Promise<void> => {
+    if (!accountOfRequest(req).isOperator) throw new ApiError('forbidden', { action });
+  };
 }
 
 /** A request's body, params and query, typed by the route that declared their schemas. */

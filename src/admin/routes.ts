@@ -1,5 +1,6 @@
 // The admin API's resource modules, in the order their routes appear in the OpenAPI document.
 // A new resource adds its `register<Thing>Routes` here.
+import { registerAccountRoutes } from './accounts/account-routes.js';
 import { registerApiKeyRoutes } from './api-keys/api-key-routes.js';
 import type { AdminRouteModule } from './context.js';
 import { registerEventDestinationRoutes } from './event-destinations/destination-routes.js';
@@ -9,10 +10,13 @@ import { registerEventSubscriptionRoutes } from './event-subscriptions/subscript
 import { registerIpPolicyRuleRoutes } from './ip-policies/ip-policy-rule-routes.js';
 import { registerIpPolicyRoutes } from './ip-policies/ip-policy-routes.js';
 import { registerIpRestrictionRoutes } from './ip-restriction/ip-restriction-routes.js';
+import { registerReservedDomainRoutes } from './reserved-domains/reserved-domain-routes.js';
 import { registerTcpEdgeRoutes } from './tcp-edges/tcp-edge-routes.js';
 
 export const ADMIN_ROUTE_MODULES: readonly AdminRouteModule[] = [
+  registerAccountRoutes,
   registerApiKeyRoutes,
+  registerReservedDomainRoutes,
   registerIpPolicyRoutes,
   registerIpPolicyRuleRoutes,
   registerTcpEdgeRoutes,

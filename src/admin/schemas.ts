@@ -76,6 +76,7 @@ export function errorSchema(description: string, codes: readonly string[]): Sche
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   400: 'The request is not valid.',
   401: 'The bearer token is missing, malformed or unknown.',
+  403: 'Only the operator account may do this.',
   404: 'The resource or route does not exist.',
   409: 'The request conflicts with the current state.',
   413: 'The request body is too large.',

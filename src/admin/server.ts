@@ -23,7 +23,8 @@ import { compileValidator } from './validation.js';
 export { ADMIN_BODY_LIMIT } from './route.js';
 
 const API_DESCRIPTION = [
-  'API keys, IP policies and rules, TCP edges with their IP restriction module, event destinations and subscriptions.',
+  'Accounts, API keys, reserved domains, IP policies and rules, TCP edges with their IP restriction module, event destinations and subscriptions.',
+  "Every resource belongs to the account of the key that created it; another account's resources answer 404 and are in no list, and only the operator account's keys may manage accounts (403 for others).",
   'Errors are {error_code, status_code, msg, details}; details.field names the offending field.',
   'Requests are validated with the schemas shown here: a value that breaks one is a 400 (a malformed id in a path is a 404), and a schema marked x-error names the error_code it gives.',
   'What a schema cannot state (an id that names nothing, a CIDR with host bits set, a filter that does not compile, a limit in bytes) is listed per operation in x-rules-beyond-schema and in its 400 description.',
@@ -81,12 +82,13 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     register(app) {
       void app.register(async (scope) => adminScope(scope, deps, context, keys));
     },
-    bootstrap: () => bootstrapApiKey(context, keys),
+    bootstrap: () => bootstrapApiKey(context),
   };
 }
 
 async function adminScope(app: FastifyInstance, deps: AdminDeps, ctx: AdminContext, keys: ApiKeyIndex): Promise<void> {
   app.decorateRequest('principal', null);
+  app.decorateRequest('account', null);
   app.setValidatorCompiler(compileValidator);
   app.setErrorHandler(adminErrorHandler(ADMIN_BODY_LIMIT));
   const allowed = new AllowedMethods();

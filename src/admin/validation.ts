@@ -5,6 +5,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import type { AccountContext } from '../accounts/account.js';
 import { ApiError, type ApiErrorCode, type ErrorDetails } from './errors.js';
 import type { RouteConfig } from './route.js';
 import { X_ERROR, type XError } from './schemas.js';
@@ -46,6 +47,8 @@ type AjvError = ErrorObject | FastifySchemaValidationError;
 /** What the request holds beyond the errors: the route's hints and the parts they read. */
 export interface RequestHints extends RouteConfig {
   readonly body?: unknown;
+  /** The account the request acts for; null before authentication. */
+  readonly account?: AccountContext | null;
   readonly params?: Readonly<Record<string, unknown>>;
 }
 
@@ -56,8 +59,8 @@ const LISTED_VALUES = 12;
 export function validationError(errors: readonly AjvError[], context: string, hints: RequestHints = {}): ApiError {
   const first = errors[0];
   if (first === undefined) return new ApiError('invalid_body', { field: 'body', reason: 'is not valid' });
-  if (context === 'body' && hints.explain !== undefined) {
-    const explained = explain(hints.explain, hints.body, first.instancePath);
+  if (context === 'body' && hints.explain !== undefined && hints.account !== undefined && hints.account !== null) {
+    const explained = explain(hints.explain, hints.body, first.instancePath, hints.account);
     if (explained !== undefined) return explained;
   }
   const marked = errors.find((e) => xErrorOf(e) !== undefined);
@@ -66,9 +69,9 @@ export function validationError(errors: readonly AjvError[], context: string, hi
 }
 
 /** The route's explanation; one that trips over a body the schema refused is no explanation. */
-function explain(f: NonNullable<RequestHints['explain']>, body: unknown, at: string): ApiError | undefined {
+function explain(f: NonNullable<RequestHints['explain']>, body: unknown, at: string, account: AccountContext): ApiError | undefined {
   try {
-    return f(body, at);
+    return f(body, at, account);
   } catch {
     return undefined;
   }

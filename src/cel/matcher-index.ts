@@ -9,6 +9,8 @@ export interface Entry<T> {
   readonly id: string;
   /** What a match of this subscription yields (the id itself, or the caller's route object). */
   readonly value: T;
+  /** The owner whose records alone it may match (see MatcherSnapshot); undefined: it may match every record. */
+  readonly owner: string | undefined;
   /**
    * Position of `id` in ascending id order, as a number so that sorting entries is cheap: ranks are
    * spaced apart so an insertion usually fits between its neighbours (see matcher.ts).
@@ -103,11 +105,11 @@ const NO_TESTS: readonly SharedTest<never>[] = [];
 export const EMPTY_BUCKET: Bucket<never> = { entries: [], exact: NO_VALUES, single: undefined, exactAndSingle: NO_VALUES, shared: NO_TESTS };
 export const EMPTY_PARTS: IndexParts<never> = { always: EMPTY_BUCKET, hashed: [], ranged: [], size: 0 };
 
-export function entryOf<T>(id: string, value: T, rank: number, filter: CompiledFilter | undefined, remainders: Remainders): Entry<T> {
-  if (filter === undefined) return { id, value, rank, filter, plan: undefined, rest: '', remainder: undefined, self: [value] };
+export function entryOf<T>(id: string, value: T, owner: string | undefined, rank: number, filter: CompiledFilter | undefined, remainders: Remainders): Entry<T> {
+  if (filter === undefined) return { id, value, owner, rank, filter, plan: undefined, rest: '', remainder: undefined, self: [value] };
   const { plan, exact, rest, conjunct } = analyseFilter(filter.expr);
   const remainder = exact ? undefined : remainders.of(rest, filter, conjunct);
-  return { id, value, rank, filter, plan, rest, remainder, self: [value] };
+  return { id, value, owner, rank, filter, plan, rest, remainder, self: [value] };
 }
 
 /**

@@ -1,4 +1,9 @@
 // An immutable index over a set of compiled filters: the hot path that turns a record into the subscriptions it matches (their ids, or the values the caller stored with them).
+//
+// Ownership is the index's first level: a subscription stored with an owner may match only the records
+// that owner owns, and one without may match every record. A record's owner is looked up once
+// (OwnerOf), and only the index of that owner's subscriptions is consulted beside the unowned ones, so
+// the others' filters are never reached (SECURITY.md "Traffic ownership").
 import { parseIP } from '../net/ip.js';
 import {
   EMPTY_PARTS,
@@ -14,11 +19,16 @@ import {
 
 export interface MatcherStats {
   readonly subscriptions: number;
+  /** Owners with subscriptions of their own (matching only their records). */
+  readonly owners: number;
   /** Filters evaluated for every record: no filter, or no indexable conjunct. */
   readonly alwaysEvaluated: number;
   readonly hashed: number;
   readonly ranged: number;
 }
+
+/** The owner of a record (its filterable fields), or undefined when it belongs to nobody. */
+export type OwnerOf = (ev: unknown) => string | undefined;
 
 const NO_MATCHES: readonly never[] = Object.freeze([]);
 const NO_RUNS: readonly (readonly never[])[] = Object.freeze([]);
@@ -92,36 +102,78 @@ export class MatcherSnapshot<T> {
   private readonly hits: Bucket<T>[] = [];
   private readonly collector = new Collector<T>();
 
-  private constructor(private readonly parts: IndexParts<T>) {}
+  /**
+   * `parts` indexes the subscriptions without an owner, `owned` those of each owner; `ownerOf` finds a
+   * record's owner (none given: every record belongs to nobody).
+   */
+  private constructor(
+    private readonly parts: IndexParts<T>,
+    private readonly owned: ReadonlyMap<string, IndexParts<T>>,
+    private readonly ownerOf: OwnerOf | undefined,
+  ) {}
 
-  static empty<T>(): MatcherSnapshot<T> {
-    return new MatcherSnapshot<T>(EMPTY_PARTS);
+  static empty<T>(ownerOf?: OwnerOf): MatcherSnapshot<T> {
+    return new MatcherSnapshot<T>(EMPTY_PARTS, new Map(), ownerOf);
   }
 
-  /** A snapshot of a whole set, built in one pass. */
-  static of<T>(entries: Iterable<Entry<T>>): MatcherSnapshot<T> {
-    return new MatcherSnapshot(buildParts(entries));
+  /** A snapshot of a whole set, built in one pass per owner. */
+  static of<T>(entries: Iterable<Entry<T>>, ownerOf?: OwnerOf): MatcherSnapshot<T> {
+    const unowned: Entry<T>[] = [];
+    const byOwner = new Map<string, Entry<T>[]>();
+    for (const e of entries) {
+      if (e.owner === undefined) {
+        unowned.push(e);
+        continue;
+      }
+      const list = byOwner.get(e.owner);
+      if (list === undefined) byOwner.set(e.owner, [e]);
+      else list.push(e);
+    }
+    const owned = new Map([...byOwner].map(([owner, list]) => [owner, buildParts(list)] as const));
+    return new MatcherSnapshot(buildParts(unowned), owned, ownerOf);
   }
 
   /**
    * A new snapshot with `previous` (the entry this snapshot holds for a subscription, if any)
-   * replaced by `next` (none to remove it). Only the touched buckets, maps and trie path are copied.
+   * replaced by `next` (none to remove it). Only the touched buckets, maps and trie path are copied,
+   * and the map of owners when an owner's subscriptions change.
    */
   replaced(previous: Entry<T> | undefined, next: Entry<T> | undefined): MatcherSnapshot<T> {
-    return new MatcherSnapshot(replacedEntry(this.parts, previous, next));
+    let parts = this.parts;
+    let owned: Map<string, IndexParts<T>> | undefined;
+    const edit = (owner: string | undefined, before: Entry<T> | undefined, after: Entry<T> | undefined): void => {
+      if (owner === undefined) {
+        parts = replacedEntry(parts, before, after);
+        return;
+      }
+      owned ??= new Map(this.owned);
+      const changed = replacedEntry(owned.get(owner) ?? EMPTY_PARTS, before, after);
+      if (changed.size === 0) owned.delete(owner);
+      else owned.set(owner, changed);
+    };
+    if (previous !== undefined && next !== undefined && previous.owner === next.owner) {
+      edit(next.owner, previous, next);
+    } else {
+      if (previous !== undefined) edit(previous.owner, previous, undefined);
+      if (next !== undefined) edit(next.owner, undefined, next);
+    }
+    return new MatcherSnapshot(parts, owned ?? this.owned, this.ownerOf);
   }
 
   get size(): number {
-    return this.parts.size;
+    let n = this.parts.size;
+    for (const p of this.owned.values()) n += p.size;
+    return n;
   }
 
   stats(): MatcherStats {
-    const { always, hashed, ranged, size } = this.parts;
+    const all = [this.parts, ...this.owned.values()];
     return {
-      subscriptions: size,
-      alwaysEvaluated: always.entries.length,
-      hashed: hashed.reduce((n, h) => n + h.all.length, 0),
-      ranged: ranged.reduce((n, r) => n + r.all.length, 0),
+      subscriptions: this.size,
+      owners: this.owned.size,
+      alwaysEvaluated: all.reduce((n, p) => n + p.always.entries.length, 0),
+      hashed: all.reduce((n, p) => p.hashed.reduce((m, h) => m + h.all.length, n), 0),
+      ranged: all.reduce((n, p) => p.ranged.reduce((m, r) => m + r.all.length, n), 0),
     };
   }
 
@@ -129,7 +181,8 @@ export class MatcherSnapshot<T> {
    * The values of the subscriptions whose filter is true for `ev` (the nested raw record), each once, in a new array.
    *
    * Their order is the index's, fixed by the subscription set and the record alone (never by the
-   * order of updates): unindexed subscriptions first, then the hashed fields, then the ranges from
+   * order of updates): the subscriptions without an owner, then those of the record's owner; within
+   * each, unindexed subscriptions first, then the hashed fields, then the ranges from
    * the shortest prefix, each in the order of the catalogue's FILTERABLE; within one index hit, the subscriptions matched by the key alone in id order, then
    * those sharing a further test, group by group.
    */
@@ -150,39 +203,49 @@ export class MatcherSnapshot<T> {
   }
 
   private gather(ev: unknown): void {
-    const acc = this.collector;
-    const { always, hashed, ranged } = this.parts;
-    if (always.entries.length > 0) takeBucket(acc, always, ev);
-    for (let h = 0; h < hashed.length; h++) {
-      const index = hashed[h] as FieldIndex<T>;
-      const value = index.read(ev);
-      // A value of the declared type (a string; for an integer field a safe-integer number, which the
-      // compiled filter reads as an int) is looked up. Anything else (absent, mistyped, a bigint)
-      // proves nothing, so every filter indexed on the field is evaluated and the filter decides.
-      const typed = index.int ? Number.isSafeInteger(value) : typeof value === 'string';
-      if (typed) {
-        const bucket = index.buckets.get(value as string | number);
-        if (bucket !== undefined) takeBucket(acc, bucket, ev);
-      } else {
-        takeEach(acc, index.all, ev);
-      }
+    gatherParts(this.collector, this.hits, this.parts, ev);
+    // The owner is looked up for every record, owned subscriptions or not: a record of nobody's is counted.
+    const ownerOf = this.ownerOf;
+    if (ownerOf === undefined) return;
+    const owner = ownerOf(ev);
+    if (owner === undefined) return;
+    const parts = this.owned.get(owner);
+    if (parts !== undefined) gatherParts(this.collector, this.hits, parts, ev);
+  }
+}
+
+/** The matches of `ev` among the subscriptions of one index, added to `acc`. */
+function gatherParts<T>(acc: Collector<T>, hits: Bucket<T>[], parts: IndexParts<T>, ev: unknown): void {
+  const { always, hashed, ranged } = parts;
+  if (always.entries.length > 0) takeBucket(acc, always, ev);
+  for (let h = 0; h < hashed.length; h++) {
+    const index = hashed[h] as FieldIndex<T>;
+    const value = index.read(ev);
+    // A value of the declared type (a string; for an integer field a safe-integer number, which the
+    // compiled filter reads as an int) is looked up. Anything else (absent, mistyped, a bigint)
+    // proves nothing, so every filter indexed on the field is evaluated and the filter decides.
+    const typed = index.int ? Number.isSafeInteger(value) : typeof value === 'string';
+    if (typed) {
+      const bucket = index.buckets.get(value as string | number);
+      if (bucket !== undefined) takeBucket(acc, bucket, ev);
+    } else {
+      takeEach(acc, index.all, ev);
     }
-    for (let r = 0; r < ranged.length; r++) {
-      const index = ranged[r] as RangeIndex<T>;
-      const value = index.read(ev);
-      if (typeof value !== 'string') {
-        takeEach(acc, index.all, ev);
-        continue;
-      }
-      // A string that is no IP makes containsIP/ip() an error in cel-go, so no ranged filter is true.
-      const hits = this.hits;
-      let n = index.prefixes.collectV4(value, hits);
-      if (n < 0) {
-        const ip = parseIP(value);
-        n = ip === undefined ? 0 : index.prefixes.collect(ip, hits);
-      }
-      for (let l = 0; l < n; l++) takeBucket(acc, hits[l] as Bucket<T>, ev);
+  }
+  for (let r = 0; r < ranged.length; r++) {
+    const index = ranged[r] as RangeIndex<T>;
+    const value = index.read(ev);
+    if (typeof value !== 'string') {
+      takeEach(acc, index.all, ev);
+      continue;
     }
+    // A string that is no IP makes containsIP/ip() an error in cel-go, so no ranged filter is true.
+    let n = index.prefixes.collectV4(value, hits);
+    if (n < 0) {
+      const ip = parseIP(value);
+      n = ip === undefined ? 0 : index.prefixes.collect(ip, hits);
+    }
+    for (let l = 0; l < n; l++) takeBucket(acc, hits[l] as Bucket<T>, ev);
   }
 }
 

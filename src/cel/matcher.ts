@@ -3,9 +3,12 @@
 // The index is an immutable MatcherSnapshot. Each update builds the next snapshot by copy-on-write
 // (only the buckets, maps and trie paths it touches are copied) and swaps it in, so a caller that
 // took a snapshot for a batch keeps matching against a consistent set while updates land.
+//
+// A subscription may have an owner: it then matches only the records that owner owns, which the
+// matcher's OwnerOf finds once per record (matcher-snapshot.ts).
 import type { TrafficEventType } from '../events/catalog.js';
 import { Remainders, entryOf, type Entry } from './matcher-index.js';
-import { MatcherSnapshot, type MatcherStats } from './matcher-snapshot.js';
+import { MatcherSnapshot, type MatcherStats, type OwnerOf } from './matcher-snapshot.js';
 import type { CompiledFilter } from './types.js';
 
 export class MatcherError extends Error {
@@ -18,6 +21,9 @@ const RANK_GAP = 2 ** 20;
 
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** One subscription as replaceAll() takes it; an owner limits it to that owner's records. */
+export type MatcherItem<T> = readonly [id: string, filter: CompiledFilter | undefined, value: T, owner?: string];
+
 /**
  * The matcher over values of type T: each subscription is stored with a value (the caller's route
  * object, say), and a match yields the values, so the caller needs no lookup by id per match.
@@ -26,10 +32,16 @@ export class Matcher<T> {
   private readonly entries = new Map<string, Entry<T>>();
   /** Every id, ascending (code-unit order, the same everywhere): it gives new entries their rank. */
   private ids: string[] = [];
-  private current = MatcherSnapshot.empty<T>();
+  private current: MatcherSnapshot<T>;
   private remainders = new Remainders();
 
-  constructor(readonly eventType: TrafficEventType) {}
+  /** `ownerOf` finds a record's owner; without it every record belongs to nobody, and owned subscriptions match none. */
+  constructor(
+    readonly eventType: TrafficEventType,
+    private readonly ownerOf?: OwnerOf,
+  ) {
+    this.current = MatcherSnapshot.empty<T>(ownerOf);
+  }
 
   get size(): number {
     return this.entries.size;
@@ -39,19 +51,22 @@ export class Matcher<T> {
     return this.entries.has(id);
   }
 
-  /** Adds a subscription, or replaces its filter and value. No filter means the subscription takes every record. */
-  set(id: string, filter: CompiledFilter | undefined, value: T): void {
+  /**
+   * Adds a subscription, or replaces its filter, value and owner. No filter means the subscription takes
+   * every record (of its owner's, when it has one).
+   */
+  set(id: string, filter: CompiledFilter | undefined, value: T, owner?: string): void {
     this.checkEventType(id, filter);
     const previous = this.entries.get(id);
     const rank = previous?.rank ?? this.insertId(id);
     if (rank === undefined) {
       // No number left between the neighbours: renumber everything, once in a long while.
-      this.rebuild([...this.entries].map(([k, e]) => [k, e.filter, e.value] as const).concat([[id, filter, value]]));
+      this.rebuild([...this.entries].map(([k, e]): MatcherItem<T> => [k, e.filter, e.value, e.owner]).concat([[id, filter, value, owner]]));
       return;
     }
     // Tests of filters long gone are dropped now and then; entries keep the ones they hold.
     if (this.remainders.size > 2 * this.entries.size + 1024) this.remainders = new Remainders();
-    const next = entryOf(id, value, rank, filter, this.remainders);
+    const next = entryOf(id, value, owner, rank, filter, this.remainders);
     this.current = this.current.replaced(previous, next);
     this.entries.set(id, next);
   }
@@ -67,22 +82,22 @@ export class Matcher<T> {
   }
 
   /** Replaces the whole set at once (e.g. after loading the config log): one build instead of N updates. */
-  replaceAll(subscriptions: Iterable<readonly [id: string, filter: CompiledFilter | undefined, value: T]>): void {
+  replaceAll(subscriptions: Iterable<MatcherItem<T>>): void {
     const list = [...subscriptions];
     for (const [id, filter] of list) this.checkEventType(id, filter);
     this.rebuild(list);
   }
 
-  private rebuild(subscriptions: readonly (readonly [string, CompiledFilter | undefined, T])[]): void {
-    const byIdLast = new Map(subscriptions.map(([id, filter, value]) => [id, { filter, value }] as const));
+  private rebuild(subscriptions: readonly MatcherItem<T>[]): void {
+    const byIdLast = new Map(subscriptions.map(([id, filter, value, owner]) => [id, { filter, value, owner }] as const));
     this.ids = [...byIdLast.keys()].sort(byId);
     this.entries.clear();
     this.remainders = new Remainders();
     this.ids.forEach((id, i) => {
-      const { filter, value } = byIdLast.get(id) as { filter: CompiledFilter | undefined; value: T };
-      this.entries.set(id, entryOf(id, value, i * RANK_GAP, filter, this.remainders));
+      const { filter, value, owner } = byIdLast.get(id) as { filter: CompiledFilter | undefined; value: T; owner: string | undefined };
+      this.entries.set(id, entryOf(id, value, owner, i * RANK_GAP, filter, this.remainders));
     });
-    this.current = MatcherSnapshot.of(this.entries.values());
+    this.current = MatcherSnapshot.of(this.entries.values(), this.ownerOf);
   }
 
   /** The index of `id` in `ids`, or where it would go. */
@@ -114,7 +129,7 @@ export class Matcher<T> {
     return this.current;
   }
 
-  /** The values of the subscriptions whose filter is true for `ev`, in the index's fixed order (see MatcherSnapshot.match). */
+  /** The values of the subscriptions whose filter is true for `ev` and that may match its owner's records, in the index's fixed order (see MatcherSnapshot.match). */
   match(ev: unknown): readonly T[] {
     return this.current.match(ev);
   }
@@ -139,11 +154,11 @@ export class Matcher<T> {
 
 /** A matcher whose values are the subscription ids themselves. */
 export class SubscriptionMatcher extends Matcher<string> {
-  override set(id: string, filter: CompiledFilter | undefined, value: string = id): void {
-    super.set(id, filter, value);
+  override set(id: string, filter: CompiledFilter | undefined, value: string = id, owner?: string): void {
+    super.set(id, filter, value, owner);
   }
 
-  override replaceAll(subscriptions: Iterable<readonly [id: string, filter: CompiledFilter | undefined, value?: string]>): void {
-    super.replaceAll([...subscriptions].map(([id, filter, value]) => [id, filter, value ?? id] as const));
+  override replaceAll(subscriptions: Iterable<readonly [id: string, filter: CompiledFilter | undefined, value?: string, owner?: string]>): void {
+    super.replaceAll([...subscriptions].map(([id, filter, value, owner]): MatcherItem<string> => [id, filter, value ?? id, owner]));
   }
 }

@@ -5,20 +5,24 @@
 export const CONFIG_FORMAT_VERSION = 1;
 
 export type ConfigKind =
+  | 'account'
   | 'api_key'
   | 'ip_policy'
   | 'ip_policy_rule'
   | 'tcp_edge'
   | 'event_destination'
-  | 'event_subscription';
+  | 'event_subscription'
+  | 'reserved_domain';
 
 const KIND_BY_PREFIX: Readonly<Record<string, ConfigKind>> = {
+  acct: 'account',
   ak: 'api_key',
   ipp: 'ip_policy',
   ipr: 'ip_policy_rule',
   edgtcp: 'tcp_edge',
   ed: 'event_destination',
   esb: 'event_subscription',
+  rd: 'reserved_domain',
 };
 
 /** Keys that start with this are sync markers, not resources (see ConfigLog.sync). */
@@ -30,6 +34,9 @@ export interface ConfigValue<T = Record<string, unknown>> {
   readonly kind: ConfigKind;
   readonly data: T;
 }
+
+/** Every kind of resource the config log holds. */
+export const CONFIG_KINDS: readonly ConfigKind[] = Object.values(KIND_BY_PREFIX);
 
 export function kindOfId(id: string): ConfigKind | undefined {
   const i = id.indexOf('_');

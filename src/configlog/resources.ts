@@ -1,4 +1,5 @@
 // The stored shapes of the resources the pipeline reads from the config log (the API adds uris on output).
+import type { Owned } from '../accounts/account.js';
 
 export interface StoredSource {
   /** An event type (docs/events.md). */
@@ -9,7 +10,8 @@ export interface StoredSource {
   readonly filter?: string;
 }
 
-export interface StoredSubscription {
+/** account_id (Owned) is absent on resources written before accounts existed: they are the operator's (accountOf). */
+export interface StoredSubscription extends Owned {
   readonly id: string;
   readonly created_at: string;
   readonly description: string;
@@ -24,7 +26,7 @@ export interface StoredSubscription {
  */
 export type StoredTarget = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
-export interface StoredDestination {
+export interface StoredDestination extends Owned {
   readonly id: string;
   readonly created_at: string;
   readonly description: string;

@@ -1,6 +1,7 @@
 // Builds a destination's writer from its stored target, secrets opened. A destination whose writer cannot
 // be built (a secret sealed with another SECRET_KEY, a config the writer rejects) still gets one: a
 // writer failing every write and health check with the reason, so its events are parked, not dropped.
+import type { AccountContext } from '../accounts/account.js';
 import type { StoredTarget } from '../configlog/resources.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { DeliveryItem, DestinationWriter, WriteOutcome, WriterLimits } from './contract.js';
@@ -65,10 +66,10 @@ export interface BuiltWriter {
   readonly problem?: DeliveryError;
 }
 
-/** Never throws: a target that cannot run gets a MisconfiguredWriter carrying the reason. */
-export function buildWriter(target: StoredTarget, secrets: SecretBox, deps: WriterDeps): BuiltWriter {
+/** Never throws: a target (of a destination of `account`) that cannot run gets a MisconfiguredWriter carrying the reason. */
+export function buildWriter(target: StoredTarget, secrets: SecretBox, deps: WriterDeps, account: AccountContext): BuiltWriter {
   try {
-    return { writer: createWriter(openSecrets(target, secrets) as Record<string, unknown>, deps) };
+    return { writer: createWriter(openSecrets(target, secrets) as Record<string, unknown>, deps, account) };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     const problem = new DeliveryError('DESTINATION_MISCONFIGURED', `The destination cannot run as configured: ${reason}`, { cause: err });

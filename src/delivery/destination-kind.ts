@@ -1,6 +1,7 @@
 // What a destination kind is: one object per kind folder (destinations/<kind>/) that the rest of the
 // service iterates (destinations/kinds.ts lists them). Nothing outside a kind's folder knows its fields.
 import type { Kafka } from 'kafkajs';
+import type { AccountContext } from '../accounts/account.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { DestinationWriter, WriterLimits } from './contract.js';
 import type { ConfigProblem, ConfigProblemCode, ParseResult } from './destination-config.js';
@@ -77,8 +78,14 @@ export interface DestinationKind<C = unknown> {
    * Validates the kind's object with its secrets in clear, collecting every problem at once, the first
    * one first in the order the API reports. `prefix` names the object in problems: "target.<name>".
    * `egress` refuses what points inside the service; the API and the workers always pass it.
+   *
+   * `account` is the account the destination belongs to: the one whose key creates or changes it (the
+   * admin API), and the stored destination's owner when a writer is built from it (the destination pool,
+   * test events). What customers provide may be held to rules the operator's configuration is not
+   * (SECURITY.md "Egress"): `account.isOperator` tells the operator account apart, and
+   * `account.accountId` names the account (e.g. a topic prefix or a folder of its own).
    */
-  parse(raw: unknown, prefix: string, egress?: EgressRules): ParseResult<C>;
+  parse(raw: unknown, prefix: string, account: AccountContext, egress?: EgressRules): ParseResult<C>;
   /**
    * The object as the API answers it: every known field (null for a default), every secret null, and
    * any read-only field the kind derives from the service's settings (`deps`).
@@ -90,7 +97,8 @@ export interface DestinationKind<C = unknown> {
    * request says `"verify": false`) and when a worker starts with it (src/delivery/verify-target.ts):
    * the target exists, or is created, and takes the destination's own auth. Resolves to its problems
    * (codes answered as 422), none when it passes; it never throws. A kind without one (http: a receiver
-   * may be down for a while) is accepted as parse() finds it, and its status tells the rest.
+   * may be down for a while) is accepted as parse() finds it, and its status tells the rest. `account` is as in
+   * parse().
    */
-  verify?(config: C, deps: WriterDeps): Promise<readonly ConfigProblem[]>;
+  verify?(config: C, deps: WriterDeps, account: AccountContext): Promise<readonly ConfigProblem[]>;
 }

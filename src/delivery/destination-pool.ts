@@ -3,6 +3,7 @@
 // destination has a runner, also one whose writer cannot be built: its events are parked with the reason.
 // The destinations found at start are checked (verify-target.ts), so one that cannot take events says so
 // before its first event.
+import { accountContext, accountOf } from '../accounts/account.js';
 import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
 import type { StoredDestination } from '../configlog/resources.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -108,8 +109,9 @@ export class DestinationPool {
     const before = this.targets.get(dest.id);
     this.targets.set(dest.id, target);
     if (before !== undefined && before !== target) health.reconfigured();
+    // The destination's own account: its kind builds the writer under that account's rules.
     health.useSecrets(secretValues(dest.target, this.opts.secrets));
-    const { writer: built, problem } = buildWriter(dest.target, this.opts.secrets, this.opts.deps);
+    const { writer: built, problem } = buildWriter(dest.target, this.opts.secrets, this.opts.deps, accountContext(accountOf(dest)));
     if (problem !== undefined) health.misconfigured(problem);
     // Wrapped before the hook is made: parking pairs a runner's hook with its writer's circuit.
     const writer = this.opts.wrapWriter?.(dest.id, built) ?? built;
@@ -175,7 +177,7 @@ export class DestinationPool {
         const health = this.health.get(dest.id);
         // A destination whose writer cannot be built says so already; one changed since was checked by the API.
         if (health === undefined || health.status.lastError?.code === 'DESTINATION_MISCONFIGURED' || !unchanged(dest)) continue;
-        const problem = await verifyTarget(dest.target, this.opts.secrets, this.opts.deps);
+        const problem = await verifyTarget(dest.target, this.opts.secrets, this.opts.deps, accountContext(accountOf(dest)));
         if (problem !== undefined && !this.shuttingDown && unchanged(dest)) {
           health.checkFailed(new DeliveryError(problem.deliveryCode ?? 'DESTINATION_MISCONFIGURED', problem.message));
         }

@@ -1,6 +1,7 @@
 // A destination's target names exactly one kind: {"<kind>": {…}}. This module picks the kind and
 // hands its object to it, for the admin API (accept, view, schema) and for the writers (writer-registry.ts);
 // it knows no kind by name (destinations/kinds.ts lists them).
+import type { AccountContext } from '../accounts/account.js';
 import type { StoredTarget } from '../configlog/resources.js';
 import { isPlainObject, problem, type ConfigProblem } from './destination-config.js';
 import type { DestinationKind, JsonSchema, SecretField, ViewDeps } from './destination-kind.js';
@@ -101,6 +102,8 @@ export interface AcceptOptions {
   readonly previous?: StoredTarget;
   /** Seals a secret for the config log (SecretBox.seal). */
   readonly seal: (clear: string) => string;
+  /** The account the destination belongs to, for the kind's parse() (destination-kind.ts). */
+  readonly account: AccountContext;
   /** What the target may not point at (egress-rules.ts). */
   readonly egress: EgressRules;
 }
@@ -138,7 +141,7 @@ export function acceptTarget(raw: unknown, opts: AcceptOptions): AcceptResult {
     else continue;
     at.parent[at.leaf] = KEPT_STAND_IN;
   }
-  const parsed = kind.parse(body, prefix, opts.egress);
+  const parsed = kind.parse(body, prefix, opts.account, opts.egress);
   if (!parsed.ok) return { ok: false, problem: parsed.problems[0] as ConfigProblem };
   const absent = missing[0];
   if (absent !== undefined) {

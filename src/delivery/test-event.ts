@@ -1,5 +1,6 @@
 // Sends one test envelope straight through a destination's writer (POST /event_destinations/{id}/test_event)
 // and reports what the destination answered. No retry and no parking: the caller sees the first answer.
+import { accountContext, accountOf } from '../accounts/account.js';
 import type { StoredDestination } from '../configlog/resources.js';
 import { makeEnvelope, type Principal } from '../events/envelope.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -33,7 +34,7 @@ export function testEventSender(deps: WriterDeps, secrets: SecretBox, timeoutMs 
     let writer: DestinationWriter | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
-      writer = buildWriter(destination.target, secrets, deps).writer;
+      writer = buildWriter(destination.target, secrets, deps, accountContext(accountOf(destination))).writer;
       const w = writer;
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new DeliveryError('DESTINATION_TIMEOUT', `The destination did not take the test event within ${timeoutMs} ms.`)), timeoutMs);

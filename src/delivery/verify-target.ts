@@ -1,6 +1,7 @@
 // Runs a stored target's create-time check through the kind it names (DestinationKind.verify): the admin
 // API before it stores a destination, and each worker for the destinations it finds at start. It knows no
 // kind by name; it opens the secrets, parses, and bounds the check in time.
+import type { AccountContext } from '../accounts/account.js';
 import type { StoredTarget } from '../configlog/resources.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { openSecrets } from './build-writer.js';
@@ -12,7 +13,7 @@ import { storedKind } from './destination-target.js';
 export const VERIFY_TIMEOUT_MS = 15_000;
 
 /** Checks a stored target (secrets sealed); resolves to the first problem, or undefined when it passes or its kind has no check. */
-export async function verifyTarget(target: StoredTarget, secrets: SecretBox, deps: WriterDeps, timeoutMs = VERIFY_TIMEOUT_MS): Promise<ConfigProblem | undefined> {
+export async function verifyTarget(target: StoredTarget, secrets: SecretBox, deps: WriterDeps, account: AccountContext, timeoutMs = VERIFY_TIMEOUT_MS): Promise<ConfigProblem | undefined> {
   const stored = storedKind(target);
   const check = stored?.kind.verify?.bind(stored.kind);
   if (stored === undefined || check === undefined) return undefined;
@@ -24,7 +25,7 @@ export async function verifyTarget(target: StoredTarget, secrets: SecretBox, dep
   } catch (err) {
     return problem.checkFailed(prefix, 'SecretUnreadable', err instanceof Error ? err.message : String(err), 'DESTINATION_MISCONFIGURED');
   }
-  const parsed = kind.parse(opened, prefix, deps.egress);
+  const parsed = kind.parse(opened, prefix, account, deps.egress);
   if (!parsed.ok) return parsed.problems[0];
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<readonly ConfigProblem[]>((resolve) => {
@@ -34,7 +35,7 @@ export async function verifyTarget(target: StoredTarget, secrets: SecretBox, dep
   });
   try {
     const problems = await Promise.race([
-      check(parsed.config, deps).catch((err: unknown) => [problem.checkFailed(prefix, 'Error', err instanceof Error ? err.message : String(err), 'WRITE_FAILED')]),
+      check(parsed.config, deps, account).catch((err: unknown) => [problem.checkFailed(prefix, 'Error', err instanceof Error ? err.message : String(err), 'WRITE_FAILED')]),
       deadline,
     ]);
     return problems[0];

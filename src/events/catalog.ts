@@ -144,6 +144,16 @@ export function exampleFilter(variable: string): string {
   return `${variable}.${EXAMPLE_FIELDS.filter} == ${JSON.stringify(FILTERABLE[EXAMPLE_FIELDS.filter]?.example)}`;
 }
 
+/**
+ * Which account a traffic record belongs to (SECURITY.md "Traffic ownership"): 'domain', the account that
+ * reserved its conn.server_name (an exact reserved domain, else the longest wildcard covering it);
+ * 'hostport', the account whose TCP edge lists conn.server_name:conn.server_port among its hostports.
+ */
+export const TRAFFIC_OWNERSHIP: Readonly<Record<TrafficEventType, 'domain' | 'hostport'>> = {
+  'http_request_complete.v0': 'domain',
+  'tcp_connection_closed.v0': 'hostport',
+};
+
 export function isTrafficEventType(t: string): t is TrafficEventType {
   return (TRAFFIC_EVENT_TYPES as readonly string[]).includes(t);
 }

@@ -12,7 +12,7 @@ import type { HeaderValue } from '../records/record-types.js';
 import type { LeafJsonCache, Projector } from '../projection/projector.js';
 import type { DecodedRecord } from '../records/record-types.js';
 import type { SubscriptionSet, TrafficRoute } from '../subscriptions/subscription-set.js';
-import { decodeFailures, subscriptionMatches } from '../telemetry/metrics.js';
+import { decodeFailures, subscriptionMatches, unownedRecords } from '../telemetry/metrics.js';
 import { EventItem, type EventParts, type PayloadParts } from './event-item.js';
 
 export interface ConsumedMessage {
@@ -102,7 +102,10 @@ export class RecordRouter {
 
   constructor(private readonly opts: RecordRouterOptions) {}
 
-  /** Adds the matches counted so far to edge_subscription_matches_total; the worker calls it after each batch. */
+  /**
+   * Adds the matches counted so far to edge_subscription_matches_total, and the records of nobody's to
+   * edge_unowned_records_total; the worker calls it after each batch.
+   */
   flushMetrics(): void {
     const routes = this.counted;
     this.counted = [];
@@ -111,6 +114,7 @@ export class RecordRouter {
       subscriptionMatches.inc({ subscription: route.subscriptionId }, route.unflushedMatches);
       route.unflushedMatches = 0;
     }
+    for (const [eventType, n] of this.opts.subscriptions.owners.takeUnowned()) unownedRecords.inc({ event_type: eventType }, n);
   }
 
   isSubscribedTopic(topic: string): boolean {
@@ -182,7 +186,9 @@ export class RecordRouter {
     const deliveries: Delivery[] = [];
     let shared: AuditShared | undefined;
     const createdBy = Number(msg.timestamp) + this.opts.clockSkewMs;
-    for (const route of this.opts.subscriptions.auditRoutes(event.event_type)) {
+    // The account the event is about: the admin API's objects carry it (events of other services may not).
+    const account = typeof event.object.account_id === 'string' ? event.object.account_id : undefined;
+    for (const route of this.opts.subscriptions.auditRoutes(event.event_type, account)) {
       if (route.createdAtMs > createdBy) continue;
       subscriptionMatches.inc({ subscription: route.subscriptionId });
       shared ??= auditShared(event, topic, partition, msg);

@@ -71,6 +71,9 @@ const LAST_LABEL = '[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /** A DNS host name: dot-separated labels, the last one starting with a letter. At most 253 characters is the caller's rule. */
 export const HOST_NAME = `(?:${LABEL}\\.)*${LAST_LABEL}`;
 
+/** A DNS name of two labels or more (a name under a domain, never a bare top-level one), as reserved domains take it. */
+export const DOTTED_HOST_NAME = `(?:${LABEL}\\.)+${LAST_LABEL}`;
+
 /** A TCP port, 1-65535, in decimal without leading zeros. */
 export const PORT = '(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
 

@@ -1,6 +1,12 @@
 // The live subscriptions of this process, compiled from the config log: a matcher per traffic event
 // type, a shared projector per (subscription, type), and the subscribers of each audit event type.
 // Compile once, run many: the hot path only reads the maps built here.
+//
+// A subscription sees its own account's events; the operator account's see every account's and the
+// events of nobody (SECURITY.md "Traffic ownership"). In the matchers, a normal account's subscriptions
+// are owned by their account, the operator's by nobody, and the traffic owners find each record's account.
+import { OPERATOR_ACCOUNT_ID, accountOf } from '../accounts/account.js';
+import { TrafficOwners } from '../accounts/traffic-owners.js';
 import { Matcher } from '../cel/matcher.js';
 import { compile } from '../cel/compile.js';
 import type { CompiledFilter } from '../cel/types.js';
@@ -42,6 +48,19 @@ export interface AuditRoute {
 interface Pending {
   readonly filter: CompiledFilter | undefined;
   readonly route: TrafficRoute;
+  readonly owner: string | undefined;
+}
+
+/** The audit subscribers of one event type: the operator's, which take every event, and each account's. */
+interface AuditSubscribers {
+  readonly all: Map<string, AuditRoute>;
+  readonly byAccount: Map<string, Map<string, AuditRoute>>;
+}
+
+/** The account whose events alone a subscription may receive; undefined for the operator's, which receive all. */
+function ownerOf(sub: StoredSubscription): string | undefined {
+  const account = accountOf(sub);
+  return account === OPERATOR_ACCOUNT_ID ? undefined : account;
 }
 
 const log = createLogger('subscriptions');
@@ -62,17 +81,23 @@ function idDigitsOf(sub: StoredSubscription): Uint8Array {
 
 export class SubscriptionSet {
   /** The matchers hold the routes themselves, so a match needs no lookup by subscription id. */
-  private readonly matchers = new Map<TrafficEventType, Matcher<TrafficRoute>>(
-    TRAFFIC_EVENT_TYPES.map((t) => [t, new Matcher<TrafficRoute>(t)]),
-  );
+  private readonly matchers: Map<TrafficEventType, Matcher<TrafficRoute>>;
   private readonly routes = new Map<TrafficEventType, Map<string, TrafficRoute>>(
     TRAFFIC_EVENT_TYPES.map((t) => [t, new Map()]),
   );
-  private readonly audit = new Map<string, Map<string, AuditRoute>>();
+  private readonly audit = new Map<string, AuditSubscribers>();
+  /** The owner of each subscription put here, so remove() finds its audit routes. */
+  private readonly ownerBySubscription = new Map<string, string | undefined>();
   private unsubscribe: (() => void) | undefined;
 
-  /** Loads every subscription in the config log and follows its changes from now on. */
+  /** `owners` tells whose a traffic record is; follow() makes it follow the config log too. */
+  constructor(readonly owners: TrafficOwners = new TrafficOwners()) {
+    this.matchers = new Map(TRAFFIC_EVENT_TYPES.map((t) => [t, new Matcher<TrafficRoute>(t, owners.reader(t))]));
+  }
+
+  /** Loads every subscription, reserved domain and TCP edge in the config log and follows their changes from now on. */
   follow(configLog: ConfigLog): void {
+    this.owners.follow(configLog);
     this.load(configLog.list('event_subscription').map((v) => v.data as unknown as StoredSubscription));
     this.unsubscribe = configLog.onChange((change) => this.onChange(change));
   }
@@ -89,13 +114,14 @@ export class SubscriptionSet {
       if (added.size === 0) continue;
       const matcher = this.matcher(t);
       const current = [...this.routes.get(t)?.keys() ?? []].filter((id) => !added.has(id) && matcher.has(id));
-      if (current.length === 0) matcher.replaceAll([...added].map(([id, { filter, route }]) => [id, filter, route] as const));
-      else for (const [id, { filter, route }] of added) matcher.set(id, filter, route);
+      if (current.length === 0) matcher.replaceAll([...added].map(([id, { filter, route, owner }]) => [id, filter, route, owner] as const));
+      else for (const [id, { filter, route, owner }] of added) matcher.set(id, filter, route, owner);
     }
   }
 
   stop(): void {
     this.unsubscribe?.();
+    this.owners.stop();
   }
 
   matcher(eventType: TrafficEventType): Matcher<TrafficRoute> {
@@ -106,8 +132,15 @@ export class SubscriptionSet {
     return this.routes.get(eventType)?.get(subscriptionId);
   }
 
-  auditRoutes(eventType: string): Iterable<AuditRoute> {
-    return this.audit.get(eventType)?.values() ?? [];
+  /**
+   * The subscribers of an audit event of `account` (undefined: an event of nobody's): the operator's, then
+   * the account's own.
+   */
+  auditRoutes(eventType: string, account: string | undefined): AuditRoute[] {
+    const subs = this.audit.get(eventType);
+    if (subs === undefined) return [];
+    const own = account === undefined ? undefined : subs.byAccount.get(account);
+    return own === undefined ? [...subs.all.values()] : [...subs.all.values(), ...own.values()];
   }
 
   private onChange(change: ConfigChange): void {
@@ -124,6 +157,8 @@ export class SubscriptionSet {
     this.remove(sub.id);
     const idDigits = idDigitsOf(sub);
     const createdAtMs = createdAtOf(sub);
+    const owner = ownerOf(sub);
+    this.ownerBySubscription.set(sub.id, owner);
     for (const source of sub.sources) {
       if (isTrafficEventType(source.type)) {
         let filter: CompiledFilter | undefined;
@@ -149,12 +184,17 @@ export class SubscriptionSet {
           unflushedMatches: 0,
         };
         this.routes.get(source.type)?.set(sub.id, route);
-        if (pending === undefined) this.matcher(source.type).set(sub.id, filter, route);
-        else pending.get(source.type)?.set(sub.id, { filter, route });
+        if (pending === undefined) this.matcher(source.type).set(sub.id, filter, route, owner);
+        else pending.get(source.type)?.set(sub.id, { filter, route, owner });
       } else if (isAuditEventType(source.type)) {
         let subs = this.audit.get(source.type);
-        if (subs === undefined) this.audit.set(source.type, (subs = new Map()));
-        subs.set(sub.id, { subscriptionId: sub.id, createdAtMs, destinationIds: sub.destination_ids, idDigits });
+        if (subs === undefined) this.audit.set(source.type, (subs = { all: new Map(), byAccount: new Map() }));
+        let routes = subs.all;
+        if (owner !== undefined) {
+          routes = subs.byAccount.get(owner) ?? new Map();
+          subs.byAccount.set(owner, routes);
+        }
+        routes.set(sub.id, { subscriptionId: sub.id, createdAtMs, destinationIds: sub.destination_ids, idDigits });
       } else {
         log.warn({ subscription: sub.id, type: source.type }, 'A stored source names an unknown event type and is skipped.');
       }
@@ -166,6 +206,15 @@ export class SubscriptionSet {
       this.matcher(t).delete(id);
       this.routes.get(t)?.delete(id);
     }
-    for (const subs of this.audit.values()) subs.delete(id);
+    const owner = this.ownerBySubscription.get(id);
+    this.ownerBySubscription.delete(id);
+    for (const subs of this.audit.values()) {
+      if (owner === undefined) {
+        subs.all.delete(id);
+        continue;
+      }
+      const routes = subs.byAccount.get(owner);
+      if (routes?.delete(id) === true && routes.size === 0) subs.byAccount.delete(owner);
+    }
   }
 }

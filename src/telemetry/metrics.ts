@@ -31,6 +31,13 @@ export const subscriptionMatches = new Counter({
   registers: [registry],
 });
 
+export const unownedRecords = new Counter({
+  name: 'edge_unowned_records_total',
+  help: 'Traffic records that belong to no account (no reserved domain or TCP edge hostport of theirs): only the operator account\'s subscriptions may match them. Per event type.',
+  labelNames: ['event_type'] as const,
+  registers: [registry],
+});
+
 export const deliveries = new Counter({
   name: 'edge_deliveries_total',
   help: 'Event deliveries per destination and outcome (ok, failed, retried, dead_lettered, parked).',

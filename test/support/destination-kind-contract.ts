@@ -10,6 +10,7 @@ import { acceptTarget } from '../../src/delivery/destination-target.js';
 import { createWriter } from '../../src/delivery/writer-registry.js';
 import { openSecrets } from '../../src/delivery/build-writer.js';
 import { SecretBox } from '../../src/secrets/secret-box.js';
+import { OPERATOR } from '../../src/accounts/account.js';
 import { DEFAULT_EGRESS, writerDeps } from './writer-deps.js';
 
 const DEPS: WriterDeps = writerDeps({
@@ -38,13 +39,13 @@ export function describeKindContract(kind: DestinationKind, examples: KindExampl
     it('should accept every valid example in its request schema and in parse()', () => {
       for (const object of examples.valid) {
         expect(request(object), JSON.stringify(request.errors)).toBe(true);
-        expect(kind.parse(object, prefix)).toMatchObject({ ok: true });
+        expect(kind.parse(object, prefix, OPERATOR)).toMatchObject({ ok: true });
       }
     });
 
     it('should refuse every invalid example with the code and field given, first', () => {
       for (const { object, code, field } of examples.invalid) {
-        const r = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), egress: DEFAULT_EGRESS });
+        const r = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), account: OPERATOR, egress: DEFAULT_EGRESS });
         expect(r.ok ? undefined : [r.problem.code, r.problem.field], JSON.stringify(object)).toEqual([code, `${prefix}.${field}`]);
       }
     });
@@ -60,13 +61,13 @@ export function describeKindContract(kind: DestinationKind, examples: KindExampl
     it('should refuse an unknown field in its request schema and in parse()', () => {
       const object = { ...examples.valid[0], no_such_field: 1 };
       expect(request(object)).toBe(false);
-      const r = kind.parse(object, prefix);
+      const r = kind.parse(object, prefix, OPERATOR);
       expect(r.ok ? [] : r.problems.map((p) => [p.code, p.field])).toContainEqual(['unknown_field', `${prefix}.no_such_field`]);
     });
 
     it('should answer a view that fits its response schema and holds no secret', () => {
       for (const object of examples.valid) {
-        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), egress: DEFAULT_EGRESS });
+        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), account: OPERATOR, egress: DEFAULT_EGRESS });
         if (!accepted.ok) throw new Error(accepted.problem.message);
         const view = kind.view(accepted.target[kind.name] as Record<string, unknown>, DEPS);
         expect(response(view), JSON.stringify(response.errors)).toBe(true);
@@ -86,9 +87,9 @@ export function describeKindContract(kind: DestinationKind, examples: KindExampl
 
     it('should build a writer of its kind, with its limits, from the stored target', async () => {
       for (const object of examples.valid) {
-        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), egress: DEFAULT_EGRESS });
+        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), account: OPERATOR, egress: DEFAULT_EGRESS });
         if (!accepted.ok) throw new Error(accepted.problem.message);
-        const writer = createWriter(openSecrets(accepted.target, box) as Record<string, unknown>, DEPS);
+        const writer = createWriter(openSecrets(accepted.target, box) as Record<string, unknown>, DEPS, OPERATOR);
         expect(writer.kind).toBe(kind.name);
         expect(writer.limits).toEqual(kind.limits);
         await writer.close();

@@ -1,10 +1,14 @@
-// The first API key: without one nobody could call the API, so the service creates it at start-up
-// when no key exists — from API_BOOTSTRAP_TOKEN, or from a generated token printed on stdout and written
-// to API_TOKEN_FILE.
+// The operator account and its first API key: without them nobody could call the API, so the service
+// creates them at start-up when they are missing — the key from API_BOOTSTRAP_TOKEN, or from a generated
+// token printed on stdout and written to API_TOKEN_FILE. A config log written before accounts existed
+// gets the operator account at its first start after the upgrade; its keys and resources, which carry
+// no account_id, are the operator's already (src/accounts/account.ts).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { OPERATOR_ACCOUNT_ID, accountOf } from '../../accounts/account.js';
+import type { ConfigWrite } from '../../configlog/config-log.js';
 import { createLogger } from '../../telemetry/logger.js';
-import type { ApiKeyIndex } from '../auth.js';
+import type { StoredAccount } from '../accounts/account-view.js';
 import type { AdminContext } from '../context.js';
 import { apiKeyView, type StoredApiKey } from './api-key-view.js';
 import { bootstrapKeyId, hashToken, newToken } from './tokens.js';
@@ -12,31 +16,48 @@ import { bootstrapKeyId, hashToken, newToken } from './tokens.js';
 const log = createLogger('admin-bootstrap');
 
 /**
- * Creates the bootstrap key when the config log holds no API key. Its id derives from the token's hash,
- * so two replicas starting together with the same API_BOOTSTRAP_TOKEN write the same record (the
- * compacted topic keeps one) rather than two keys. Replicas that each generate a token cannot agree on
- * one: set API_BOOTSTRAP_TOKEN when starting several replicas on an empty config topic.
+ * Creates the operator account when it is missing, and the bootstrap key when the operator account has
+ * no API key (other accounts' keys cannot manage accounts). The account's id is fixed and the key's
+ * derives from the token's hash, so two replicas starting together with the same API_BOOTSTRAP_TOKEN
+ * write the same records (the compacted topic keeps one of each) rather than two. Replicas that each
+ * generate a token cannot agree on one: set API_BOOTSTRAP_TOKEN when starting several replicas on an
+ * empty config topic.
  */
-export async function bootstrapApiKey(ctx: AdminContext, keys: ApiKeyIndex): Promise<void> {
-  if (keys.size > 0 || ctx.store.all('api_key').length > 0) return;
+export async function bootstrapApiKey(ctx: AdminContext): Promise<void> {
+  const { store } = ctx;
+  const now = new Date().toISOString();
+  const writes: ConfigWrite[] = [];
+  if (store.get('account', OPERATOR_ACCOUNT_ID) === undefined) {
+    const operator: StoredAccount = { id: OPERATOR_ACCOUNT_ID, created_at: now, description: 'operator account', metadata: '' };
+    writes.push({ kind: 'account', id: operator.id, data: operator });
+  }
+  const hasKey = store.all<StoredApiKey>('api_key').some((k) => accountOf(k) === OPERATOR_ACCOUNT_ID);
+  if (hasKey) {
+    if (writes.length > 0) {
+      await store.exclusive(() => store.commit(writes, [], null));
+      log.info({ id: OPERATOR_ACCOUNT_ID }, 'The operator account was created; the API keys and resources that had no account are its own.');
+    }
+    return;
+  }
   const given = ctx.config.bootstrapToken;
   const token = given ?? newToken();
   const hash = hashToken(token);
   const stored: StoredApiKey = {
     id: bootstrapKeyId(hash),
-    created_at: new Date().toISOString(),
+    account_id: OPERATOR_ACCOUNT_ID,
+    created_at: now,
     description: 'bootstrap key',
     metadata: '',
     token_sha256: hash,
   };
-  await ctx.store.exclusive(() =>
-    ctx.store.commit(
-      [{ kind: 'api_key', id: stored.id, data: stored }],
+  await store.exclusive(() =>
+    store.commit(
+      [...writes, { kind: 'api_key', id: stored.id, data: stored }],
       [{ kind: 'api_key', action: 'created', key: stored.id, object: { ...apiKeyView(ctx, stored) } }],
       null,
     ),
   );
-  log.info({ id: stored.id, fromEnvironment: given !== undefined }, 'No API key existed, so the bootstrap API key was created.');
+  log.info({ id: stored.id, fromEnvironment: given !== undefined }, 'The operator account had no API key, so the bootstrap API key was created.');
   if (given === undefined) {
     // Printed once, on stdout, outside the JSON log lines; the file lets a person or a script read it
     // later (README.md: TOKEN=$(cat .local/api-token)) without copying it from the first start's output.

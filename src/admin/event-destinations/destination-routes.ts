@@ -3,6 +3,7 @@
 // the request says "verify": false); answers carry the destination's status; a destination still used by
 // a subscription cannot be deleted.
 import type { FastifyInstance } from 'fastify';
+import type { AccountContext } from '../../accounts/account.js';
 import type { StoredDestination, StoredSubscription, StoredTarget } from '../../configlog/resources.js';
 import { acceptTarget } from '../../delivery/destination-target.js';
 import type { AdminContext } from '../context.js';
@@ -21,24 +22,9 @@ interface DestinationBody {
   verify?: boolean;
 }
 
-export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminContext): void {
-  const { store } = ctx;
-  const seal = (clear: string): string => ctx.secrets.seal(clear);
-  const target = (raw: unknown, previous?: StoredTarget): StoredTarget => {
-    const r = acceptTarget(raw, { seal, previous, egress: ctx.destinations.egress });
-    // A problem's code is an API error code and its details the error's (src/delivery/destination-config.ts).
-    if (!r.ok) throw new ApiError(r.problem.code, r.problem.details);
-    return r.target;
-  };
-  /** The accepted target, checked against the destination itself unless the request skips it (422 when it fails). */
-  const checked = async (body: DestinationBody, previous?: StoredTarget): Promise<StoredTarget> => {
-    const t = target(body.target, previous);
-    const problem = body.verify === false ? undefined : await ctx.destinations.verify(t);
-    if (problem !== undefined) throw new ApiError(problem.code, problem.details);
-    return t;
-  };
-  // The view answers every secret as null, so the audit event carries none either.
-  const resource: Resource<StoredDestination> = {
+/** Event destinations as a resource. The view answers every secret as null, so the audit event carries none either. */
+export function destinationResource(ctx: AdminContext): Resource<StoredDestination> {
+  return {
     path: '/event_destinations',
     kind: 'event_destination',
     name: 'event destination',
@@ -50,23 +36,46 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
     live: (d) => ({ status: destinationStatusView(ctx.destinations.status(d.id)) }),
     audit: 'event_destination',
   };
+}
+
+export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminContext): void {
+  const { store } = ctx;
+  const seal = (clear: string): string => ctx.secrets.seal(clear);
+  /** The stored target of a destination of `account`; the kind checks it with that account's rules. */
+  const target = (raw: unknown, account: AccountContext, previous?: StoredTarget): StoredTarget => {
+    const r = acceptTarget(raw, { seal, previous, account, egress: ctx.destinations.egress });
+    // A problem's code is an API error code and its details the error's (src/delivery/destination-config.ts).
+    if (!r.ok) throw new ApiError(r.problem.code, r.problem.details);
+    return r.target;
+  };
+  /** The accepted target, checked against the destination itself unless the request skips it (422 when it fails). */
+  const checked = async (body: DestinationBody, account: AccountContext, previous?: StoredTarget): Promise<StoredTarget> => {
+    const t = target(body.target, account, previous);
+    const problem = body.verify === false ? undefined : await ctx.destinations.verify(t, account);
+    if (problem !== undefined) throw new ApiError(problem.code, problem.details);
+    return t;
+  };
+  const resource = destinationResource(ctx);
   const { find } = resourceStore(ctx, resource);
 
   /** Why a target the schema refused is wrong, in its kind's own words (its first problem), when its kind sees one. */
-  const explain = (body: unknown, at: string): ApiError | undefined => {
+  const explain = (body: unknown, at: string, account: AccountContext): ApiError | undefined => {
     const raw = (body as DestinationBody | undefined)?.target;
     if (raw === undefined || !at.startsWith('/target')) return undefined;
-    const r = acceptTarget(raw, { seal: () => '', egress: ctx.destinations.egress });
+    const r = acceptTarget(raw, { seal: () => '', account, egress: ctx.destinations.egress });
     return r.ok ? undefined : new ApiError(r.problem.code, r.problem.details);
   };
 
   const build = (_body: DestinationBody, base: BaseFields, t: StoredTarget): StoredDestination => ({ ...base, format: 'json', target: t });
   // Checked before the lock against the stored target of then; accepted again under the lock, so secrets
   // kept from the stored target are the current ones.
-  const prepareUpdate = async (body: DestinationBody, id: string | undefined): Promise<void> => {
-    if (body.target !== undefined) await checked(body, find(id ?? '').target);
+  const prepareUpdate = async (body: DestinationBody, acting: AccountContext, id: string | undefined): Promise<void> => {
+    if (body.target !== undefined) await checked(body, acting, find(acting, id ?? '').target);
   };
-  const apply = (d: StoredDestination, body: DestinationBody): StoredDestination => ({ ...d, target: body.target === undefined ? d.target : target(body.target, d.target) });
+  const apply = (d: StoredDestination, body: DestinationBody, _p: unknown, acting: AccountContext): StoredDestination => ({
+    ...d,
+    target: body.target === undefined ? d.target : target(body.target, acting, d.target),
+  });
   /** A destination a subscription still uses cannot be deleted: the subscription would lose its events. */
   const cascade = (d: StoredDestination) => {
     const users = store
@@ -84,7 +93,7 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
       rules: targetRules('create'),
       explain,
       errors: [422],
-      prepare: (body: DestinationBody) => checked(body),
+      prepare: (body: DestinationBody, acting: AccountContext) => checked(body, acting),
       build,
       links: {
         createEventSubscription: { operationId: 'createEventSubscription', requestBody: { destination_ids: ['$response.body#/id'] } },

@@ -1,8 +1,9 @@
 // POST /event_destinations/{id}/test_event: delivers one test envelope (event_type test_event.v0) straight
 // through the destination's writer and answers whether it arrived, with the destination's error if not.
 import type { FastifyInstance } from 'fastify';
+import { accountOf } from '../../accounts/account.js';
 import type { StoredDestination } from '../../configlog/resources.js';
-import { principalOf, type AdminContext } from '../context.js';
+import { accountOfRequest, principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { partsOf, route } from '../route.js';
 import { idParams } from '../schemas.js';
@@ -38,7 +39,8 @@ export function registerTestEventRoute(app: FastifyInstance, ctx: AdminContext):
   route(app, 'POST', '/event_destinations/:id/test_event', spec, async (req) => {
     const { id } = partsOf(req).params;
     const d = ctx.store.get<StoredDestination>('event_destination', id);
-    if (d === undefined) throw new ApiError('not_found', { resource: 'event destination', id });
+    // Another account's destination is not found either (src/admin/README.md "Accounts").
+    if (d === undefined || accountOf(d) !== accountOfRequest(req).accountId) throw new ApiError('not_found', { resource: 'event destination', id });
     if (ctx.testEvent === undefined) throw new ApiError('unavailable', { reason: 'test events are not wired in this process' });
     return ctx.testEvent(d, principalOf(req), ctx.uri(`/event_destinations/${d.id}`));
   });

@@ -2,7 +2,7 @@
 // keyed by their event type. Every change rewrites the subscription and emits event_subscription_updated.v0.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StoredSource, StoredSubscription } from '../../configlog/resources.js';
-import { principalOf, type AdminContext } from '../context.js';
+import { accountOfRequest, principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { resourceStore } from '../resource-routes.js';
 import { partsOf, route, type Link, type RouteSpec } from '../route.js';
@@ -47,7 +47,7 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
   /** Writes the subscription with its new sources and the audit event, alone among this replica's writers. */
   const rewrite = (req: FastifyRequest, id: string, change: (s: StoredSubscription) => StoredSource[]): Promise<StoredSubscription> =>
     store.exclusive(async () => {
-      const s = find(id);
+      const s = find(accountOfRequest(req), id);
       const updated: StoredSubscription = { ...s, sources: change(s) };
       await store.commit([{ kind: 'event_subscription', id: updated.id, data: updated }], audits('updated', updated), principalOf(req));
       return updated;
@@ -57,7 +57,7 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
 
   const params = idParams('event_subscription', 'event subscription');
   route(app, 'GET', list, { operationId: 'listEventSources', tags, summary: "List a subscription's sources.", params, ok: [200, sourceListSchema], errors: [404] }, async (req) => {
-    const s = find(partsOf(req).params.id);
+    const s = find(accountOfRequest(req), partsOf(req).params.id);
     return { sources: s.sources.map((x) => sourceView(ctx, s.id, x)), uri: ctx.uri(sourcesPath(s.id)), next_page_uri: null };
   });
 
@@ -89,7 +89,7 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
   const get: RouteSpec = { operationId: 'getEventSource', tags, summary: 'Get the source of one event type.', params: sourceParams, ok: [200, { description: 'The source.', ...sourceResponse }], errors: [404] };
   route(app, 'GET', one, get, async (req) => {
     const { params } = partsOf<unknown, SourceParams>(req);
-    const s = find(params.id);
+    const s = find(accountOfRequest(req), params.id);
     return sourceView(ctx, s.id, findSource(s, params.type));
   });
 

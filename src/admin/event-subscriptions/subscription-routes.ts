@@ -1,6 +1,7 @@
 // /event_subscriptions: create, list, get, update, delete. Sources are validated against the event
 // catalogue and compiled by the filter engine before anything is written; destinations must exist.
 import type { FastifyInstance } from 'fastify';
+import type { AccountContext } from '../../accounts/account.js';
 import type { StoredSource, StoredSubscription } from '../../configlog/resources.js';
 import type { AdminContext } from '../context.js';
 import type { ApiError } from '../errors.js';
@@ -40,14 +41,14 @@ function sources(inputs: readonly SourceInput[]): StoredSource[] {
 
 export function registerEventSubscriptionRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
-  const build = (body: SubscriptionBody, base: BaseFields, checked: StoredSource[]): StoredSubscription => {
+  const build = (body: SubscriptionBody, base: BaseFields, checked: StoredSource[], acting: AccountContext): StoredSubscription => {
     const destinationIds = [...(body.destination_ids ?? [])];
-    checkDestinationIds(store, destinationIds);
+    checkDestinationIds(store, destinationIds, acting);
     return { ...base, sources: checked, destination_ids: destinationIds };
   };
-  const apply = (s: StoredSubscription, body: SubscriptionBody, checked: StoredSource[] | undefined): StoredSubscription => {
+  const apply = (s: StoredSubscription, body: SubscriptionBody, checked: StoredSource[] | undefined, acting: AccountContext): StoredSubscription => {
     const updated = { ...s, sources: checked ?? s.sources, destination_ids: body.destination_ids === undefined ? s.destination_ids : [...body.destination_ids] };
-    if (body.destination_ids !== undefined) checkDestinationIds(store, updated.destination_ids);
+    if (body.destination_ids !== undefined) checkDestinationIds(store, updated.destination_ids, acting);
     return updated;
   };
 

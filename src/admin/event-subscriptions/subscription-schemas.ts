@@ -84,7 +84,7 @@ export const SOURCE_UPDATE_RULES: readonly BeyondSchemaRule[] = [
 export const SUBSCRIPTION_RULES: readonly BeyondSchemaRule[] = [
   ...SOURCE_RULES,
   { code: 'duplicate_source_type', rule: 'each event type is the type of one source at most' },
-  { code: 'unknown_reference', rule: 'each of destination_ids names an existing event destination' },
+  { code: 'unknown_reference', rule: "each of destination_ids names an existing event destination of the key's account" },
 ];
 
 export const sourceResponse: Schema = objectSchema(
@@ -98,10 +98,11 @@ export const sourceResponse: Schema = objectSchema(
 );
 
 export const SUBSCRIPTION_FIELDS = (() => {
-  const { id, uri, created_at, metadata, description } = baseFields('event_subscription', 'characters');
+  const { id, uri, account_id, created_at, metadata, description } = baseFields('event_subscription', 'characters');
   return {
     id,
     uri,
+    account_id,
     created_at,
     metadata,
     description,

@@ -1,5 +1,6 @@
 // An event subscription as the API returns it (its payload in docs/events.md): absolute uris, sources with their own uri,
 // destinations as refs. The same object is the `object` of its audit events.
+import { accountOf } from '../../accounts/account.js';
 import type { StoredSource, StoredSubscription } from '../../configlog/resources.js';
 import { ref, type AdminContext } from '../context.js';
 
@@ -15,6 +16,7 @@ export interface SourceView {
 export interface SubscriptionView {
   readonly id: string;
   readonly uri: string;
+  readonly account_id: string;
   readonly created_at: string;
   readonly metadata: string;
   readonly description: string;
@@ -39,6 +41,7 @@ export function subscriptionView(ctx: AdminContext, sub: StoredSubscription): Su
   return {
     id: sub.id,
     uri: ctx.uri(subscriptionPath(sub.id)),
+    account_id: accountOf(sub),
     created_at: sub.created_at,
     metadata: sub.metadata,
     description: sub.description,

@@ -3,14 +3,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { registerResourceRoutes, resourceStore, type Resource } from '../resource-routes.js';
+import { registerResourceRoutes, resourceStore } from '../resource-routes.js';
 import type { StoredTcpEdge } from '../tcp-edges/tcp-edge-view.js';
 import { ipPolicyRuleResource } from './ip-policy-rule-routes.js';
-import { IP_POLICY_SCHEMAS, ipPolicyView, type StoredIpPolicy, type StoredIpPolicyRule } from './ip-policy-view.js';
+import { ipPolicyResource, type StoredIpPolicy, type StoredIpPolicyRule } from './ip-policy-view.js';
 
 export function registerIpPolicyRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
-  const resource: Resource<StoredIpPolicy> = { path: '/ip_policies', kind: 'ip_policy', name: 'IP policy', listKey: 'ip_policies', tags: ['IP policies'], schemas: IP_POLICY_SCHEMAS, view: (p) => ipPolicyView(ctx, p), audit: 'ip_policy' };
+  const resource = ipPolicyResource(ctx);
   const rules = resourceStore(ctx, ipPolicyRuleResource(ctx));
   /** Refused while an edge uses the policy; its rules are deleted with it, each with its audit event. */
   const cascade = (p: StoredIpPolicy) => {

@@ -1,13 +1,14 @@
 // /ip_policy_rules: create, list (optionally of one policy), get, update, delete. A rule's action and
 // policy are fixed at creation; its cidr must have zero host bits and be unique within its policy.
 import type { FastifyInstance } from 'fastify';
+import type { AccountContext } from '../../accounts/account.js';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { registerResourceRoutes, type BaseFields, type ListQuery, type Resource } from '../resource-routes.js';
+import { registerResourceRoutes, resourceStore, type BaseFields, type ListQuery, type Resource } from '../resource-routes.js';
 import type { BeyondSchemaRule } from '../route.js';
 import { idSchema } from '../schemas.js';
 import { normalizeRuleCidr } from './cidr-field.js';
-import { CIDR_HOST_BITS_RULE, IP_POLICY_RULE_SCHEMAS, ipPolicyRuleView, type RuleAction, type StoredIpPolicy, type StoredIpPolicyRule } from './ip-policy-view.js';
+import { CIDR_HOST_BITS_RULE, IP_POLICY_RULE_SCHEMAS, ipPolicyResource, ipPolicyRuleView, type RuleAction, type StoredIpPolicy, type StoredIpPolicyRule } from './ip-policy-view.js';
 
 interface CreateBody {
   description?: string;
@@ -30,7 +31,7 @@ export function ipPolicyRuleResource(ctx: AdminContext): Resource<StoredIpPolicy
   };
 }
 
-const UNKNOWN_POLICY: BeyondSchemaRule = { code: 'unknown_reference', rule: 'ip_policy_id names an existing IP policy' };
+const UNKNOWN_POLICY: BeyondSchemaRule = { code: 'unknown_reference', rule: "ip_policy_id names an existing IP policy of the key's account" };
 
 export function registerIpPolicyRuleRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
@@ -40,8 +41,10 @@ export function registerIpPolicyRuleRoutes(app: FastifyInstance, ctx: AdminConte
     if (other !== undefined) throw new ApiError('duplicate_cidr', { field: 'cidr', ip_policy_id: policyId, cidr, rule_id: other.id });
   };
 
-  const build = (body: CreateBody, base: BaseFields, cidr: string): StoredIpPolicyRule => {
-    if (store.get<StoredIpPolicy>('ip_policy', body.ip_policy_id) === undefined) {
+  const policies = resourceStore(ctx, ipPolicyResource(ctx));
+  const build = (body: CreateBody, base: BaseFields, cidr: string, acting: AccountContext): StoredIpPolicyRule => {
+    const policy = store.get<StoredIpPolicy>('ip_policy', body.ip_policy_id);
+    if (policy === undefined || !policies.visible(acting, policy)) {
       throw new ApiError('unknown_reference', { field: 'ip_policy_id', kind: 'IP policy', id: body.ip_policy_id });
     }
     checkUnique(body.ip_policy_id, cidr);

@@ -1,21 +1,23 @@
 // IP policies and their rules: stored shapes, API views and schemas (the views are also the audit
 // objects of ip_policy_*.v0 and ip_policy_rule_*.v0; see schemas/audit/).
+import type { Owned } from '../../accounts/account.js';
 import { baseView, ref, type AdminContext } from '../context.js';
 import { CIDR, CIDR_EXCLUDED } from '../../net/ip-patterns.js';
 import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
+import type { Resource } from '../resource-routes.js';
 import type { BeyondSchemaRule } from '../route.js';
 import { idSchema, refSchema, withError } from '../schemas.js';
 
 export type RuleAction = 'allow' | 'deny';
 
-export interface StoredIpPolicy {
+export interface StoredIpPolicy extends Owned {
   readonly id: string;
   readonly created_at: string;
   readonly description: string;
   readonly metadata: string;
 }
 
-export interface StoredIpPolicyRule {
+export interface StoredIpPolicyRule extends Owned {
   readonly id: string;
   readonly created_at: string;
   readonly description: string;
@@ -35,6 +37,11 @@ export function ipPolicyRuleView(ctx: AdminContext, r: StoredIpPolicyRule): Reco
 }
 
 export const IP_POLICY_SCHEMAS = resourceSchemas(baseFields('ip_policy'));
+
+/** IP policies as a resource; rules and IP restrictions check references to them through it. */
+export function ipPolicyResource(ctx: AdminContext): Resource<StoredIpPolicy> {
+  return { path: '/ip_policies', kind: 'ip_policy', name: 'IP policy', listKey: 'ip_policies', tags: ['IP policies'], schemas: IP_POLICY_SCHEMAS, view: (p) => ipPolicyView(ctx, p), audit: 'ip_policy' };
+}
 
 const action = { type: 'string', enum: ['allow', 'deny'], description: 'allow or deny; fixed at creation.' };
 

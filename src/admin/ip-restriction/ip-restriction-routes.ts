@@ -3,9 +3,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseIP } from '../../net/ip.js';
 import { IP_ADDRESS, IP_ADDRESS_EXCLUDED } from '../../net/ip-patterns.js';
-import { principalOf, ref, type AdminContext } from '../context.js';
+import { accountOf, type AccountContext } from '../../accounts/account.js';
+import { accountOfRequest, principalOf, ref, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import type { StoredIpPolicy, StoredIpPolicyRule } from '../ip-policies/ip-policy-view.js';
+import { ipPolicyResource, type StoredIpPolicy, type StoredIpPolicyRule } from '../ip-policies/ip-policy-view.js';
 import { resourceStore } from '../resource-routes.js';
 import { partsOf, route, type BeyondSchemaRule, type Link } from '../route.js';
 import { idParams, idResponse, idSchema, noContent, uriString, withError } from '../schemas.js';
@@ -92,15 +93,17 @@ const MODULE_LINKS: Readonly<Record<string, Link>> = {
 export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
   const findEdge = resourceStore(ctx, tcpEdgeResource(ctx)).find;
-  const findModule = (id: string): StoredIpRestriction => {
-    const m = findEdge(id).ip_restriction;
-    if (m === null) throw new ApiError('not_found', { resource: 'IP restriction on TCP edge', id });
+  const policies = resourceStore(ctx, ipPolicyResource(ctx));
+  const findModule = (edge: StoredTcpEdge): StoredIpRestriction => {
+    const m = edge.ip_restriction;
+    if (m === null) throw new ApiError('not_found', { resource: 'IP restriction on TCP edge', id: edge.id });
     return m;
   };
-  /** Unknown ids are 400 (ARCHITECTURE.md); malformed and repeated ones the schema refuses. */
-  const checkPolicyIds = (ids: readonly string[]): void => {
+  /** Unknown ids, and another account's, are 400 (ARCHITECTURE.md); malformed and repeated ones the schema refuses. */
+  const checkPolicyIds = (acting: AccountContext, ids: readonly string[]): void => {
     ids.forEach((id, i) => {
-      if (store.get<StoredIpPolicy>('ip_policy', id) === undefined) {
+      const p = store.get<StoredIpPolicy>('ip_policy', id);
+      if (p === undefined || !policies.visible(acting, p)) {
         throw new ApiError('unknown_reference', { field: `ip_policy_ids[${i}]`, kind: 'IP policy', id });
       }
     });
@@ -109,33 +112,34 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
   const module = { description: 'The module record.', ...ipRestrictionSchema };
   /** Writes the edge with its new module (or none) and the module's audit event. */
   const save = (req: FastifyRequest, edge: StoredTcpEdge, next: StoredIpRestriction | null, audit: AuditRecord): Promise<void> =>
-    store.commit([{ kind: 'tcp_edge', id: edge.id, data: { ...edge, ip_restriction: next } }], [audit], principalOf(req));
+    store.commit([{ kind: 'tcp_edge', id: edge.id, data: { ...edge, account_id: accountOf(edge), ip_restriction: next } }], [audit], principalOf(req));
 
   const summary = 'Replace TCP Edge IP Restriction Module: the body replaces the whole module; enabled defaults to true.';
   const params = idParams('tcp_edge', 'TCP edge');
   const put = { operationId: 'putIpRestriction', tags, summary, params, body: putBody, ok: [200, module], errors: [404], rules: [UNKNOWN_POLICIES], links: MODULE_LINKS } as const;
   route(app, 'PUT', path, put, async (req) => {
     const { body, params } = partsOf<PutBody>(req);
+    const acting = accountOfRequest(req);
     const next = await store.exclusive(async () => {
-      const edge = findEdge(params.id);
-      checkPolicyIds(body.ip_policy_ids);
+      const edge = findEdge(acting, params.id);
+      checkPolicyIds(acting, body.ip_policy_ids);
       // A PUT that omits enabled makes the module enabled (ARCHITECTURE.md "The IP restriction module").
       const m: StoredIpRestriction = { enabled: body.enabled ?? true, ip_policy_ids: [...body.ip_policy_ids] };
-      await save(req, edge, m, ipRestrictionAudit(ctx, edge.ip_restriction === null ? 'created' : 'updated', edge.id, m));
+      await save(req, edge, m, ipRestrictionAudit(ctx, edge.ip_restriction === null ? 'created' : 'updated', edge, m));
       return m;
     });
     return ipRestrictionView(ctx, next);
   });
 
   route(app, 'GET', path, { operationId: 'getIpRestriction', tags, summary: 'Get TCP Edge IP Restriction Module.', params, ok: [200, module], errors: [404] }, async (req) =>
-    ipRestrictionView(ctx, findModule(partsOf(req).params.id)),
+    ipRestrictionView(ctx, findModule(findEdge(accountOfRequest(req), partsOf(req).params.id))),
   );
 
   const remove = { operationId: 'deleteIpRestriction', tags, summary: 'Delete TCP Edge IP Restriction Module.', params, ok: [204, noContent], errors: [404] } as const;
   route(app, 'DELETE', path, remove, async (req, reply) => {
     await store.exclusive(async () => {
-      const edge = findEdge(partsOf(req).params.id);
-      await save(req, edge, null, ipRestrictionAudit(ctx, 'deleted', edge.id, findModule(edge.id)));
+      const edge = findEdge(accountOfRequest(req), partsOf(req).params.id);
+      await save(req, edge, null, ipRestrictionAudit(ctx, 'deleted', edge, findModule(edge)));
     });
     return reply.code(204).send();
   });
@@ -145,7 +149,7 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
     const { params, query } = partsOf<unknown, { id: string }, { ip: string }>(req);
     const ip = parseIP(query.ip);
     if (ip === undefined) throw new ApiError('invalid_ip', { field: 'ip', value: query.ip });
-    const edge = findEdge(params.id);
+    const edge = findEdge(accountOfRequest(req), params.id);
     let m: DecisionModule | null = null;
     if (edge.ip_restriction !== null) {
       const rules = rulesOfPolicies(edge.ip_restriction.ip_policy_ids, store.all<StoredIpPolicyRule>('ip_policy_rule'));

@@ -2,6 +2,7 @@
 // (docs/events.md), so edge changes emit no audit event of their own; deleting an edge that has an IP
 // restriction emits ip_restriction_deleted.v0 for the module that goes with it.
 import type { FastifyInstance } from 'fastify';
+import { accountOf, type AccountContext } from '../../accounts/account.js';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { ipRestrictionAudit } from '../ip-restriction/ip-restriction-audit.js';
@@ -25,8 +26,11 @@ export function tcpEdgeResource(ctx: AdminContext): Resource<StoredTcpEdge> {
 
 export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
-  /** Canonical hostports, unique in the list (400) and across edges (409). */
-  const hostports = (given: readonly string[], self?: string): string[] => {
+  /**
+   * Canonical hostports, unique in the list (400) and across edges (409): a hostport's traffic belongs to
+   * its edge's account, so it is one edge's, whatever its account. Another account's edge is not named.
+   */
+  const hostports = (given: readonly string[], acting: AccountContext, self?: string): string[] => {
     const out = given.map((h, i) => normalizeHostport(h, `hostports[${i}]`));
     out.forEach((h, i) => {
       if (out.indexOf(h) !== i) throw new ApiError('duplicate_value', { field: `hostports[${i}]`, value: h });
@@ -34,15 +38,20 @@ export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): 
     for (const e of store.all<StoredTcpEdge>('tcp_edge')) {
       if (e.id === self) continue;
       const taken = out.find((h) => e.hostports.includes(h));
-      if (taken !== undefined) throw new ApiError('hostport_in_use', { field: 'hostports', hostport: taken, edge_id: e.id });
+      if (taken === undefined) continue;
+      const own = accountOf(e) === acting.accountId;
+      throw new ApiError('hostport_in_use', { field: 'hostports', hostport: taken, by: own ? ` (${e.id})` : ' of another account', ...(own && { edge_id: e.id }) });
     }
     return out;
   };
 
-  const build = (body: EdgeBody, base: BaseFields): StoredTcpEdge => ({ ...base, hostports: hostports(body.hostports ?? []), ip_restriction: null });
-  const apply = (e: StoredTcpEdge, body: EdgeBody): StoredTcpEdge => ({ ...e, hostports: body.hostports === undefined ? e.hostports : hostports(body.hostports, e.id) });
+  const build = (body: EdgeBody, base: BaseFields, _p: unknown, acting: AccountContext): StoredTcpEdge => ({ ...base, hostports: hostports(body.hostports ?? [], acting), ip_restriction: null });
+  const apply = (e: StoredTcpEdge, body: EdgeBody, _p: unknown, acting: AccountContext): StoredTcpEdge => ({
+    ...e,
+    hostports: body.hostports === undefined ? e.hostports : hostports(body.hostports, acting, e.id),
+  });
   // The edge's module goes with it, and says so in its own audit event.
-  const cascade = (e: StoredTcpEdge) => ({ writes: [], audits: e.ip_restriction === null ? [] : [ipRestrictionAudit(ctx, 'deleted', e.id, e.ip_restriction)] });
+  const cascade = (e: StoredTcpEdge) => ({ writes: [], audits: e.ip_restriction === null ? [] : [ipRestrictionAudit(ctx, 'deleted', e, e.ip_restriction)] });
 
   registerResourceRoutes(app, ctx, tcpEdgeResource(ctx), {
     create: {

@@ -1,4 +1,5 @@
 // TCP edges: stored shape, API view and schemas. The IP restriction module is embedded (null when absent).
+import type { Owned } from '../../accounts/account.js';
 import { baseView, ref, type AdminContext } from '../context.js';
 import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
 import { refSchema } from '../schemas.js';
@@ -10,7 +11,7 @@ export interface StoredIpRestriction {
   readonly ip_policy_ids: readonly string[];
 }
 
-export interface StoredTcpEdge {
+export interface StoredTcpEdge extends Owned {
   readonly id: string;
   readonly created_at: string;
   readonly description: string;

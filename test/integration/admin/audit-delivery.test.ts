@@ -122,12 +122,12 @@ describe('audit events through the pipeline', () => {
     const edgeRef = { id: edge.id, uri: `${BASE}/edges/tcp/${edge.id}` };
     const byEdge = (o: Record<string, Json>): unknown => o.edge?.id;
     const m1 = await call(t, 'PUT', `/edges/tcp/${edge.id}/ip_restriction`, { ip_policy_ids: [policy.id] }, 200);
-    expect3('ip_restriction', 'created', { ...m1, edge: edgeRef }, byEdge);
+    expect3('ip_restriction', 'created', { ...m1, edge: edgeRef, account_id: edge.account_id }, byEdge);
     const m2 = await call(t, 'PUT', `/edges/tcp/${edge.id}/ip_restriction`, { enabled: false, ip_policy_ids: [policy.id] }, 200);
     await call(t, 'DELETE', `/edges/tcp/${edge.id}/ip_restriction`, undefined, 204);
     // Created and updated share the edge id: told apart by type; the delete carries the last state.
-    expect3('ip_restriction', 'updated', { ...m2, edge: edgeRef }, byEdge);
-    expect3('ip_restriction', 'deleted', { ...m2, edge: edgeRef }, byEdge);
+    expect3('ip_restriction', 'updated', { ...m2, edge: edgeRef, account_id: edge.account_id }, byEdge);
+    expect3('ip_restriction', 'deleted', { ...m2, edge: edgeRef, account_id: edge.account_id }, byEdge);
     const policyU = await call(t, 'PATCH', `/ip_policies/${policy.id}`, { metadata: 'x' }, 200);
     expect3('ip_policy', 'updated', policyU);
     await call(t, 'DELETE', `/ip_policies/${policy.id}`, undefined, 204);

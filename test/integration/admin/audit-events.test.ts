@@ -70,16 +70,16 @@ describe('audit events of admin changes', () => {
     await h.call('PATCH', `/edges/tcp/${edge.id}`, { body: { description: 'e' } });
     const edgeRef = { id: edge.id, uri: `${PUBLIC_BASE_URL}/edges/tcp/${edge.id}` };
     const m1 = (await h.call('PUT', `/edges/tcp/${edge.id}/ip_restriction`, { body: { ip_policy_ids: [policy.id] } })).json;
-    expect_('ip_restriction_created.v0', edge.id, { ...m1, edge: edgeRef });
+    expect_('ip_restriction_created.v0', edge.id, { ...m1, edge: edgeRef, account_id: edge.account_id });
     const m2 = (await h.call('PUT', `/edges/tcp/${edge.id}/ip_restriction`, { body: { enabled: false, ip_policy_ids: [policy.id] } })).json;
-    expect_('ip_restriction_updated.v0', edge.id, { ...m2, edge: edgeRef });
+    expect_('ip_restriction_updated.v0', edge.id, { ...m2, edge: edgeRef, account_id: edge.account_id });
     await h.call('DELETE', `/edges/tcp/${edge.id}/ip_restriction`);
-    expect_('ip_restriction_deleted.v0', edge.id, { ...m2, edge: edgeRef });
+    expect_('ip_restriction_deleted.v0', edge.id, { ...m2, edge: edgeRef, account_id: edge.account_id });
     const m3 = (await h.call('PUT', `/edges/tcp/${edge.id}/ip_restriction`, { body: { ip_policy_ids: [policy.id] } })).json;
-    expect_('ip_restriction_created.v0', edge.id, { ...m3, edge: edgeRef });
+    expect_('ip_restriction_created.v0', edge.id, { ...m3, edge: edgeRef, account_id: edge.account_id });
     // Deleting the edge deletes its module too.
     await h.call('DELETE', `/edges/tcp/${edge.id}`);
-    expect_('ip_restriction_deleted.v0', edge.id, { ...m3, edge: edgeRef });
+    expect_('ip_restriction_deleted.v0', edge.id, { ...m3, edge: edgeRef, account_id: edge.account_id });
 
     // Deleting a policy deletes its remaining rule first, in the same transaction.
     await h.call('DELETE', `/ip_policies/${policy.id}`);

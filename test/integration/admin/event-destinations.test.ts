@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR_ACCOUNT_ID } from '../../../src/accounts/account.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { decodeKey } from '../../../src/config/service-config.js';
 import { consumeUntil, testKafka, type ConsumedMessage } from '../../support/kafka.js';
@@ -66,6 +67,7 @@ describe('event destinations', () => {
     expect(kafkaDest).toEqual({
       id: expect.stringMatching(/^ed_[0-9A-Z]{26}$/),
       uri: `${PUBLIC_BASE_URL}/event_destinations/${kafkaDest.id}`,
+      account_id: OPERATOR_ACCOUNT_ID,
       created_at: expect.any(String),
       description: 'to kafka',
       metadata: '{"team":"edge"}',

@@ -1,6 +1,7 @@
 // /event_subscriptions through the real server socket and the real broker: sources checked against the
 // event catalogue and the filter engine, destination references, limits, and every error with its code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR_ACCOUNT_ID } from '../../../src/accounts/account.js';
 import { MAX_DESTINATIONS_PER_SUBSCRIPTION, MAX_SOURCES_PER_SUBSCRIPTION } from '../../../src/admin/event-subscriptions/limits.js';
 import { AUDIT_EVENT_TYPES } from '../../../src/events/catalog.js';
 import { PUBLIC_BASE_URL, startAdmin, type AdminHarness } from './admin-harness.js';
@@ -63,6 +64,7 @@ describe('event subscriptions', () => {
     expect(s).toEqual({
       id: expect.stringMatching(/^esb_[0-9A-Z]{26}$/),
       uri,
+      account_id: OPERATOR_ACCOUNT_ID,
       created_at: expect.any(String),
       metadata: '{"owner":"sec"}',
       description: 'tls traffic and key changes',
@@ -77,6 +79,7 @@ describe('event subscriptions', () => {
     // The stored shape is the one the pipeline reads.
     expect(h.app.configLog.get(s.id)?.data).toEqual({
       id: s.id,
+      account_id: OPERATOR_ACCOUNT_ID,
       created_at: s.created_at,
       description: s.description,
       metadata: s.metadata,

@@ -9,6 +9,7 @@ import { createWriter } from '../../../src/delivery/writer-registry.js';
 import { AwsFaultProxy, type FaultScript } from '../../support/aws-fault-proxy.js';
 import { RecordingDeadLetters, SpyWriter, testItems } from '../delivery/writer-contract.js';
 import { createResource, motoEndpoint, readAtLeast, targetFor, type CloudResourceKind } from './cloud-fixtures.js';
+import { OPERATOR } from '../../../src/accounts/account.js';
 import { writerDeps } from '../../support/writer-deps.js';
 
 const deps = writerDeps({ cloud: { timeoutMs: 5_000 } });
@@ -65,7 +66,7 @@ describe.each(Object.keys(CASES) as CloudResourceKind[])('%s writer under inject
     proxy = new AwsFaultProxy(motoEndpoint());
     await proxy.start();
     proxy.script = (call) => (call.operation === c.operation ? c.script(call) : undefined);
-    const spy = new SpyWriter(createWriter(targetFor(resource, { endpoint: proxy.endpoint }), deps));
+    const spy = new SpyWriter(createWriter(targetFor(resource, { endpoint: proxy.endpoint }), deps, OPERATOR));
     const settled = new Map<DeliveryItem, Settlement>();
     const runner = new DestinationRunner({
       destinationId: `ed_faults_${kind}`,
@@ -106,7 +107,7 @@ describe('retry waits on throttling', () => {
     };
     const runner = new DestinationRunner({
       destinationId: 'ed_throttle_wait',
-      writer: createWriter(targetFor(resource, { endpoint: proxy.endpoint }), deps),
+      writer: createWriter(targetFor(resource, { endpoint: proxy.endpoint }), deps, OPERATOR),
       budget: new InFlightBudget(),
       deadLetter: new RecordingDeadLetters(),
       onSettled: () => undefined,

@@ -5,6 +5,7 @@ import { createWriter } from '../../../src/delivery/writer-registry.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
 import { describeWriterContract } from '../delivery/writer-contract.js';
 import { createResource, motoEndpoint, readAtLeast, targetFor, type CloudResourceKind } from './cloud-fixtures.js';
+import { OPERATOR } from '../../../src/accounts/account.js';
 import { writerDeps } from '../../support/writer-deps.js';
 
 const proxies: AwsFaultProxy[] = [];
@@ -20,7 +21,7 @@ for (const kind of ['delivery_stream', 'data_stream', 'log_service'] as const sa
     proxies.push(proxy);
     return {
       createWriter: async () =>
-        createWriter(targetFor(resource, { endpoint: proxy.endpoint }), writerDeps({ cloud: { timeoutMs: 5_000 } })),
+        createWriter(targetFor(resource, { endpoint: proxy.endpoint }), writerDeps({ cloud: { timeoutMs: 5_000 } }), OPERATOR),
       readBack: async (atLeast) => (await readAtLeast(resource, atLeast)).map((r) => r.envelope),
       disrupt: () => proxy.stop(),
       restore: () => proxy.start(),

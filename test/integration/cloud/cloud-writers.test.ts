@@ -15,6 +15,7 @@ import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
 import { MOTO_ACCOUNT, arnOf, motoClientConfig } from '../../support/moto.js';
 import { RecordingDeadLetters, SpyWriter, testItems } from '../delivery/writer-contract.js';
 import { createDataStream, createDeliveryStream, createLogGroup, motoEndpoint, readAtLeast, targetFor } from './cloud-fixtures.js';
+import { OPERATOR } from '../../../src/accounts/account.js';
 import { writerDeps } from '../../support/writer-deps.js';
 
 function deps(cloud: WriterDeps['cloud'] = {}): WriterDeps {
@@ -42,7 +43,7 @@ describe('cloud writer auth', () => {
   it('should sign with the configured access key pair', async () => {
     const stream = await createDataStream('auth-creds');
     const p = await startProxy();
-    const writer = createWriter(targetFor(stream, { endpoint: p.endpoint }), deps());
+    const writer = createWriter(targetFor(stream, { endpoint: p.endpoint }), deps(), OPERATOR);
     await writer.write(testItems(3));
     await writer.close();
     expect(new Set(p.accessKeys.filter((k) => k.operation === 'PutRecords').map((k) => k.accessKeyId))).toEqual(new Set(['AKIAEDGEEVENTSWRITER']));
@@ -58,6 +59,7 @@ describe('cloud writer auth', () => {
     const writer = createWriter(
       targetFor(stream, {}, { role: { role_arn: roleArn } }),
       deps({ endpoint: p.endpoint, baseCredentials: () => Promise.resolve(base) }),
+      OPERATOR,
     ) as CloudWriter;
     await writer.connect();
     for (let i = 0; i < 3; i++) await writer.write(testItems(2));
@@ -83,7 +85,7 @@ describe('cloud writer auth', () => {
 describe('data_stream writer', () => {
   it('should key records by event id, or by a configured envelope field', async () => {
     const byId = await createDataStream('key-id');
-    const writer = createWriter(targetFor(byId, { endpoint: motoEndpoint() }), deps());
+    const writer = createWriter(targetFor(byId, { endpoint: motoEndpoint() }), deps(), OPERATOR);
     const items = testItems(20);
     await writer.write(items);
     await writer.close();
@@ -91,7 +93,7 @@ describe('data_stream writer', () => {
     expect((await byId.keys()).sort()).toEqual(items.map((i) => i.eventId).sort());
 
     const byIp = await createDataStream('key-ip');
-    const keyed = createWriter(targetFor(byIp, { endpoint: motoEndpoint(), partition_key: 'object.conn.client_ip' }), deps());
+    const keyed = createWriter(targetFor(byIp, { endpoint: motoEndpoint(), partition_key: 'object.conn.client_ip' }), deps(), OPERATOR);
     await keyed.write(testItems(5));
     await keyed.close();
     await readAtLeast(byIp, 5);
@@ -102,7 +104,7 @@ describe('data_stream writer', () => {
 describe('delivery_stream writer', () => {
   it('should write newline-delimited JSON, one envelope per line, in the order given', async () => {
     const ds = await createDeliveryStream('ndjson');
-    const writer = createWriter(targetFor(ds, { endpoint: motoEndpoint() }), deps());
+    const writer = createWriter(targetFor(ds, { endpoint: motoEndpoint() }), deps(), OPERATOR);
     const items = testItems(7);
     await writer.write(items);
     await writer.close();
@@ -115,7 +117,7 @@ describe('log_service writer', () => {
   it('should write events in chronological order in its own stream, splitting a batch that spans more than 24 hours', async () => {
     const group = await createLogGroup('order');
     const p = await startProxy();
-    const writer = createWriter(targetFor(group, { endpoint: p.endpoint }), deps({ logStreamName: 'worker-a' }));
+    const writer = createWriter(targetFor(group, { endpoint: p.endpoint }), deps({ logStreamName: 'worker-a' }), OPERATOR);
     const now = Date.now();
     const hours = [1, 30, 10, 26, 2];
     const items = hours.map((h, n) => itemAt(new Date(now - h * 3_600_000), n));
@@ -129,7 +131,7 @@ describe('log_service writer', () => {
 
   it('should dead-letter events CloudWatch refuses as too old or too new, with the reason, and deliver the rest', async () => {
     const group = await createLogGroup('refused');
-    const writer = createWriter(targetFor(group, { endpoint: motoEndpoint() }), deps());
+    const writer = createWriter(targetFor(group, { endpoint: motoEndpoint() }), deps(), OPERATOR);
     const old = itemAt(new Date(Date.now() - 20 * 86_400_000));
     const ok = [itemAt(new Date(Date.now() - 60_000)), itemAt(new Date())];
     const future = itemAt(new Date(Date.now() + 3 * 3_600_000));
@@ -147,7 +149,7 @@ describe('log_service writer', () => {
 
   it('should create its log stream again when it is deleted', async () => {
     const group = await createLogGroup('recreate');
-    const writer = createWriter(targetFor(group, { endpoint: motoEndpoint() }), deps({ logStreamName: 'worker-b' })) as LogServiceWriter;
+    const writer = createWriter(targetFor(group, { endpoint: motoEndpoint() }), deps({ logStreamName: 'worker-b' }), OPERATOR) as LogServiceWriter;
     await writer.write(testItems(2));
     await new CloudWatchLogsClient(motoClientConfig(motoEndpoint())).send(new DeleteLogStreamCommand({ logGroupName: group.name, logStreamName: 'worker-b' }));
     expect(await writer.write(testItems(3))).toEqual({ failed: [] });
@@ -157,7 +159,7 @@ describe('log_service writer', () => {
 
   it('should cut batches at 10,000 events when they are small enough for the count to bind', async () => {
     const group = await createLogGroup('count');
-    const spy = new SpyWriter(createWriter(targetFor(group, { endpoint: motoEndpoint() }), deps()));
+    const spy = new SpyWriter(createWriter(targetFor(group, { endpoint: motoEndpoint() }), deps(), OPERATOR));
     const runner = new DestinationRunner({
       destinationId: 'ed_log_count',
       writer: spy,
@@ -183,7 +185,7 @@ describe('missing resources', () => {
   it('should fail the health check and report writes as retryable DESTINATION_NOT_FOUND, naming the AWS error', async () => {
     for (const [kind, name] of [['data_stream', 'nope-ks'], ['delivery_stream', 'nope-ds'], ['log_service', 'nope-lg']] as const) {
       const resource = { kind, name, arn: arnOf(kind, name), read: async () => [] };
-      const writer = createWriter(targetFor(resource, { endpoint: motoEndpoint() }), deps());
+      const writer = createWriter(targetFor(resource, { endpoint: motoEndpoint() }), deps(), OPERATOR);
       await expect(writer.healthcheck()).rejects.toMatchObject({ code: 'DESTINATION_UNHEALTHY' });
       const err = await writer.write(testItems(1)).then(
         (o) => o.failed[0]?.error,
@@ -199,7 +201,7 @@ describe('missing resources', () => {
     const stream = await createDataStream('unreachable');
     const p = await startProxy();
     await p.stop();
-    const writer = createWriter(targetFor(stream, { endpoint: p.endpoint }), deps());
+    const writer = createWriter(targetFor(stream, { endpoint: p.endpoint }), deps(), OPERATOR);
     await expect(writer.write(testItems(1))).rejects.toMatchObject({ code: 'DESTINATION_UNREACHABLE', retryable: true });
     await expect(writer.healthcheck()).rejects.toMatchObject({ code: 'DESTINATION_UNHEALTHY' });
     await writer.close();

@@ -107,6 +107,7 @@ describe('event subscription source list', () => {
     const ctx = { uri: (p: string) => `https://api.example${p}` } as unknown as AdminContext;
     const view = subscriptionView(ctx, {
       id: 'esb_1',
+      account_id: 'acct_1',
       created_at: '2026-01-01T00:00:00.000Z',
       description: 'd',
       metadata: 'm',
@@ -116,6 +117,7 @@ describe('event subscription source list', () => {
     expect(view).toEqual({
       id: 'esb_1',
       uri: 'https://api.example/event_subscriptions/esb_1',
+      account_id: 'acct_1',
       created_at: '2026-01-01T00:00:00.000Z',
       metadata: 'm',
       description: 'd',

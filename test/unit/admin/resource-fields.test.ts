@@ -25,10 +25,11 @@ describe('resource field tables', () => {
   });
 
   it('should answer every response field, in the table order, the ones only the service sets marked read-only', () => {
-    expect(Object.keys(props(schemas.response))).toEqual(['id', 'uri', 'created_at', 'description', 'metadata', 'cidr', 'action', 'secret', 'status']);
+    expect(Object.keys(props(schemas.response))).toEqual(['id', 'uri', 'account_id', 'created_at', 'description', 'metadata', 'cidr', 'action', 'secret', 'status']);
     expect(schemas.response.required).toEqual(Object.keys(props(schemas.response)));
     expect(props(schemas.response).id).toMatchObject({ readOnly: true, pattern: '^ipr_[0-9A-HJKMNP-TV-Z]{26}$' });
     expect(props(schemas.response).status).toMatchObject({ readOnly: true });
+    expect(props(schemas.response).account_id).toMatchObject({ readOnly: true, pattern: '^acct_[0-9A-HJKMNP-TV-Z]{26}$' });
     expect(props(schemas.response).cidr).not.toHaveProperty('readOnly');
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OPERATOR } from '../../../src/accounts/account.js';
 import { ApiError } from '../../../src/admin/errors.js';
 import { compileValidator, fieldPath, validationError } from '../../../src/admin/validation.js';
 
@@ -126,12 +127,12 @@ describe('admin request validation: naming the problem', () => {
 
   it("a route's explanation should name the problem when it sees one, and be passed over when it sees none or fails", () => {
     const explain = (body: unknown, at: string) => (at.startsWith('/shape') ? new ApiError('invalid_target_kind', { field: 'shape', kinds: 'round, sides', reason: 'it sets both' }) : undefined);
-    expect(errorOf({ shape: { name: 'x', corners: 3 } }, { explain })).toMatchObject({ error_code: 'invalid_target_kind' });
-    expect(errorOf({ colour: 'blue' }, { explain })).toMatchObject({ error_code: 'invalid_body', details: { field: 'colour' } });
+    expect(errorOf({ shape: { name: 'x', corners: 3 } }, { explain, account: OPERATOR })).toMatchObject({ error_code: 'invalid_target_kind' });
+    expect(errorOf({ colour: 'blue' }, { explain, account: OPERATOR })).toMatchObject({ error_code: 'invalid_body', details: { field: 'colour' } });
     const throws = () => {
       throw new Error('the explanation tripped over the body');
     };
-    expect(errorOf({ shape: {} }, { explain: throws })).toMatchObject({ error_code: 'invalid_body', details: { field: 'shape.name' } });
+    expect(errorOf({ shape: {} }, { explain: throws, account: OPERATOR })).toMatchObject({ error_code: 'invalid_body', details: { field: 'shape.name' } });
   });
 
   it('a malformed id in a path should be not_found naming the resource and the id, as an unknown one is', () => {

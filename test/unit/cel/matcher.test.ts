@@ -109,23 +109,37 @@ const record = fc.record({
 const event = fc.oneof({ weight: 12, arbitrary: record }, fc.constantFrom<unknown>({}, { conn: null }, { conn: 'x' }, null, 42));
 
 const id = fc.integer({ min: 0, max: 40 }).map((n) => `esb_${n.toString().padStart(3, '0')}`);
+/** Subscriptions of two owners and of nobody (which may match every record). */
+const owner = fc.constantFrom(undefined, 'acct_a', 'acct_b');
 const op = fc.oneof(
-  { weight: 5, arbitrary: fc.tuple(fc.constant('set' as const), id, fc.option(filterText, { freq: 8 })) },
-  { weight: 1, arbitrary: fc.tuple(fc.constant('delete' as const), id, fc.constant(null)) },
+  { weight: 5, arbitrary: fc.tuple(fc.constant('set' as const), id, fc.option(filterText, { freq: 8 }), owner) },
+  { weight: 1, arbitrary: fc.tuple(fc.constant('delete' as const), id, fc.constant(null), fc.constant(undefined)) },
 );
 
-/** What the matcher must return: every subscription whose filter is true, by brute force, in id order. */
-function bruteForce(filters: ReadonlyMap<string, CompiledFilter | undefined>, ev: unknown): string[] {
-  return [...filters.keys()].sort().filter((k) => {
-    const f = filters.get(k);
-    return f === undefined || f.evaluate(ev);
+/** The records' owners, by server name: a.example.com is acct_a's, b.example.com acct_b's, the rest nobody's. */
+const OWNERS: Readonly<Record<string, string>> = { 'a.example.com': 'acct_a', 'b.example.com': 'acct_b' };
+function ownerOf(ev: unknown): string | undefined {
+  const name = (ev as { conn?: { server_name?: unknown } } | null)?.conn?.server_name;
+  return typeof name === 'string' ? OWNERS[name] : undefined;
+}
+
+interface Model {
+  readonly filter: CompiledFilter | undefined;
+  readonly owner: string | undefined;
+}
+
+/** What the matcher must return: every subscription whose filter is true and that may see the record's owner, by brute force, in id order. */
+function bruteForce(subs: ReadonlyMap<string, Model>, ev: unknown): string[] {
+  return [...subs.keys()].sort().filter((k) => {
+    const { filter, owner: o } = subs.get(k) as Model;
+    return (o === undefined || o === ownerOf(ev)) && (filter === undefined || filter.evaluate(ev));
   });
 }
 
 const sorted = (ids: readonly string[]): string[] => [...ids].sort();
 
 describe('SubscriptionMatcher', () => {
-  it('should return exactly what brute-force evaluation of every filter returns, through adds, replaces, removes and bulk loads', () => {
+  it('should return exactly what brute-force evaluation of every filter and owner returns, through adds, replaces, removes and bulk loads', () => {
     const compiled = new Map<string, CompiledFilter>();
     const compileOnce = (text: string): CompiledFilter => {
       let f = compiled.get(text);
@@ -136,22 +150,22 @@ describe('SubscriptionMatcher', () => {
       fc.property(
         fc.array(fc.tuple(fc.array(op, { maxLength: 25 }), fc.array(event, { minLength: 1, maxLength: 15 })), { minLength: 1, maxLength: 4 }),
         (rounds) => {
-          const matcher = new SubscriptionMatcher(TYPE);
-          const model = new Map<string, CompiledFilter | undefined>();
+          const matcher = new SubscriptionMatcher(TYPE, ownerOf);
+          const model = new Map<string, Model>();
           for (const [ops, records] of rounds) {
             const before = matcher.snapshot();
             const beforeModel = new Map(model);
-            for (const [kind, sid, text] of ops) {
+            for (const [kind, sid, text, o] of ops) {
               if (kind === 'delete') {
                 expect(matcher.delete(sid)).toBe(model.delete(sid));
               } else {
                 const f = text === null ? undefined : compileOnce(text as string);
-                matcher.set(sid, f);
-                model.set(sid, f);
+                matcher.set(sid, f, sid, o);
+                model.set(sid, { filter: f, owner: o });
               }
             }
-            const rebuilt = new SubscriptionMatcher(TYPE);
-            rebuilt.replaceAll(model);
+            const rebuilt = new SubscriptionMatcher(TYPE, ownerOf);
+            rebuilt.replaceAll([...model].map(([sid, m]) => [sid, m.filter, sid, m.owner] as const));
             for (const ev of records) {
               const got = matcher.match(ev);
               // Each matching subscription once (brute force lists each id once, sorted).
@@ -239,7 +253,7 @@ describe('SubscriptionMatcher', () => {
       matcher.set(`esb_${String(i).padStart(3, '0')}`, counted(filterOf(text), calls));
     }
     matcher.set('esb_all', undefined);
-    expect(matcher.stats()).toEqual({ subscriptions: 201, alwaysEvaluated: 1, hashed: 100, ranged: 100 });
+    expect(matcher.stats()).toEqual({ subscriptions: 201, owners: 0, alwaysEvaluated: 1, hashed: 100, ranged: 100 });
     const ev = { conn: { server_name: 'h4.example.com', server_port: 443, client_ip: '10.7.1.1', server_ip: '1.1.1.1' } };
     expect(sorted(matcher.match(ev))).toEqual(['esb_004', 'esb_007', 'esb_all']);
     expect(calls.n).toBe(2);

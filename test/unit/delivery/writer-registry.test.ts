@@ -2,6 +2,7 @@ import type { Kafka } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { DESTINATION_KINDS, createWriter, validateTarget } from '../../../src/delivery/writer-registry.js';
 import type { WriterDeps } from '../../../src/delivery/destination-kind.js';
+import { OPERATOR } from '../../../src/accounts/account.js';
 import { writerDeps } from '../../support/writer-deps.js';
 
 const deps: WriterDeps = writerDeps({ kafkaClient: () => ({ producer: () => ({}) }) as unknown as Kafka });
@@ -9,32 +10,32 @@ const deps: WriterDeps = writerDeps({ kafkaClient: () => ({ producer: () => ({})
 describe('writer registry', () => {
   it('should know the kafka, http and file kinds and the three cloud kinds', () => {
     expect([...DESTINATION_KINDS].sort()).toEqual(['data_stream', 'delivery_stream', 'file', 'http', 'kafka', 'log_service']);
-    expect(createWriter({ kafka: { topic: 't' } }, deps).kind).toBe('kafka');
-    expect(createWriter({ http: { url: 'http://127.0.0.1:1/' } }, deps).kind).toBe('http');
-    expect(createWriter({ file: { path: 'e.ndjson' } }, deps).kind).toBe('file');
+    expect(createWriter({ kafka: { topic: 't' } }, deps, OPERATOR).kind).toBe('kafka');
+    expect(createWriter({ http: { url: 'http://127.0.0.1:1/' } }, deps, OPERATOR).kind).toBe('http');
+    expect(createWriter({ file: { path: 'e.ndjson' } }, deps, OPERATOR).kind).toBe('file');
     const auth = { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSTEST01', cloud_secret_access_key: 's' } };
-    expect(createWriter({ data_stream: { auth, stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/s' } }, deps).kind).toBe('data_stream');
+    expect(createWriter({ data_stream: { auth, stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/s' } }, deps, OPERATOR).kind).toBe('data_stream');
   });
 
   it('should hand a kafka target its own brokers, or none for the service cluster', () => {
     const asked: Array<readonly string[] | undefined> = [];
     const recording: WriterDeps = { ...deps, kafkaClient: (b) => (asked.push(b), deps.kafkaClient(b)) };
-    createWriter({ kafka: { topic: 't' } }, recording);
-    createWriter({ kafka: { topic: 't', brokers: ['other:9092'] } }, recording);
+    createWriter({ kafka: { topic: 't' } }, recording, OPERATOR);
+    createWriter({ kafka: { topic: 't', brokers: ['other:9092'] } }, recording, OPERATOR);
     expect(asked).toEqual([undefined, ['other:9092']]);
   });
 
   it('should require exactly one known kind', () => {
-    expect(validateTarget({})).toHaveLength(1);
-    expect(validateTarget({ http: { url: 'http://x/' }, file: { path: 'a' } })).toHaveLength(1);
-    expect(validateTarget({ carrier_pigeon: {} })[0]?.field).toBe('target.carrier_pigeon');
-    expect(() => createWriter({ carrier_pigeon: {} }, deps)).toThrow(expect.objectContaining({ code: 'UNKNOWN_DESTINATION_KIND' }));
-    expect(() => createWriter({ http: { url: 'http://x/' }, file: { path: 'a' } }, deps)).toThrow(expect.objectContaining({ code: 'INVALID_DESTINATION_CONFIG' }));
+    expect(validateTarget({}, OPERATOR)).toHaveLength(1);
+    expect(validateTarget({ http: { url: 'http://x/' }, file: { path: 'a' } }, OPERATOR)).toHaveLength(1);
+    expect(validateTarget({ carrier_pigeon: {} }, OPERATOR)[0]?.field).toBe('target.carrier_pigeon');
+    expect(() => createWriter({ carrier_pigeon: {} }, deps, OPERATOR)).toThrow(expect.objectContaining({ code: 'UNKNOWN_DESTINATION_KIND' }));
+    expect(() => createWriter({ http: { url: 'http://x/' }, file: { path: 'a' } }, deps, OPERATOR)).toThrow(expect.objectContaining({ code: 'INVALID_DESTINATION_CONFIG' }));
   });
 
   it('should collect every problem of a target before refusing it', () => {
-    expect(validateTarget({ file: { path: '../escape', mode: 'x' } }).map((p) => p.field)).toEqual(['target.file.mode', 'target.file.path']);
-    expect(() => createWriter({ file: { path: '/abs' } }, deps)).toThrow(expect.objectContaining({ code: 'INVALID_DESTINATION_CONFIG' }));
-    expect(() => createWriter({ kafka: { topic: 'bad topic', key: '..' } }, deps)).toThrow(/target\.kafka\.topic .*target\.kafka\.key/);
+    expect(validateTarget({ file: { path: '../escape', mode: 'x' } }, OPERATOR).map((p) => p.field)).toEqual(['target.file.mode', 'target.file.path']);
+    expect(() => createWriter({ file: { path: '/abs' } }, deps, OPERATOR)).toThrow(expect.objectContaining({ code: 'INVALID_DESTINATION_CONFIG' }));
+    expect(() => createWriter({ kafka: { topic: 'bad topic', key: '..' } }, deps, OPERATOR)).toThrow(/target\.kafka\.topic .*target\.kafka\.key/);
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createWriter } from '../../writer-registry.js';
 import { LazyClient } from './sdk.js';
 import type { DeliveryError } from '../../errors.js';
+import { OPERATOR } from '../../../accounts/account.js';
 import { writerDeps } from '../../../../test/support/writer-deps.js';
 
 const loads = vi.hoisted(() => ({ kinesis: 0, handler: 0 }));
@@ -29,7 +30,7 @@ const deps = writerDeps({ cloud: { timeoutMs: 1_000 } });
 
 describe('the AWS SDK', () => {
   it('should stay unloaded until a cloud writer makes its first call, then load once', async () => {
-    const writer = createWriter(target, deps);
+    const writer = createWriter(target, deps, OPERATOR);
     expect(writer.kind).toBe('data_stream');
     expect(loads).toEqual({ kinesis: 0, handler: 0 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeKindContract } from '../../../../test/support/destination-kind-contract.js';
 import { dataStreamKind } from './data-stream-kind.js';
+import { OPERATOR } from '../../../accounts/account.js';
 
 const ARN = 'arn:aws-cn:kinesis:cn-north-1:123456789012:stream/s-1';
 const role = { role: { role_arn: 'arn:aws:iam::123456789012:role/edge-events' } };
@@ -18,7 +19,7 @@ describe('data_stream kind', () => {
   });
 
   it('should hand the partition key path to the writer and answer it as null when unset', () => {
-    expect(dataStreamKind.parse({ auth: role, stream_arn: ARN, partition_key: 'object.k' }, 't')).toMatchObject({ ok: true, config: { options: { partition_key: 'object.k' } } });
+    expect(dataStreamKind.parse({ auth: role, stream_arn: ARN, partition_key: 'object.k' }, 't', OPERATOR)).toMatchObject({ ok: true, config: { options: { partition_key: 'object.k' } } });
     expect(dataStreamKind.view({ auth: role, stream_arn: ARN }, { fileRoot: '.' })).toEqual({ auth: role, stream_arn: ARN, endpoint: null, partition_key: null });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeKindContract } from '../../../../test/support/destination-kind-contract.js';
 import { deliveryStreamKind } from './delivery-stream-kind.js';
+import { OPERATOR } from '../../../accounts/account.js';
 
 const ARN = 'arn:aws:firehose:eu-west-1:123456789012:deliverystream/edge.events_1';
 const role = { role: { role_arn: 'arn:aws:iam::123456789012:role/edge-events' } };
@@ -18,7 +19,7 @@ describe('delivery_stream kind', () => {
   });
 
   it('should take the region and the stream name from the ARN', () => {
-    const r = deliveryStreamKind.parse({ auth: role, delivery_stream_arn: ARN }, 't');
+    const r = deliveryStreamKind.parse({ auth: role, delivery_stream_arn: ARN }, 't', OPERATOR);
     expect(r).toMatchObject({ ok: true, config: { resource: { region: 'eu-west-1', account: '123456789012', name: 'edge.events_1' } } });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeKindContract } from '../../../../test/support/destination-kind-contract.js';
+import { OPERATOR } from '../../../accounts/account.js';
 import { DEFAULT_EGRESS } from '../../../../test/support/writer-deps.js';
 import { acceptTarget } from '../../destination-target.js';
 import { fileKind } from './file-kind.js';
@@ -22,7 +23,7 @@ describe('file kind', () => {
 
   it('should say where the file is written, resolved under the file root, and take that back from a request unread', () => {
     expect(fileKind.view({ path: 'tenant/events.ndjson' }, { fileRoot: '/srv/edge/files' })).toEqual({ path: 'tenant/events.ndjson', resolved_path: '/srv/edge/files/tenant/events.ndjson' });
-    const sentBack = acceptTarget({ file: { path: 'tenant/events.ndjson', resolved_path: '/elsewhere/x' } }, { seal: (s) => s, egress: DEFAULT_EGRESS });
+    const sentBack = acceptTarget({ file: { path: 'tenant/events.ndjson', resolved_path: '/elsewhere/x' } }, { seal: (s) => s, account: OPERATOR, egress: DEFAULT_EGRESS });
     expect(sentBack).toEqual({ ok: true, target: { file: { path: 'tenant/events.ndjson' } } });
   });
 });

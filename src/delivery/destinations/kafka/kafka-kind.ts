@@ -18,7 +18,7 @@ export const kafkaKind: DestinationKind<KafkaTargetConfig> = {
     { code: 'topic_not_created', rule: 'unless "verify" is false, a missing topic is created first; when the broker refuses, the answer is 422 with its reason' },
     { code: 'destination_check_failed', rule: 'unless "verify" is false, the cluster is reached before the target is stored; when it cannot be, the answer is 422' },
   ],
-  parse: parseKafkaTarget,
+  parse: (raw, prefix, _account, egress) => parseKafkaTarget(raw, prefix, egress),
   view: (stored) => ({
     topic: stored.topic,
     brokers: stored.brokers ?? null,

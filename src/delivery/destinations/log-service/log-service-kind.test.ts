@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeKindContract } from '../../../../test/support/destination-kind-contract.js';
 import { logServiceKind } from './log-service-kind.js';
+import { OPERATOR } from '../../../accounts/account.js';
 
 const ARN = 'arn:aws:logs:us-gov-west-1:123456789012:log-group:/edge/events#1';
 const role = { role: { role_arn: 'arn:aws:iam::123456789012:role/edge-events' } };
@@ -18,7 +19,7 @@ describe('log_service kind', () => {
 
   it('should read the log group name from an ARN with or without the ":*" DescribeLogGroups adds', () => {
     for (const arn of [ARN, `${ARN}:*`]) {
-      expect(logServiceKind.parse({ auth: role, log_group_arn: arn }, 't'), arn).toMatchObject({ ok: true, config: { resource: { region: 'us-gov-west-1', name: '/edge/events#1' } } });
+      expect(logServiceKind.parse({ auth: role, log_group_arn: arn }, 't', OPERATOR), arn).toMatchObject({ ok: true, config: { resource: { region: 'us-gov-west-1', name: '/edge/events#1' } } });
     }
   });
 });

@@ -1,0 +1,226 @@
+// Who owns a traffic record (SECURITY.md "Traffic ownership"): the live table of reserved domains and TCP
+// edge hostports, read by the subscription matcher once per record to pick the owner's subscriptions.
+// It follows the config log, so a domain reserved or an edge changed applies to the next record.
+import { formatIP, parseIP } from '../net/ip.js';
+import { indexedField } from '../cel/indexed-fields.js';
+import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
+import { TRAFFIC_EVENT_TYPES, TRAFFIC_OWNERSHIP, type TrafficEventType } from '../events/catalog.js';
+import { accountOf, type Owned } from './account.js';
+import { wildcardBase } from './domain-names.js';
+
+/** The parts of a stored reserved domain and TCP edge the table reads. */
+interface StoredDomain extends Owned {
+  readonly id: string;
+  readonly domain: string;
+}
+interface StoredEdge extends Owned {
+  readonly id: string;
+  readonly hostports: readonly string[];
+}
+
+/** One resource's claim on a name; when two claim it (replicas that raced), the older resource's holds. */
+interface Claim {
+  readonly id: string;
+  readonly account: string;
+}
+
+/**
+ * Claims by key, and the winning account of each key in a plain map for the hot path. The API keeps a
+ * name to one account; two claims exist only when two replicas passed the same check at once.
+ */
+class Claims<K> {
+  private readonly all = new Map<K, Claim[]>();
+
+  constructor(private readonly onOwner: (key: K, account: string | undefined) => void) {}
+
+  add(key: K, claim: Claim): void {
+    const list = (this.all.get(key) ?? []).filter((c) => c.id !== claim.id);
+    list.push(claim);
+    list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.all.set(key, list);
+    this.onOwner(key, (list[0] as Claim).account);
+  }
+
+  remove(key: K, id: string): void {
+    const list = (this.all.get(key) ?? []).filter((c) => c.id !== id);
+    if (list.length === 0) this.all.delete(key);
+    else this.all.set(key, list);
+    this.onOwner(key, list[0]?.account);
+  }
+}
+
+/** "host:port" of a stored (canonical) hostport, the brackets of an IPv6 host removed. */
+function splitHostport(hostport: string): { host: string; port: number } {
+  const colon = hostport.lastIndexOf(':');
+  const host = hostport.slice(0, colon);
+  return { host: host.startsWith('[') ? host.slice(1, -1) : host, port: Number(hostport.slice(colon + 1)) };
+}
+
+/** A host as edges store it: a lowercase name or a canonical IP (the hostport rules, src/admin/tcp-edges/hostport.ts). */
+function canonicalHost(host: string): string {
+  const ip = parseIP(host);
+  return ip === undefined ? host.toLowerCase() : formatIP(ip);
+}
+
+const serverName = indexedField('conn.server_name')?.read as (ev: unknown) => unknown;
+const serverPort = indexedField('conn.server_port')?.read as (ev: unknown) => unknown;
+
+export class TrafficOwners {
+  /** Exact reserved names -> account. */
+  private readonly exact = new Map<string, string>();
+  /** Bases of wildcards ("example.com" for "*.example.com") -> account. */
+  private readonly wildcards = new Map<string, string>();
+  /** The lengths of the wildcard bases, longest first (the longest wildcard wins), with their counts. */
+  private baseLengths: number[] = [];
+  private readonly lengthCounts = new Map<number, number>();
+  /** TCP hosts -> port -> account. */
+  private readonly tcp = new Map<string, Map<number, string>>();
+  private readonly exactClaims = new Claims<string>((k, a) => (a === undefined ? this.exact.delete(k) : this.exact.set(k, a)));
+  private readonly wildcardClaims = new Claims<string>((k, a) => this.setWildcard(k, a));
+  private readonly hostportClaims = new Claims<string>((k, a) => this.setHostport(k, a));
+  /** What each resource claims, so a change or a delete withdraws exactly that. */
+  private readonly domains = new Map<string, string>();
+  private readonly edges = new Map<string, readonly string[]>();
+  /** Records of each traffic type that belonged to nobody, not yet taken by takeUnowned(). */
+  private readonly unowned = new Float64Array(TRAFFIC_EVENT_TYPES.length);
+  private unsubscribe: (() => void) | undefined;
+
+  /** Loads every reserved domain and TCP edge in the config log and follows their changes. */
+  follow(configLog: ConfigLog): void {
+    for (const v of configLog.list('reserved_domain')) this.putDomain(v.data as unknown as StoredDomain);
+    for (const v of configLog.list('tcp_edge')) this.putEdge(v.data as unknown as StoredEdge);
+    this.unsubscribe = configLog.onChange((c) => this.onChange(c));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+  }
+
+  putDomain(d: StoredDomain): void {
+    this.removeDomain(d.id);
+    this.domains.set(d.id, d.domain);
+    const claim = { id: d.id, account: accountOf(d) };
+    const base = wildcardBase(d.domain);
+    if (base === undefined) this.exactClaims.add(d.domain, claim);
+    else this.wildcardClaims.add(base, claim);
+  }
+
+  removeDomain(id: string): void {
+    const domain = this.domains.get(id);
+    if (domain === undefined) return;
+    this.domains.delete(id);
+    const base = wildcardBase(domain);
+    if (base === undefined) this.exactClaims.remove(domain, id);
+    else this.wildcardClaims.remove(base, id);
+  }
+
+  putEdge(e: StoredEdge): void {
+    this.removeEdge(e.id);
+    this.edges.set(e.id, e.hostports);
+    for (const h of e.hostports) this.hostportClaims.add(h, { id: e.id, account: accountOf(e) });
+  }
+
+  removeEdge(id: string): void {
+    const hostports = this.edges.get(id);
+    if (hostports === undefined) return;
+    this.edges.delete(id);
+    for (const h of hostports) this.hostportClaims.remove(h, id);
+  }
+
+  /** The account that reserved `name`: the exact name, else the longest wildcard covering it. */
+  ownerOfName(name: string): string | undefined {
+    const exact = this.exact.get(name);
+    if (exact !== undefined) return exact;
+    // Names are case-insensitive, and reservations are stored lowercase.
+    const lower = name.toLowerCase();
+    if (lower !== name) return this.ownerOfName(lower);
+    const lengths = this.baseLengths;
+    for (let i = 0; i < lengths.length; i++) {
+      // A base of this length covers the name when the name ends with "." and the base.
+      const dot = name.length - (lengths[i] as number) - 1;
+      if (dot > 0 && name.charCodeAt(dot) === 46) {
+        const owner = this.wildcards.get(name.slice(dot + 1));
+        if (owner !== undefined) return owner;
+      }
+    }
+    return undefined;
+  }
+
+  /** The account whose TCP edge has host:port among its hostports. */
+  ownerOfHostport(host: string, port: number): string | undefined {
+    const owner = this.tcp.get(host)?.get(port);
+    if (owner !== undefined) return owner;
+    const canonical = canonicalHost(host);
+    return canonical === host ? undefined : this.tcp.get(canonical)?.get(port);
+  }
+
+  /**
+   * How the matcher of `eventType` finds a record's owner (`ev` is the record's filterable fields): the
+   * owning account's id, or undefined for a record that belongs to nobody, which is counted.
+   */
+  reader(eventType: TrafficEventType): (ev: unknown) => string | undefined {
+    const counts = this.unowned;
+    const at = TRAFFIC_EVENT_TYPES.indexOf(eventType);
+    if (TRAFFIC_OWNERSHIP[eventType] === 'domain') {
+      return (ev) => {
+        const name = serverName(ev);
+        const owner = typeof name === 'string' ? this.ownerOfName(name) : undefined;
+        if (owner === undefined) counts[at] = (counts[at] as number) + 1;
+        return owner;
+      };
+    }
+    return (ev) => {
+      const name = serverName(ev);
+      const port = serverPort(ev);
+      const owner = typeof name === 'string' && typeof port === 'number' ? this.ownerOfHostport(name, port) : undefined;
+      if (owner === undefined) counts[at] = (counts[at] as number) + 1;
+      return owner;
+    };
+  }
+
+  /** The records of each type that belonged to nobody since the last call. */
+  takeUnowned(): [TrafficEventType, number][] {
+    const out: [TrafficEventType, number][] = [];
+    TRAFFIC_EVENT_TYPES.forEach((t, i) => {
+      const n = this.unowned[i] as number;
+      if (n > 0) out.push([t, n]);
+      this.unowned[i] = 0;
+    });
+    return out;
+  }
+
+  private onChange(c: ConfigChange): void {
+    const after = c.after?.data;
+    if (c.kind === 'reserved_domain') {
+      if (after === undefined) this.removeDomain(c.id);
+      else this.putDomain(after as unknown as StoredDomain);
+    } else if (c.kind === 'tcp_edge') {
+      if (after === undefined) this.removeEdge(c.id);
+      else this.putEdge(after as unknown as StoredEdge);
+    }
+  }
+
+  private setWildcard(base: string, account: string | undefined): void {
+    const had = this.wildcards.has(base);
+    if (account === undefined) this.wildcards.delete(base);
+    else this.wildcards.set(base, account);
+    const delta = (account === undefined ? 0 : 1) - (had ? 1 : 0);
+    if (delta === 0) return;
+    const n = (this.lengthCounts.get(base.length) ?? 0) + delta;
+    if (n === 0) this.lengthCounts.delete(base.length);
+    else this.lengthCounts.set(base.length, n);
+    this.baseLengths = [...this.lengthCounts.keys()].sort((a, b) => b - a);
+  }
+
+  private setHostport(hostport: string, account: string | undefined): void {
+    const { host, port } = splitHostport(hostport);
+    let ports = this.tcp.get(host);
+    if (account !== undefined) {
+      if (ports === undefined) this.tcp.set(host, (ports = new Map()));
+      ports.set(port, account);
+    } else if (ports !== undefined) {
+      ports.delete(port);
+      if (ports.size === 0) this.tcp.delete(host);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+// The traffic owners table: whose a record is, from reserved domains (exact, else the longest wildcard)
+// and TCP edge hostports, as resources come, change and go; records of nobody's are counted.
+import { describe, expect, it } from 'vitest';
+import { OPERATOR_ACCOUNT_ID } from '../../../src/accounts/account.js';
+import { TrafficOwners } from '../../../src/accounts/traffic-owners.js';
+
+const A = 'acct_A0000000000000000000000000';
+const B = 'acct_B0000000000000000000000000';
+const http = (serverName: unknown): unknown => ({ conn: { server_name: serverName, server_port: 443 } });
+const tcp = (serverName: unknown, port: unknown): unknown => ({ conn: { server_name: serverName, server_port: port } });
+
+describe('TrafficOwners', () => {
+  it('should give an http record to the exact reserved name, else to the longest wildcard covering it', () => {
+    const owners = new TrafficOwners();
+    owners.putDomain({ id: 'rd_1', domain: '*.example.com', account_id: A });
+    owners.putDomain({ id: 'rd_2', domain: '*.shop.example.com', account_id: B });
+    owners.putDomain({ id: 'rd_3', domain: 'api.shop.example.com', account_id: A });
+    const ownerOf = owners.reader('http_request_complete.v0');
+    expect(ownerOf(http('www.example.com'))).toBe(A);
+    expect(ownerOf(http('x.y.example.com'))).toBe(A);
+    expect(ownerOf(http('cart.shop.example.com'))).toBe(B);
+    expect(ownerOf(http('api.shop.example.com'))).toBe(A);
+    expect(ownerOf(http('Cart.SHOP.example.com'))).toBe(B);
+    expect(ownerOf(http('example.com'))).toBeUndefined();
+    expect(ownerOf(http('otherexample.com'))).toBeUndefined();
+    expect(ownerOf(http(42))).toBeUndefined();
+    expect(ownerOf({})).toBeUndefined();
+  });
+
+  it('should follow domains as they are removed, and treat a domain written before accounts as the operator\'s', () => {
+    const owners = new TrafficOwners();
+    owners.putDomain({ id: 'rd_1', domain: '*.example.com', account_id: A });
+    owners.putDomain({ id: 'rd_2', domain: '*.shop.example.com', account_id: B });
+    owners.removeDomain('rd_2');
+    expect(owners.ownerOfName('cart.shop.example.com')).toBe(A);
+    owners.removeDomain('rd_1');
+    expect(owners.ownerOfName('cart.shop.example.com')).toBeUndefined();
+    owners.putDomain({ id: 'rd_3', domain: 'old.example.com' });
+    expect(owners.ownerOfName('old.example.com')).toBe(OPERATOR_ACCOUNT_ID);
+  });
+
+  it('should let the older of two claims on one name hold it, and the other take over when it goes', () => {
+    const owners = new TrafficOwners();
+    owners.putDomain({ id: 'rd_2', domain: 'shop.example.com', account_id: B });
+    owners.putDomain({ id: 'rd_1', domain: 'shop.example.com', account_id: A });
+    expect(owners.ownerOfName('shop.example.com')).toBe(A);
+    owners.removeDomain('rd_1');
+    expect(owners.ownerOfName('shop.example.com')).toBe(B);
+  });
+
+  it('should give a tcp record to the edge with its name and port among its hostports, following the edge\'s changes', () => {
+    const owners = new TrafficOwners();
+    owners.putEdge({ id: 'edgtcp_1', hostports: ['1.tcp.example.net:20000', '192.0.2.1:22', '[2001:db8::1]:443'], account_id: B });
+    const ownerOf = owners.reader('tcp_connection_closed.v0');
+    expect(ownerOf(tcp('1.tcp.example.net', 20000))).toBe(B);
+    expect(ownerOf(tcp('1.TCP.example.net', 20000))).toBe(B);
+    expect(ownerOf(tcp('192.0.2.1', 22))).toBe(B);
+    expect(ownerOf(tcp('2001:DB8:0::1', 443))).toBe(B);
+    expect(ownerOf(tcp('1.tcp.example.net', 20001))).toBeUndefined();
+    expect(ownerOf(tcp('1.tcp.example.net', '20000'))).toBeUndefined();
+    owners.putEdge({ id: 'edgtcp_1', hostports: ['1.tcp.example.net:20001'], account_id: B });
+    expect(owners.ownerOfHostport('1.tcp.example.net', 20000)).toBeUndefined();
+    expect(owners.ownerOfHostport('1.tcp.example.net', 20001)).toBe(B);
+    owners.removeEdge('edgtcp_1');
+    expect(owners.ownerOfHostport('1.tcp.example.net', 20001)).toBeUndefined();
+  });
+
+  it('should count the records of each type that belong to nobody, once taken', () => {
+    const owners = new TrafficOwners();
+    owners.putDomain({ id: 'rd_1', domain: 'a.example.com', account_id: A });
+    const ofHttp = owners.reader('http_request_complete.v0');
+    const ofTcp = owners.reader('tcp_connection_closed.v0');
+    ofHttp(http('a.example.com'));
+    ofHttp(http('b.example.com'));
+    ofHttp(http('c.example.com'));
+    ofTcp(tcp('a.example.com', 1));
+    expect(owners.takeUnowned()).toEqual([
+      ['http_request_complete.v0', 2],
+      ['tcp_connection_closed.v0', 1],
+    ]);
+    expect(owners.takeUnowned()).toEqual([]);
+  });
+});

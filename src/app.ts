@@ -103,7 +103,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     kafkaClient: kafkaFor,
     fileRoot: config.fileDestinationRoot,
     cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs },
-    egress: egressRules(topics),
+    egress: egressRules(topics, config.egress),
     kafkaTopicDefaults: config.kafkaDestinationTopics,
   };
   const pool: DestinationPool = new DestinationPool({
@@ -184,7 +184,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
         testEvent: testEventSender(writerDeps, secrets),
         destinations: {
           egress: writerDeps.egress,
-          verify: (target, account) => verifyTarget(target, secrets, writerDeps, account),
+          verify: (target, account, check) => verifyTarget(target, secrets, writerDeps, account, { check }),
           status: (id) => (statusBoard as StatusBoard).status(id),
         },
       })

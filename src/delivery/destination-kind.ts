@@ -88,8 +88,8 @@ export interface DestinationKind<C = unknown> {
   /** Secrets inside a field's value; see InlineSecrets. Absent: none. */
   readonly inlineSecrets?: InlineSecrets;
   /**
-   * Fields its view derives (read-only): a request may send them back, as a response has them, and
-   * they are dropped unread. Absent: none.
+   * Fields its view derives (read-only), as dotted paths: a request may send them back, as a response
+   * has them, and they are dropped unread. Absent: none.
    */
   readonly readOnly?: readonly string[];
   /** The most a writer of this kind takes in one write, and the largest record (its default limits). */

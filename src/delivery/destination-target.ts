@@ -126,7 +126,10 @@ export function acceptTarget(raw: unknown, opts: AcceptOptions): AcceptResult {
   const sent = (raw as Record<string, unknown>)[kind.name];
   if (!isPlainObject(sent)) return { ok: false, problem: problem.invalid(prefix, 'must be an object') };
   const body = withoutNulls(sent);
-  for (const field of kind.readOnly ?? []) delete body[field];
+  for (const field of kind.readOnly ?? []) {
+    const at = locate(body, field);
+    if (at !== undefined) delete at.parent[at.leaf];
+  }
   const before = opts.previous?.[kind.name];
   const previous = isPlainObject(before) ? before : undefined;
   const keptSecrets = new Map<SecretField, string>();

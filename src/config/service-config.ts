@@ -219,7 +219,10 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
   };
 
   const metricsToken = env.METRICS_TOKEN === '' ? undefined : env.METRICS_TOKEN;
-  if (metricsToken !== undefined && !/^[!-~]{16,512}$/.test(metricsToken)) problems.push('METRICS_TOKEN must be 16 to 512 printable ASCII characters without spaces');
+  // RFC 6750's b64token, the characters a bearer token may have, at least 16 of them.
+  if (metricsToken !== undefined && !/^[A-Za-z0-9\-._~+/]{16,512}=*$/.test(metricsToken)) {
+    problems.push('METRICS_TOKEN must be 16 to 512 letters, digits, "-", ".", "_", "~", "+" or "/" (a bearer token), optionally followed by "="');
+  }
 
   const config: ServiceConfig = {
     kafkaBrokers: env.KAFKA_BROKERS === '' ? undefined : env.KAFKA_BROKERS,

@@ -1,6 +1,7 @@
 // The rules every cloud kind shares, shown on a kind made up for the test: the ARN rule of its spec,
 // auth as exactly one of role or creds, the endpoint override, the kind's own options, all problems at once.
 import { OPERATOR, accountContext } from '../../../accounts/account.js';
+import { DEFAULT_EGRESS } from '../../../../test/support/writer-deps.js';
 import { describe, expect, it } from 'vitest';
 import { parseResourceArn, resourceArnRule } from './arn.js';
 import { parseCloudTarget, type CloudKindSpec } from './cloud-config.js';
@@ -84,6 +85,19 @@ describe('cloud target config', () => {
     }
     const badRole = parseCloudTarget(SPEC, { auth: { role: { role_arn: 'arn:aws:iam:us-east-1:123456789012:role/x' } }, sample_arn: ARN }, 't', OPERATOR);
     expect(badRole.ok ? [] : badRole.problems.map((p) => [p.code, p.field])).toEqual([['invalid_arn', 't.auth.role.role_arn']]);
+  });
+
+  it("should hold a normal account's endpoint to the egress rules, and leave the operator's to the operator", () => {
+    const account = accountContext('acct_01kw0000000000000000000002');
+    const codes = (endpoint: string, who = account) => {
+      const r = parseCloudTarget(SPEC, { auth: role, sample_arn: ARN, endpoint }, 't', who, DEFAULT_EGRESS);
+      return r.ok ? [] : r.problems.map((p) => [p.code, p.field]);
+    };
+    expect(codes('http://vpce.example')).toEqual([['insecure_url', 't.endpoint']]);
+    expect(codes('https://169.254.169.254')).toEqual([['internal_address', 't.endpoint']]);
+    expect(codes('https://[::ffff:10.0.0.1]:4566')).toEqual([['internal_address', 't.endpoint']]);
+    expect(codes('https://vpce.example')).toEqual([]);
+    expect(codes('http://127.0.0.1:4566', OPERATOR)).toEqual([]);
   });
 
   it('should refuse an endpoint carrying credentials or of another scheme', () => {

@@ -2,6 +2,7 @@
 // this service's optional endpoint override, and any option of the kind's own. Each cloud kind states
 // its resource (CloudKindSpec); the rules below are the same for all of them.
 import type { AccountContext } from '../../../accounts/account.js';
+import type { EgressRules } from '../../egress-rules.js';
 import { ConfigReader, isPlainObject, problem, type ConfigProblem, type ParseResult } from '../../destination-config.js';
 import type { JsonSchema } from '../../destination-kind.js';
 import { httpUrlSchema } from '../../../net/http-url.js';
@@ -123,7 +124,7 @@ function parseAuth(raw: unknown, field: string, problems: ConfigProblem[], accou
  * Validates one cloud target, collecting every problem at once in the order the API reports the first
  * of them: unknown fields, the resource ARN, the options, then auth.
  */
-export function parseCloudTarget(spec: CloudKindSpec, raw: unknown, prefix: string, account: AccountContext): ParseResult<CloudTargetConfig> {
+export function parseCloudTarget(spec: CloudKindSpec, raw: unknown, prefix: string, account: AccountContext, egress?: EgressRules): ParseResult<CloudTargetConfig> {
   const options = cloudOptions(spec);
   const r = new ConfigReader(raw, prefix, ['auth', spec.arnField, ...options.map((o) => o.name)]);
   if (!isPlainObject(raw)) return { ok: false, problems: r.problems };
@@ -135,6 +136,10 @@ export function parseCloudTarget(spec: CloudKindSpec, raw: unknown, prefix: stri
     if (why !== undefined) r.invalid(option.name, why);
     else set[option.name] = r.obj[option.name] as string;
   }
+  // A normal account's endpoint override is what a customer provides: held to the http destinations' rules
+  // as written (SECURITY.md "Egress"); the operator's may name a private endpoint or an emulator.
+  const refused = set.endpoint === undefined || account.isOperator ? undefined : egress?.urlRefusal(new URL(set.endpoint));
+  if (refused !== undefined) r.add(problem.egress(refused.code, r.path('endpoint'), refused.reason));
   const auth = parseAuth(raw.auth, r.path('auth'), r.problems, account);
   // Every path that leaves resource or auth undefined has added a problem.
   if (r.problems.length > 0 || resource === undefined || auth === undefined) return { ok: false, problems: r.problems };

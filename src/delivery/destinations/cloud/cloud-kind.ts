@@ -75,6 +75,8 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
         rule: `target.${parts.name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,
         updateOnly: true,
       },
+      { code: 'insecure_url', rule: `for every account but the operator's, target.${parts.name}.endpoint uses https, unless the service allows http (EGRESS_ALLOW_HTTP)` },
+      { code: 'internal_address', rule: `for every account but the operator's, target.${parts.name}.endpoint's host is not an internal address (loopback, link-local, private, ...), unless EGRESS_ALLOW_CIDRS opens it` },
       {
         code: 'destination_check_failed',
         rule: `unless "verify" is false, the ${parts.name} target is described with its own auth (the role assumed first) before it is stored; a failure is answered 422 with the cloud's error code`,
@@ -84,7 +86,7 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
     secrets: [{ path: 'auth.creds.cloud_secret_access_key', required: true, removable: false, keptWhileSame: 'cloud_access_key_id' }],
     limits: parts.limits,
     readOnly: ['auth.role.external_id'],
-    parse: (raw, prefix, account) => parseCloudTarget(parts, raw, prefix, account),
+    parse: (raw, prefix, account, egress) => parseCloudTarget(parts, raw, prefix, account, egress),
     view: (stored, deps) => cloudView(parts, stored, deps.account),
     createWriter: parts.createWriter,
     verify: (config, deps) => verifyCloudTarget(parts, config, deps),

@@ -21,7 +21,7 @@ export interface FileTargetConfig {
  */
 const FILE_PATH = '^(?:[^/\\\\\\x00]|[^/\\\\\\x00A-Za-z][^\\x00]*[^/\\x00]|[A-Za-z](?:[^:/\\x00]|[^:\\x00][^\\x00]*[^/\\x00]))$';
 
-const about = "Path of the file, relative to the service's file destination root; it cannot leave the root.";
+const about = "Path of the file, relative to the account's folder of the service's file destination root (the root itself for the operator account, <root>/<account id> for the others); it cannot leave that folder.";
 const resolvedPath =
   "Read-only: where the workers write the file, the path under the service's file destination root (FILE_DESTINATION_ROOT) made absolute, as this API process resolves it. Rotated files add .1, .2, ... A request may send it back; it is ignored.";
 

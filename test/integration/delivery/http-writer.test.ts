@@ -143,7 +143,7 @@ describe('http writer against a real receiver', () => {
   it('should not follow a redirect, and dead-letter the batch instead', async () => {
     receiver.script = () => ({ status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } });
     const writer = new HttpWriter({ url: receiver.url }, { egress: TEST_EGRESS });
-    await expect(writer.write(testItems(1))).rejects.toMatchObject({ code: 'DESTINATION_REJECTED', retryable: false });
+    await expect(writer.write(testItems(1))).rejects.toMatchObject({ code: 'DESTINATION_REDIRECTED', retryable: false, status: 302 });
   });
 
   it('should report a refused connection as retryable and fail its health check', async () => {

@@ -120,7 +120,7 @@ export class HttpWriter implements DestinationWriter {
         resolve();
       });
       socket.once('timeout', () => fail('timed out'));
-      socket.once('error', (err) => fail(err instanceof AddressRefusedError ? err.message : err.message));
+      socket.once('error', (err) => fail(err.message));
     });
   }
 

@@ -26,6 +26,7 @@ import { StatusPublisher } from './delivery/status/status-publisher.js';
 import { testEventSender } from './delivery/test-event.js';
 import { verifyTarget } from './delivery/verify-target.js';
 import type { TrafficEventType } from './events/catalog.js';
+import type { HostResolver } from './net/guarded-lookup.js';
 import { IngestWorker } from './ingest/ingest-worker.js';
 import { RecordRouter } from './ingest/record-router.js';
 import { createKafkaClient, ensureTopics, parseBrokers } from './kafka/client.js';
@@ -57,7 +58,13 @@ export interface App {
   stop(): Promise<void>;
 }
 
-export function buildApp(config: ServiceConfig, brokers: string): App {
+/** What a test may put in place of the machine's own services. */
+export interface AppOverrides {
+  /** How destinations' host names resolve (default: the system resolver); the egress tests answer names with addresses of their choosing. */
+  readonly resolveHost?: HostResolver;
+}
+
+export function buildApp(config: ServiceConfig, brokers: string, overrides: AppOverrides = {}): App {
   const brokerList = parseBrokers(brokers);
   const kafka = createKafkaClient({ clientId: 'edge-events', brokers: brokerList });
   // Kafka destinations get clients of their own, quiet: their failures are logged by the destination's state.
@@ -103,7 +110,8 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     kafkaClient: kafkaFor,
     fileRoot: config.fileDestinationRoot,
     cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs },
-    egress: egressRules(topics),
+    egress: egressRules(topics, config.egress),
+    ...(overrides.resolveHost !== undefined && { resolveHost: overrides.resolveHost }),
     kafkaTopicDefaults: config.kafkaDestinationTopics,
   };
   const pool: DestinationPool = new DestinationPool({
@@ -173,7 +181,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     if (!loaded) problems.push('The config log is not loaded yet.');
     if (worker !== undefined && !worker.isConnected) problems.push('The ingest worker is not connected to the broker.');
     return problems;
-  });
+  }, { metricsToken: config.metricsToken });
   // The admin API (ROLES includes api): its own Fastify scope with bearer auth; the routes above stay open.
   const adminApi = config.roles.api
     ? createAdminApi({
@@ -184,7 +192,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
         testEvent: testEventSender(writerDeps, secrets),
         destinations: {
           egress: writerDeps.egress,
-          verify: (target, account) => verifyTarget(target, secrets, writerDeps, account),
+          verify: (target, account, check) => verifyTarget(target, secrets, writerDeps, account, { check }),
           status: (id) => (statusBoard as StatusBoard).status(id),
         },
       })

@@ -36,8 +36,11 @@ export interface AdminContext {
 export interface DestinationSupport {
   /** What a target may not point at (src/delivery/egress-rules.ts). */
   readonly egress: EgressRules;
-  /** A target's create-time check (src/delivery/verify-target.ts): its first problem, or undefined. */
-  verify(target: StoredTarget, account: AccountContext): Promise<ConfigProblem | undefined>;
+  /**
+   * A target's create-time guard and, when `check`, its check (src/delivery/verify-target.ts): its first
+   * problem, or undefined.
+   */
+  verify(target: StoredTarget, account: AccountContext, check: boolean): Promise<ConfigProblem | undefined>;
   /** The destination's status over all workers (src/delivery/status/). */
   status(id: string): DestinationStatusSummary;
 }

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_EGRESS_ENV } from './writer-deps.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -40,6 +41,8 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     API_TOKEN_FILE: join(tmpdir(), `${prefix}-api-token`),
     DRAIN_TIMEOUT_MS: '10000',
     LOG_LEVEL: 'info',
+    // The suite's receivers listen on loopback over plain http: opened here, as an operator would (SECURITY.md "Egress").
+    ...TEST_EGRESS_ENV,
     ...extra,
   };
 }

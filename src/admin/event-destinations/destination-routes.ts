@@ -41,9 +41,10 @@ export function destinationResource(ctx: AdminContext): Resource<StoredDestinati
 export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
   const seal = (clear: string): string => ctx.secrets.seal(clear);
+  const open = (sealed: string): string | undefined => ctx.secrets.open(sealed);
   /** The stored target of a destination of `account`; the kind checks it with that account's rules. */
   const target = (raw: unknown, account: AccountContext, previous?: StoredTarget): StoredTarget => {
-    const r = acceptTarget(raw, { seal, previous, account, egress: ctx.destinations.egress });
+    const r = acceptTarget(raw, { seal, open, previous, account, egress: ctx.destinations.egress });
     // A problem's code is an API error code and its details the error's (src/delivery/destination-config.ts).
     if (!r.ok) throw new ApiError(r.problem.code, r.problem.details);
     return r.target;
@@ -51,7 +52,8 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
   /** The accepted target, checked against the destination itself unless the request skips it (422 when it fails). */
   const checked = async (body: DestinationBody, account: AccountContext, previous?: StoredTarget): Promise<StoredTarget> => {
     const t = target(body.target, account, previous);
-    const problem = body.verify === false ? undefined : await ctx.destinations.verify(t, account);
+    // The guard (where a target may point) runs whatever "verify" says; the check only unless it is false.
+    const problem = await ctx.destinations.verify(t, account, body.verify !== false);
     if (problem !== undefined) throw new ApiError(problem.code, problem.details);
     return t;
   };

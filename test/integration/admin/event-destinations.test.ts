@@ -91,7 +91,8 @@ describe('event destinations', () => {
       file: { path: 'audit/all.ndjson', resolved_path: join(process.cwd(), '.local', 'destinations', 'audit', 'all.ndjson') },
     });
     expect((await created({ target: { delivery_stream: { auth: { role: { role_arn: ROLE } }, delivery_stream_arn: FIREHOSE } }, verify: false })).target).toEqual({
-      delivery_stream: { auth: { role: { role_arn: ROLE } }, delivery_stream_arn: FIREHOSE, endpoint: null },
+      // The role's ExternalId is the destination's account id (SECURITY.md "Egress"), read-only.
+      delivery_stream: { auth: { role: { role_arn: ROLE, external_id: OPERATOR_ACCOUNT_ID } }, delivery_stream_arn: FIREHOSE, endpoint: null },
     });
     const creds = { cloud_access_key_id: KEY_ID, cloud_secret_access_key: CLOUD_SECRET };
     expect((await created({ target: { data_stream: { auth: { creds }, stream_arn: KINESIS } }, verify: false })).target).toEqual({

@@ -37,7 +37,8 @@ describe('the README walk', () => {
     // The service as `npm start` starts it, on the suite's broker with topics of its own; no token is
     // given, so it generates one and writes it to .local/api-token as on a first start.
     const env: NodeJS.ProcessEnv = { ...process.env, ...serviceEnv(uniqueName('walk'), testBrokers()), PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env.PATH}` };
-    for (const name of ['API_TOKEN_FILE', 'API_BOOTSTRAP_TOKEN', 'FILE_DESTINATION_ROOT', 'LOG_FORMAT']) delete env[name];
+    // The egress settings too: the walk works with the service's defaults (https only, no internal address).
+    for (const name of ['API_TOKEN_FILE', 'API_BOOTSTRAP_TOKEN', 'FILE_DESTINATION_ROOT', 'LOG_FORMAT', 'EGRESS_ALLOW_HTTP', 'EGRESS_ALLOW_CIDRS']) delete env[name];
     service = new GroupProcess('npm', ['start'], clone, env);
     const ready = JSON.parse(await service.lineMatching((l) => l.includes('"The service is ready."'), 120_000)) as { api: string; tokenFile?: string };
     expect(ready.tokenFile).toBe('.local/api-token');

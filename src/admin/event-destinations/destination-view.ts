@@ -3,6 +3,7 @@
 // answers only, by destination-routes.ts).
 import type { StoredDestination } from '../../configlog/resources.js';
 import { targetView } from '../../delivery/destination-target.js';
+import { DEFAULT_TIMESTAMP_FORMAT, type TimestampFormat } from '../../events/timestamp-format.js';
 import { baseView, type AdminContext } from '../context.js';
 
 export interface DestinationView {
@@ -12,9 +13,10 @@ export interface DestinationView {
   readonly description: string;
   readonly metadata: string;
   readonly format: 'json';
+  readonly timestamp_format: TimestampFormat;
   readonly target: Readonly<Record<string, unknown>>;
 }
 
 export function destinationView(ctx: AdminContext, dest: StoredDestination): DestinationView {
-  return { ...baseView(ctx, '/event_destinations', dest), format: 'json', target: targetView(dest.target, { fileRoot: ctx.config.fileDestinationRoot }) };
+  return { ...baseView(ctx, '/event_destinations', dest), format: 'json', timestamp_format: dest.timestamp_format ?? DEFAULT_TIMESTAMP_FORMAT, target: targetView(dest.target, { fileRoot: ctx.config.fileDestinationRoot }) };
 }

@@ -17,6 +17,7 @@ import type { SubscriptionSet, TrafficRoute } from '../subscriptions/subscriptio
 import { decodeFailures, subscriptionMatches, unownedRecords } from '../telemetry/metrics.js';
 import { EventItem, type EventParts, type PayloadParts } from './event-item.js';
 import { FormattedEvents } from './formatted-events.js';
+import type { TapHub } from '../tap/tap-hub.js';
 
 export interface ConsumedMessage {
   readonly key: Buffer | null;
@@ -53,6 +54,8 @@ export interface RecordRouterOptions {
    * allowance for the producers' clocks (SUBSCRIPTION_CLOCK_SKEW_MS, ARCHITECTURE.md "Subscription start").
    */
   readonly clockSkewMs: number;
+  /** The live taps of this worker (src/tap/): offered each record while one is open. */
+  readonly taps?: TapHub;
 }
 
 /** The parts a record's deliveries with one field set share: the object is projected on first use. */
@@ -136,6 +139,9 @@ export class RecordRouter {
   private routeTraffic(eventType: TrafficEventType, topic: string, partition: number, msg: ConsumedMessage): RouteResult {
     const decoded = this.opts.decoder.decodeFilterable(eventType, msg);
     if (!decoded.ok) return this.reject(topic, partition, msg, decoded.code, decoded.message);
+    // One read of a field per record while no tap is open (bench/results/tap.md).
+    const taps = this.opts.taps;
+    if (taps?.active === true) taps.offerTraffic(eventType, decoded, { topic, partition, offset: msg.offset, timestampMs: Number(msg.timestamp) });
     const runs = this.opts.subscriptions.matcher(eventType).matchRuns(decoded.filterable);
     if (runs.length === 0) return NOTHING;
     const full = decoded.full();
@@ -203,6 +209,8 @@ export class RecordRouter {
     const createdBy = Number(msg.timestamp) + this.opts.clockSkewMs;
     // The account the event is about: the admin API's objects carry it (events of other services may not).
     const account = typeof event.object.account_id === 'string' ? event.object.account_id : undefined;
+    const taps = this.opts.taps;
+    if (taps?.active === true) taps.offerAudit(event, account, { topic, partition, offset: msg.offset, timestampMs: Number(msg.timestamp) });
     // By timestamp format (formatIndex), made on first use.
     const byFormat: AuditShared[] = [];
     for (const route of this.opts.subscriptions.auditRoutes(event.event_type, account)) {

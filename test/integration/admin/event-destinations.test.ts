@@ -72,6 +72,7 @@ describe('event destinations', () => {
       description: 'to kafka',
       metadata: '{"team":"edge"}',
       format: 'json',
+      timestamp_format: 'rfc3339',
       target: { kafka: { topic, brokers: null, key: null, partitions: null, replication_factor: null } },
       status: UNKNOWN_STATUS,
     });

@@ -69,11 +69,12 @@ describe('event subscriptions', () => {
       metadata: '{"owner":"sec"}',
       description: 'tls traffic and key changes',
       sources: [
-        { type: HTTP, fields: ['conn.client_ip', 'http.response.status_code'], filter: 'ev.conn.server_port == 443', uri: `${uri}/sources/${HTTP}` },
-        { type: 'api_key_created.v0', fields: [], filter: '', uri: `${uri}/sources/api_key_created.v0` },
-        { type: 'api_key_deleted.v0', fields: [], filter: '', uri: `${uri}/sources/api_key_deleted.v0` },
+        { type: HTTP, fields: ['conn.client_ip', 'http.response.status_code'], filter: 'ev.conn.server_port == 443', sample_rate: 1, uri: `${uri}/sources/${HTTP}` },
+        { type: 'api_key_created.v0', fields: [], filter: '', sample_rate: 1, uri: `${uri}/sources/api_key_created.v0` },
+        { type: 'api_key_deleted.v0', fields: [], filter: '', sample_rate: 1, uri: `${uri}/sources/api_key_deleted.v0` },
       ],
       destinations: [dest, dest2],
+      enabled: true,
     });
     expect((await h.call('GET', `/event_subscriptions/${s.id}`)).json).toEqual(s);
     // The stored shape is the one the pipeline reads.
@@ -89,6 +90,7 @@ describe('event subscriptions', () => {
         { type: 'api_key_deleted.v0' },
       ],
       destination_ids: [dest.id, dest2.id],
+      enabled: true,
     });
     const empty = await created({});
     expect(empty).toMatchObject({ description: '', metadata: '', sources: [], destinations: [] });
@@ -164,7 +166,7 @@ describe('event subscriptions', () => {
     expect(r.json).toEqual({
       ...s,
       description: 'renamed',
-      sources: [{ type: 'ip_policy_updated.v0', fields: [], filter: '', uri: `${s.uri}/sources/ip_policy_updated.v0` }],
+      sources: [{ type: 'ip_policy_updated.v0', fields: [], filter: '', sample_rate: 1, uri: `${s.uri}/sources/ip_policy_updated.v0` }],
       destinations: [dest2],
     });
     const meta = await h.call('PATCH', `/event_subscriptions/${s.id}`, { body: { metadata: 'm' } });
@@ -200,7 +202,7 @@ describe('event subscription sources', () => {
 
     const added = await h.call('POST', `/event_subscriptions/${s.id}/sources`, { body: traffic('ev.conn.server_port == 22') });
     expect(added.status, added.text).toBe(201);
-    expect(added.json).toEqual({ type: TCP, fields: ['conn.client_ip', 'conn.bytes_in'], filter: 'ev.conn.server_port == 22', uri: `${s.uri}/sources/${TCP}` });
+    expect(added.json).toEqual({ type: TCP, fields: ['conn.client_ip', 'conn.bytes_in'], filter: 'ev.conn.server_port == 22', sample_rate: 1, uri: `${s.uri}/sources/${TCP}` });
     expect((await h.call('GET', `/event_subscriptions/${s.id}/sources/${TCP}`)).json).toEqual(added.json);
     expect((await h.call('GET', `/event_subscriptions/${s.id}`)).json.sources.map((x: { type: string }) => x.type)).toEqual(['api_key_created.v0', TCP]);
 

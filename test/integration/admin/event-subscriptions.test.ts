@@ -178,6 +178,21 @@ describe('event subscriptions', () => {
     await expectError(h.call('PATCH', '/event_subscriptions/esb_01JD0000000000000000000009', { body: {} }), 404, 'not_found');
   });
 
+  it('should take enabled and sample_rate, keep them across updates, and refuse a rate outside (0, 1] or on an audit source', async () => {
+    const s = await created({ sources: [{ ...traffic(), sample_rate: 0.25 }], destination_ids: [dest.id], enabled: false });
+    expect([s.enabled, s.sources[0].sample_rate]).toEqual([false, 0.25]);
+    expect(h.app.configLog.get(s.id)?.data).toMatchObject({ enabled: false, sources: [{ type: TCP, sample_rate: 0.25 }] });
+    const resumed = await h.call('PATCH', `/event_subscriptions/${s.id}`, { body: { enabled: true } });
+    expect([resumed.json.enabled, resumed.json.sources[0].sample_rate]).toEqual([true, 0.25]);
+    const patched = await h.call('PATCH', `/event_subscriptions/${s.id}/sources/${TCP}`, { body: { sample_rate: 1 } });
+    expect(patched.json.sample_rate).toBe(1);
+    expect((h.app.configLog.get(s.id)?.data as { sources: Json[] }).sources[0]).not.toHaveProperty('sample_rate');
+    for (const rate of [0, -0.5, 1.5]) await expectError(create({ sources: [{ ...traffic(), sample_rate: rate }] }), 400, 'invalid_body', 'sources[0].sample_rate');
+    await expectError(create({ sources: [{ type: 'ip_policy_updated.v0', sample_rate: 0.5 }] }), 400, 'audit_source_field', 'sources[0].sample_rate');
+    // What a GET answers for an audit source can be sent back.
+    expect((await created({ sources: [{ type: 'ip_policy_updated.v0', fields: [], filter: '', sample_rate: 1 }] })).enabled).toBe(true);
+  });
+
   it('should list subscriptions newest first and delete them', async () => {
     const a = await created({ description: 'a' });
     const b = await created({ description: 'b' });

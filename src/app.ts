@@ -34,6 +34,9 @@ import { createAuditDecoder } from './records/audit-decoder.js';
 import { createRecordDecoder } from './records/record-decoder.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { SubscriptionSet } from './subscriptions/subscription-set.js';
+import { TapHub } from './tap/tap-hub.js';
+import { TAP_TOPIC_CONFIG } from './tap/tap-protocol.js';
+import { TapStreams } from './tap/tap-streams.js';
 import { createLogger } from './telemetry/logger.js';
 
 const log = createLogger('app');
@@ -148,6 +151,13 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     [topics.httpRequestComplete, 'http_request_complete.v0'],
     [topics.tcpConnectionClosed, 'tcp_connection_closed.v0'],
   ]);
+  // Live taps (ARCHITECTURE.md "Live tap"): workers catch, API processes stream.
+  const tapHub: TapHub | undefined = config.roles.worker
+    ? new TapHub({ kafka, requestsTopic: topics.tapRequests, eventsTopic: topics.tapEvents, owners: subscriptions.owners, memberId: (): string | undefined => worker?.memberId })
+    : undefined;
+  const tapStreams = config.roles.api
+    ? new TapStreams({ kafka, requestsTopic: topics.tapRequests, eventsTopic: topics.tapEvents, consumerGroup: config.consumerGroup })
+    : undefined;
   const router = new RecordRouter({
     subscriptions,
     // Every record is validated whole, so a malformed record reaches the dead-letter topic even when no
@@ -157,6 +167,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     trafficTopics,
     auditTopic: topics.audit,
     clockSkewMs: config.subscriptionClockSkewMs,
+    ...(tapHub !== undefined && { taps: tapHub }),
   });
   const worker = config.roles.worker
     ? new IngestWorker({
@@ -190,6 +201,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         secrets,
         isLoaded: () => loaded,
         testEvent: testEventSender(writerDeps, secrets),
+        ...(tapStreams !== undefined && { taps: tapStreams }),
         destinations: {
           egress: writerDeps.egress,
           verify: (target, account, check) => verifyTarget(target, secrets, writerDeps, account, { check }),
@@ -218,6 +230,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
           // topics may (16 MiB), so a big poison record cannot stall its partition's commits.
           { topic: topics.deadLetter, partitions: 3, config: { 'max.message.bytes': String(16 * 1024 * 1024) } },
           { topic: topics.status, partitions: 1, config: STATUS_TOPIC_CONFIG },
+          { topic: topics.tapRequests, partitions: 1, config: TAP_TOPIC_CONFIG },
+          { topic: topics.tapEvents, partitions: 1, config: TAP_TOPIC_CONFIG },
           ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
         ]);
       } finally {
@@ -225,11 +239,13 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       }
       await configLog.start();
       await statusBoard?.start();
+      await tapStreams?.start();
       await adminApi?.bootstrap();
       loaded = true;
       if (worker !== undefined) {
         subscriptions.follow(configLog);
         pool.follow(configLog);
+        await tapHub?.start();
         await worker.start();
         await parking.start();
         statusPublisher?.start();
@@ -241,6 +257,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       stopped ??= (async () => {
         log.info('The service is stopping: draining in-flight deliveries.');
         await worker?.stop();
+        await tapHub?.stop();
+        await tapStreams?.stop();
         await parking.stop();
         await pool.close(config.drainTimeoutMs);
         // After the drain, so the last reports say how it ended; marked stopped, so they stop counting at once.

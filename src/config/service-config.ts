@@ -24,6 +24,10 @@ export interface ServiceConfig {
     readonly retryPrefix: string;
     /** Compacted: each worker's report of each destination's state (ARCHITECTURE.md "Destination status"). */
     readonly status: string;
+    /** Live taps opened and closed by the API, read by every worker (ARCHITECTURE.md "Live tap"). */
+    readonly tapRequests: string;
+    /** What the workers' taps caught, read by the API processes that stream it. */
+    readonly tapEvents: string;
   };
   readonly consumerGroup: string;
   /**
@@ -238,6 +242,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       deadLetter: str('TOPIC_DLQ', 'edge.dlq'),
       retryPrefix: str('TOPIC_RETRY_PREFIX', 'edge.retry.'),
       status: str('TOPIC_STATUS', 'edge.status'),
+      tapRequests: str('TOPIC_TAP_REQUESTS', 'edge.tap.requests'),
+      tapEvents: str('TOPIC_TAP_EVENTS', 'edge.tap.events'),
     },
     consumerGroup: str('CONSUMER_GROUP', 'edge-events-ingest'),
     instanceId: instanceId(),

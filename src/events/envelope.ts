@@ -11,8 +11,8 @@ export interface Principal {
 export interface Envelope {
   readonly event_id: string;
   readonly event_type: string;
-  /** RFC 3339. */
-  readonly event_timestamp: string;
+  /** RFC 3339, or what the destination's timestamp_format makes of it (timestamp-format.ts). */
+  readonly event_timestamp: string | number;
   readonly principal: Principal | null;
   /** Traffic: only the selected fields, nested by dotted path. Audit: the resource as the API returns it. */
   readonly object: Record<string, unknown>;
@@ -51,7 +51,7 @@ export function payloadHead(timestampMs: number): Buffer {
 }
 
 /** The text between the event id and the object: the id's closing quote and the other fields. */
-export function tailBeforeObject(eventType: string, timestamp: string, principalJson: string): string {
+export function tailBeforeObject(eventType: string, timestamp: string | number, principalJson: string): string {
   return `","event_type":${JSON.stringify(eventType)},"event_timestamp":${JSON.stringify(timestamp)},"principal":${principalJson},"object":`;
 }
 

@@ -46,6 +46,8 @@ const STALE_CHECK_EVERY = 64;
 export class IngestWorker {
   private readonly consumer: Consumer;
   private readonly membership = new GroupMembership();
+  /** This worker's member id in the group since its last join (a live tap's acknowledgement names it). */
+  private member: string | undefined;
   private stopping = false;
   private stopDeadline = Number.POSITIVE_INFINITY;
   private readonly stopSignal = new AbortController();
@@ -61,6 +63,7 @@ export class IngestWorker {
       ...(opts.sessionTimeoutMs !== undefined && { sessionTimeout: opts.sessionTimeoutMs }),
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
+      this.member = e.payload.memberId;
       this.membership.joined(e.payload.memberAssignment);
       // kafkajs reads every assigned partition again from its committed offset after a join (a new
       // offset manager per generation), so no bookkeeping carries over; deliveries still in flight from
@@ -72,6 +75,10 @@ export class IngestWorker {
     this.consumer.on(this.consumer.events.CRASH, (e) => {
       log.error({ err: e.payload.error, restart: e.payload.restart }, 'The consumer crashed.');
     });
+  }
+
+  get memberId(): string | undefined {
+    return this.member;
   }
 
   get isConnected(): boolean {

@@ -36,6 +36,8 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     TOPIC_DLQ: `${prefix}.dlq`,
     TOPIC_RETRY_PREFIX: `${prefix}.retry.`,
     TOPIC_STATUS: `${prefix}.status`,
+    TOPIC_TAP_REQUESTS: `${prefix}.tap.requests`,
+    TOPIC_TAP_EVENTS: `${prefix}.tap.events`,
     CONSUMER_GROUP: `${prefix}-ingest`,
     SECRET_KEY: randomBytes(32).toString('hex'),
     API_TOKEN_FILE: join(tmpdir(), `${prefix}-api-token`),

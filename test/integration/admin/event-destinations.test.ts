@@ -72,6 +72,7 @@ describe('event destinations', () => {
       description: 'to kafka',
       metadata: '{"team":"edge"}',
       format: 'json',
+      timestamp_format: 'rfc3339',
       target: { kafka: { topic, brokers: null, key: null, partitions: null, replication_factor: null } },
       status: UNKNOWN_STATUS,
     });
@@ -180,6 +181,15 @@ describe('event destinations', () => {
     const toKafka = await h.call('PATCH', `/event_destinations/${c.id}`, { body: { target: { kafka: { topic: `${h.prefix}.moved` } } } });
     expect(toKafka.json.target).toEqual({ kafka: { topic: `${h.prefix}.moved`, brokers: null, key: null, partitions: null, replication_factor: null } });
     await expectError(h.call('PATCH', `/event_destinations/${c.id}`, { body: { target: { file: { path: '../x' } } } }), 400, 'invalid_file_path', 'target.file.path');
+  });
+
+  it('should take a timestamp_format, answer rfc3339 by default, change it alone with PATCH, and refuse one it does not know', async () => {
+    const d = await created({ target: { file: { path: 'formats.ndjson' } } });
+    expect(d.timestamp_format).toBe('rfc3339');
+    const changed = await h.call('PATCH', `/event_destinations/${d.id}`, { body: { timestamp_format: 'unixnano' } });
+    expect([changed.status, changed.json.timestamp_format, changed.json.target]).toEqual([200, 'unixnano', d.target]);
+    expect((await created({ timestamp_format: 'unix', target: { file: { path: 'unix.ndjson' } } })).timestamp_format).toBe('unix');
+    await expectError(create({ timestamp_format: 'iso8601', target: { file: { path: 'x.ndjson' } } }), 400, 'invalid_body', 'timestamp_format');
   });
 
   it('should list destinations newest first, a page at a time', async () => {

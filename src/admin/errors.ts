@@ -39,7 +39,7 @@ export const API_ERRORS = {
   invalid_topic_name: spec(400, 'The field {field} is not a valid Kafka topic name: {reason}.'),
   internal_topic: spec(400, 'The field {field} names the topic {topic}, which destinations may not write to: {reason}.'),
   // 400 of what destinations may point at (src/delivery/egress-rules.ts, SECURITY.md "Egress").
-  topic_prefix_required: spec(400, 'The field {field} names the topic {topic}; this account\'s kafka destinations write to topics beginning with {prefix}.'),
+  topic_prefix_required: spec(400, 'The field {field} names the topic {topic}; this account\'s kafka destinations write to topics beginning with "{prefix}".'),
   file_destinations_disabled: spec(400, 'The field {field} is refused: {reason}.'),
   insecure_url: spec(400, 'The field {field} is refused: {reason}.'),
   internal_address: spec(400, 'The field {field} is refused: {reason}.'),

@@ -86,7 +86,7 @@ export const problem = {
     code: 'topic_prefix_required',
     field,
     details: { field, topic, prefix },
-    message: `${field} names the topic ${topic}; this account's kafka destinations write to topics beginning with ${prefix}.`,
+    message: `${field} names the topic ${topic}; this account's kafka destinations write to topics beginning with "${prefix}".`,
   }),
   /**
    * What the destination points at is refused (egress-rules.ts): `code` says what, `reason` completes

@@ -5,7 +5,6 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Kafka } from 'kafkajs';
 import { registerHealthRoutes } from './admin/health-routes.js';
 import { ADMIN_FASTIFY_OPTIONS, createAdminApi } from './admin/server.js';
 import { decodeKey, type ServiceConfig } from './config/service-config.js';
@@ -22,7 +21,8 @@ import { testEventSender } from './delivery/test-event.js';
 import type { TrafficEventType } from './events/catalog.js';
 import { IngestWorker } from './ingest/ingest-worker.js';
 import { RecordRouter } from './ingest/record-router.js';
-import { createKafkaClient, ensureTopics, parseBrokers } from './kafka/client.js';
+import { createClient, ensureTopics, parseBrokers } from './kafka/client.js';
+import { withAdmin, type KafkaClient } from './kafka/seam.js';
 import { createAuditDecoder } from './records/audit-decoder.js';
 import { createRecordDecoder } from './records/record-decoder.js';
 import { SecretBox } from './secrets/secret-box.js';
@@ -37,7 +37,7 @@ const TRAFFIC_PARTITIONS = 6;
 export interface App {
   readonly http: FastifyInstance;
   readonly configLog: ConfigLog;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   /** Listens on config.port (0 picks a free port); resolves to the bound address. */
   start(): Promise<string>;
   /** Drains and stops everything; safe to call twice. */
@@ -46,14 +46,15 @@ export interface App {
 
 export function buildApp(config: ServiceConfig, brokers: string): App {
   const brokerList = parseBrokers(brokers);
-  const kafka = createKafkaClient({ clientId: 'edge-events', brokers: brokerList });
+  const name = config.kafkaClient;
+  const kafka = createClient({ name, clientId: 'edge-events', brokers: brokerList });
   // Kafka destinations get clients of their own, quiet: their failures are logged by the destination's state.
-  const clients = new Map<string, Kafka>();
-  const kafkaFor = (list?: readonly string[]): Kafka => {
+  const clients = new Map<string, KafkaClient>();
+  const kafkaFor = (list?: readonly string[]): KafkaClient => {
     const brokersOf = list === undefined || list.length === 0 ? brokerList : list;
     const key = brokersOf.join(',');
     let c = clients.get(key);
-    if (c === undefined) clients.set(key, (c = createKafkaClient({ clientId: 'edge-events-destination', brokers: brokersOf, quiet: true })));
+    if (c === undefined) clients.set(key, (c = createClient({ name, clientId: 'edge-events-destination', brokers: brokersOf, quiet: true })));
     return c;
   };
   const { topics } = config;
@@ -157,20 +158,16 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
       // A file destination resolves its path inside the root; a missing root would fail every write.
       await mkdir(config.fileDestinationRoot, { recursive: true });
       const address = await http.listen({ port: config.port, host: config.host });
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        await ensureTopics(admin, [
+      await withAdmin(kafka, (admin) =>
+        ensureTopics(admin, [
           { topic: topics.config, partitions: 1, compacted: true },
           { topic: topics.audit, partitions: 3 },
           // A dead letter carries the whole refused record: the topic takes larger records than the traffic
           // topics may (16 MiB), so a big poison record cannot stall its partition's commits.
           { topic: topics.deadLetter, partitions: 3, config: { 'max.message.bytes': String(16 * 1024 * 1024) } },
           ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
-        ]);
-      } finally {
-        await admin.disconnect();
-      }
+        ]),
+      );
       await configLog.start();
       await adminApi?.bootstrap();
       loaded = true;

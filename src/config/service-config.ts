@@ -2,10 +2,14 @@
 // then the result is frozen.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { DEFAULT_KAFKA_CLIENT, isKafkaClientName } from '../kafka/client.js';
+import { KAFKA_CLIENT_NAMES, type KafkaClientName } from '../kafka/seam.js';
 
 export interface ServiceConfig {
   /** Comma-separated broker list; undefined means "start the local broker" (npm start). */
   readonly kafkaBrokers: string | undefined;
+  /** The Kafka client library behind src/kafka/seam.ts (ARCHITECTURE.md "Kafka client"). */
+  readonly kafkaClient: KafkaClientName;
   /**
    * The local broker of `npm start`: its client port (the controller listens on the next one) and its
    * data folder (undefined: the project's .local/kafka/data).
@@ -160,8 +164,17 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     return n;
   };
 
+  const kafkaClient = (): KafkaClientName => {
+    const raw = env.KAFKA_CLIENT;
+    if (raw === undefined || raw === '') return DEFAULT_KAFKA_CLIENT;
+    if (isKafkaClientName(raw)) return raw;
+    problems.push(`KAFKA_CLIENT must be one of ${KAFKA_CLIENT_NAMES.join(', ')}, got "${raw}"`);
+    return DEFAULT_KAFKA_CLIENT;
+  };
+
   const config: ServiceConfig = {
     kafkaBrokers: env.KAFKA_BROKERS === '' ? undefined : env.KAFKA_BROKERS,
+    kafkaClient: kafkaClient(),
     localBroker: { port: int('LOCAL_KAFKA_PORT', 9092, 1, 65_534), dataDir: env.LOCAL_KAFKA_DATA_DIR || undefined },
     port,
     host,

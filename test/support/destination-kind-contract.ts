@@ -2,7 +2,7 @@
 // its view matches its response schema and never shows a secret, unknown fields are refused, and its
 // writer is of its kind with its limits.
 import { randomBytes } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../src/kafka/seam.js';
 import { describe, expect, it } from 'vitest';
 import { compileValidator } from '../../src/admin/validation.js';
 import type { DestinationKind, WriterDeps } from '../../src/delivery/destination-kind.js';
@@ -12,7 +12,7 @@ import { openSecrets } from '../../src/delivery/build-writer.js';
 import { SecretBox } from '../../src/secrets/secret-box.js';
 
 const DEPS: WriterDeps = {
-  kafkaClient: () => ({ producer: () => ({}), admin: () => ({}) }) as unknown as Kafka,
+  kafkaClient: () => ({ idempotentProducer: () => ({}), admin: () => ({}) }) as unknown as KafkaClient,
   fileRoot: '.',
   cloud: { assumeRole: () => Promise.reject(new Error('no STS in this test')) },
 };

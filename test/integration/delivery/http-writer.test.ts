@@ -6,7 +6,7 @@ import { HttpWriter } from '../../../src/delivery/destinations/http/http-writer.
 import { SIGNATURE_HEADER, verifySignature } from '../../../src/delivery/destinations/http/signature.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
 import type { Settlement } from '../../../src/delivery/runner-options.js';
-import { consumeUntil, createTopics, testKafka, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, createTopics, testClient, testKafka, uniqueName } from '../../support/kafka.js';
 import { HttpReceiver } from './http-receiver.js';
 import { RecordingDeadLetters, SpyWriter, describeWriterContract, idsOf, testItems } from './writer-contract.js';
 
@@ -112,7 +112,7 @@ describe('http writer against a real receiver', () => {
     const kafka = testKafka('http-dlq-test');
     const dlqTopic = uniqueName('edge.dlq');
     await createTopics(kafka, [{ topic: dlqTopic }]);
-    const deadLetter = new KafkaDeadLetterSink({ kafka, topic: dlqTopic });
+    const deadLetter = new KafkaDeadLetterSink({ kafka: testClient('http-dlq-test'), topic: dlqTopic });
     receiver.script = () => ({ status: 400 });
     const spy = new SpyWriter(new HttpWriter({ url: receiver.url }));
     const { runner, settled } = run(spy, deadLetter, 'ed_http_400');

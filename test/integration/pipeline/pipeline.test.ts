@@ -6,7 +6,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
-import { createTopics, produce, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, produce, testBrokers, testClient, testKafka, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import {
   S1_FIELDS,
@@ -124,7 +124,7 @@ beforeAll(async () => {
     { topic: `${prefix}.dlq`, partitions: 1 },
     { topic: outTopic, partitions: 2 },
   ]);
-  configLog = new ConfigLog({ kafka, topic: `${prefix}.config` });
+  configLog = new ConfigLog({ kafka: testClient(), topic: `${prefix}.config` });
   await configLog.start();
   await configLog.write([
     { id: kafkaDest.id, kind: 'event_destination', data: kafkaDest },

@@ -1,10 +1,10 @@
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../../src/kafka/seam.js';
 import { describe, expect, it } from 'vitest';
 import { DESTINATION_KINDS, createWriter, validateTarget } from '../../../src/delivery/writer-registry.js';
 import type { WriterDeps } from '../../../src/delivery/destination-kind.js';
 
 const deps: WriterDeps = {
-  kafkaClient: () => ({ producer: () => ({}) }) as unknown as Kafka,
+  kafkaClient: () => ({ idempotentProducer: () => ({}) }) as unknown as KafkaClient,
   fileRoot: '.',
 };
 

@@ -110,8 +110,10 @@ export class ConfigLog {
 
   /** Connects, reads the topic from the beginning, and resolves once everything written before is applied. */
   async start(): Promise<void> {
-    await this.consumer.start(async ({ messages }) => {
+    await this.consumer.start(async ({ messages }, scope) => {
       for (const m of messages) this.apply(m.key, m.value);
+      const last = messages[messages.length - 1];
+      if (last !== undefined) scope.resolve(last.offset);
     });
     this.started = true;
     await this.sync();

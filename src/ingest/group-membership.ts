@@ -20,12 +20,12 @@ export class GroupMembership {
   private leftBehind = false;
 
   /** The assignment of a completed join (topic -> partitions). */
-  joined(assignment: Readonly<Record<string, readonly number[]>>): void {
+  joined(assignment: Readonly<Record<string, readonly number[]>>, details: Readonly<Record<string, unknown>> = {}): void {
     this.joins++;
     this.owned = new Map(Object.entries(assignment).map(([topic, partitions]) => [topic, new Set(partitions)]));
     this.rebalancingSince = undefined;
     this.leftBehind = false;
-    log.info({ generation: this.joins, assignment }, 'The worker joined its consumer group.');
+    log.info({ ...details, generation: this.joins, assignment }, 'The worker joined its consumer group.');
   }
 
   /** Counts joins: a batch remembers it, and commits only if no join happened since. */

@@ -66,8 +66,8 @@ export class IngestWorker {
         ...(opts.groupInstanceId !== undefined && { groupInstanceId: opts.groupInstanceId }),
       },
       {
-        onJoin: (assignment) => {
-          this.membership.joined(assignment);
+        onJoin: (assignment, join) => {
+          this.membership.joined(assignment, { group: opts.groupId, ...(join.durationMs !== undefined && { durationMs: join.durationMs }) });
           // After a join every assigned partition is read again from its committed offset, so no
           // bookkeeping carries over; deliveries still in flight from before settle into nothing
           // (OffsetTracker.settle) and their records are delivered again.
@@ -153,6 +153,7 @@ export class IngestWorker {
     router.flushMetrics();
     if (last === undefined) return;
     tracker.advance(topic, partition, Number(last));
+    scope.resolve(last);
     recordsConsumed.inc({ topic }, Number(last) - Number(first.offset) + 1);
     consumerLag.set({ topic, partition: String(partition) }, Math.max(0, Number(batch.highWatermark) - Number(last) - 1));
 

@@ -148,6 +148,18 @@ export interface BatchScope {
    * offset.
    */
   isStale(): boolean;
+  /**
+   * Marks the batch's records up to and including `offset` as handled (not committed): the partition's
+   * next batch starts after them. Records a handler leaves unresolved are read again, from the committed
+   * offset.
+   */
+  resolve(offset: string): void;
+}
+
+/** About one completed join. */
+export interface JoinFacts {
+  /** From the member's start, or from the rebalance it noticed, to its assignment (when the client can tell). */
+  readonly durationMs?: number;
 }
 
 /** The group's news, as the member sees it. */
@@ -156,7 +168,7 @@ export interface GroupListener {
    * A join completed with this assignment (topic -> partitions). After every join each assigned
    * partition is read again from its committed offset, so no bookkeeping of earlier batches carries over.
    */
-  onJoin?(assignment: Readonly<Record<string, readonly number[]>>): void;
+  onJoin?(assignment: Readonly<Record<string, readonly number[]>>, join: JoinFacts): void;
   /**
    * The coordinator answered with a group error (Kafka's names): REBALANCE_IN_PROGRESS (a rebalance
    * began; the member still owns its partitions until it rejoins), or ILLEGAL_GENERATION,

@@ -139,6 +139,7 @@ export class ReDriver {
       if (items.length > 0 && !(await this.redrive(items, p))) return;
       const last = slice[slice.length - 1];
       if (last === undefined) continue;
+      p.resolve(last.offset);
       const next = Number(last.offset) + 1;
       await this.consumer?.commit(batch.topic, batch.partition, next);
       if (next >= Number(batch.highWatermark)) {

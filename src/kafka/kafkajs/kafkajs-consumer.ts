@@ -26,7 +26,7 @@ export class KafkajsGroupConsumer implements GroupConsumer {
       rebalanceTimeout: options.rebalanceTimeoutMs ?? Math.max(60_000, options.sessionTimeoutMs),
     });
     const c = this.consumer;
-    c.on(c.events.GROUP_JOIN, (e) => listener.onJoin?.(e.payload.memberAssignment));
+    c.on(c.events.GROUP_JOIN, (e) => listener.onJoin?.(e.payload.memberAssignment, { durationMs: e.payload.duration }));
     c.on(c.events.CONNECT, () => (this.isConnected = true));
     c.on(c.events.DISCONNECT, () => (this.isConnected = false));
     c.on(c.events.CRASH, (e) => listener.onCrash?.(e.payload.error, e.payload.restart));
@@ -56,7 +56,7 @@ export class KafkajsGroupConsumer implements GroupConsumer {
   }
 
   private async onBatch(payload: EachBatchPayload, handler: BatchHandler): Promise<void> {
-    const { batch, heartbeat, isRunning, isStale } = payload;
+    const { batch, heartbeat, isRunning, isStale, resolveOffset } = payload;
     await handler(
       { topic: batch.topic, partition: batch.partition, messages: batch.messages, highWatermark: batch.highWatermark },
       {
@@ -67,6 +67,7 @@ export class KafkajsGroupConsumer implements GroupConsumer {
           }),
         // isStale() builds a key and looks up the group's seek offsets; callers ask it every few records.
         isStale: () => !isRunning() || isStale(),
+        resolve: resolveOffset,
       },
     );
   }

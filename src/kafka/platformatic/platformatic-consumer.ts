@@ -52,6 +52,8 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
   private paused = false;
   private stopping = false;
   private stopped: Promise<void> | undefined;
+  /** When the member started or noticed a rebalance: a join's duration is measured from there. */
+  private joinStartedAt: number | undefined;
 
   constructor(
     client: KafkaClientOptions,
@@ -74,7 +76,10 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
       deserializers: { headerKey: (v) => stringDeserializer(v) ?? '' },
     });
     this.consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => this.onJoin(payload));
-    this.consumer.on('consumer:group:rebalance', () => listener.onGroupError?.('REBALANCE_IN_PROGRESS'));
+    this.consumer.on('consumer:group:rebalance', () => {
+      this.joinStartedAt ??= Date.now();
+      listener.onGroupError?.('REBALANCE_IN_PROGRESS');
+    });
   }
 
   get connected(): boolean {
@@ -83,6 +88,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
 
   async start(handler: BatchHandler): Promise<void> {
     this.handler = handler;
+    this.joinStartedAt = Date.now();
     await this.open();
   }
 
@@ -108,7 +114,6 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
 
   /** A stream per generation: records fetched before a join are never handed over after it. */
   private async open(): Promise<void> {
-    const generation = this.generation;
     const stream = await this.consumer.consume({
       topics: [...this.options.topics],
       mode: 'committed',
@@ -116,10 +121,10 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
       autocommit: false,
       maxWaitTime: this.options.maxWaitMs,
     });
-    if (this.stopping || generation !== this.generation) {
-      // Stopped, or joined again while the stream was opened: it may hold records of the last generation.
+    // A join the open itself needed happened before the stream was made, so the stream starts from the
+    // committed offsets of that join's assignment.
+    if (this.stopping) {
       await stream.close().catch(() => undefined);
-      if (!this.stopping) await this.open();
       return;
     }
     this.stream = stream;
@@ -152,7 +157,9 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
     this.generation++;
     const assignment: Record<string, number[]> = {};
     for (const a of payload.assignments ?? []) assignment[a.topic] = [...a.partitions];
-    this.listener.onJoin?.(assignment);
+    const started = this.joinStartedAt;
+    this.joinStartedAt = undefined;
+    this.listener.onJoin?.(assignment, started === undefined ? {} : { durationMs: Date.now() - started });
     // The first join happens inside start()'s consume(); later ones get a fresh stream, which reads
     // every assigned partition again from its committed offset.
     if (this.stream === undefined || this.stopping) return;
@@ -165,11 +172,12 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
   }
 
   /**
-   * A failed batch may have left records unhandled before others of its partition: every partition is
-   * read again from its committed offset, as kafkajs does when eachBatch throws.
+   * A failed batch, or one whose handler left records unresolved, may leave records unhandled before
+   * others of its partition: every partition is read again from its committed offset, as kafkajs does
+   * when eachBatch throws.
    */
   private restart(err: unknown): void {
-    this.listener.onCrash?.(err, true);
+    if (err !== undefined) this.listener.onCrash?.(err, true);
     if (this.stopping) return;
     this.generation++;
     this.dropQueued();
@@ -239,14 +247,20 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
     q.busy = true;
     const generation = this.generation;
     const last = messages[messages.length - 1] as IncomingMessage;
+    let resolved = -1;
     const done = handler(
       { topic: q.topic, partition: q.partition, messages, highWatermark: String(Number(last.offset) + 1 + q.messages.length) },
       {
         // The client heartbeats on its own timer.
         heartbeat: () => Promise.resolve(),
         isStale: () => this.stopping || generation !== this.generation,
+        resolve: (offset) => (resolved = Number(offset)),
       },
     )
+      .then(() => {
+        // The stream has moved past the records the handler left: read them again from the committed offset.
+        if (resolved < Number(last.offset) && !this.stopping && generation === this.generation) this.restart(undefined);
+      })
       .catch((err: unknown) => this.restart(err))
       .finally(() => {
         q.busy = false;

@@ -236,7 +236,7 @@ describe('traffic pipeline', () => {
   it('should share the partitions between two workers in one group that together deliver everything', async () => {
     workers.push(await startService(env));
     const [a, b] = workers as [ServiceProcess, ServiceProcess];
-    await waitFor('both workers to join the group', () => [a, b].every((w) => w.logs.some((l) => l.includes('memberAssignment') || l.includes('Consumer has joined the group'))), 60_000);
+    await waitFor('both workers to join the group', () => [a, b].every((w) => w.logs.some((l) => l.includes('The worker joined its consumer group.'))), 60_000);
     const batch = await produceTraffic(50_000, 60_000);
     const want1 = batch.filter((t) => t.type === 'http_request_complete.v0' && s1ChangedReference(t));
     const want2 = batch.filter((t) => t.type === 'tcp_connection_closed.v0' && s2Reference(t));

@@ -12,6 +12,7 @@ import { FakeWriter, RecordingDeadLetterSink, item } from '../fakes.js';
 
 /** A consumer of one retry topic partition: runs the batch handler once and lets stop wait for it. */
 class OneBatchConsumer implements GroupConsumer {
+  readonly resolved: string[] = [];
   readonly commits: string[] = [];
   running = true;
   batch: Promise<void> | undefined;
@@ -32,7 +33,7 @@ class OneBatchConsumer implements GroupConsumer {
   deliver(topic: string, messages: IncomingMessage[]): void {
     this.batch = this.handler?.(
       { topic, partition: 0, messages, highWatermark: String(messages.length) },
-      { heartbeat: async () => undefined, isStale: () => !this.running },
+      { heartbeat: async () => undefined, isStale: () => !this.running, resolve: (o) => this.resolved.push(o) },
     );
   }
 }
@@ -81,7 +82,7 @@ describe('re-driver', () => {
     while (writer.batches.length === 0) await new Promise((r) => setTimeout(r, 5));
 
     await reDriver.stop();
-    expect(consumer.commits).toEqual([]);
+    expect({ resolved: consumer.resolved, commits: consumer.commits }).toEqual({ resolved: [], commits: [] });
     void runner.close(0);
   });
 

@@ -2,6 +2,7 @@
 // routes. Nothing else creates its own dependencies.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -13,11 +14,16 @@ import { Signal } from './delivery/clock.js';
 import { KafkaDeadLetterSink } from './delivery/dead-letter.js';
 import type { WriterDeps } from './delivery/destination-kind.js';
 import { DestinationPool } from './delivery/destination-pool.js';
+import { egressRules } from './delivery/egress-rules.js';
 import { InFlightBudget } from './delivery/in-flight-budget.js';
 import { OffsetTracker } from './delivery/offset-tracker.js';
 import { DEFAULT_RETIRE_AFTER_MS, Parking } from './delivery/parking/parking.js';
 import { KafkaParkingStore } from './delivery/parking/parking-store.js';
+import { statusTiming } from './delivery/status/status-aggregate.js';
+import { StatusBoard } from './delivery/status/status-board.js';
+import { StatusPublisher } from './delivery/status/status-publisher.js';
 import { testEventSender } from './delivery/test-event.js';
+import { verifyTarget } from './delivery/verify-target.js';
 import type { TrafficEventType } from './events/catalog.js';
 import { IngestWorker } from './ingest/ingest-worker.js';
 import { RecordRouter } from './ingest/record-router.js';
@@ -31,8 +37,15 @@ import { createLogger } from './telemetry/logger.js';
 
 const log = createLogger('app');
 
+/** Retries of the kafka destinations' clients: a few seconds against a cluster that does not answer. */
+const DESTINATION_CLIENT_RETRIES = 2;
 /** Partitions of the raw traffic topics this service creates when they are missing. */
 const TRAFFIC_PARTITIONS = 6;
+/**
+ * The status topic keeps the latest report per destination and worker (compacted), and drops what has
+ * not been reported for a week (a worker gone for good, whose reports nobody tombstoned).
+ */
+const STATUS_TOPIC_CONFIG = { 'cleanup.policy': 'compact,delete', 'retention.ms': String(7 * 86_400_000), 'segment.ms': String(3_600_000) };
 
 export interface App {
   readonly http: FastifyInstance;
@@ -49,12 +62,14 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
   const name = config.kafkaClient;
   const kafka = createClient({ name, clientId: 'edge-events', brokers: brokerList });
   // Kafka destinations get clients of their own, quiet: their failures are logged by the destination's state.
+  // They give up on a cluster within seconds, not the service's minute: the runner owns retry and backoff,
+  // and a destination's status (and its create-time check) should tell an unreachable cluster at once.
   const clients = new Map<string, KafkaClient>();
   const kafkaFor = (list?: readonly string[]): KafkaClient => {
     const brokersOf = list === undefined || list.length === 0 ? brokerList : list;
     const key = brokersOf.join(',');
     let c = clients.get(key);
-    if (c === undefined) clients.set(key, (c = createClient({ name, clientId: 'edge-events-destination', brokers: brokersOf, quiet: true })));
+    if (c === undefined) clients.set(key, (c = createClient({ name, clientId: 'edge-events-destination', brokers: brokersOf, quiet: true, retries: DESTINATION_CLIENT_RETRIES })));
     return c;
   };
   const { topics } = config;
@@ -89,6 +104,8 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     kafkaClient: kafkaFor,
     fileRoot: config.fileDestinationRoot,
     cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs },
+    egress: egressRules(topics),
+    kafkaTopicDefaults: config.kafkaDestinationTopics,
   };
   const pool: DestinationPool = new DestinationPool({
     deps: writerDeps,
@@ -107,6 +124,19 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
       settled.notify();
     },
   });
+  // Destination status (ARCHITECTURE.md "Destination status"): workers publish their view, the API reads all of them.
+  const timing = statusTiming(config.statusReportIntervalMs);
+  const statusPublisher = config.roles.worker
+    ? new StatusPublisher({
+        kafka,
+        topic: topics.status,
+        workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+        health: pool,
+        parked: parking,
+        intervalMs: config.statusReportIntervalMs,
+      })
+    : undefined;
+  const statusBoard = config.roles.api ? new StatusBoard({ kafka, topic: topics.status, timing }) : undefined;
   const trafficTopics = new Map<string, TrafficEventType>([
     [topics.httpRequestComplete, 'http_request_complete.v0'],
     [topics.tcpConnectionClosed, 'tcp_connection_closed.v0'],
@@ -146,7 +176,20 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     return problems;
   });
   // The admin API (ROLES includes api): its own Fastify scope with bearer auth; the routes above stay open.
-  const adminApi = config.roles.api ? createAdminApi({ configLog, config, secrets, isLoaded: () => loaded, testEvent: testEventSender(writerDeps, secrets) }) : undefined;
+  const adminApi = config.roles.api
+    ? createAdminApi({
+        configLog,
+        config,
+        secrets,
+        isLoaded: () => loaded,
+        testEvent: testEventSender(writerDeps, secrets),
+        destinations: {
+          egress: writerDeps.egress,
+          verify: (target) => verifyTarget(target, secrets, writerDeps),
+          status: (id) => (statusBoard as StatusBoard).status(id),
+        },
+      })
+    : undefined;
   adminApi?.register(http);
 
   let stopped: Promise<void> | undefined;
@@ -165,10 +208,12 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
           // A dead letter carries the whole refused record: the topic takes larger records than the traffic
           // topics may (16 MiB), so a big poison record cannot stall its partition's commits.
           { topic: topics.deadLetter, partitions: 3, config: { 'max.message.bytes': String(16 * 1024 * 1024) } },
+          { topic: topics.status, partitions: 1, config: STATUS_TOPIC_CONFIG },
           ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
         ]),
       );
       await configLog.start();
+      await statusBoard?.start();
       await adminApi?.bootstrap();
       loaded = true;
       if (worker !== undefined) {
@@ -176,6 +221,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
         pool.follow(configLog);
         await worker.start();
         await parking.start();
+        statusPublisher?.start();
       }
       log.info({ address, brokers: brokerList }, 'The service is running.');
       return address;
@@ -186,10 +232,13 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
         await worker?.stop();
         await parking.stop();
         await pool.close(config.drainTimeoutMs);
+        // After the drain, so the last reports say how it ended; marked stopped, so they stop counting at once.
+        await statusPublisher?.stop();
         await parkingStore.close();
         subscriptions.stop();
         await deadLetter.close();
         await configLog.stop();
+        await statusBoard?.stop();
         await http.close();
         log.info('The service stopped.');
       })();

@@ -130,6 +130,7 @@ export function workerEnv(brokers: string, topics: BenchTopics, group: string): 
     TOPIC_CONFIG: topics.config,
     TOPIC_DLQ: topics.dlq,
     TOPIC_RETRY_PREFIX: `${topics.prefix}.retry.`,
+    TOPIC_STATUS: `${topics.prefix}.status`,
     CONSUMER_GROUP: group,
     SECRET_KEY: randomBytes(32).toString('hex'),
     DRAIN_TIMEOUT_MS: '10000',

@@ -2,6 +2,10 @@
 // secret box and the service config. Resource modules export `register<Thing>Routes(app, ctx)`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceConfig } from '../config/service-config.js';
+import type { StoredTarget } from '../configlog/resources.js';
+import type { ConfigProblem } from '../delivery/destination-config.js';
+import type { EgressRules } from '../delivery/egress-rules.js';
+import type { DestinationStatusSummary } from '../delivery/status/status-aggregate.js';
 import type { TestEventSender } from '../delivery/test-event.js';
 import type { Principal } from '../events/envelope.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -22,6 +26,17 @@ export interface AdminContext {
   uri(path: string): string;
   /** Delivers a test envelope through a destination's writer (POST /event_destinations/{id}/test_event). */
   readonly testEvent?: TestEventSender;
+  readonly destinations: DestinationSupport;
+}
+
+/** What the event destination routes need from the delivery side, wired by the composition root. */
+export interface DestinationSupport {
+  /** What a target may not point at (src/delivery/egress-rules.ts). */
+  readonly egress: EgressRules;
+  /** A target's create-time check (src/delivery/verify-target.ts): its first problem, or undefined. */
+  verify(target: StoredTarget): Promise<ConfigProblem | undefined>;
+  /** The destination's status over all workers (src/delivery/status/). */
+  status(id: string): DestinationStatusSummary;
 }
 
 /** A resource module: adds its routes to the admin API's Fastify scope. */

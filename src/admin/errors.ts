@@ -35,6 +35,8 @@ export const API_ERRORS = {
   invalid_arn: spec(400, 'The field {field} is not a valid {resource} ARN; expected the shape {example}.'),
   invalid_file_path: spec(400, 'The field {field} {reason}; a file path is relative to the file destination root.'),
   secret_required: spec(400, 'The field {field} is required {reason}.'),
+  invalid_topic_name: spec(400, 'The field {field} is not a valid Kafka topic name: {reason}.'),
+  internal_topic: spec(400, 'The field {field} names the topic {topic}, which destinations may not write to: {reason}.'),
   unknown_event_type: spec(400, 'The field {field} names {type}, which is not an event type; details.allowed lists the event types.'),
   source_fields_required: spec(400, 'The field {field} must list at least one field of the traffic event type {type}, e.g. {example}.'),
   unknown_event_field: spec(400, 'The field {field} names {value}, which is not a field of {type}; details.allowed lists its fields.'),
@@ -57,6 +59,9 @@ export const API_ERRORS = {
   ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),
   source_exists: spec(409, 'The event subscription {subscription_id} already has a source of type {type}; change it with PATCH or delete it first.'),
   event_destination_in_use: spec(409, 'The event destination {id} is still used by event subscription(s) {subscriptions}; remove it from them first.'),
+  // 422: the request is valid, but a check of the destination itself failed (src/delivery/destination-kind.ts verify).
+  topic_not_created: spec(422, 'The topic {topic} does not exist and could not be created: {error}: {reason}.'),
+  destination_check_failed: spec(422, 'The destination failed its check with its own settings: {error}: {reason} Fix it, or send "verify": false to store it anyway.'),
   // 429: per-key rate limiting (rate-limit.ts); Retry-After says when to come back.
   rate_limited: spec(429, 'Too many requests with this API key; retry in {retry_after} seconds.', true),
   // 413/415: transport limits.

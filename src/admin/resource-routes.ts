@@ -41,6 +41,11 @@ export interface Resource<T extends { readonly id: string }> {
   /** Its request and response schemas, from its field table (resource-fields.ts). */
   readonly schemas: ResourceSchemas;
   view(item: T): Record<string, unknown>;
+  /**
+   * Read-only fields of API answers that are not part of the stored resource (a destination's status):
+   * added after the view in every response, never in audit events.
+   */
+  live?(item: T): Record<string, unknown>;
   /** The kind of its audit events (`<audit>_<action>.v0`, the view as object); absent when it has none of its own. */
   readonly audit?: AuditKind;
   /** How description and metadata are counted; bytes unless said (text-limits.ts). */
@@ -70,8 +75,11 @@ interface WriteRoute<B, P> {
   /** Rules the handler applies beyond the body schema (description and metadata in bytes are added). */
   readonly rules?: readonly BeyondSchemaRule[];
   readonly explain?: RouteConfig['explain'];
-  /** Checks that need no store, run before the store is locked (so their errors come first); what they give is passed on. */
-  prepare?(body: B): P;
+  /**
+   * Checks run before the store is locked (so their errors come first, and a slow one holds no lock);
+   * what they give is passed on. `id` is the item's on an update.
+   */
+  prepare?(body: B, id: string | undefined): P | Promise<P>;
 }
 
 export interface ResourceRoutes<T extends Item, C extends TextFields, U extends TextFields, PC, PU> {
@@ -139,6 +147,7 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
   const item = `${r.path}/:id`;
   const params = idParams(r.kind, r.name);
   const textRules = r.textUnit === 'characters' ? [] : [TEXT_BYTES_RULE];
+  const answer = (t: T): Record<string, unknown> => (r.live === undefined ? r.view(t) : { ...r.view(t), ...r.live(t) });
   const write = (req: FastifyRequest, t: T, action: AuditAction): Promise<void> =>
     store.commit([{ kind: r.kind, id: t.id, data: t }], audits(action, t), principalOf(req));
 
@@ -162,25 +171,25 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
   route(app, 'POST', r.path, createSpec, async (req, reply) => {
     const body = (req.body ?? {}) as C;
     checkTextLimits(body, r.textUnit);
-    const prepared = create.prepare?.(body) as PC;
+    const prepared = (await create.prepare?.(body, undefined)) as PC;
     const t = await store.exclusive(async () => {
       const base = { id: newId(r.kind), created_at: new Date().toISOString(), description: body.description ?? '', metadata: body.metadata ?? '' };
       const built = create.build(body, base, prepared);
       await write(req, built, 'created');
       return built;
     });
-    return reply.code(201).send(create.reply?.(t, prepared) ?? r.view(t));
+    return reply.code(201).send(create.reply?.(t, prepared) ?? answer(t));
   });
 
   const page = pageQuery(r.kind, r.name);
   const query = extra === undefined ? page : { ...page, properties: { ...(page.properties as Schema), ...extra.properties } };
   route(app, 'GET', r.path, { operationId: ids.list, tags, summary: list[0], querystring: query, ok: [200, listSchema(r.listKey, schemas.response, list[1])], errors: [400] }, async (req) => {
     const q = req.query as PageQuery & Record<string, unknown>;
-    return listPage(ctx, r.path, r.listKey, store.page<T>(r.kind, q, extra?.filter(q)), q, (t) => r.view(t));
+    return listPage(ctx, r.path, r.listKey, store.page<T>(r.kind, q, extra?.filter(q)), q, answer);
   });
 
   route(app, 'GET', item, { operationId: ids.get, tags, summary: get[0], params, ok: [200, { description: get[1], ...schemas.response }], errors: [404] }, async (req) =>
-    r.view(find(partsOf(req).params.id)),
+    answer(find(partsOf(req).params.id)),
   );
 
   const updateSpec: RouteSpec = {
@@ -199,14 +208,14 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
   route(app, 'PATCH', item, updateSpec, async (req) => {
     const body = (req.body ?? {}) as U;
     checkTextLimits(body, r.textUnit);
-    const prepared = update.prepare?.(body) as PU;
+    const prepared = (await update.prepare?.(body, partsOf(req).params.id)) as PU;
     const next = await store.exclusive(async () => {
       const current = find(partsOf(req).params.id);
       const t = update.apply({ ...current, description: body.description ?? current.description, metadata: body.metadata ?? current.metadata }, body, prepared);
       await write(req, t, 'updated');
       return t;
     });
-    return r.view(next);
+    return answer(next);
   });
 
   route(app, 'DELETE', item, { operationId: ids.remove, tags, summary: remove.summary, params, ok: [204, noContent], errors: [404, ...(remove.errors ?? [])] }, async (req, reply) => {

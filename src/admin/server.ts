@@ -11,7 +11,7 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { AllowedMethods } from './allowed-methods.js';
 import { bootstrapApiKey } from './api-keys/bootstrap.js';
 import { ApiKeyIndex, bearerAuth } from './auth.js';
-import type { AdminContext } from './context.js';
+import type { AdminContext, DestinationSupport } from './context.js';
 import { adminErrorHandler, frameworkErrorHandler } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { registerRateLimit } from './rate-limit.js';
@@ -51,6 +51,8 @@ export interface AdminDeps {
   isLoaded(): boolean;
   /** Sends test events for POST /event_destinations/{id}/test_event. */
   readonly testEvent?: TestEventSender;
+  /** Checks and status of event destinations. */
+  readonly destinations: DestinationSupport;
 }
 
 export interface AdminApi {
@@ -71,6 +73,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     config: deps.config,
     secrets: deps.secrets,
     uri: (path) => `${base}${path}`,
+    destinations: deps.destinations,
     ...(deps.testEvent !== undefined && { testEvent: deps.testEvent }),
   };
   return {

@@ -25,6 +25,8 @@ export interface ServiceConfig {
     readonly config: string;
     readonly deadLetter: string;
     readonly retryPrefix: string;
+    /** Compacted: each worker's report of each destination's state (ARCHITECTURE.md "Destination status"). */
+    readonly status: string;
   };
   readonly consumerGroup: string;
   /**
@@ -35,6 +37,16 @@ export interface ServiceConfig {
   readonly instanceId: string;
   /** Root directory of file destinations; a destination path may not escape it. */
   readonly fileDestinationRoot: string;
+  /**
+   * Partitions and replication factor of a kafka destination's topic that the service creates, when the
+   * destination does not say; undefined: the broker's num.partitions and default.replication.factor.
+   */
+  readonly kafkaDestinationTopics: { readonly partitions: number | undefined; readonly replicationFactor: number | undefined };
+  /**
+   * How often a worker sends its report of each destination again, changed or not; a change goes out at
+   * once. A worker silent for three intervals counts as gone (ARCHITECTURE.md "Destination status").
+   */
+  readonly statusReportIntervalMs: number;
   /** How long a worker drains in-flight deliveries on SIGTERM or revocation before it commits. */
   readonly drainTimeoutMs: number;
   /**
@@ -104,6 +116,11 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       return fallback;
     }
     return n;
+  };
+
+  const optionalInt = (name: string, min: number, max: number): number | undefined => {
+    const raw = env[name];
+    return raw === undefined || raw === '' ? undefined : int(name, min, min, max);
   };
 
   const port = int('PORT', 8080, 0, 65535);
@@ -186,10 +203,16 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       config: str('TOPIC_CONFIG', 'edge.config'),
       deadLetter: str('TOPIC_DLQ', 'edge.dlq'),
       retryPrefix: str('TOPIC_RETRY_PREFIX', 'edge.retry.'),
+      status: str('TOPIC_STATUS', 'edge.status'),
     },
     consumerGroup: str('CONSUMER_GROUP', 'edge-events-ingest'),
     instanceId: instanceId(),
     fileDestinationRoot: str('FILE_DESTINATION_ROOT', '.local/destinations'),
+    kafkaDestinationTopics: {
+      partitions: optionalInt('KAFKA_DESTINATION_PARTITIONS', 1, 1_000),
+      replicationFactor: optionalInt('KAFKA_DESTINATION_REPLICATION_FACTOR', 1, 16),
+    },
+    statusReportIntervalMs: int('STATUS_REPORT_INTERVAL_MS', 15_000, 1_000, 600_000),
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     // The broker refuses sessions outside group.min.session.timeout.ms (6 s) .. group.max.session.timeout.ms (30 min).
     consumerSessionTimeoutMs: int('CONSUMER_SESSION_TIMEOUT_MS', env.KAFKA_BROKERS ? 30_000 : LOCAL_SESSION_TIMEOUT_MS, 6_000, 1_800_000),

@@ -1,4 +1,5 @@
 // Shared pieces of destination config validation: problems with stable codes, collected all at once.
+import type { DeliveryErrorCode } from './errors.js';
 
 /**
  * The codes a target problem carries. They are error codes of the admin API (docs/api-errors.md), so
@@ -11,7 +12,12 @@ export type ConfigProblemCode =
   | 'invalid_target_auth'
   | 'invalid_arn'
   | 'invalid_file_path'
-  | 'secret_required';
+  | 'secret_required'
+  | 'invalid_topic_name'
+  | 'internal_topic'
+  // Found by a kind's create-time check (verify), not by parse(): 422.
+  | 'topic_not_created'
+  | 'destination_check_failed';
 
 export interface ConfigProblem {
   readonly code: ConfigProblemCode;
@@ -21,6 +27,11 @@ export interface ConfigProblem {
   readonly details: Readonly<Record<string, unknown>>;
   /** A sentence for logs and delivery errors; it never quotes a secret. */
   readonly message: string;
+  /**
+   * For a problem a create-time check found: the delivery error code a worker's status shows for it
+   * (ARCHITECTURE.md "Destination status"), e.g. DESTINATION_NOT_FOUND. Absent: DESTINATION_MISCONFIGURED.
+   */
+  readonly deliveryCode?: DeliveryErrorCode;
 }
 
 export type ParseResult<C> =
@@ -52,6 +63,37 @@ export const problem = {
     message: `${field} is not a valid ${resource} ARN; expected the shape ${example}.`,
   }),
   filePath: (field: string, reason: string): ConfigProblem => ({ code: 'invalid_file_path', field, details: { field, reason }, message: `${field} ${reason}.` }),
+  /** `reason` names the rule broken, e.g. "it is longer than 249 characters". */
+  topicName: (field: string, topic: string, reason: string): ConfigProblem => ({
+    code: 'invalid_topic_name',
+    field,
+    details: { field, topic, reason },
+    message: `${field} is not a valid Kafka topic name: ${reason}.`,
+  }),
+  /** `reason` completes "… is refused: …" (src/delivery/egress-rules.ts). */
+  internalTopic: (field: string, topic: string, reason: string): ConfigProblem => ({
+    code: 'internal_topic',
+    field,
+    details: { field, topic, reason },
+    message: `${field} names the topic ${topic}, which is refused: ${reason}.`,
+  }),
+  /** The topic is missing and the cluster refused to create it: `error` is Kafka's error code, `reason` its text. */
+  topicNotCreated: (field: string, topic: string, error: string, reason: string): ConfigProblem => ({
+    code: 'topic_not_created',
+    field,
+    details: { field, topic, error, reason },
+    message: `The topic ${topic} does not exist and could not be created: ${error}: ${reason}.`,
+    deliveryCode: 'DESTINATION_NOT_FOUND',
+  }),
+  /**
+   * The destination's own service answered the check with an error: `error` is its error code (an AWS
+   * error code, a Kafka error), `reason` its message; `deliveryCode` how a delivery would have failed.
+   */
+  checkFailed: (field: string, error: string, reason: string, deliveryCode: DeliveryErrorCode): ConfigProblem => {
+    // The service's own text may lack a full stop; the API message goes on after it.
+    const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
+    return { code: 'destination_check_failed', field, details: { field, error, reason: sentence }, message: `The check of ${field} failed: ${error}: ${sentence}`, deliveryCode };
+  },
   /** `reason` completes "The field <field> is required …", e.g. "with creds". */
   secretRequired: (field: string, reason: string): ConfigProblem => ({
     code: 'secret_required',

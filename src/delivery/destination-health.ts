@@ -1,11 +1,16 @@
 // One destination's delivery state as this worker sees it, with its last error and last delivery, and
 // the log lines that tell people about it: one when the state changes (ok, failing, parked, ok again),
-// then at most one a minute while it stays failing or parked, never one per attempt.
+// then at most one a minute while it stays failing or parked, never one per attempt. The workers publish
+// it (status/), so its messages are scrubbed of secrets when they are recorded.
 import { createLogger, type Logger } from '../telemetry/logger.js';
 import { systemClock, type Clock } from './clock.js';
 import { underlyingError, type DeliveryError, type DeliveryErrorCode } from './errors.js';
+import { redactMessage } from './status/redact.js';
 
-/** unknown: nothing delivered or failed yet; failing: the last attempt failed; parked: deliveries are being parked. */
+/**
+ * unknown: nothing delivered or failed yet with the current target; ok: the last attempt delivered;
+ * failing: the last attempt (or the check at start) failed; parked: deliveries are being parked.
+ */
 export type DestinationState = 'unknown' | 'ok' | 'failing' | 'parked';
 
 export interface DestinationProblem {
@@ -21,6 +26,8 @@ export interface DestinationStatus {
   readonly since: number;
   readonly lastError: DestinationProblem | undefined;
   readonly lastDeliveredAt: number | undefined;
+  /** When the last attempt (a write, or a check) ended, whatever its outcome; undefined since the target changed. */
+  readonly lastAttemptAt: number | undefined;
 }
 
 /** A destination that stays failing is reported again after this long, with what happened since. */
@@ -31,6 +38,9 @@ export class DestinationHealth {
   private since: number;
   private lastError: DestinationProblem | undefined;
   private lastDeliveredAt: number | undefined;
+  private lastAttemptAt: number | undefined;
+  /** The destination's own secrets in clear, never to appear in a recorded message. */
+  private secrets: readonly string[] = [];
   private lastLineAt = 0;
   private failedAttempts = 0;
   private parkedDeliveries = 0;
@@ -48,7 +58,30 @@ export class DestinationHealth {
   }
 
   get status(): DestinationStatus {
-    return { state: this.state, since: this.since, lastError: this.lastError, lastDeliveredAt: this.lastDeliveredAt };
+    return { state: this.state, since: this.since, lastError: this.lastError, lastDeliveredAt: this.lastDeliveredAt, lastAttemptAt: this.lastAttemptAt };
+  }
+
+  /** The destination's secrets (in clear) as of its current config: recorded messages never quote them. */
+  useSecrets(secrets: readonly string[]): void {
+    this.secrets = secrets;
+  }
+
+  /**
+   * The destination's target changed: what its old target did says nothing about the new one, so the
+   * state starts afresh (unknown until the next attempt). The last error and delivery are kept.
+   */
+  reconfigured(): void {
+    this.lastAttemptAt = undefined;
+    this.enter('unknown', this.clock.now());
+  }
+
+  /** The check at a worker's start (verify-target.ts) found the destination unable to take events. */
+  checkFailed(problem: DeliveryError): void {
+    const now = this.clock.now();
+    this.record(problem, now);
+    if (this.state === 'parked' || this.state === 'failing') return;
+    this.enter('failing', now);
+    this.line(now, 'warn', { code: problem.code, reason: this.lastError?.message }, 'The destination failed its check at start; its events will be retried and parked until it is fixed.');
   }
 
   /** The writer cannot be built: the destination fails with `problem` until its config changes. */
@@ -56,7 +89,7 @@ export class DestinationHealth {
     const now = this.clock.now();
     this.record(problem, now);
     if (this.state !== 'parked') this.enter('failing', now);
-    this.line(now, 'error', { code: problem.code, reason: problem.message }, 'The destination cannot run as configured; its events are parked until its config is fixed.');
+    this.line(now, 'error', { code: problem.code, reason: this.lastError?.message }, 'The destination cannot run as configured; its events are parked until its config is fixed.');
   }
 
   /** A write delivered `count` events. */
@@ -64,6 +97,7 @@ export class DestinationHealth {
     if (count === 0) return;
     const now = this.clock.now();
     this.lastDeliveredAt = now;
+    this.lastAttemptAt = now;
     if (this.state === 'failing' || this.state === 'parked') {
       this.line(now, 'info', { was: this.state, forMs: now - this.since, lastCode: this.lastError?.code }, 'The destination delivers again.');
     }
@@ -81,7 +115,7 @@ export class DestinationHealth {
       return;
     }
     this.enter('failing', now);
-    this.line(now, 'warn', { code: real.code, reason: real.message }, 'The destination is failing.');
+    this.line(now, 'warn', { code: real.code, reason: this.lastError?.message }, 'The destination is failing.');
   }
 
   /** `count` deliveries were parked after `error`. */
@@ -98,7 +132,7 @@ export class DestinationHealth {
     this.line(
       now,
       'warn',
-      { records: count, code: real.code, reason: real.message },
+      { records: count, code: real.code, reason: this.lastError?.message },
       'The destination spent its retry budget; its deliveries are parked in its retry topic and will be re-driven when it recovers.',
     );
   }
@@ -108,13 +142,14 @@ export class DestinationHealth {
     const now = this.clock.now();
     this.deadLettered += count;
     if (now - this.lastDeadLetterLineAt < REMIND_EVERY_MS) return;
-    this.log.warn({ records: this.deadLettered, code: error.code, reason: error.message }, 'The destination refused events for good; they went to the dead-letter topic.');
+    this.log.warn({ records: this.deadLettered, code: error.code, reason: redactMessage(error.message, this.secrets) }, 'The destination refused events for good; they went to the dead-letter topic.');
     this.lastDeadLetterLineAt = now;
     this.deadLettered = 0;
   }
 
   private record(error: DeliveryError, now: number): void {
-    this.lastError = { code: error.code, message: error.message, at: now };
+    this.lastError = { code: error.code, message: redactMessage(error.message, this.secrets), at: now };
+    this.lastAttemptAt = now;
   }
 
   private enter(state: DestinationState, now: number): void {

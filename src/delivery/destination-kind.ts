@@ -5,6 +5,7 @@ import type { Logger } from '../telemetry/logger.js';
 import type { DestinationWriter, WriterLimits } from './contract.js';
 import type { ConfigProblem, ConfigProblemCode, ParseResult } from './destination-config.js';
 import type { CloudDeps } from './destinations/cloud/client-config.js';
+import type { EgressRules } from './egress-rules.js';
 
 /** Everything writers need from the composition root; nothing news up its own dependencies. */
 export interface WriterDeps {
@@ -14,8 +15,18 @@ export interface WriterDeps {
   readonly fileRoot: string;
   /** The cloud writers' endpoints, base identity for role auth, timeouts and log stream name. */
   readonly cloud?: CloudDeps;
+  /** What a destination may not point at: the service's own topics (egress-rules.ts). */
+  readonly egress: EgressRules;
+  /**
+   * Partitions and replication factor of the topics the kafka kind creates when a destination does not
+   * say (KAFKA_DESTINATION_PARTITIONS, KAFKA_DESTINATION_REPLICATION_FACTOR); absent: the broker's defaults.
+   */
+  readonly kafkaTopicDefaults?: { readonly partitions?: number; readonly replicationFactor?: number };
   readonly logger?: Logger;
 }
+
+/** What a kind's view may read besides the stored object. */
+export type ViewDeps = Pick<WriterDeps, 'fileRoot'>;
 
 /** A JSON schema object, as Fastify validates requests with it and the OpenAPI document shows it. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -55,19 +66,31 @@ export interface DestinationKind<C = unknown> {
   readonly rules?: readonly { readonly code: ConfigProblemCode; readonly rule: string; readonly updateOnly?: boolean }[];
   /** The kind's secret fields; see SecretField. */
   readonly secrets: readonly SecretField[];
+  /**
+   * Fields its view derives (read-only): a request may send them back, as a response has them, and
+   * they are dropped unread. Absent: none.
+   */
+  readonly readOnly?: readonly string[];
   /** The most a writer of this kind takes in one write, and the largest record (its default limits). */
   readonly limits: WriterLimits;
   /**
    * Validates the kind's object with its secrets in clear, collecting every problem at once, the first
    * one first in the order the API reports. `prefix` names the object in problems: "target.<name>".
+   * `egress` refuses what points inside the service; the API and the workers always pass it.
    */
-  parse(raw: unknown, prefix: string): ParseResult<C>;
-  /** The object as the API answers it: every known field (null for a default), every secret null. */
-  view(stored: Readonly<Record<string, unknown>>): Record<string, unknown>;
+  parse(raw: unknown, prefix: string, egress?: EgressRules): ParseResult<C>;
+  /**
+   * The object as the API answers it: every known field (null for a default), every secret null, and
+   * any read-only field the kind derives from the service's settings (`deps`).
+   */
+  view(stored: Readonly<Record<string, unknown>>, deps: ViewDeps): Record<string, unknown>;
   createWriter(config: C, deps: WriterDeps): DestinationWriter;
   /**
-   * The create-time check: does the destination exist and take our auth? Resolves to its problems, none
-   * when it does. No kind has one yet, so the API stores whatever parse() accepts.
+   * The check that accepted means deliverable, run when a destination is created or updated (unless the
+   * request says `"verify": false`) and when a worker starts with it (src/delivery/verify-target.ts):
+   * the target exists, or is created, and takes the destination's own auth. Resolves to its problems
+   * (codes answered as 422), none when it passes; it never throws. A kind without one (http: a receiver
+   * may be down for a while) is accepted as parse() finds it, and its status tells the rest.
    */
   verify?(config: C, deps: WriterDeps): Promise<readonly ConfigProblem[]>;
 }

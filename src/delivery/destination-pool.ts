@@ -1,6 +1,8 @@
 // The live destinations of this process, built from the config log: one runner (queue, batcher, retry)
 // per destination, replaced when the destination changes and drained when it is deleted. Every stored
 // destination has a runner, also one whose writer cannot be built: its events are parked with the reason.
+// The destinations found at start are checked (verify-target.ts), so one that cannot take events says so
+// before its first event.
 import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
 import type { StoredDestination } from '../configlog/resources.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -12,8 +14,10 @@ import { destinationRemovedLetter, type DeadLetterSink } from './dead-letter.js'
 import { DestinationHealth, type DestinationStatus } from './destination-health.js';
 import type { WriterDeps } from './destination-kind.js';
 import { DestinationRunner } from './destination-runner.js';
+import { DeliveryError } from './errors.js';
 import type { InFlightBudget } from './in-flight-budget.js';
 import type { BatchingOptions, OnBudgetExhausted, SettlementListener } from './runner-options.js';
+import { verifyTarget } from './verify-target.js';
 
 export interface DestinationPoolOptions {
   readonly deps: WriterDeps;
@@ -29,7 +33,12 @@ export interface DestinationPoolOptions {
   readonly wrapWriter?: (destinationId: string, writer: DestinationWriter) => DestinationWriter;
   /** How long a replaced or deleted destination may drain. */
   readonly drainTimeoutMs?: number;
+  /** Check the destinations found at start (default true). */
+  readonly verifyAtStart?: boolean;
 }
+
+/** Destinations checked at once at start: a fleet restart must not burst every cloud account. */
+const START_CHECKS_AT_ONCE = 4;
 
 const log = createLogger('destinations');
 
@@ -37,6 +46,8 @@ export class DestinationPool {
   private readonly runners = new Map<string, DestinationRunner>();
   /** Kept across runner replacements, so a fixed destination's state moves on from where it was. */
   private readonly health = new Map<string, DestinationHealth>();
+  /** Each destination's target as last built (JSON), to tell a target change from a description change. */
+  private readonly targets = new Map<string, string>();
   private readonly closing = new Set<Promise<unknown>>();
   private unsubscribe: (() => void) | undefined;
   private shuttingDown = false;
@@ -44,8 +55,10 @@ export class DestinationPool {
   constructor(private readonly opts: DestinationPoolOptions) {}
 
   follow(configLog: ConfigLog): void {
-    for (const v of configLog.list('event_destination')) this.put(v.data as unknown as StoredDestination);
+    const found = configLog.list('event_destination').map((v) => v.data as unknown as StoredDestination);
+    for (const dest of found) this.put(dest);
     this.unsubscribe = configLog.onChange((change) => this.onChange(change));
+    if (this.opts.verifyAtStart !== false) void this.checkAll(found);
   }
 
   get(id: string): DestinationRunner | undefined {
@@ -59,6 +72,11 @@ export class DestinationPool {
   /** A destination's state, last error and last delivery as this process sees it. */
   status(id: string): DestinationStatus | undefined {
     return this.health.get(id)?.status;
+  }
+
+  /** Every destination of the config with this process's view of it (what the status publisher reports). */
+  *statuses(): IterableIterator<readonly [string, DestinationStatus]> {
+    for (const [id, health] of this.health) yield [id, health.status];
   }
 
   /** Drains every runner within the deadline and closes its writer. */
@@ -76,6 +94,7 @@ export class DestinationPool {
     if (change.after === undefined) {
       this.retire(change.id);
       this.health.delete(change.id);
+      this.targets.delete(change.id);
     } else {
       this.put(change.after.data as unknown as StoredDestination);
     }
@@ -85,6 +104,11 @@ export class DestinationPool {
     const old = this.runners.get(dest.id);
     let health = this.health.get(dest.id);
     if (health === undefined) this.health.set(dest.id, (health = new DestinationHealth(dest.id)));
+    const target = JSON.stringify(dest.target);
+    const before = this.targets.get(dest.id);
+    this.targets.set(dest.id, target);
+    if (before !== undefined && before !== target) health.reconfigured();
+    health.useSecrets(secretValues(dest.target, this.opts.secrets));
     const { writer: built, problem } = buildWriter(dest.target, this.opts.secrets, this.opts.deps);
     if (problem !== undefined) health.misconfigured(problem);
     // Wrapped before the hook is made: parking pairs a runner's hook with its writer's circuit.
@@ -136,4 +160,42 @@ export class DestinationPool {
     const done = old.close(this.opts.drainTimeoutMs ?? 10_000).finally(() => this.closing.delete(done));
     this.closing.add(done);
   }
+
+  /**
+   * Checks the destinations found at start, a few at a time. One that fails (a topic that cannot be
+   * created, a stream that is gone, a role that cannot be assumed) shows failing with the reason at once;
+   * its events are still tried, and parked, as any failing destination's. Checks still running at a stop
+   * end by their own deadline (VERIFY_TIMEOUT_MS), and their outcome is dropped.
+   */
+  private async checkAll(found: readonly StoredDestination[]): Promise<void> {
+    const queue = [...found];
+    const unchanged = (dest: StoredDestination): boolean => this.targets.get(dest.id) === JSON.stringify(dest.target);
+    const checker = async (): Promise<void> => {
+      for (let dest = queue.shift(); dest !== undefined && !this.shuttingDown; dest = queue.shift()) {
+        const health = this.health.get(dest.id);
+        // A destination whose writer cannot be built says so already; one changed since was checked by the API.
+        if (health === undefined || health.status.lastError?.code === 'DESTINATION_MISCONFIGURED' || !unchanged(dest)) continue;
+        const problem = await verifyTarget(dest.target, this.opts.secrets, this.opts.deps);
+        if (problem !== undefined && !this.shuttingDown && unchanged(dest)) {
+          health.checkFailed(new DeliveryError(problem.deliveryCode ?? 'DESTINATION_MISCONFIGURED', problem.message));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: START_CHECKS_AT_ONCE }, checker));
+  }
+}
+
+/** The destination's secrets in clear (its `*_enc` fields opened), which its messages must never quote. */
+function secretValues(value: unknown, secrets: SecretBox): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(value)) {
+    if (k.endsWith('_enc') && typeof v === 'string') {
+      const clear = secrets.open(v);
+      if (clear !== undefined) out.push(clear);
+    } else {
+      out.push(...secretValues(v, secrets));
+    }
+  }
+  return out;
 }

@@ -3,8 +3,9 @@
 // it knows no kind by name (destinations/kinds.ts lists them).
 import type { StoredTarget } from '../configlog/resources.js';
 import { isPlainObject, problem, type ConfigProblem } from './destination-config.js';
-import type { DestinationKind, JsonSchema, SecretField } from './destination-kind.js';
+import type { DestinationKind, JsonSchema, SecretField, ViewDeps } from './destination-kind.js';
 import { DESTINATION_KINDS } from './destinations/kinds.js';
+import type { EgressRules } from './egress-rules.js';
 import { NULL } from './destinations/target-schema.js';
 
 const BY_NAME: ReadonlyMap<string, DestinationKind> = new Map(DESTINATION_KINDS.map((k) => [k.name, k]));
@@ -34,9 +35,9 @@ export function storedKind(target: StoredTarget): { kind: DestinationKind; objec
 }
 
 /** The target as the API answers it: only the configured kind, known fields only, every secret null. */
-export function targetView(target: StoredTarget): Record<string, unknown> {
+export function targetView(target: StoredTarget, deps: ViewDeps): Record<string, unknown> {
   const stored = storedKind(target);
-  return stored === undefined ? {} : { [stored.kind.name]: stored.kind.view(stored.object) };
+  return stored === undefined ? {} : { [stored.kind.name]: stored.kind.view(stored.object, deps) };
 }
 
 /**
@@ -100,6 +101,8 @@ export interface AcceptOptions {
   readonly previous?: StoredTarget;
   /** Seals a secret for the config log (SecretBox.seal). */
   readonly seal: (clear: string) => string;
+  /** What the target may not point at (egress-rules.ts). */
+  readonly egress: EgressRules;
 }
 
 /** Checks a kept secret's place in parse() (a kept secret was checked when it was sent). */
@@ -118,6 +121,7 @@ export function acceptTarget(raw: unknown, opts: AcceptOptions): AcceptResult {
   const sent = (raw as Record<string, unknown>)[kind.name];
   if (!isPlainObject(sent)) return { ok: false, problem: problem.invalid(prefix, 'must be an object') };
   const body = withoutNulls(sent);
+  for (const field of kind.readOnly ?? []) delete body[field];
   const before = opts.previous?.[kind.name];
   const previous = isPlainObject(before) ? before : undefined;
   const kept = new Map<SecretField, string>();
@@ -134,7 +138,7 @@ export function acceptTarget(raw: unknown, opts: AcceptOptions): AcceptResult {
     else continue;
     at.parent[at.leaf] = KEPT_STAND_IN;
   }
-  const parsed = kind.parse(body, prefix);
+  const parsed = kind.parse(body, prefix, opts.egress);
   if (!parsed.ok) return { ok: false, problem: parsed.problems[0] as ConfigProblem };
   const absent = missing[0];
   if (absent !== undefined) {

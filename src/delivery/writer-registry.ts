@@ -4,6 +4,7 @@ import type { DestinationWriter } from './contract.js';
 import type { ConfigProblem } from './destination-config.js';
 import type { WriterDeps } from './destination-kind.js';
 import { DESTINATION_KIND_NAMES, selectKind } from './destination-target.js';
+import type { EgressRules } from './egress-rules.js';
 import { DeliveryError } from './errors.js';
 
 /** The kind names this build knows, in the registry's order. */
@@ -13,11 +14,11 @@ export const DESTINATION_KINDS: readonly string[] = DESTINATION_KIND_NAMES;
 export type DestinationTarget = Readonly<Record<string, unknown>>;
 
 /** Every problem with a target whose secrets are in clear, for start-up checks and tests. */
-export function validateTarget(target: unknown): readonly ConfigProblem[] {
+export function validateTarget(target: unknown, egress?: EgressRules): readonly ConfigProblem[] {
   const selected = selectKind(target);
   if (!selected.ok) return [selected.problem];
   const { kind } = selected;
-  const parsed = kind.parse((target as Record<string, unknown>)[kind.name], `target.${kind.name}`);
+  const parsed = kind.parse((target as Record<string, unknown>)[kind.name], `target.${kind.name}`, egress);
   return parsed.ok ? [] : parsed.problems;
 }
 
@@ -29,7 +30,7 @@ export function createWriter(target: DestinationTarget, deps: WriterDeps): Desti
     throw new DeliveryError(code, selected.problem.message);
   }
   const { kind } = selected;
-  const parsed = kind.parse(target[kind.name], `target.${kind.name}`);
+  const parsed = kind.parse(target[kind.name], `target.${kind.name}`, deps.egress);
   if (!parsed.ok) throw new DeliveryError('INVALID_DESTINATION_CONFIG', parsed.problems.map((p) => p.message).join(' '));
   return kind.createWriter(parsed.config, deps);
 }

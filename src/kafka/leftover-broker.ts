@@ -83,7 +83,7 @@ export function formattedClusterId(logDir: string): string | undefined {
 export async function answersAsCluster(port: number, clusterId: string): Promise<boolean> {
   const admin = createClient({ clientId: 'local-broker-probe', brokers: `127.0.0.1:${port}`, silent: true, retries: 0, connectionTimeoutMs: 1_000 }).admin();
   try {
-    return (await admin.clusterId()) === clusterId;
+    return (await admin.cluster()).id === clusterId;
   } catch {
     return false;
   } finally {

@@ -69,9 +69,9 @@ export interface TransactionalProducerOptions {
 /** A topic to create. */
 export interface TopicSpec {
   topic: string;
-  /** Default 1. */
+  /** Default 1; -1 asks for the broker's num.partitions. */
   partitions?: number;
-  /** Default: the broker's default.replication.factor. */
+  /** Default (and -1): the broker's default.replication.factor. */
   replicationFactor?: number;
   /** cleanup.policy=compact: the log keeps the latest record per key, and a null value deletes the key. */
   compacted?: boolean;
@@ -84,6 +84,12 @@ export function topicConfigOf(spec: TopicSpec): Record<string, string> {
   return { ...spec.config, ...(spec.compacted === true ? { 'cleanup.policy': 'compact' } : {}) };
 }
 
+export interface PartitionOffsets {
+  readonly partition: number;
+  readonly low: number;
+  readonly high: number;
+}
+
 /** The admin calls the service makes. Every call connects as needed; close() ends the connections. */
 export interface KafkaAdmin {
   listTopics(): Promise<string[]>;
@@ -94,13 +100,15 @@ export interface KafkaAdmin {
   topicConfig(topic: string, names: readonly string[]): Promise<Map<string, string>>;
   /** Throws when the topic does not exist or has no leader. */
   checkTopic(topic: string): Promise<void>;
-  /** The end offset (high watermark) of each partition. */
-  endOffsets(topic: string): Promise<Array<{ partition: number; offset: number }>>;
+  /** False when the cluster does not have the topic; throws when it cannot tell (unreachable, refused). */
+  topicExists(topic: string): Promise<boolean>;
+  /** Each partition's first offset retention kept (low) and its end offset, the next record's (high). */
+  partitionOffsets(topic: string): Promise<PartitionOffsets[]>;
   /** The group's committed offset of each partition of `topic`; -1 where it committed none. */
   committedOffsets(groupId: string, topic: string): Promise<Map<number, number>>;
   deleteGroups(groupIds: readonly string[]): Promise<void>;
-  /** The id of the cluster the brokers belong to. */
-  clusterId(): Promise<string>;
+  /** The cluster the brokers belong to: its id and how many brokers it has. */
+  cluster(): Promise<{ id: string; brokers: number }>;
   /** Throws while a group's coordinator is not available or still loading (the readiness probe). */
   describeGroups(groupIds: readonly string[]): Promise<void>;
   close(): Promise<void>;
@@ -196,6 +204,12 @@ export interface GroupConsumer {
 /** What a failed call was, for the callers that react differently (the kafka writer, the parking store). */
 export type KafkaErrorKind = 'too_large' | 'timeout' | 'unreachable' | 'other';
 
+/** A failed call in words: Kafka's error name when a broker answered with one (e.g. INVALID_REPLICATION_FACTOR), and its text. */
+export interface KafkaErrorDescription {
+  readonly code: string;
+  readonly message: string;
+}
+
 export interface KafkaClientOptions {
   readonly clientId: string;
   readonly brokers: readonly string[];
@@ -221,6 +235,7 @@ export interface KafkaClient {
   transactionalProducer(options: TransactionalProducerOptions): TransactionalProducer;
   groupConsumer(options: GroupConsumerOptions, listener?: GroupListener): GroupConsumer;
   errorKind(err: unknown): KafkaErrorKind;
+  describeError(err: unknown): KafkaErrorDescription;
 }
 
 /** Runs `fn` with an admin client and always closes it. */

@@ -10,12 +10,12 @@ import { acceptTarget } from '../../src/delivery/destination-target.js';
 import { createWriter } from '../../src/delivery/writer-registry.js';
 import { openSecrets } from '../../src/delivery/build-writer.js';
 import { SecretBox } from '../../src/secrets/secret-box.js';
+import { DEFAULT_EGRESS, writerDeps } from './writer-deps.js';
 
-const DEPS: WriterDeps = {
+const DEPS: WriterDeps = writerDeps({
   kafkaClient: () => ({ idempotentProducer: () => ({}), admin: () => ({}) }) as unknown as KafkaClient,
-  fileRoot: '.',
   cloud: { assumeRole: () => Promise.reject(new Error('no STS in this test')) },
-};
+});
 
 export interface KindExamples {
   /** Objects of the kind as a request sends them (secrets in clear), each valid. */
@@ -44,7 +44,7 @@ export function describeKindContract(kind: DestinationKind, examples: KindExampl
 
     it('should refuse every invalid example with the code and field given, first', () => {
       for (const { object, code, field } of examples.invalid) {
-        const r = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s) });
+        const r = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), egress: DEFAULT_EGRESS });
         expect(r.ok ? undefined : [r.problem.code, r.problem.field], JSON.stringify(object)).toEqual([code, `${prefix}.${field}`]);
       }
     });
@@ -66,9 +66,9 @@ export function describeKindContract(kind: DestinationKind, examples: KindExampl
 
     it('should answer a view that fits its response schema and holds no secret', () => {
       for (const object of examples.valid) {
-        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s) });
+        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), egress: DEFAULT_EGRESS });
         if (!accepted.ok) throw new Error(accepted.problem.message);
-        const view = kind.view(accepted.target[kind.name] as Record<string, unknown>);
+        const view = kind.view(accepted.target[kind.name] as Record<string, unknown>, DEPS);
         expect(response(view), JSON.stringify(response.errors)).toBe(true);
         const text = JSON.stringify(view);
         expect(text).not.toContain('_enc');
@@ -86,7 +86,7 @@ export function describeKindContract(kind: DestinationKind, examples: KindExampl
 
     it('should build a writer of its kind, with its limits, from the stored target', async () => {
       for (const object of examples.valid) {
-        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s) });
+        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), egress: DEFAULT_EGRESS });
         if (!accepted.ok) throw new Error(accepted.problem.message);
         const writer = createWriter(openSecrets(accepted.target, box) as Record<string, unknown>, DEPS);
         expect(writer.kind).toBe(kind.name);

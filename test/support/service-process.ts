@@ -34,6 +34,7 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     TOPIC_CONFIG: `${prefix}.config`,
     TOPIC_DLQ: `${prefix}.dlq`,
     TOPIC_RETRY_PREFIX: `${prefix}.retry.`,
+    TOPIC_STATUS: `${prefix}.status`,
     CONSUMER_GROUP: `${prefix}-ingest`,
     SECRET_KEY: randomBytes(32).toString('hex'),
     API_TOKEN_FILE: join(tmpdir(), `${prefix}-api-token`),

@@ -1,12 +1,15 @@
 // /event_destinations: create, list, get, update, delete. Secrets are sealed before they reach the config
-// log and answered as null; a destination still used by a subscription cannot be deleted.
+// log and answered as null; a target is checked before it is stored (accepted means deliverable, unless
+// the request says "verify": false); answers carry the destination's status; a destination still used by
+// a subscription cannot be deleted.
 import type { FastifyInstance } from 'fastify';
 import type { StoredDestination, StoredSubscription, StoredTarget } from '../../configlog/resources.js';
 import { acceptTarget } from '../../delivery/destination-target.js';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { registerResourceRoutes, type BaseFields, type Resource } from '../resource-routes.js';
+import { registerResourceRoutes, resourceStore, type BaseFields, type Resource } from '../resource-routes.js';
 import { DESTINATION_SCHEMAS, targetRules } from './destination-schemas.js';
+import { destinationStatusView } from './destination-status.js';
 import { destinationView } from './destination-view.js';
 
 interface DestinationBody {
@@ -14,16 +17,25 @@ interface DestinationBody {
   metadata?: string;
   format?: string;
   target?: unknown;
+  /** false skips the target's create-time check; never stored. */
+  verify?: boolean;
 }
 
 export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
   const seal = (clear: string): string => ctx.secrets.seal(clear);
   const target = (raw: unknown, previous?: StoredTarget): StoredTarget => {
-    const r = acceptTarget(raw, { seal, previous });
+    const r = acceptTarget(raw, { seal, previous, egress: ctx.destinations.egress });
     // A problem's code is an API error code and its details the error's (src/delivery/destination-config.ts).
     if (!r.ok) throw new ApiError(r.problem.code, r.problem.details);
     return r.target;
+  };
+  /** The accepted target, checked against the destination itself unless the request skips it (422 when it fails). */
+  const checked = async (body: DestinationBody, previous?: StoredTarget): Promise<StoredTarget> => {
+    const t = target(body.target, previous);
+    const problem = body.verify === false ? undefined : await ctx.destinations.verify(t);
+    if (problem !== undefined) throw new ApiError(problem.code, problem.details);
+    return t;
   };
   // The view answers every secret as null, so the audit event carries none either.
   const resource: Resource<StoredDestination> = {
@@ -34,18 +46,26 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
     tags: ['Event destinations'],
     schemas: DESTINATION_SCHEMAS,
     view: (d) => ({ ...destinationView(ctx, d) }),
+    // The status is the workers' report, not config: in answers, not in audit events.
+    live: (d) => ({ status: destinationStatusView(ctx.destinations.status(d.id)) }),
     audit: 'event_destination',
   };
+  const { find } = resourceStore(ctx, resource);
 
   /** Why a target the schema refused is wrong, in its kind's own words (its first problem), when its kind sees one. */
   const explain = (body: unknown, at: string): ApiError | undefined => {
     const raw = (body as DestinationBody | undefined)?.target;
     if (raw === undefined || !at.startsWith('/target')) return undefined;
-    const r = acceptTarget(raw, { seal: () => '' });
+    const r = acceptTarget(raw, { seal: () => '', egress: ctx.destinations.egress });
     return r.ok ? undefined : new ApiError(r.problem.code, r.problem.details);
   };
 
   const build = (_body: DestinationBody, base: BaseFields, t: StoredTarget): StoredDestination => ({ ...base, format: 'json', target: t });
+  // Checked before the lock against the stored target of then; accepted again under the lock, so secrets
+  // kept from the stored target are the current ones.
+  const prepareUpdate = async (body: DestinationBody, id: string | undefined): Promise<void> => {
+    if (body.target !== undefined) await checked(body, find(id ?? '').target);
+  };
   const apply = (d: StoredDestination, body: DestinationBody): StoredDestination => ({ ...d, target: body.target === undefined ? d.target : target(body.target, d.target) });
   /** A destination a subscription still uses cannot be deleted: the subscription would lose its events. */
   const cascade = (d: StoredDestination) => {
@@ -59,11 +79,12 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
 
   registerResourceRoutes(app, ctx, resource, {
     create: {
-      summary: 'Create an event destination.',
+      summary: 'Create an event destination; its target is checked first unless "verify" is false.',
       description: 'The new destination; secrets are null.',
       rules: targetRules('create'),
       explain,
-      prepare: (body: DestinationBody) => target(body.target),
+      errors: [422],
+      prepare: (body: DestinationBody) => checked(body),
       build,
       links: {
         createEventSubscription: { operationId: 'createEventSubscription', requestBody: { destination_ids: ['$response.body#/id'] } },
@@ -71,12 +92,14 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
       },
     },
     list: ['List event destinations, newest first.', 'A page of event destinations.'],
-    get: ['Get an event destination.', 'The destination; secrets are null.'],
+    get: ['Get an event destination.', 'The destination with its status; secrets are null.'],
     update: {
-      summary: 'Update an event destination; a target sent replaces the whole target, keeping omitted secrets.',
+      summary: 'Update an event destination; a target sent replaces the whole target, keeping omitted secrets, and is checked first unless "verify" is false.',
       description: 'The updated destination; secrets are null.',
       rules: targetRules('update'),
       explain,
+      errors: [422],
+      prepare: prepareUpdate,
       apply,
     },
     remove: { summary: 'Delete an event destination; refused while an event subscription uses it.', errors: [409], cascade },

@@ -6,6 +6,7 @@ import { DESTINATION_KINDS } from '../../delivery/destinations/kinds.js';
 import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
 import type { BeyondSchemaRule } from '../route.js';
 import { withError } from '../schemas.js';
+import { destinationStatusSchema } from './destination-status.js';
 
 const format = withError(
   {
@@ -17,6 +18,12 @@ const format = withError(
   'invalid_body',
   { reason: 'must be json' },
 );
+
+const verify = {
+  type: 'boolean',
+  description:
+    'false stores the target without checking it (no topic is created, no cloud call is made); its status then shows the first real error. Default true: a kafka topic is created when missing, a cloud target is described with its own auth, and a failure is a 422. Not stored.',
+};
 
 export const DESTINATION_FIELDS = {
   ...baseFields('event_destination'),
@@ -30,6 +37,9 @@ export const DESTINATION_FIELDS = {
     response: targetSchema('response'),
     required: true,
   },
+  verify: { request: verify, update: { ...verify, description: `With a target: ${verify.description}` } },
+  // The workers' report, not config: in answers, never in audit events.
+  status: { response: destinationStatusSchema },
 } satisfies Fields;
 
 export const DESTINATION_SCHEMAS = resourceSchemas(DESTINATION_FIELDS);

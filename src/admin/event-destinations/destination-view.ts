@@ -1,5 +1,6 @@
 // An event destination as the API returns it. Secret fields are write-only: they are answered as null,
-// whether set or not, and this object is also the `object` of its audit events.
+// whether set or not, and this object is also the `object` of its audit events (the status is added to
+// answers only, by destination-routes.ts).
 import type { StoredDestination } from '../../configlog/resources.js';
 import { targetView } from '../../delivery/destination-target.js';
 import { baseView, type AdminContext } from '../context.js';
@@ -15,5 +16,5 @@ export interface DestinationView {
 }
 
 export function destinationView(ctx: AdminContext, dest: StoredDestination): DestinationView {
-  return { ...baseView(ctx, '/event_destinations', dest), format: 'json', target: targetView(dest.target) };
+  return { ...baseView(ctx, '/event_destinations', dest), format: 'json', target: targetView(dest.target, { fileRoot: ctx.config.fileDestinationRoot }) };
 }

@@ -1,6 +1,7 @@
 // Per-destination isolation (ARCHITECTURE.md "Isolation"): the budget-exhausted hook that parks a destination's
-// deliveries, the fail-fast circuit in front of its writer, one re-driver per retry topic, and the
-// retirement of a deleted destination's retry topic once its backlog is dead-lettered.
+// deliveries, the fail-fast circuit in front of its writer, one re-driver per retry topic, the retirement
+// of a deleted destination's retry topic once its backlog is dead-lettered, and what the destination's
+// status says of its parked deliveries.
 import { withAdmin, type KafkaAdmin, type KafkaClient } from '../../kafka/seam.js';
 import { oldestParkedAge } from '../../telemetry/metrics.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
@@ -10,6 +11,8 @@ import type { DeadLetterSink } from '../dead-letter.js';
 import { underlyingError } from '../errors.js';
 import type { DestinationRunner } from '../destination-runner.js';
 import type { OnBudgetExhausted, Settlement } from '../runner-options.js';
+import type { ParkedBacklog } from '../status/status-report.js';
+import { BacklogMeter, retryTopicProgress } from './backlog.js';
 import { FailFastWriter } from './fail-fast-writer.js';
 import type { KafkaParkingStore } from './parking-store.js';
 import { ReDriver } from './re-driver.js';
@@ -42,6 +45,8 @@ export interface ParkingOptions {
 }
 
 export const DEFAULT_RETIRE_AFTER_MS = 60_000;
+/** How often a retry topic with parked deliveries is measured for the destination's status. */
+const BUSY_BACKLOG_EVERY_MS = 2_000;
 
 export class Parking {
   private readonly gates = new Map<string, FailFastWriter>();
@@ -51,11 +56,20 @@ export class Parking {
   /** When each scan first found a retry topic whose destination is not in the config. */
   private readonly deletedSince = new Map<string, number>();
   private readonly log: Logger;
+  private readonly meter: BacklogMeter;
+  private measuring: Promise<void> | undefined;
   private timers: NodeJS.Timeout[] = [];
   private stopped = false;
 
   constructor(private readonly opts: ParkingOptions) {
     this.log = opts.logger ?? createLogger('parking');
+    this.meter = new BacklogMeter({
+      kafka: opts.kafka,
+      topicOf: (id) => opts.store.topicFor(id),
+      groupOf: (id) => this.groupOf(id),
+      busyEveryMs: BUSY_BACKLOG_EVERY_MS,
+      idleEveryMs: opts.scanIntervalMs ?? 10_000,
+    });
     opts.store.onParked((id, at) => {
       if (!this.firstParkedAt.has(id)) this.firstParkedAt.set(id, at);
       this.ensureReDriver(id);
@@ -97,10 +111,23 @@ export class Parking {
 
   /** Seconds since the oldest parked delivery not yet re-driven was parked, as this worker sees it; 0 when none. */
   oldestParkedAgeSeconds(destinationId: string, now = Date.now()): number {
+    const oldest = this.oldestParkedAt(destinationId);
+    return oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000);
+  }
+
+  /** When the oldest parked delivery not yet re-driven was parked, as this worker sees it (its re-driver, its own parking). */
+  oldestParkedAt(destinationId: string): number | undefined {
     const held = this.reDrivers.get(destinationId)?.oldestHeld();
     const local = this.firstParkedAt.get(destinationId);
-    const oldest = held === undefined ? local : local === undefined ? held : Math.min(held, local);
-    return oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000);
+    return held === undefined ? local : local === undefined ? held : Math.min(held, local);
+  }
+
+  /**
+   * The destination's retry topic backlog, as last measured here; measured only by workers whose re-driver
+   * has partitions of the topic (every few seconds while it has parked deliveries), undefined elsewhere.
+   */
+  backlog(destinationId: string): ParkedBacklog | undefined {
+    return this.meter.get(destinationId);
   }
 
   /** Starts re-drivers for retry topics already holding deliveries, then keeps looking. */
@@ -109,9 +136,9 @@ export class Parking {
     const every = this.opts.scanIntervalMs ?? 10_000;
     const scan = setInterval(() => void this.scan(), every);
     const gauge = setInterval(() => this.updateGauge(), 1_000);
-    scan.unref();
-    gauge.unref();
-    this.timers = [scan, gauge];
+    const backlog = setInterval(() => void this.measureBacklogs(), BUSY_BACKLOG_EVERY_MS);
+    for (const t of [scan, gauge, backlog]) t.unref();
+    this.timers = [scan, gauge, backlog];
   }
 
   async stop(): Promise<void> {
@@ -119,6 +146,21 @@ export class Parking {
     for (const t of this.timers) clearInterval(t);
     await Promise.all([...this.reDrivers.values()].map((r) => r.stop()));
     this.reDrivers.clear();
+    await this.measuring;
+    await this.meter.close();
+  }
+
+  /** One round of backlog measurements at a time, of the retry topics this worker re-drives. */
+  private measureBacklogs(): Promise<void> {
+    this.measuring ??= (async () => {
+      const owned: { id: string; busy: boolean }[] = [];
+      for (const [id, r] of this.reDrivers) {
+        if (r.assigned) owned.push({ id, busy: this.firstParkedAt.has(id) });
+        else this.meter.forget(id);
+      }
+      await this.meter.measure(owned);
+    })().finally(() => (this.measuring = undefined));
+    return this.measuring;
   }
 
   private async scan(): Promise<void> {
@@ -146,10 +188,8 @@ export class Parking {
 
   /** True when the destination's re-drive group has committed every partition of its retry topic to the end. */
   private async drained(admin: KafkaAdmin, destinationId: string): Promise<boolean> {
-    const topic = this.opts.store.topicFor(destinationId);
-    const ends = await admin.endOffsets(topic);
-    const committed = await admin.committedOffsets(this.groupOf(destinationId), topic);
-    return ends.every((e) => (committed.get(e.partition) ?? -1) >= e.offset);
+    const progress = await retryTopicProgress(admin, this.opts.store.topicFor(destinationId), this.groupOf(destinationId));
+    return progress.every((p) => p.committed >= p.high);
   }
 
   /**
@@ -181,6 +221,7 @@ export class Parking {
     await r?.stop();
     this.gates.delete(destinationId);
     this.firstParkedAt.delete(destinationId);
+    this.meter.forget(destinationId);
     this.opts.store.forget(destinationId);
     oldestParkedAge.remove({ destination: destinationId });
     // Fails while another worker's re-driver is still a member; the last one to stop deletes it.

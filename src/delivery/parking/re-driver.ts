@@ -37,8 +37,9 @@ export interface ReDriverOptions {
   readonly sessionTimeoutMs?: number;
 }
 
-// Health checks are cheap reads; a recovered destination should not wait long for its parked deliveries.
-const DEFAULT_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 10_000 };
+// Health checks are cheap reads; a recovered destination should not wait long for its parked deliveries,
+// nor its status for the delivery that shows it ok.
+const DEFAULT_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 5_000 };
 // kafkajs sends a heartbeat from a batch only when asked; long waits ask at least this often.
 const HEARTBEAT_EVERY_MS = 2_000;
 
@@ -54,6 +55,8 @@ export class ReDriver {
   private waking = new AbortController();
   /** Parked-at time of the first delivery not yet re-driven, per partition being worked on. */
   private readonly heads = new Map<number, number>();
+  /** The retry topic's partitions this re-driver was given at the last group join. */
+  private partitions: readonly number[] = [];
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly backoff: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>;
@@ -76,8 +79,9 @@ export class ReDriver {
     const consumer = this.opts.kafka.groupConsumer(
       { groupId: this.opts.groupId, topics: [this.opts.topic], sessionTimeoutMs: session, heartbeatIntervalMs: heartbeatFor(session), maxWaitMs: 500 },
       {
-        onJoin: () => {
+        onJoin: (assignment) => {
           this.heads.clear();
+          this.partitions = assignment[this.opts.topic] ?? [];
           this.groupMoved = false;
         },
         onGroupError: () => (this.groupMoved = true),
@@ -89,6 +93,7 @@ export class ReDriver {
 
   async stop(): Promise<void> {
     this.stopping.abort();
+    this.partitions = [];
     // Not delivered yet: their chunk is neither resolved nor committed, so they are re-driven again later.
     for (const done of this.pending.values()) done(false);
     this.pending.clear();
@@ -115,6 +120,11 @@ export class ReDriver {
     redrivenDeliveries.inc({ destination: this.destinationId, outcome: settlement });
     if (settlement === 'parked') this.reparkedInChunk = true;
     done(true);
+  }
+
+  /** True while this re-driver has partitions of the retry topic to work on. */
+  get assigned(): boolean {
+    return this.partitions.length > 0;
   }
 
   /** The parked-at time of the oldest delivery this re-driver holds and has not re-driven yet. */

@@ -6,8 +6,10 @@ import type {
   KafkaAdmin,
   KafkaClient,
   KafkaClientOptions,
+  KafkaErrorDescription,
   KafkaErrorKind,
   OutgoingMessage,
+  PartitionOffsets,
   TopicMessages,
   TopicSpec,
   TransactionalProducer,
@@ -17,6 +19,8 @@ import { topicConfigOf } from '../seam.js';
 import { createKafkaClient, createProducer } from './kafkajs-client.js';
 import { KafkajsGroupConsumer } from './kafkajs-consumer.js';
 
+/** How long CreateTopics may take, waiting for the new partitions' leaders included. */
+const CREATE_TIMEOUT_MS = 10_000;
 /** Kafka's ConfigResource type id for topics (kafkajs's enum is not importable by name from ESM). */
 const TOPIC_RESOURCE = 2;
 
@@ -43,6 +47,7 @@ export function kafkajsClientOf(kafka: Kafka, brokers: readonly string[], transa
     transactionalProducer: (o) => new KafkajsTransactionalProducer(kafka, o, transactionRetries),
     groupConsumer: (o, listener) => new KafkajsGroupConsumer(kafka, o, listener ?? {}),
     errorKind: kafkajsErrorKind,
+    describeError: kafkajsErrorDescription,
   };
 }
 
@@ -59,6 +64,26 @@ export function kafkajsErrorKind(err: unknown): KafkaErrorKind {
   if (names.includes('KafkaJSRequestTimeoutError')) return 'timeout';
   if (names.some((n) => n === 'KafkaJSConnectionError' || n === 'KafkaJSConnectionClosedError' || n === 'KafkaJSBrokerNotFound')) return 'unreachable';
   return 'other';
+}
+
+interface KafkajsErrorShape {
+  readonly name?: string;
+  readonly type?: string;
+  readonly message?: string;
+  readonly errors?: readonly unknown[];
+  readonly originalError?: unknown;
+  readonly cause?: unknown;
+}
+
+/** Kafka's error name (`type`) and text from whatever kafkajs threw: the first error of an aggregate, the error behind "retries exceeded". */
+export function kafkajsErrorDescription(err: unknown): KafkaErrorDescription {
+  let e = (err ?? {}) as KafkajsErrorShape;
+  for (let depth = 0; depth < 5; depth++) {
+    const inner = e.errors?.[0] ?? (e.type === undefined ? (e.originalError ?? e.cause) : undefined);
+    if (inner === undefined || inner === null || typeof inner !== 'object') break;
+    e = inner as KafkajsErrorShape;
+  }
+  return { code: e.type ?? e.name ?? 'Error', message: e.message ?? String(err) };
 }
 
 function toKafkajs(m: OutgoingMessage): Message {
@@ -136,6 +161,7 @@ export class KafkajsAdmin implements KafkaAdmin {
     // Resolves false when every topic already exists: another process created them meanwhile.
     await (await this.admin()).createTopics({
       waitForLeaders: true,
+      timeout: CREATE_TIMEOUT_MS,
       topics: specs.map((spec) => ({
         topic: spec.topic,
         numPartitions: spec.partitions ?? 1,
@@ -158,8 +184,18 @@ export class KafkajsAdmin implements KafkaAdmin {
     await (await this.admin()).fetchTopicMetadata({ topics: [topic] });
   }
 
-  async endOffsets(topic: string): Promise<Array<{ partition: number; offset: number }>> {
-    return (await (await this.admin()).fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, offset: Number(p.high) }));
+  async topicExists(topic: string): Promise<boolean> {
+    try {
+      await this.checkTopic(topic);
+      return true;
+    } catch (err) {
+      if (kafkajsErrorDescription(err).code === 'UNKNOWN_TOPIC_OR_PARTITION') return false;
+      throw err;
+    }
+  }
+
+  async partitionOffsets(topic: string): Promise<PartitionOffsets[]> {
+    return (await (await this.admin()).fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, low: Number(p.low), high: Number(p.high) }));
   }
 
   async committedOffsets(groupId: string, topic: string): Promise<Map<number, number>> {
@@ -171,8 +207,9 @@ export class KafkajsAdmin implements KafkaAdmin {
     await (await this.admin()).deleteGroups([...groupIds]);
   }
 
-  async clusterId(): Promise<string> {
-    return (await (await this.admin()).describeCluster()).clusterId;
+  async cluster(): Promise<{ id: string; brokers: number }> {
+    const described = await (await this.admin()).describeCluster();
+    return { id: described.clusterId, brokers: described.brokers.length };
   }
 
   async describeGroups(groupIds: readonly string[]): Promise<void> {

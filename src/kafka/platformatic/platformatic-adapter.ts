@@ -7,8 +7,10 @@ import type {
   KafkaAdmin,
   KafkaClient,
   KafkaClientOptions,
+  KafkaErrorDescription,
   KafkaErrorKind,
   OutgoingMessage,
+  PartitionOffsets,
   TopicMessages,
   TopicSpec,
   TransactionalProducer,
@@ -20,8 +22,9 @@ import { PlatformaticGroupConsumer } from './platformatic-consumer.js';
 
 /** DescribeConfigs resource type of a topic. */
 const TOPIC_RESOURCE = 2;
-/** ListOffsets' timestamp for "the end". */
+/** ListOffsets' timestamps for "the end" and "the first offset kept". */
 const LATEST = -1n;
+const EARLIEST = -2n;
 
 /**
  * Retries back off from 100 ms, doubling to 5 s: with the default ten, a request gives up after about
@@ -50,6 +53,7 @@ export function platformaticClient(options: KafkaClientOptions): KafkaClient {
     transactionalProducer: (o) => new PlatformaticTransactionalProducer(options, o),
     groupConsumer: (o, listener) => new PlatformaticGroupConsumer(options, o, listener ?? {}),
     errorKind: platformaticErrorKind,
+    describeError: platformaticErrorDescription,
   };
 }
 
@@ -59,6 +63,33 @@ export function platformaticErrorKind(err: unknown): KafkaErrorKind {
   if (findErrorBy(e, 'code', 'PLT_KFK_TIMEOUT') !== null) return 'timeout';
   if (findErrorBy(e, 'code', 'PLT_KFK_NETWORK') !== null) return 'unreachable';
   return 'other';
+}
+
+interface PlatformaticErrorShape {
+  readonly name?: string;
+  readonly code?: string;
+  readonly apiId?: string;
+  readonly serverErrorMessage?: string | null;
+  readonly message?: string;
+  readonly errors?: readonly unknown[];
+  readonly cause?: unknown;
+}
+
+/**
+ * Kafka's error name (`apiId`) and the broker's text where a broker answered; otherwise the innermost
+ * error of the aggregates the client wraps failures in, with the system error behind it (ECONNREFUSED).
+ */
+export function platformaticErrorDescription(err: unknown): KafkaErrorDescription {
+  let e = (err ?? {}) as PlatformaticErrorShape;
+  for (let depth = 0; depth < 6 && e.apiId === undefined; depth++) {
+    const inner = e.errors?.[0];
+    if (inner === undefined || inner === null || typeof inner !== 'object') break;
+    e = inner as PlatformaticErrorShape;
+  }
+  if (e.apiId !== undefined) return { code: e.apiId, message: e.serverErrorMessage ?? e.message ?? String(err) };
+  const cause = e.cause as PlatformaticErrorShape | undefined;
+  const message = e.message ?? String(err);
+  return cause?.code === undefined ? { code: e.code ?? e.name ?? 'Error', message } : { code: cause.code, message: `${message} ${cause.message ?? ''}`.trim() };
 }
 
 const asBuffer = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v);
@@ -173,18 +204,26 @@ class PlatformaticAdmin implements KafkaAdmin {
     return new Map((described?.configs ?? []).map((c) => [c.name, c.value ?? '']));
   }
 
+  async topicExists(topic: string): Promise<boolean> {
+    return (await this.admin.listTopics()).includes(topic);
+  }
+
   async checkTopic(topic: string): Promise<void> {
     const metadata = await this.admin.metadata({ topics: [topic], forceUpdate: true });
     const t = metadata.topics.get(topic);
     if (t === undefined || t.partitions.some((p) => p.leader < 0)) throw new Error(`Topic ${topic} has no leader for every partition.`);
   }
 
-  async endOffsets(topic: string): Promise<Array<{ partition: number; offset: number }>> {
+  async partitionOffsets(topic: string): Promise<PartitionOffsets[]> {
     const count = await this.partitions(topic);
-    const [listed] = await this.admin.listOffsets({
-      topics: [{ name: topic, partitions: Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex, timestamp: LATEST })) }],
-    });
-    return (listed?.partitions ?? []).map((p) => ({ partition: p.partitionIndex, offset: Number(p.offset) }));
+    const list = async (timestamp: bigint): Promise<Map<number, number>> => {
+      const [listed] = await this.admin.listOffsets({
+        topics: [{ name: topic, partitions: Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex, timestamp })) }],
+      });
+      return new Map((listed?.partitions ?? []).map((p) => [p.partitionIndex, Number(p.offset)]));
+    };
+    const [low, high] = await Promise.all([list(EARLIEST), list(LATEST)]);
+    return [...high].map(([partition, end]) => ({ partition, low: low.get(partition) ?? 0, high: end }));
   }
 
   async committedOffsets(groupId: string, topic: string): Promise<Map<number, number>> {
@@ -199,8 +238,9 @@ class PlatformaticAdmin implements KafkaAdmin {
     return this.admin.deleteGroups({ groups: [...groupIds] });
   }
 
-  async clusterId(): Promise<string> {
-    return (await this.admin.metadata({ topics: [] })).id;
+  async cluster(): Promise<{ id: string; brokers: number }> {
+    const metadata = await this.admin.metadata({ topics: [] });
+    return { id: metadata.id, brokers: metadata.brokers.size };
   }
 
   async describeGroups(groupIds: readonly string[]): Promise<void> {

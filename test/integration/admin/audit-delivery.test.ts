@@ -133,18 +133,20 @@ describe('audit events through the pipeline', () => {
     await call(t, 'DELETE', `/ip_policies/${policy.id}`, undefined, 204);
     expect3('ip_policy', 'deleted', policyU);
 
+    // A destination's status is the workers' report, not config: its audit events carry the rest of the answer.
+    const config = ({ status: _status, ...rest }: Record<string, Json>): Record<string, Json> => rest;
     const d2 = await call(t, 'POST', '/event_destinations', { target: { http: { url: 'https://hooks.audit.test/in', secret: HTTP_SECRET } } }, 201);
-    expect3('event_destination', 'created', d2);
+    expect3('event_destination', 'created', config(d2));
     const d2u = await call(
       t,
       'PATCH',
       `/event_destinations/${d2.id}`,
-      { target: { data_stream: { auth: { creds: { cloud_access_key_id: 'AKIAAUDITTESTKEY0001', cloud_secret_access_key: CLOUD_SECRET } }, stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/audit' } } },
+      { target: { data_stream: { auth: { creds: { cloud_access_key_id: 'AKIAAUDITTESTKEY0001', cloud_secret_access_key: CLOUD_SECRET } }, stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/audit' } }, verify: false },
       200,
     );
-    expect3('event_destination', 'updated', d2u);
+    expect3('event_destination', 'updated', config(d2u));
     await call(t, 'DELETE', `/event_destinations/${d2.id}`, undefined, 204);
-    expect3('event_destination', 'deleted', d2u);
+    expect3('event_destination', 'deleted', config(d2u));
 
     const s2 = await call(t, 'POST', '/event_subscriptions', { sources: [{ type: 'tcp_connection_closed.v0', fields: ['conn.client_ip'] }], destination_ids: [dest.id] }, 201);
     expect3('event_subscription', 'created', s2);

@@ -9,8 +9,9 @@ import { createWriter } from '../../../src/delivery/writer-registry.js';
 import { AwsFaultProxy, type FaultScript } from '../../support/aws-fault-proxy.js';
 import { RecordingDeadLetters, SpyWriter, testItems } from '../delivery/writer-contract.js';
 import { createResource, motoEndpoint, readAtLeast, targetFor, type CloudResourceKind } from './cloud-fixtures.js';
+import { writerDeps } from '../../support/writer-deps.js';
 
-const deps = { kafkaClient: () => { throw new Error('unused'); }, fileRoot: '.', cloud: { timeoutMs: 5_000 } };
+const deps = writerDeps({ cloud: { timeoutMs: 5_000 } });
 
 let proxy: AwsFaultProxy | undefined;
 afterEach(async () => {

@@ -5,6 +5,7 @@ import { createWriter } from '../../../src/delivery/writer-registry.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
 import { describeWriterContract } from '../delivery/writer-contract.js';
 import { createResource, motoEndpoint, readAtLeast, targetFor, type CloudResourceKind } from './cloud-fixtures.js';
+import { writerDeps } from '../../support/writer-deps.js';
 
 const proxies: AwsFaultProxy[] = [];
 afterAll(async () => {
@@ -19,7 +20,7 @@ for (const kind of ['delivery_stream', 'data_stream', 'log_service'] as const sa
     proxies.push(proxy);
     return {
       createWriter: async () =>
-        createWriter(targetFor(resource, { endpoint: proxy.endpoint }), { kafkaClient: () => { throw new Error('unused'); }, fileRoot: '.', cloud: { timeoutMs: 5_000 } }),
+        createWriter(targetFor(resource, { endpoint: proxy.endpoint }), writerDeps({ cloud: { timeoutMs: 5_000 } })),
       readBack: async (atLeast) => (await readAtLeast(resource, atLeast)).map((r) => r.envelope),
       disrupt: () => proxy.stop(),
       restore: () => proxy.start(),

@@ -15,9 +15,10 @@ import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
 import { MOTO_ACCOUNT, arnOf, motoClientConfig } from '../../support/moto.js';
 import { RecordingDeadLetters, SpyWriter, testItems } from '../delivery/writer-contract.js';
 import { createDataStream, createDeliveryStream, createLogGroup, motoEndpoint, readAtLeast, targetFor } from './cloud-fixtures.js';
+import { writerDeps } from '../../support/writer-deps.js';
 
 function deps(cloud: WriterDeps['cloud'] = {}): WriterDeps {
-  return { kafkaClient: () => { throw new Error('unused'); }, fileRoot: '.', cloud: { timeoutMs: 5_000, ...cloud } };
+  return writerDeps({ cloud: { timeoutMs: 5_000, ...cloud } });
 }
 
 let proxy: AwsFaultProxy | undefined;

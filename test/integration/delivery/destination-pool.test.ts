@@ -13,6 +13,7 @@ import { makeEnvelope } from '../../../src/events/envelope.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { RecordingDeadLetterSink } from '../../unit/delivery/fakes.js';
 import { HttpReceiver } from './http-receiver.js';
+import { writerDeps } from '../../support/writer-deps.js';
 
 /** Just the two calls the pool makes, driven by the test. */
 class ScriptedConfigLog {
@@ -64,7 +65,7 @@ function setup() {
   const deadLetter = new RecordingDeadLetterSink();
   const settled: Array<{ id: string; settlement: Settlement }> = [];
   pool = new DestinationPool({
-    deps: { kafkaClient: () => { throw new Error('no kafka in this test'); }, fileRoot: '.' },
+    deps: writerDeps(),
     budget: new InFlightBudget(),
     deadLetter,
     secrets: new SecretBox(randomBytes(32)),

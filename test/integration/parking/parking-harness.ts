@@ -15,6 +15,7 @@ import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
 import { testClient, uniqueName } from '../../support/kafka.js';
 import { RecordingDeadLetters } from '../delivery/writer-contract.js';
 import { motoEndpoint } from '../cloud/cloud-fixtures.js';
+import { writerDeps } from '../../support/writer-deps.js';
 
 /** Just the calls the pool makes, driven by the test. */
 export class ScriptedConfigLog {
@@ -94,7 +95,7 @@ export async function parkingHarness(opts: ParkingHarnessOptions = {}): Promise<
     retireAfterMs: 1_000,
   });
   const pool: DestinationPool = new DestinationPool({
-    deps: { kafkaClient: () => kafka, fileRoot: '.', cloud: { timeoutMs: 2_000 } },
+    deps: writerDeps({ kafkaClient: () => kafka, cloud: { timeoutMs: 2_000 } }),
     budget: new InFlightBudget(),
     deadLetter,
     secrets,

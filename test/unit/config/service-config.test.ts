@@ -93,3 +93,20 @@ describe('SUBSCRIPTION_CLOCK_SKEW_MS', () => {
     expect(problemsOf({ SUBSCRIPTION_CLOCK_SKEW_MS: '-1' })).toEqual(['SUBSCRIPTION_CLOCK_SKEW_MS must be an integer from 0 to 3600000, got "-1"']);
   });
 });
+
+describe('settings of destination topics and status', () => {
+  it("should leave a created kafka destination topic's partitions and replication to the broker unless set, and refuse values out of range", () => {
+    expect(loadServiceConfig({}).kafkaDestinationTopics).toEqual({ partitions: undefined, replicationFactor: undefined });
+    expect(loadServiceConfig({ KAFKA_DESTINATION_PARTITIONS: '6', KAFKA_DESTINATION_REPLICATION_FACTOR: '3' }).kafkaDestinationTopics).toEqual({ partitions: 6, replicationFactor: 3 });
+    expect(problemsOf({ KAFKA_DESTINATION_PARTITIONS: '0', KAFKA_DESTINATION_REPLICATION_FACTOR: '17' })).toEqual([
+      'KAFKA_DESTINATION_PARTITIONS must be an integer from 1 to 1000, got "0"',
+      'KAFKA_DESTINATION_REPLICATION_FACTOR must be an integer from 1 to 16, got "17"',
+    ]);
+  });
+
+  it('should publish destination status on edge.status every 15 s unless told otherwise', () => {
+    expect(loadServiceConfig({}).topics.status).toBe('edge.status');
+    expect(loadServiceConfig({}).statusReportIntervalMs).toBe(15_000);
+    expect(problemsOf({ STATUS_REPORT_INTERVAL_MS: '500' })).toEqual(['STATUS_REPORT_INTERVAL_MS must be an integer from 1000 to 600000, got "500"']);
+  });
+});

@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { buildWriter, MisconfiguredWriter } from '../../../src/delivery/build-writer.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { item } from './fakes.js';
+import { writerDeps } from '../../support/writer-deps.js';
 
-const deps = { kafkaClient: () => { throw new Error('no kafka in this test'); }, fileRoot: '.' };
+const deps = writerDeps();
 
 describe('buildWriter', () => {
   it('should build the real writer when the secrets open and the config is valid', () => {
@@ -29,7 +30,12 @@ describe('buildWriter', () => {
 
   it("should give a destination whose config the writer rejects a writer that fails with the writer's reason", async () => {
     const built = buildWriter({ kafka: { topic: 'not a topic name' } }, new SecretBox(randomBytes(32)), deps);
-    expect(built.problem).toMatchObject({ code: 'DESTINATION_MISCONFIGURED', message: expect.stringContaining('target.kafka.topic must be') });
+    expect(built.problem).toMatchObject({ code: 'DESTINATION_MISCONFIGURED', message: expect.stringContaining('target.kafka.topic is not a valid Kafka topic name') });
     await expect(built.writer.write([item()])).rejects.toMatchObject({ code: 'DESTINATION_MISCONFIGURED' });
+  });
+
+  it("should refuse to build a writer to one of the service's own topics, stored before the rule existed", () => {
+    const built = buildWriter({ kafka: { topic: 'edge.audit' } }, new SecretBox(randomBytes(32)), deps);
+    expect(built.problem).toMatchObject({ code: 'DESTINATION_MISCONFIGURED', message: expect.stringContaining('which is refused: it is the audit topic of this service') });
   });
 });

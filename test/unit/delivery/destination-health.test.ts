@@ -56,4 +56,30 @@ describe('destination health', () => {
     health.failed(new DeliveryError('DESTINATION_UNHEALTHY', 'parked since ... after DESTINATION_UNHEALTHY', { cause: failedFast }));
     expect(health.status.lastError).toMatchObject({ code: 'DESTINATION_MISCONFIGURED', message: misconfigured.message });
   });
+
+  it('should record when the last attempt ended, and start afresh when the target changes, keeping the last error and delivery', () => {
+    const { health, clock } = setup();
+    health.delivered(3);
+    const deliveredAt = clock.t;
+    clock.t += 500;
+    health.failed(refused);
+    expect(health.status).toMatchObject({ state: 'failing', lastAttemptAt: clock.t, lastDeliveredAt: deliveredAt });
+    health.reconfigured();
+    expect(health.status).toMatchObject({ state: 'unknown', lastAttemptAt: undefined, lastDeliveredAt: deliveredAt, lastError: { code: 'DESTINATION_UNREACHABLE' } });
+  });
+
+  it("should never record the destination's own secret in its last error, nor log it", () => {
+    const { health, lines } = setup();
+    health.useSecrets(['a-signing-secret-of-32-characters']);
+    health.failed(new DeliveryError('DESTINATION_REJECTED', 'HTTP 400: bad signature for key a-signing-secret-of-32-characters'));
+    expect(health.status.lastError?.message).toBe('HTTP 400: bad signature for key [redacted]');
+    expect(JSON.stringify(lines)).not.toContain('a-signing-secret-of-32-characters');
+  });
+
+  it('should show a destination that failed its check at start as failing, with the reason', () => {
+    const { health, messages } = setup();
+    health.checkFailed(new DeliveryError('DESTINATION_NOT_FOUND', 'The check of target.data_stream.stream_arn failed: ResourceNotFoundException: no stream'));
+    expect(health.status).toMatchObject({ state: 'failing', lastError: { code: 'DESTINATION_NOT_FOUND' } });
+    expect(messages()).toEqual(['The destination failed its check at start; its events will be retried and parked until it is fixed.']);
+  });
 });

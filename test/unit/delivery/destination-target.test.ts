@@ -10,8 +10,10 @@ import { openSecrets } from '../../../src/delivery/build-writer.js';
 import { acceptTarget, targetSchema, targetView } from '../../../src/delivery/destination-target.js';
 import { DESTINATION_KINDS } from '../../../src/delivery/destinations/kinds.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
+import { DEFAULT_EGRESS } from '../../support/writer-deps.js';
 
 const box = new SecretBox(randomBytes(32));
+const VIEW = { fileRoot: '/srv/files' };
 const seal = (s: string): string => box.seal(s);
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 const HTTP_SECRET = 'a-signing-secret-of-32-characters';
@@ -22,13 +24,13 @@ const KINESIS = 'arn:aws:kinesis:eu-west-2:123456789012:stream/edge';
 const LOGS = 'arn:aws:logs:us-east-1:123456789012:log-group:/edge/events';
 
 function ok(raw: unknown, previous?: StoredTarget): StoredTarget {
-  const r = acceptTarget(raw, { seal, previous });
+  const r = acceptTarget(raw, { seal, previous, egress: DEFAULT_EGRESS });
   if (!r.ok) throw new Error(`expected ok, got ${r.problem.code}: ${r.problem.message}`);
   return r.target;
 }
 
 function error(raw: unknown, previous?: StoredTarget): { code: string; field: unknown; message: string } {
-  const r = acceptTarget(raw, { seal, previous });
+  const r = acceptTarget(raw, { seal, previous, egress: DEFAULT_EGRESS });
   if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.target)}`);
   return { code: r.problem.code, field: r.problem.details.field, message: r.problem.message };
 }
@@ -67,8 +69,10 @@ describe('event destination target', () => {
   });
 
   it("should answer a kind's first problem with its API code", () => {
-    expect(error({ kafka: { topic: 'bad topic' } })).toMatchObject({ code: 'invalid_body', field: 'target.kafka.topic' });
-    expect(error({ kafka: { topic: 'a', partitions: 3 } })).toMatchObject({ code: 'unknown_field', field: 'target.kafka.partitions' });
+    expect(error({ kafka: { topic: 'bad topic' } })).toMatchObject({ code: 'invalid_topic_name', field: 'target.kafka.topic' });
+    expect(error({ kafka: { topic: 'edge.config' } })).toMatchObject({ code: 'internal_topic', field: 'target.kafka.topic' });
+    expect(error({ kafka: { topic: 'a', partitions: 0 } })).toMatchObject({ code: 'invalid_body', field: 'target.kafka.partitions' });
+    expect(error({ kafka: { topic: 'a', replicas: 3 } })).toMatchObject({ code: 'unknown_field', field: 'target.kafka.replicas' });
     expect(error({ file: { path: '../outside' } })).toMatchObject({ code: 'invalid_file_path', field: 'target.file.path' });
     expect(error({ data_stream: { auth: {}, stream_arn: 'x' } })).toMatchObject({ code: 'invalid_arn', field: 'target.data_stream.stream_arn' });
     expect(error({ data_stream: { auth: {}, stream_arn: KINESIS } })).toMatchObject({ code: 'invalid_target_auth', field: 'target.data_stream.auth' });
@@ -116,17 +120,17 @@ describe('event destination target', () => {
 
   it('should answer every secret as null in the view, whatever is stored', () => {
     const http = ok({ http: { url: 'https://a.example/hook', secret: HTTP_SECRET } });
-    expect(targetView(http)).toEqual({ http: { url: 'https://a.example/hook', secret: null, timeout_ms: null } });
+    expect(targetView(http, VIEW)).toEqual({ http: { url: 'https://a.example/hook', secret: null, timeout_ms: null } });
     const cloud = ok({ delivery_stream: { auth: { creds: { cloud_access_key_id: KEY_ID, cloud_secret_access_key: SECRET } }, delivery_stream_arn: FIREHOSE } });
-    expect(targetView(cloud)).toEqual({
+    expect(targetView(cloud, VIEW)).toEqual({
       delivery_stream: { auth: { creds: { cloud_access_key_id: KEY_ID, cloud_secret_access_key: null } }, delivery_stream_arn: FIREHOSE, endpoint: null },
     });
-    const ctx = { uri: (p: string) => `https://api.example${p}` } as unknown as AdminContext;
+    const ctx = { uri: (p: string) => `https://api.example${p}`, config: { fileDestinationRoot: '/srv/files' } } as unknown as AdminContext;
     const view = destinationView(ctx, { id: 'ed_1', created_at: '2026-01-01T00:00:00.000Z', description: 'd', metadata: 'm', format: 'json', target: cloud });
     expect(view).toMatchObject({ id: 'ed_1', uri: 'https://api.example/event_destinations/ed_1', format: 'json' });
     expect(JSON.stringify(view)).not.toContain('_enc');
-    expect(targetView({ kafka: { topic: 't' } })).toEqual({ kafka: { topic: 't', brokers: null, key: null } });
-    expect(targetView({ carrier_pigeon: { loft: 'x' } })).toEqual({});
+    expect(targetView({ kafka: { topic: 't' } }, VIEW)).toEqual({ kafka: { topic: 't', brokers: null, key: null, partitions: null, replication_factor: null } });
+    expect(targetView({ carrier_pigeon: { loft: 'x' } }, VIEW)).toEqual({});
   });
 
   it('should state in every schema of target that it sets exactly one kind, the others null in a request', () => {

@@ -2,11 +2,9 @@ import type { KafkaClient } from '../../../src/kafka/seam.js';
 import { describe, expect, it } from 'vitest';
 import { DESTINATION_KINDS, createWriter, validateTarget } from '../../../src/delivery/writer-registry.js';
 import type { WriterDeps } from '../../../src/delivery/destination-kind.js';
+import { writerDeps } from '../../support/writer-deps.js';
 
-const deps: WriterDeps = {
-  kafkaClient: () => ({ idempotentProducer: () => ({}) }) as unknown as KafkaClient,
-  fileRoot: '.',
-};
+const deps: WriterDeps = writerDeps({ kafkaClient: () => ({ idempotentProducer: () => ({}) }) as unknown as KafkaClient });
 
 describe('writer registry', () => {
   it('should know the kafka, http and file kinds and the three cloud kinds', () => {

@@ -1,10 +1,10 @@
 // A cloud destination kind from its spec: the schemas, rules, secret and view every cloud kind shares
 // (auth as a role or an access key pair, the endpoint override), with the kind's own resource and writer.
-import type { DestinationWriter } from '../../contract.js';
 import { isPlainObject } from '../../destination-config.js';
-import type { DestinationKind, JsonSchema, WriterDeps } from '../../destination-kind.js';
+import type { DestinationKind, JsonSchema } from '../../destination-kind.js';
 import { NULL, obj, patterned, secretRequest, secretResponse, str } from '../target-schema.js';
 import { ROLE_ARN } from './arn.js';
+import { verifyCloudTarget, type CheckableCloudKind } from './cloud-check.js';
 import { ACCESS_KEY_ID, MAX_SECRET_KEY_LENGTH, cloudOptions, parseCloudTarget, type CloudKindSpec, type CloudTargetConfig } from './cloud-config.js';
 import type { WriterLimits } from '../../contract.js';
 
@@ -54,9 +54,8 @@ function cloudView(spec: CloudKindSpec, stored: Readonly<Record<string, unknown>
   return { auth: authView, [spec.arnField]: stored[spec.arnField], ...Object.fromEntries(cloudOptions(spec).map((o) => [o.name, stored[o.name] ?? null])) };
 }
 
-export interface CloudKindParts extends CloudKindSpec {
+export interface CloudKindParts extends CheckableCloudKind {
   readonly limits: WriterLimits;
-  createWriter(config: CloudTargetConfig, deps: WriterDeps): DestinationWriter;
 }
 
 export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetConfig> {
@@ -69,6 +68,10 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
         rule: `target.${parts.name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,
         updateOnly: true,
       },
+      {
+        code: 'destination_check_failed',
+        rule: `unless "verify" is false, the ${parts.name} target is described with its own auth (the role assumed first) before it is stored; a failure is answered 422 with the cloud's error code`,
+      },
     ],
     // A new key id needs its own secret; the same key id keeps the stored one when the secret is omitted.
     secrets: [{ path: 'auth.creds.cloud_secret_access_key', required: true, removable: false, keptWhileSame: 'cloud_access_key_id' }],
@@ -76,6 +79,6 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
     parse: (raw, prefix) => parseCloudTarget(parts, raw, prefix),
     view: (stored) => cloudView(parts, stored),
     createWriter: parts.createWriter,
-    // verify: none yet; a Describe call with the destination's own auth is the natural check (the writers' healthcheck).
+    verify: (config, deps) => verifyCloudTarget(parts, config, deps),
   };
 }

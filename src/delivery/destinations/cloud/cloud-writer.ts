@@ -52,6 +52,11 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
 
   /** Resolves the credentials (assuming the role), so a broken auth shows before the first write. */
   async connect(): Promise<void> {
+    await this.resolveCredentials();
+  }
+
+  /** The destination's credentials: a key pair as is, or the role assumed through STS. */
+  async resolveCredentials(): Promise<void> {
     this.ensureOpen();
     await this.call('Resolving credentials', () => this.credentials.provide());
   }
@@ -67,16 +72,26 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
   protected abstract describe(signal: AbortSignal): Promise<void>;
 
   /**
-   * Reads the resource's status. A role allowed to put records but not to describe them gets AccessDenied;
-   * that proves the credentials work, so it passes, and the next write tells the rest.
+   * Reads the resource's status with the destination's own auth; rejects with the classified error. A
+   * role allowed to put records but not to describe them gets AccessDenied; that proves the credentials
+   * work, so it passes, and the next write tells the rest.
    */
-  async healthcheck(): Promise<void> {
+  async describeResource(): Promise<void> {
     try {
       await this.call('Describing the destination', (signal) => this.describe(signal));
     } catch (err) {
       const e = err as DeliveryError;
       const name = (e.cause as { name?: string } | undefined)?.name ?? '';
       if (e.code === 'DESTINATION_AUTH_FAILED' && /^AccessDenied/.test(name)) return;
+      throw e;
+    }
+  }
+
+  async healthcheck(): Promise<void> {
+    try {
+      await this.describeResource();
+    } catch (err) {
+      const e = err as DeliveryError;
       if (e.code === 'WRITER_CLOSED') throw e;
       throw new DeliveryError('DESTINATION_UNHEALTHY', e.message, { cause: err });
     }

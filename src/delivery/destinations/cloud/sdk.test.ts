@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createWriter } from '../../writer-registry.js';
 import { LazyClient } from './sdk.js';
 import type { DeliveryError } from '../../errors.js';
+import { writerDeps } from '../../../../test/support/writer-deps.js';
 
 const loads = vi.hoisted(() => ({ kinesis: 0, handler: 0 }));
 
@@ -24,7 +25,7 @@ const target = {
     endpoint: 'http://127.0.0.1:1',
   },
 };
-const deps = { kafkaClient: () => { throw new Error('no kafka here'); }, fileRoot: '.', cloud: { timeoutMs: 1_000 } };
+const deps = writerDeps({ cloud: { timeoutMs: 1_000 } });
 
 describe('the AWS SDK', () => {
   it('should stay unloaded until a cloud writer makes its first call, then load once', async () => {

@@ -1,6 +1,6 @@
 // Config of the file destination: a path relative to the service's file root, its JSON schema and its rules.
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
-import { obj, str, withError } from '../target-schema.js';
+import { nullable, obj, str, withError } from '../target-schema.js';
 import { relativePathProblem } from './safe-path.js';
 
 export interface FileTargetConfig {
@@ -16,19 +16,22 @@ export interface FileTargetConfig {
 const FILE_PATH = '^(?:[^/\\\\\\x00]|[^/\\\\\\x00A-Za-z][^\\x00]*[^/\\x00]|[A-Za-z](?:[^:/\\x00]|[^:\\x00][^\\x00]*[^/\\x00]))$';
 
 const about = "Path of the file, relative to the service's file destination root; it cannot leave the root.";
+const resolvedPath =
+  "Read-only: where the workers write the file, the path under the service's file destination root (FILE_DESTINATION_ROOT) made absolute, as this API process resolves it. Rotated files add .1, .2, ... A request may send it back; it is ignored.";
 
-/** The same in requests and responses: the path is the only field, and it is not secret. */
+/** A request sets the path; a response also says where the file is (read-only). Nothing is secret. */
 export const FILE_TARGET_SCHEMA = {
   request: obj(
     {
       path: withError(str(`${about} Names are at most 255 bytes, the file's own 250 (rotation adds .<n>).`, { maxLength: 4096, pattern: FILE_PATH, examples: ['events/edge.ndjson'] }), 'invalid_file_path', {
         reason: 'must be a relative path to a file, without NUL characters',
       }),
+      resolved_path: nullable(str(resolvedPath, { readOnly: true })),
     },
     ['path'],
     'A newline-delimited JSON file.',
   ),
-  response: obj({ path: str(about) }, ['path'], 'A newline-delimited JSON file.'),
+  response: obj({ path: str(about), resolved_path: str(resolvedPath, { readOnly: true }) }, ['path', 'resolved_path'], 'A newline-delimited JSON file.'),
 };
 
 export const FILE_PATH_RULE = {

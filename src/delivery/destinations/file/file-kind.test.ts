@@ -1,5 +1,7 @@
-import { describe } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeKindContract } from '../../../../test/support/destination-kind-contract.js';
+import { DEFAULT_EGRESS } from '../../../../test/support/writer-deps.js';
+import { acceptTarget } from '../../destination-target.js';
 import { fileKind } from './file-kind.js';
 
 describe('file kind', () => {
@@ -16,5 +18,11 @@ describe('file kind', () => {
       { object: { path: `${'d'.repeat(256)}/events.ndjson` }, code: 'invalid_file_path', field: 'path' },
       { object: { path: `tenant/${'é'.repeat(126)}` }, code: 'invalid_file_path', field: 'path' },
     ],
+  });
+
+  it('should say where the file is written, resolved under the file root, and take that back from a request unread', () => {
+    expect(fileKind.view({ path: 'tenant/events.ndjson' }, { fileRoot: '/srv/edge/files' })).toEqual({ path: 'tenant/events.ndjson', resolved_path: '/srv/edge/files/tenant/events.ndjson' });
+    const sentBack = acceptTarget({ file: { path: 'tenant/events.ndjson', resolved_path: '/elsewhere/x' } }, { seal: (s) => s, egress: DEFAULT_EGRESS });
+    expect(sentBack).toEqual({ ok: true, target: { file: { path: 'tenant/events.ndjson' } } });
   });
 });

@@ -1,4 +1,5 @@
 // The file destination kind: NDJSON appended to a file under the service's file root (README.md here).
+import { resolve } from 'node:path';
 import type { DestinationKind } from '../../destination-kind.js';
 import { FILE_PATH_RULE, FILE_TARGET_SCHEMA, parseFileTarget, type FileTargetConfig } from './config.js';
 import { FILE_LIMITS, FileWriter } from './file-writer.js';
@@ -8,9 +9,12 @@ export const fileKind: DestinationKind<FileTargetConfig> = {
   schema: FILE_TARGET_SCHEMA,
   rules: [FILE_PATH_RULE],
   secrets: [],
+  readOnly: ['resolved_path'],
   limits: FILE_LIMITS,
   parse: parseFileTarget,
-  view: (stored) => ({ path: stored.path }),
+  // Where the file is written, as the service resolves it: the path under its file root, made absolute.
+  view: (stored, deps) => ({ path: stored.path, resolved_path: resolve(deps.fileRoot, String(stored.path)) }),
   createWriter: (config, deps) => new FileWriter(config, { root: deps.fileRoot }),
-  // verify: none yet; a path that parse() accepts can always be created under the root.
+  // No check: the root exists (the service creates it at start), and a path parse() accepts can be
+  // created under it. The root belongs to the workers' machines, which the API may not share.
 };

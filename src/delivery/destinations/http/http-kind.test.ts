@@ -15,6 +15,6 @@ describe('http kind', () => {
   });
 
   it('should answer the secret as null and the default timeout as null', () => {
-    expect(httpKind.view({ url: 'https://a.example', secret_enc: 'v1.x' })).toEqual({ url: 'https://a.example', secret: null, timeout_ms: null });
+    expect(httpKind.view({ url: 'https://a.example', secret_enc: 'v1.x' }, { fileRoot: '.' })).toEqual({ url: 'https://a.example', secret: null, timeout_ms: null });
   });
 });

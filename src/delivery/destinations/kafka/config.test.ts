@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseKafkaTarget } from './config.js';
+import { DEFAULT_EGRESS } from '../../../../test/support/writer-deps.js';
+import { parseKafkaTarget, topicNameProblem } from './config.js';
 
 describe('kafka target config', () => {
-  it('should accept a topic alone, or with other brokers and a key path', () => {
+  it('should accept a topic alone, or with other brokers, a key path and creation settings', () => {
     expect(parseKafkaTarget({ topic: 'customer.events' }, 't')).toEqual({ ok: true, config: { topic: 'customer.events' } });
-    expect(parseKafkaTarget({ topic: 'a', brokers: ['k1:9092', 'k2:9093'], key: 'object.conn.client_ip' }, 't')).toEqual({
+    expect(parseKafkaTarget({ topic: 'a', brokers: ['k1:9092', 'k2:9093'], key: 'object.conn.client_ip', partitions: 6, replication_factor: 3 }, 't')).toEqual({
       ok: true,
-      config: { topic: 'a', brokers: ['k1:9092', 'k2:9093'], key: 'object.conn.client_ip' },
+      config: { topic: 'a', brokers: ['k1:9092', 'k2:9093'], key: 'object.conn.client_ip', partitions: 6, replication_factor: 3 },
     });
   });
 
@@ -18,5 +19,19 @@ describe('kafka target config', () => {
     expect(parseKafkaTarget({ topic: '..' }, 't').ok).toBe(false);
     expect(parseKafkaTarget({ topic: 'x'.repeat(250) }, 't').ok).toBe(false);
     expect(parseKafkaTarget({}, 't').ok).toBe(false);
+  });
+
+  it("should name the rule of Kafka's a topic name breaks", () => {
+    expect(topicNameProblem('.')).toBe('it cannot be "." or ".."');
+    expect(topicNameProblem('x'.repeat(250))).toBe('it is 250 characters long; the limit is 249');
+    expect(topicNameProblem('orders/eu')).toBe('it contains "/"; only ASCII letters, digits, ".", "_" and "-" are allowed');
+    expect(topicNameProblem('événements')).toMatch(/^it contains "é"/);
+    expect(topicNameProblem('a.B_c-9')).toBeUndefined();
+  });
+
+  it("should refuse the service's own topics only when it is given the rules", () => {
+    expect(parseKafkaTarget({ topic: 'edge.dlq' }, 't').ok).toBe(true);
+    const refused = parseKafkaTarget({ topic: 'edge.dlq' }, 'target.kafka', DEFAULT_EGRESS);
+    expect(refused.ok ? [] : refused.problems.map((p) => [p.code, p.details.reason])).toEqual([['internal_topic', 'it is the dead-letter topic of this service']]);
   });
 });

@@ -1,11 +1,13 @@
 // The seam's group consumer over @platformatic/kafka: its message stream cut into per-partition batches,
-// at most a few partitions at a time and one batch per partition, with commits by hand only. The client
-// heartbeats on its own timer and rejoins the group by itself when a rebalance begins, without waiting
+// at most a few partitions at a time and one batch per partition, with commits by hand only (never the
+// client's autocommit, which commits a batch when it is parsed), gathered on a timer (commit-timer.ts).
+// The client heartbeats on its own timer and rejoins the group by itself when a rebalance begins, without waiting
 // for the batches in flight (there is no blocking revoke hook); those batches turn stale, and the caller's
 // drain deadline and ownership check decide what they still commit (ARCHITECTURE.md "Delivery and commits").
 import { Consumer, stringDeserializer, type ConsumerGroupJoinPayload, type Message, type MessagesStream } from '@platformatic/kafka';
 import { createLogger } from '../../telemetry/logger.js';
 import type { BatchHandler, GroupConsumer, GroupConsumerOptions, GroupListener, HeaderValue, IncomingMessage, KafkaClientOptions } from '../seam.js';
+import { CommitTimer } from './commit-timer.js';
 import { baseOptions } from './platformatic-adapter.js';
 
 type PlatformaticMessage = Message<Buffer, Buffer, string, Buffer>;
@@ -54,6 +56,12 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
   private stopped: Promise<void> | undefined;
   /** When the member started or noticed a rebalance: a join's duration is measured from there. */
   private joinStartedAt: number | undefined;
+  // The client commits under its current generation. A commit refused because the group moved on makes it
+  // rejoin and commit again under the new one: harmless, since the offset only covers settled records, and
+  // the caller has checked that the partition is still its own.
+  private readonly commits = new CommitTimer(async (offsets) => {
+    await this.consumer.commit({ offsets: offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: BigInt(o.offset), leaderEpoch: -1 })) });
+  });
 
   constructor(
     client: KafkaClientOptions,
@@ -92,11 +100,8 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
     await this.open();
   }
 
-  async commit(topic: string, partition: number, offset: number): Promise<void> {
-    // The client commits under its current generation. A commit refused because the group moved on
-    // makes it rejoin and commit again under the new one: harmless, since the offset only covers settled
-    // records, and the caller has checked that the partition is still its own.
-    await this.consumer.commit({ offsets: [{ topic, partition, offset: BigInt(offset), leaderEpoch: -1 }] });
+  commit(topic: string, partition: number, offset: number): Promise<void> {
+    return this.commits.commit(topic, partition, offset);
   }
 
   stop(): Promise<void> {
@@ -104,6 +109,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
       this.stopping = true;
       this.queues.clear();
       await Promise.allSettled([...this.running]);
+      await this.commits.flush();
       this.retire();
       await this.closeRetiring();
       // Leaves the group, so its partitions move at once.

@@ -58,6 +58,7 @@ export class Parking {
   private readonly log: Logger;
   private readonly meter: BacklogMeter;
   private measuring: Promise<void> | undefined;
+  private scanning: Promise<void> | undefined;
   private timers: NodeJS.Timeout[] = [];
   private stopped = false;
 
@@ -163,14 +164,21 @@ export class Parking {
     return this.measuring;
   }
 
-  private async scan(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      await withAdmin(this.opts.kafka, (admin) => this.scanWith(admin));
-    } catch (err) {
-      this.log.warn({ err }, 'Listing retry topics failed; the next scan tries again.');
-    }
-    this.updateGauge();
+  /**
+   * One scan at a time: a scan that listed a retry topic before another retired it would start a
+   * re-driver for it again, whose group join brings the deleted re-drive group back.
+   */
+  private scan(): Promise<void> {
+    this.scanning ??= (async () => {
+      if (this.stopped) return;
+      try {
+        await withAdmin(this.opts.kafka, (admin) => this.scanWith(admin));
+      } catch (err) {
+        this.log.warn({ err }, 'Listing retry topics failed; the next scan tries again.');
+      }
+      this.updateGauge();
+    })().finally(() => (this.scanning = undefined));
+    return this.scanning;
   }
 
   private async scanWith(admin: KafkaAdmin): Promise<void> {

@@ -1,7 +1,7 @@
 // The Kafka client seam: the few calls the service makes to Kafka, one adapter per client library behind
 // them (kafkajs/, platformatic/), chosen by KAFKA_CLIENT (ARCHITECTURE.md "Kafka client"). Nothing outside
-// src/kafka/ imports a client library; the tests and the benchmarks' own tools may (a test's producer
-// need not be the service's client).
+// src/kafka/ imports a client library but the load tools: the traffic generator (src/traffic/), the tests'
+// and the benchmarks' own clients (a test's producer need not be the service's client).
 
 export const KAFKA_CLIENT_NAMES = ['platformatic', 'kafkajs'] as const;
 export type KafkaClientName = (typeof KAFKA_CLIENT_NAMES)[number];

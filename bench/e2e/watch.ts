@@ -22,6 +22,9 @@ export async function committed(admin: Admin, group: string, topics: readonly st
   return sum;
 }
 
+/** What a broker answers about a topic created a moment ago, before its metadata and leaders settle. */
+const TRANSIENT = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION', 'NOT_LEADER_OR_FOLLOWER']);
+
 /**
  * Runs `fn` again while the broker answers that it does not know a topic or its leader yet: just after
  * a topic is created, its metadata reaches the broker's cache a moment later.
@@ -32,7 +35,7 @@ export async function whenTopicsKnown<T>(fn: () => Promise<T>, attempts = 30): P
       return await fn();
     } catch (err) {
       const type = (err as { type?: string }).type;
-      const transient = type === 'UNKNOWN_TOPIC_OR_PARTITION' || type === 'LEADER_NOT_AVAILABLE' || /does not host this topic-partition/.test(String(err));
+      const transient = TRANSIENT.has(type ?? '') || /does not host this topic-partition/.test(String(err));
       if (!transient || i >= attempts) throw err;
       await new Promise((r) => setTimeout(r, 500));
     }

@@ -48,7 +48,9 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
   private handler: BatchHandler | undefined;
   /** Completed joins; a batch is stale once another join happened after it was cut. */
   private generation = 0;
+  /** Per partition, in the order batches are started in (the least recently started first). */
   private readonly queues = new Map<string, PartitionQueue>();
+  private scheduling = false;
   private readonly running = new Set<Promise<void>>();
   private buffered = 0;
   private paused = false;
@@ -226,17 +228,29 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
       this.paused = true;
       this.stream?.pause();
     }
-    this.schedule();
+    // Let the records of the same fetch gather before a batch is cut: the stream hands them over one by one.
+    if (!this.scheduling) {
+      this.scheduling = true;
+      setImmediate(() => {
+        this.scheduling = false;
+        this.schedule();
+      });
+    }
   }
 
-  /** Starts batches for partitions with records and no batch running, up to the concurrency. */
+  /**
+   * Starts batches for partitions with records and no batch running, up to the concurrency, longest
+   * waiting first: a partition whose batch starts goes to the back of the queue order, so the others
+   * are not starved while more partitions have records than may run at once.
+   */
   private schedule(): void {
     const limit = this.options.partitionsConcurrently ?? 1;
     if (this.stopping || this.handler === undefined) return;
-    for (const q of this.queues.values()) {
+    for (const [key, q] of [...this.queues]) {
       if (this.running.size >= limit) return;
       if (q.busy || q.messages.length === 0) continue;
-      // Let the records of the same fetch gather before the batch is cut.
+      this.queues.delete(key);
+      this.queues.set(key, q);
       this.runBatch(q);
     }
   }

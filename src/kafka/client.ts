@@ -9,7 +9,7 @@ import { KAFKA_CLIENT_NAMES, type KafkaAdmin, type KafkaClient, type KafkaClient
 export { parseBrokers } from './brokers.js';
 export type { TopicSpec } from './seam.js';
 
-/** The client the service uses when KAFKA_CLIENT is unset (chosen by measurement: bench/results/kafka-client.md). */
+/** The client the service uses when KAFKA_CLIENT is unset (chosen by measurement: bench/results/kafka-client-choice.md). */
 export const DEFAULT_KAFKA_CLIENT: KafkaClientName = 'platformatic';
 
 export function isKafkaClientName(name: string): name is KafkaClientName {

@@ -29,7 +29,7 @@ const EARLIEST = -2n;
 /**
  * Retries back off from 100 ms, doubling to 5 s: with the default ten, a request gives up after about
  * half a minute, which covers a broker restart or a coordinator move. The client's own default (three
- * retries, 250 ms apart) gave up on a broker slowed by a busy machine (bench/results/kafka-client.md).
+ * retries, 250 ms apart) gave up on a broker slowed by a busy machine.
  */
 export const retryDelay = (_client: unknown, _operation: string, attempt: number): number => Math.min(5_000, 100 * 2 ** (attempt - 1));
 

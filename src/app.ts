@@ -6,7 +6,6 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Kafka } from 'kafkajs';
 import { registerHealthRoutes } from './admin/health-routes.js';
 import { ADMIN_FASTIFY_OPTIONS, createAdminApi } from './admin/server.js';
 import { decodeKey, type ServiceConfig } from './config/service-config.js';
@@ -29,7 +28,8 @@ import type { TrafficEventType } from './events/catalog.js';
 import type { HostResolver } from './net/guarded-lookup.js';
 import { IngestWorker } from './ingest/ingest-worker.js';
 import { RecordRouter } from './ingest/record-router.js';
-import { createKafkaClient, ensureTopics, parseBrokers } from './kafka/client.js';
+import { createClient, ensureTopics, parseBrokers } from './kafka/client.js';
+import { withAdmin, type KafkaClient } from './kafka/seam.js';
 import { createAuditDecoder } from './records/audit-decoder.js';
 import { createRecordDecoder } from './records/record-decoder.js';
 import { SecretBox } from './secrets/secret-box.js';
@@ -41,8 +41,8 @@ import { createLogger } from './telemetry/logger.js';
 
 const log = createLogger('app');
 
-/** Retries of the kafka destinations' clients: about ten seconds against a cluster that does not answer. */
-const DESTINATION_CLIENT_RETRY = { retries: 2, initialRetryTime: 200, maxRetryTime: 2_000 };
+/** Retries of the kafka destinations' clients: a few seconds against a cluster that does not answer. */
+const DESTINATION_CLIENT_RETRIES = 2;
 /** Partitions of the raw traffic topics this service creates when they are missing. */
 const TRAFFIC_PARTITIONS = 6;
 /**
@@ -54,7 +54,7 @@ const STATUS_TOPIC_CONFIG = { 'cleanup.policy': 'compact,delete', 'retention.ms'
 export interface App {
   readonly http: FastifyInstance;
   readonly configLog: ConfigLog;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   /** Listens on config.port (0 picks a free port); resolves to the bound address. */
   start(): Promise<string>;
   /** Drains and stops everything; safe to call twice. */
@@ -69,16 +69,17 @@ export interface AppOverrides {
 
 export function buildApp(config: ServiceConfig, brokers: string, overrides: AppOverrides = {}): App {
   const brokerList = parseBrokers(brokers);
-  const kafka = createKafkaClient({ clientId: 'edge-events', brokers: brokerList });
+  const name = config.kafkaClient;
+  const kafka = createClient({ name, clientId: 'edge-events', brokers: brokerList });
   // Kafka destinations get clients of their own, quiet: their failures are logged by the destination's state.
   // They give up on a cluster within seconds, not the service's minute: the runner owns retry and backoff,
   // and a destination's status (and its create-time check) should tell an unreachable cluster at once.
-  const clients = new Map<string, Kafka>();
-  const kafkaFor = (list?: readonly string[]): Kafka => {
+  const clients = new Map<string, KafkaClient>();
+  const kafkaFor = (list?: readonly string[]): KafkaClient => {
     const brokersOf = list === undefined || list.length === 0 ? brokerList : list;
     const key = brokersOf.join(',');
     let c = clients.get(key);
-    if (c === undefined) clients.set(key, (c = createKafkaClient({ clientId: 'edge-events-destination', brokers: brokersOf, quiet: true, retry: DESTINATION_CLIENT_RETRY })));
+    if (c === undefined) clients.set(key, (c = createClient({ name, clientId: 'edge-events-destination', brokers: brokersOf, quiet: true, retries: DESTINATION_CLIENT_RETRIES })));
     return c;
   };
   const { topics } = config;
@@ -220,10 +221,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       // A file destination resolves its path inside the root; a missing root would fail every write.
       await mkdir(config.fileDestinationRoot, { recursive: true });
       const address = await http.listen({ port: config.port, host: config.host });
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        await ensureTopics(admin, [
+      await withAdmin(kafka, (admin) =>
+        ensureTopics(admin, [
           { topic: topics.config, partitions: 1, compacted: true },
           { topic: topics.audit, partitions: 3 },
           // A dead letter carries the whole refused record: the topic takes larger records than the traffic
@@ -233,10 +232,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
           { topic: topics.tapRequests, partitions: 1, config: TAP_TOPIC_CONFIG },
           { topic: topics.tapEvents, partitions: 1, config: TAP_TOPIC_CONFIG },
           ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
-        ]);
-      } finally {
-        await admin.disconnect();
-      }
+        ]),
+      );
       await configLog.start();
       await statusBoard?.start();
       await tapStreams?.start();

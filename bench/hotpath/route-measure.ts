@@ -1,8 +1,8 @@
 // Child-process side of the hot-path benchmark: builds N subscriptions and times one record through the router (or the decoder alone).
-import { Kafka, logLevel } from 'kafkajs';
 import { DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS } from '../../src/config/service-config.js';
 import { copyPayload, payloadSize } from '../../src/delivery/contract.js';
 import type { TrafficEventType } from '../../src/events/catalog.js';
+import { createClient } from '../../src/kafka/client.js';
 import { RecordRouter, type ConsumedMessage } from '../../src/ingest/record-router.js';
 import { createAuditDecoder } from '../../src/records/audit-decoder.js';
 import { createRecordDecoder, type RecordDecoderOptions } from '../../src/records/record-decoder.js';
@@ -101,7 +101,7 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     auditTopic: 'bench.audit',
     clockSkewMs: DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS,
     // The service's wiring: a worker always has a tap hub, here with no tap open (it never connects).
-    taps: new TapHub({ kafka: new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }), requestsTopic: 'bench.tap.requests', eventsTopic: 'bench.tap.events', owners: subscriptions.owners, memberId: () => undefined }),
+    taps: new TapHub({ kafka: createClient({ clientId: 'bench', brokers: '127.0.0.1:1', silent: true }), requestsTopic: 'bench.tap.requests', eventsTopic: 'bench.tap.events', owners: subscriptions.owners, memberId: () => undefined }),
   });
   const records = inputs(args.records, args.httpShare);
   const setupMs = performance.now() - started;

@@ -1,6 +1,7 @@
 // `edge-events produce`: a load tool that sends generated traffic records to the raw topics at a rate, for a bounded count.
 import { parseArgs } from 'node:util';
-import { createKafkaClient, parseBrokers } from '../kafka/client.js';
+import { parseBrokers } from '../kafka/client.js';
+import { createKafkaClient } from '../kafka/kafkajs/kafkajs-client.js';
 import { parseCIDR } from '../net/ip.js';
 import type { WireForm } from '../records/record-types.js';
 import { TrafficGenerator, cycleOf, DEFAULT_TRAFFIC_OPTIONS } from '../traffic/generator.js';

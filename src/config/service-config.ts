@@ -3,10 +3,14 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { formatCIDR, hasZeroHostBits, maskCIDR, parseCIDR } from '../net/ip.js';
+import { DEFAULT_KAFKA_CLIENT, isKafkaClientName } from '../kafka/client.js';
+import { KAFKA_CLIENT_NAMES, type KafkaClientName } from '../kafka/seam.js';
 
 export interface ServiceConfig {
   /** Comma-separated broker list; undefined means "start the local broker" (npm start). */
   readonly kafkaBrokers: string | undefined;
+  /** The Kafka client library behind src/kafka/seam.ts (ARCHITECTURE.md "Kafka client"). */
+  readonly kafkaClient: KafkaClientName;
   /**
    * The local broker of `npm start`: its client port (the controller listens on the next one) and its
    * data folder (undefined: the project's .local/kafka/data).
@@ -228,8 +232,17 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     problems.push('METRICS_TOKEN must be 16 to 512 letters, digits, "-", ".", "_", "~", "+" or "/" (a bearer token), optionally followed by "="');
   }
 
+  const kafkaClient = (): KafkaClientName => {
+    const raw = env.KAFKA_CLIENT;
+    if (raw === undefined || raw === '') return DEFAULT_KAFKA_CLIENT;
+    if (isKafkaClientName(raw)) return raw;
+    problems.push(`KAFKA_CLIENT must be one of ${KAFKA_CLIENT_NAMES.join(', ')}, got "${raw}"`);
+    return DEFAULT_KAFKA_CLIENT;
+  };
+
   const config: ServiceConfig = {
     kafkaBrokers: env.KAFKA_BROKERS === '' ? undefined : env.KAFKA_BROKERS,
+    kafkaClient: kafkaClient(),
     localBroker: { port: int('LOCAL_KAFKA_PORT', 9092, 1, 65_534), dataDir: env.LOCAL_KAFKA_DATA_DIR || undefined },
     port,
     host,

@@ -1,7 +1,7 @@
 // What a destination kind is: one object per kind folder (destinations/<kind>/) that the rest of the
 // service iterates (destinations/kinds.ts lists them). Nothing outside a kind's folder knows its fields.
-import type { Kafka } from 'kafkajs';
 import type { AccountContext } from '../accounts/account.js';
+import type { KafkaClient } from '../kafka/seam.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { DestinationWriter, WriterLimits } from './contract.js';
 import type { ConfigProblem, ConfigProblemCode, ParseResult } from './destination-config.js';
@@ -11,8 +11,8 @@ import type { HostResolver } from '../net/guarded-lookup.js';
 
 /** Everything writers need from the composition root; nothing news up its own dependencies. */
 export interface WriterDeps {
-  /** A kafkajs client for `brokers`, or for the service's own cluster when `brokers` is undefined. */
-  readonly kafkaClient: (brokers?: readonly string[]) => Kafka;
+  /** A Kafka client (src/kafka/seam.ts) for `brokers`, or for the service's own cluster when `brokers` is undefined. */
+  readonly kafkaClient: (brokers?: readonly string[]) => KafkaClient;
   /** The directory file paths of destinations are relative to (FILE_DESTINATION_ROOT). */
   readonly fileRoot: string;
   /** The cloud writers' endpoints, base identity for role auth, timeouts and log stream name. */

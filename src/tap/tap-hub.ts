@@ -3,7 +3,6 @@
 // sample) is sent to the tap events topic as the envelope its destination would receive. With no tap
 // open, the router's only cost is reading `active`.
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka, Message } from 'kafkajs';
 import type { TrafficOwners } from '../accounts/traffic-owners.js';
 import { compile } from '../cel/compile.js';
 import type { CompiledFilter } from '../cel/types.js';
@@ -12,6 +11,7 @@ import { buildPayload, payloadHead, payloadTail, tailBeforeObject } from '../eve
 import { formatEventTime, formatObjectTimes, formatTimestampValue, type TimestampFormat } from '../events/timestamp-format.js';
 import { pairDigits, recordDigits } from '../ids.js';
 import { LazyProducer } from '../kafka/lazy-producer.js';
+import type { GroupConsumer, KafkaClient, OutgoingMessage } from '../kafka/seam.js';
 import { projectorFor, type Projector } from '../projection/projector.js';
 import type { AuditEvent } from '../records/audit-decoder.js';
 import type { FilterableDecoded } from '../records/record-types.js';
@@ -56,7 +56,7 @@ export interface RecordAt {
 }
 
 export interface TapHubOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly requestsTopic: string;
   readonly eventsTopic: string;
   readonly owners: TrafficOwners;
@@ -69,22 +69,30 @@ export class TapHub {
   active = false;
   private readonly taps = new Map<string, OpenTap>();
   private readonly closed = new Set<string>();
-  private readonly consumer: Consumer;
+  private readonly consumer: GroupConsumer;
   private readonly producer: LazyProducer;
-  private pending: Message[] = [];
+  private pending: OutgoingMessage[] = [];
   private sendTimer: NodeJS.Timeout | undefined;
   private tick: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: TapHubOptions) {
     // A group of its own per process: every worker reads every request; offsets are never committed.
-    this.consumer = opts.kafka.consumer({ groupId: `edge-tap-reader-${randomUUID()}`, maxWaitTimeInMs: 100 });
-    this.producer = new LazyProducer(opts.kafka, { retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 } });
+    this.consumer = opts.kafka.groupConsumer({
+      groupId: `edge-tap-reader-${randomUUID()}`,
+      topics: [opts.requestsTopic],
+      sessionTimeoutMs: 30_000,
+      heartbeatIntervalMs: 3_000,
+      maxWaitMs: 100,
+    });
+    this.producer = new LazyProducer(opts.kafka, { retries: 2 });
   }
 
   async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.opts.requestsTopic, fromBeginning: true });
-    await this.consumer.run({ autoCommit: false, eachMessage: async ({ message }) => this.apply(message.value) });
+    await this.consumer.start(async ({ messages }, scope) => {
+      for (const m of messages) this.apply(m.value);
+      const last = messages[messages.length - 1];
+      if (last !== undefined) scope.resolve(last.offset);
+    });
     // Once a second: report skipped events and drop expired taps.
     this.tick = setInterval(() => this.onTick(), 1000);
     this.tick.unref();
@@ -95,7 +103,7 @@ export class TapHub {
     this.taps.clear();
     this.active = false;
     await this.flush();
-    await Promise.allSettled([this.consumer.disconnect(), this.producer.close()]);
+    await Promise.allSettled([this.consumer.stop(), this.producer.close()]);
   }
 
   /** A traffic record the router decoded; the full record is decoded only when a tap's source matches. */
@@ -177,7 +185,7 @@ export class TapHub {
     if (messages.length === 0) return;
     try {
       const producer = await this.producer.get();
-      await producer.send({ topic: this.opts.eventsTopic, acks: -1, messages });
+      await producer.send(this.opts.eventsTopic, messages);
     } catch (err) {
       // A tap is a view for people, not a delivery: what could not be sent is dropped, and said so.
       await this.producer.reset().catch(() => undefined);

@@ -1,8 +1,8 @@
 // The API side of live taps (ARCHITECTURE.md "Live tap"): opens and closes taps on the requests topic,
 // and reads the events topic, handing each message to the stream of this process that opened its tap.
 import { randomUUID } from 'node:crypto';
-import type { Admin, Consumer, Kafka } from 'kafkajs';
 import { LazyProducer } from '../kafka/lazy-producer.js';
+import type { GroupConsumer, KafkaAdmin, KafkaClient } from '../kafka/seam.js';
 import { createLogger } from '../telemetry/logger.js';
 import { TAP_KIND_HEADER, type TapAck, type TapOpen, type TapRequest, type TapSkipped } from './tap-protocol.js';
 
@@ -19,7 +19,7 @@ export interface TapListener {
 }
 
 export interface TapStreamsOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly requestsTopic: string;
   readonly eventsTopic: string;
   /** The workers' consumer group: its members are the workers a tap waits for. */
@@ -28,14 +28,20 @@ export interface TapStreamsOptions {
 
 export class TapStreams {
   private readonly listeners = new Map<string, TapListener>();
-  private readonly consumer: Consumer;
+  private readonly consumer: GroupConsumer;
   private readonly producer: LazyProducer;
-  private admin: Admin | undefined;
+  private admin: KafkaAdmin | undefined;
 
   constructor(private readonly opts: TapStreamsOptions) {
     // Every API process reads every message and keeps those of its own taps; offsets are never committed.
-    this.consumer = opts.kafka.consumer({ groupId: `edge-tap-streams-${randomUUID()}`, maxWaitTimeInMs: 100 });
-    this.producer = new LazyProducer(opts.kafka, { retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 } });
+    this.consumer = opts.kafka.groupConsumer({
+      groupId: `edge-tap-streams-${randomUUID()}`,
+      topics: [opts.eventsTopic],
+      sessionTimeoutMs: 30_000,
+      heartbeatIntervalMs: 3_000,
+      maxWaitMs: 100,
+    });
+    this.producer = new LazyProducer(opts.kafka, { retries: 3 });
   }
 
   get open(): number {
@@ -43,17 +49,15 @@ export class TapStreams {
   }
 
   async start(): Promise<void> {
-    await this.consumer.connect();
     // From the beginning (the topic keeps minutes): nothing produced after a tap opens can be missed.
-    await this.consumer.subscribe({ topic: this.opts.eventsTopic, fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ message }) => {
+    await this.consumer.start(async ({ messages }, scope) => {
+      for (const message of messages) {
         const tap = message.key?.toString('utf8');
         const listener = tap === undefined ? undefined : this.listeners.get(tap);
-        if (listener === undefined || message.value === null) return;
-        this.dispatch(listener, String(message.headers?.[TAP_KIND_HEADER] ?? ''), message.value);
-      },
+        if (listener !== undefined && message.value !== null) this.dispatch(listener, String(message.headers?.[TAP_KIND_HEADER] ?? ''), message.value);
+      }
+      const last = messages[messages.length - 1];
+      if (last !== undefined) scope.resolve(last.offset);
     });
   }
 
@@ -61,7 +65,7 @@ export class TapStreams {
     const open = [...this.listeners.keys()];
     this.listeners.clear();
     await Promise.allSettled(open.map((tap) => this.send({ v: 1, op: 'close', tap })));
-    await Promise.allSettled([this.consumer.disconnect(), this.producer.close(), this.admin?.disconnect()]);
+    await Promise.allSettled([this.consumer.stop(), this.producer.close(), this.admin?.close()]);
   }
 
   /**
@@ -101,7 +105,7 @@ export class TapStreams {
   private async send(request: TapRequest): Promise<void> {
     const producer = await this.producer.get();
     try {
-      await producer.send({ topic: this.opts.requestsTopic, acks: -1, messages: [{ key: request.tap, value: JSON.stringify(request) }] });
+      await producer.send(this.opts.requestsTopic, [{ key: request.tap, value: JSON.stringify(request) }]);
     } catch (err) {
       await this.producer.reset();
       throw err;
@@ -111,13 +115,8 @@ export class TapStreams {
   /** The member ids of the workers in the group now. */
   private async workers(): Promise<string[] | undefined> {
     try {
-      if (this.admin === undefined) {
-        const admin = this.opts.kafka.admin();
-        await admin.connect();
-        this.admin = admin;
-      }
-      const { groups } = await this.admin.describeGroups([this.opts.consumerGroup]);
-      return (groups[0]?.members ?? []).map((m) => m.memberId);
+      this.admin ??= this.opts.kafka.admin();
+      return await this.admin.groupMembers(this.opts.consumerGroup);
     } catch (err) {
       log.warn({ err }, 'The workers of the group could not be listed; the tap does not wait for them.');
       return undefined;

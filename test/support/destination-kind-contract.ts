@@ -2,7 +2,7 @@
 // its view matches its response schema and never shows a secret, unknown fields are refused, and its
 // writer is of its kind with its limits.
 import { randomBytes } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../src/kafka/seam.js';
 import { describe, expect, it } from 'vitest';
 import { compileValidator } from '../../src/admin/validation.js';
 import type { DestinationKind, WriterDeps } from '../../src/delivery/destination-kind.js';
@@ -14,7 +14,7 @@ import { OPERATOR } from '../../src/accounts/account.js';
 import { TEST_EGRESS, writerDeps } from './writer-deps.js';
 
 const DEPS: WriterDeps = writerDeps({
-  kafkaClient: () => ({ producer: () => ({}), admin: () => ({}) }) as unknown as Kafka,
+  kafkaClient: () => ({ idempotentProducer: () => ({}), admin: () => ({}) }) as unknown as KafkaClient,
   cloud: { assumeRole: () => Promise.reject(new Error('no STS in this test')) },
 });
 

@@ -7,7 +7,7 @@ import { SIGNATURE_HEADER, verifySignature } from '../../../src/delivery/destina
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
 import type { Settlement } from '../../../src/delivery/runner-options.js';
 import { TEST_EGRESS } from '../../support/writer-deps.js';
-import { consumeUntil, createTopics, testKafka, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, createTopics, testClient, testKafka, uniqueName } from '../../support/kafka.js';
 import { HttpReceiver } from './http-receiver.js';
 import { RecordingDeadLetters, SpyWriter, describeWriterContract, idsOf, testItems } from './writer-contract.js';
 
@@ -113,7 +113,7 @@ describe('http writer against a real receiver', () => {
     const kafka = testKafka('http-dlq-test');
     const dlqTopic = uniqueName('edge.dlq');
     await createTopics(kafka, [{ topic: dlqTopic }]);
-    const deadLetter = new KafkaDeadLetterSink({ kafka, topic: dlqTopic });
+    const deadLetter = new KafkaDeadLetterSink({ kafka: testClient('http-dlq-test'), topic: dlqTopic });
     receiver.script = () => ({ status: 400 });
     const spy = new SpyWriter(new HttpWriter({ url: receiver.url }, { egress: TEST_EGRESS }));
     const { runner, settled } = run(spy, deadLetter, 'ed_http_400');

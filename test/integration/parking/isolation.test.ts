@@ -148,9 +148,11 @@ describe('isolation', () => {
     const parked = await consumeUntil(testKafka(), { topics: [retryTopic], until: (m) => m.length >= parkedCount, timeoutMs: 20_000 });
     const parkedTimes = parked.map((m) => Number(m.headers[PARKING_HEADERS.parkedAt]));
     const parkedRate = inWindow(parkedTimes, outageStart, outageEnd) / outageS;
-    const redriven = (await redrivenDeliveries.get()).values
-      .filter((v) => v.labels.destination === down.id && v.labels.outcome === 'acked')
-      .reduce((n, v) => n + v.value, 0);
+    const redrivenNow = async (): Promise<number> =>
+      (await redrivenDeliveries.get()).values.filter((v) => v.labels.destination === down.id && v.labels.outcome === 'acked').reduce((n, v) => n + v.value, 0);
+    // The receiver holds an event before the re-driver has its answer and counts it: wait for the count.
+    let redriven = 0;
+    await until(async () => (redriven = await redrivenNow()) >= parkedCount, 10_000, 'every parked event counted as re-driven').catch(() => undefined);
 
     process.stdout.write(
       `isolation: ${RATE_PER_S} events/s produced; during the ${outageS.toFixed(1)} s outage the healthy destination delivered ` +

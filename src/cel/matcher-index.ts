@@ -64,6 +64,9 @@ export interface Bucket<T> {
   readonly shared: readonly SharedTest<T>[];
   /** Each owner's entries under this key, as a bucket whose own `owned` is empty. */
   readonly owned: ReadonlyMap<string, Bucket<T>>;
+  /** The owner when `owned` has exactly one (the common case), and its bucket, read with no map lookup. */
+  readonly soleOwner: string | undefined;
+  readonly soleOwned: Bucket<T> | undefined;
 }
 
 /** How the hot path reads an indexed field off a record (indexed-fields.ts). */
@@ -109,7 +112,7 @@ const byField = (a: { field: string }, b: { field: string }): number => orderOf(
 const NO_VALUES: readonly never[] = [];
 const NO_TESTS: readonly SharedTest<never>[] = [];
 const NO_OWNED: ReadonlyMap<string, Bucket<never>> = new Map<string, Bucket<never>>();
-export const EMPTY_BUCKET: Bucket<never> = { entries: [], exact: NO_VALUES, single: undefined, exactAndSingle: NO_VALUES, shared: NO_TESTS, owned: NO_OWNED };
+export const EMPTY_BUCKET: Bucket<never> = { entries: [], exact: NO_VALUES, single: undefined, exactAndSingle: NO_VALUES, shared: NO_TESTS, owned: NO_OWNED, soleOwner: undefined, soleOwned: undefined };
 export const EMPTY_PARTS: IndexParts<never> = { always: EMPTY_BUCKET, hashed: [], ranged: [], size: 0 };
 
 export function entryOf<T>(id: string, value: T, owner: string | undefined, rank: number, filter: CompiledFilter | undefined, remainders: Remainders): Entry<T> {
@@ -170,7 +173,8 @@ export function bucketOf<T>(entries: readonly Entry<T>[]): Bucket<T> {
 function withOwned<T>(bucket: Bucket<T>, owned: ReadonlyMap<string, Bucket<T>>): Bucket<T> {
   if (owned.size === 0 && bucket.entries.length === 0) return EMPTY_BUCKET;
   const { entries, exact, single, exactAndSingle, shared } = bucket;
-  return { entries, exact, single, exactAndSingle, shared, owned: owned.size === 0 ? NO_OWNED : owned };
+  const sole = owned.size === 1 ? [...owned][0] : undefined;
+  return { entries, exact, single, exactAndSingle, shared, owned: owned.size === 0 ? NO_OWNED : owned, soleOwner: sole?.[0], soleOwned: sole?.[1] };
 }
 
 export const isEmptyBucket = <T>(bucket: Bucket<T>): boolean => bucket.entries.length === 0 && bucket.owned.size === 0;
@@ -208,6 +212,8 @@ function plainBucket<T>(entries: readonly Entry<T>[]): Bucket<T> {
     exactAndSingle: single === undefined ? NO_VALUES : exact.concat(single.values),
     shared: tests.length > 1 ? tests : NO_TESTS,
     owned: NO_OWNED,
+    soleOwner: undefined,
+    soleOwned: undefined,
   };
 }
 

@@ -217,9 +217,13 @@ function gatherParts<T>(acc: Collector<T>, hits: Bucket<T>[], parts: IndexParts<
 /** An index hit on a well-typed value: the unowned part of the bucket, then the part of the record's owner. */
 function takeBucket<T>(acc: Collector<T>, bucket: Bucket<T>, ev: unknown, owner: string | undefined): void {
   takePart(acc, bucket, ev);
-  if (owner === undefined || bucket.owned.size === 0) return;
-  const own = bucket.owned.get(owner);
-  if (own !== undefined) takePart(acc, own, ev);
+  if (owner === undefined) return;
+  if (owner === bucket.soleOwner) {
+    takePart(acc, bucket.soleOwned as Bucket<T>, ev);
+  } else if (bucket.owned.size > 1) {
+    const own = bucket.owned.get(owner);
+    if (own !== undefined) takePart(acc, own, ev);
+  }
 }
 
 /** One part of a bucket: every exact id, and each shared test evaluated once. */

@@ -170,8 +170,13 @@ export class TrafficOwners {
   reader(eventType: TrafficEventType): (ev: unknown) => string | undefined {
     const counts = this.unowned;
     const at = TRAFFIC_EVENT_TYPES.indexOf(eventType);
+    // With nothing reserved every record is nobody's: counted with no lookup at all.
     if (TRAFFIC_OWNERSHIP[eventType] === 'domain') {
       return (ev) => {
+        if (this.exact.size === 0 && this.wildcards.size === 0) {
+          counts[at] = (counts[at] as number) + 1;
+          return undefined;
+        }
         const name = serverName(ev);
         const owner = typeof name === 'string' ? this.ownerOfName(name) : undefined;
         if (owner === undefined) counts[at] = (counts[at] as number) + 1;
@@ -179,6 +184,10 @@ export class TrafficOwners {
       };
     }
     return (ev) => {
+      if (this.tcp.size === 0) {
+        counts[at] = (counts[at] as number) + 1;
+        return undefined;
+      }
       const name = serverName(ev);
       const port = serverPort(ev);
       const owner = typeof name === 'string' && typeof port === 'number' ? this.ownerOfHostport(name, port) : undefined;

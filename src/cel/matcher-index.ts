@@ -43,9 +43,13 @@ export interface SharedTest<T> {
  * The subscriptions behind one index key (or every unindexed one), prepared for the hot path: the
  * values a hit matches outright, as one array, and the shared tests. Not frozen: V8 copies
  * and reads frozen arrays several times more slowly.
+ *
+ * Owned subscriptions share the buckets of the unowned ones, each owner's under the same key in a
+ * bucket of its own (`owned`), so a record's owner costs one small lookup in the buckets it hits, never
+ * an index per owner (bench/results/accounts-overhead.md).
  */
 export interface Bucket<T> {
-  /** Every entry, in rank order (for updates and for records whose value is not well typed). */
+  /** Every entry without an owner, in rank order (for updates). */
   readonly entries: readonly Entry<T>[];
   /** The values of the exact entries, in id order. */
   readonly exact: readonly T[];
@@ -58,6 +62,11 @@ export interface Bucket<T> {
   readonly exactAndSingle: readonly T[];
   /** The shared tests when there are two or more, ordered by their first id; else empty. */
   readonly shared: readonly SharedTest<T>[];
+  /** Each owner's entries under this key, as a bucket whose own `owned` is empty. */
+  readonly owned: ReadonlyMap<string, Bucket<T>>;
+  /** The owner when `owned` has exactly one (the common case), and its bucket, read with no map lookup. */
+  readonly soleOwner: string | undefined;
+  readonly soleOwned: Bucket<T> | undefined;
 }
 
 /** How the hot path reads an indexed field off a record (indexed-fields.ts). */
@@ -69,7 +78,7 @@ interface FieldReading {
   readonly int: boolean;
 }
 
-/** One indexed field: its buckets, and every entry indexed on it for records whose value is not well typed. */
+/** One indexed field: its buckets, and every entry indexed on it (owned ones too) for records whose value is not well typed. */
 export interface FieldIndex<T> extends FieldReading {
   readonly buckets: ReadonlyMap<string | number, Bucket<T>>;
   readonly all: readonly Entry<T>[];
@@ -102,7 +111,8 @@ const byField = (a: { field: string }, b: { field: string }): number => orderOf(
 
 const NO_VALUES: readonly never[] = [];
 const NO_TESTS: readonly SharedTest<never>[] = [];
-export const EMPTY_BUCKET: Bucket<never> = { entries: [], exact: NO_VALUES, single: undefined, exactAndSingle: NO_VALUES, shared: NO_TESTS };
+const NO_OWNED: ReadonlyMap<string, Bucket<never>> = new Map<string, Bucket<never>>();
+export const EMPTY_BUCKET: Bucket<never> = { entries: [], exact: NO_VALUES, single: undefined, exactAndSingle: NO_VALUES, shared: NO_TESTS, owned: NO_OWNED, soleOwner: undefined, soleOwned: undefined };
 export const EMPTY_PARTS: IndexParts<never> = { always: EMPTY_BUCKET, hashed: [], ranged: [], size: 0 };
 
 export function entryOf<T>(id: string, value: T, owner: string | undefined, rank: number, filter: CompiledFilter | undefined, remainders: Remainders): Entry<T> {
@@ -142,8 +152,45 @@ export class Remainders {
 
 export const compareEntries = <T>(a: Entry<T>, b: Entry<T>): number => a.rank - b.rank;
 
-/** The bucket of entries given in rank order. */
+/** The bucket of entries given in rank order, each owner's put in a bucket of its own. */
 export function bucketOf<T>(entries: readonly Entry<T>[]): Bucket<T> {
+  const unowned: Entry<T>[] = [];
+  const byOwner = new Map<string, Entry<T>[]>();
+  for (const e of entries) {
+    if (e.owner === undefined) {
+      unowned.push(e);
+      continue;
+    }
+    const list = byOwner.get(e.owner);
+    if (list === undefined) byOwner.set(e.owner, [e]);
+    else list.push(e);
+  }
+  if (byOwner.size === 0) return plainBucket(unowned);
+  return withOwned(plainBucket(unowned), new Map([...byOwner].map(([owner, list]) => [owner, plainBucket(list)] as const)));
+}
+
+/** `bucket`'s own part (its entries without an owner) with `owned` as its owners' buckets. */
+function withOwned<T>(bucket: Bucket<T>, owned: ReadonlyMap<string, Bucket<T>>): Bucket<T> {
+  if (owned.size === 0 && bucket.entries.length === 0) return EMPTY_BUCKET;
+  const { entries, exact, single, exactAndSingle, shared } = bucket;
+  const sole = owned.size === 1 ? [...owned][0] : undefined;
+  return { entries, exact, single, exactAndSingle, shared, owned: owned.size === 0 ? NO_OWNED : owned, soleOwner: sole?.[0], soleOwned: sole?.[1] };
+}
+
+export const isEmptyBucket = <T>(bucket: Bucket<T>): boolean => bucket.entries.length === 0 && bucket.owned.size === 0;
+
+/** The bucket with `e` added or removed: its owner's bucket alone is rebuilt (or the unowned part). */
+function bucketChanged<T>(bucket: Bucket<T>, e: Entry<T>, add: boolean): Bucket<T> {
+  if (e.owner === undefined) return withOwned(plainBucket(change(bucket.entries, e, add)), bucket.owned);
+  const owned = new Map(bucket.owned);
+  const own = change(owned.get(e.owner)?.entries ?? [], e, add);
+  if (own.length === 0) owned.delete(e.owner);
+  else owned.set(e.owner, plainBucket(own));
+  return withOwned(bucket, owned);
+}
+
+/** The bucket of entries given in rank order, all of one owner or of none. */
+function plainBucket<T>(entries: readonly Entry<T>[]): Bucket<T> {
   if (entries.length === 0) return EMPTY_BUCKET;
   const exact: T[] = [];
   const shared = new Map<string, { test: (ev: unknown) => boolean; values: T[] }>();
@@ -164,6 +211,9 @@ export function bucketOf<T>(entries: readonly Entry<T>[]): Bucket<T> {
     single: single?.test,
     exactAndSingle: single === undefined ? NO_VALUES : exact.concat(single.values),
     shared: tests.length > 1 ? tests : NO_TESTS,
+    owned: NO_OWNED,
+    soleOwner: undefined,
+    soleOwned: undefined,
   };
 }
 
@@ -195,11 +245,11 @@ export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | unde
   if (next !== undefined) edits.push({ e: next, add: true });
   let always = parts.always;
   const hashed = new Map<string, { buckets: Map<string | number, Bucket<T>>; all: readonly Entry<T>[] }>();
-  const ranged = new Map<string, { prefixes: PrefixMap<Bucket<T>>; changed: Map<string, { cidr: CIDR; entries: Entry<T>[] }>; all: readonly Entry<T>[] }>();
+  const ranged = new Map<string, { prefixes: PrefixMap<Bucket<T>>; changed: Map<string, { cidr: CIDR; bucket: Bucket<T> }>; all: readonly Entry<T>[] }>();
   for (const { e, add } of edits) {
     const plan = e.plan;
     if (plan === undefined) {
-      always = bucketOf(change(always.entries, e, add));
+      always = bucketChanged(always, e, add);
     } else if (plan.kind === 'hash') {
       let h = hashed.get(plan.field);
       if (h === undefined) {
@@ -207,9 +257,9 @@ export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | unde
         hashed.set(plan.field, (h = { buckets: new Map(old?.buckets), all: old?.all ?? [] }));
       }
       for (const key of plan.keys) {
-        const entries = change(h.buckets.get(key)?.entries ?? [], e, add);
-        if (entries.length > 0) h.buckets.set(key, bucketOf(entries));
-        else h.buckets.delete(key);
+        const bucket = bucketChanged(h.buckets.get(key) ?? EMPTY_BUCKET, e, add);
+        if (isEmptyBucket(bucket)) h.buckets.delete(key);
+        else h.buckets.set(key, bucket);
       }
       h.all = change(h.all, e, add);
     } else {
@@ -219,8 +269,8 @@ export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | unde
         ranged.set(plan.field, (r = { prefixes: old?.prefixes ?? PrefixMap.empty<Bucket<T>>(), changed: new Map(), all: old?.all ?? [] }));
       }
       const key = prefixText(plan.cidr);
-      const entries = r.changed.get(key)?.entries ?? r.prefixes.get(plan.cidr)?.entries ?? [];
-      r.changed.set(key, { cidr: plan.cidr, entries: change(entries, e, add) });
+      const bucket = r.changed.get(key)?.bucket ?? r.prefixes.get(plan.cidr) ?? EMPTY_BUCKET;
+      r.changed.set(key, { cidr: plan.cidr, bucket: bucketChanged(bucket, e, add) });
       r.all = change(r.all, e, add);
     }
   }
@@ -229,7 +279,7 @@ export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | unde
   const rangedNext: RangeIndex<T>[] = parts.ranged.filter((x) => !ranged.has(x.field));
   for (const [field, { prefixes, changed, all }] of ranged) {
     if (all.length === 0) continue;
-    const updates = [...changed.values()].map(({ cidr, entries }) => [cidr, entries.length > 0 ? bucketOf(entries) : undefined] as const);
+    const updates = [...changed.values()].map(({ cidr, bucket }) => [cidr, isEmptyBucket(bucket) ? undefined : bucket] as const);
     rangedNext.push({ ...reading(field), prefixes: prefixes.setAll(updates), all });
   }
   const size = parts.size - (previous === undefined ? 0 : 1) + (next === undefined ? 0 : 1);

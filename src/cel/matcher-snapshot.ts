@@ -1,9 +1,10 @@
 // An immutable index over a set of compiled filters: the hot path that turns a record into the subscriptions it matches (their ids, or the values the caller stored with them).
 //
-// Ownership is the index's first level: a subscription stored with an owner may match only the records
-// that owner owns, and one without may match every record. A record's owner is looked up once
-// (OwnerOf), and only the index of that owner's subscriptions is consulted beside the unowned ones, so
-// the others' filters are never reached (SECURITY.md "Traffic ownership").
+// Ownership is the index's last level: a subscription stored with an owner may match only the records
+// that owner owns, and one without may match every record. Owned and unowned subscriptions share one
+// index; each bucket keeps every owner's subscriptions apart (matcher-index.ts). A record's owner is
+// looked up once (OwnerOf), and in each bucket the record hits only that owner's part is read beside
+// the unowned one, so the others' filters are never reached (SECURITY.md "Traffic ownership").
 import { parseIP } from '../net/ip.js';
 import {
   EMPTY_PARTS,
@@ -102,78 +103,47 @@ export class MatcherSnapshot<T> {
   private readonly hits: Bucket<T>[] = [];
   private readonly collector = new Collector<T>();
 
-  /**
-   * `parts` indexes the subscriptions without an owner, `owned` those of each owner; `ownerOf` finds a
-   * record's owner (none given: every record belongs to nobody).
-   */
+  /** `ownerOf` finds a record's owner (none given: every record belongs to nobody). */
   private constructor(
     private readonly parts: IndexParts<T>,
-    private readonly owned: ReadonlyMap<string, IndexParts<T>>,
     private readonly ownerOf: OwnerOf | undefined,
   ) {}
 
   static empty<T>(ownerOf?: OwnerOf): MatcherSnapshot<T> {
-    return new MatcherSnapshot<T>(EMPTY_PARTS, new Map(), ownerOf);
+    return new MatcherSnapshot<T>(EMPTY_PARTS, ownerOf);
   }
 
-  /** A snapshot of a whole set, built in one pass per owner. */
+  /** A snapshot of a whole set, built in one pass. */
   static of<T>(entries: Iterable<Entry<T>>, ownerOf?: OwnerOf): MatcherSnapshot<T> {
-    const unowned: Entry<T>[] = [];
-    const byOwner = new Map<string, Entry<T>[]>();
-    for (const e of entries) {
-      if (e.owner === undefined) {
-        unowned.push(e);
-        continue;
-      }
-      const list = byOwner.get(e.owner);
-      if (list === undefined) byOwner.set(e.owner, [e]);
-      else list.push(e);
-    }
-    const owned = new Map([...byOwner].map(([owner, list]) => [owner, buildParts(list)] as const));
-    return new MatcherSnapshot(buildParts(unowned), owned, ownerOf);
+    return new MatcherSnapshot(buildParts(entries), ownerOf);
   }
 
   /**
    * A new snapshot with `previous` (the entry this snapshot holds for a subscription, if any)
-   * replaced by `next` (none to remove it). Only the touched buckets, maps and trie path are copied,
-   * and the map of owners when an owner's subscriptions change.
+   * replaced by `next` (none to remove it). Only the touched buckets (the touched owner's part of
+   * each), maps and trie path are copied.
    */
   replaced(previous: Entry<T> | undefined, next: Entry<T> | undefined): MatcherSnapshot<T> {
-    let parts = this.parts;
-    let owned: Map<string, IndexParts<T>> | undefined;
-    const edit = (owner: string | undefined, before: Entry<T> | undefined, after: Entry<T> | undefined): void => {
-      if (owner === undefined) {
-        parts = replacedEntry(parts, before, after);
-        return;
-      }
-      owned ??= new Map(this.owned);
-      const changed = replacedEntry(owned.get(owner) ?? EMPTY_PARTS, before, after);
-      if (changed.size === 0) owned.delete(owner);
-      else owned.set(owner, changed);
-    };
-    if (previous !== undefined && next !== undefined && previous.owner === next.owner) {
-      edit(next.owner, previous, next);
-    } else {
-      if (previous !== undefined) edit(previous.owner, previous, undefined);
-      if (next !== undefined) edit(next.owner, undefined, next);
-    }
-    return new MatcherSnapshot(parts, owned ?? this.owned, this.ownerOf);
+    return new MatcherSnapshot(replacedEntry(this.parts, previous, next), this.ownerOf);
   }
 
   get size(): number {
-    let n = this.parts.size;
-    for (const p of this.owned.values()) n += p.size;
-    return n;
+    return this.parts.size;
   }
 
   stats(): MatcherStats {
-    const all = [this.parts, ...this.owned.values()];
+    const { always, hashed, ranged } = this.parts;
+    const unindexed = [...always.entries, ...[...always.owned.values()].flatMap((b) => b.entries)];
+    const owners = new Set<string>();
+    for (const list of [unindexed, ...hashed.map((h) => h.all), ...ranged.map((r) => r.all)]) {
+      for (const e of list) if (e.owner !== undefined) owners.add(e.owner);
+    }
     return {
       subscriptions: this.size,
-      owners: this.owned.size,
-      alwaysEvaluated: all.reduce((n, p) => n + p.always.entries.length, 0),
-      hashed: all.reduce((n, p) => p.hashed.reduce((m, h) => m + h.all.length, n), 0),
-      ranged: all.reduce((n, p) => p.ranged.reduce((m, r) => m + r.all.length, n), 0),
+      owners: owners.size,
+      alwaysEvaluated: unindexed.length,
+      hashed: hashed.reduce((n, h) => n + h.all.length, 0),
+      ranged: ranged.reduce((n, r) => n + r.all.length, 0),
     };
   }
 
@@ -181,10 +151,10 @@ export class MatcherSnapshot<T> {
    * The values of the subscriptions whose filter is true for `ev` (the nested raw record), each once, in a new array.
    *
    * Their order is the index's, fixed by the subscription set and the record alone (never by the
-   * order of updates): the subscriptions without an owner, then those of the record's owner; within
-   * each, unindexed subscriptions first, then the hashed fields, then the ranges from
-   * the shortest prefix, each in the order of the catalogue's FILTERABLE; within one index hit, the subscriptions matched by the key alone in id order, then
-   * those sharing a further test, group by group.
+   * order of updates): unindexed subscriptions first, then the hashed fields, then the ranges from
+   * the shortest prefix, each in the order of the catalogue's FILTERABLE; within one index hit, the
+   * subscriptions without an owner, then those of the record's owner, each part with the subscriptions
+   * matched by the key alone in id order, then those sharing a further test, group by group.
    */
   match(ev: unknown): readonly T[] {
     this.gather(ev);
@@ -203,21 +173,16 @@ export class MatcherSnapshot<T> {
   }
 
   private gather(ev: unknown): void {
-    gatherParts(this.collector, this.hits, this.parts, ev);
     // The owner is looked up for every record, owned subscriptions or not: a record of nobody's is counted.
-    const ownerOf = this.ownerOf;
-    if (ownerOf === undefined) return;
-    const owner = ownerOf(ev);
-    if (owner === undefined) return;
-    const parts = this.owned.get(owner);
-    if (parts !== undefined) gatherParts(this.collector, this.hits, parts, ev);
+    const owner = this.ownerOf === undefined ? undefined : this.ownerOf(ev);
+    gatherParts(this.collector, this.hits, this.parts, ev, owner);
   }
 }
 
-/** The matches of `ev` among the subscriptions of one index, added to `acc`. */
-function gatherParts<T>(acc: Collector<T>, hits: Bucket<T>[], parts: IndexParts<T>, ev: unknown): void {
+/** The matches of `ev`, whose owner is `owner`, added to `acc`. */
+function gatherParts<T>(acc: Collector<T>, hits: Bucket<T>[], parts: IndexParts<T>, ev: unknown, owner: string | undefined): void {
   const { always, hashed, ranged } = parts;
-  if (always.entries.length > 0) takeBucket(acc, always, ev);
+  if (always.entries.length > 0 || always.owned.size > 0) takeBucket(acc, always, ev, owner);
   for (let h = 0; h < hashed.length; h++) {
     const index = hashed[h] as FieldIndex<T>;
     const value = index.read(ev);
@@ -227,16 +192,16 @@ function gatherParts<T>(acc: Collector<T>, hits: Bucket<T>[], parts: IndexParts<
     const typed = index.int ? Number.isSafeInteger(value) : typeof value === 'string';
     if (typed) {
       const bucket = index.buckets.get(value as string | number);
-      if (bucket !== undefined) takeBucket(acc, bucket, ev);
+      if (bucket !== undefined) takeBucket(acc, bucket, ev, owner);
     } else {
-      takeEach(acc, index.all, ev);
+      takeEach(acc, index.all, ev, owner);
     }
   }
   for (let r = 0; r < ranged.length; r++) {
     const index = ranged[r] as RangeIndex<T>;
     const value = index.read(ev);
     if (typeof value !== 'string') {
-      takeEach(acc, index.all, ev);
+      takeEach(acc, index.all, ev, owner);
       continue;
     }
     // A string that is no IP makes containsIP/ip() an error in cel-go, so no ranged filter is true.
@@ -245,12 +210,24 @@ function gatherParts<T>(acc: Collector<T>, hits: Bucket<T>[], parts: IndexParts<
       const ip = parseIP(value);
       n = ip === undefined ? 0 : index.prefixes.collect(ip, hits);
     }
-    for (let l = 0; l < n; l++) takeBucket(acc, hits[l] as Bucket<T>, ev);
+    for (let l = 0; l < n; l++) takeBucket(acc, hits[l] as Bucket<T>, ev, owner);
   }
 }
 
-/** An index hit on a well-typed value: every exact id, and each shared test evaluated once. */
-function takeBucket<T>(acc: Collector<T>, bucket: Bucket<T>, ev: unknown): void {
+/** An index hit on a well-typed value: the unowned part of the bucket, then the part of the record's owner. */
+function takeBucket<T>(acc: Collector<T>, bucket: Bucket<T>, ev: unknown, owner: string | undefined): void {
+  takePart(acc, bucket, ev);
+  if (owner === undefined) return;
+  if (owner === bucket.soleOwner) {
+    takePart(acc, bucket.soleOwned as Bucket<T>, ev);
+  } else if (bucket.owned.size > 1) {
+    const own = bucket.owned.get(owner);
+    if (own !== undefined) takePart(acc, own, ev);
+  }
+}
+
+/** One part of a bucket: every exact id, and each shared test evaluated once. */
+function takePart<T>(acc: Collector<T>, bucket: Bucket<T>, ev: unknown): void {
   const single = bucket.single;
   if (single !== undefined) {
     acc.add(single(ev) ? bucket.exactAndSingle : bucket.exact);
@@ -264,10 +241,14 @@ function takeBucket<T>(acc: Collector<T>, bucket: Bucket<T>, ev: unknown): void 
   }
 }
 
-/** Every filter of `list` evaluated on its own (the record's value proved nothing), in id order. */
-function takeEach<T>(acc: Collector<T>, list: readonly Entry<T>[], ev: unknown): void {
+/**
+ * Every filter of `list` without an owner or of the record's owner evaluated on its own (the record's
+ * value proved nothing), in id order.
+ */
+function takeEach<T>(acc: Collector<T>, list: readonly Entry<T>[], ev: unknown, owner: string | undefined): void {
   for (let i = 0; i < list.length; i++) {
     const entry = list[i] as Entry<T>;
+    if (entry.owner !== undefined && entry.owner !== owner) continue;
     if (entry.filter === undefined || entry.filter.evaluate(ev)) acc.add(entry.self);
   }
 }

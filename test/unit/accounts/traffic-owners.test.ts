@@ -65,6 +65,40 @@ describe('TrafficOwners', () => {
     expect(owners.ownerOfHostport('1.tcp.example.net', 20001)).toBeUndefined();
   });
 
+  it('should count every record as nobody\'s without reading it while nothing is reserved, and see a reservation made later', () => {
+    const owners = new TrafficOwners();
+    const ofHttp = owners.reader('http_request_complete.v0');
+    const ofTcp = owners.reader('tcp_connection_closed.v0');
+    const reads = { n: 0 };
+    const watched = (name: string, port: number): unknown => ({
+      get conn(): unknown {
+        reads.n++;
+        return { server_name: name, server_port: port };
+      },
+    });
+    expect(ofHttp(watched('a.example.com', 443))).toBeUndefined();
+    expect(ofTcp(watched('1.tcp.example.net', 20000))).toBeUndefined();
+    expect(reads.n).toBe(0);
+    expect(owners.takeUnowned()).toEqual([
+      ['http_request_complete.v0', 1],
+      ['tcp_connection_closed.v0', 1],
+    ]);
+    owners.putDomain({ id: 'rd_1', domain: '*.example.com', account_id: A });
+    owners.putEdge({ id: 'edgtcp_1', hostports: ['1.tcp.example.net:20000'], account_id: B });
+    expect(ofHttp(watched('a.example.com', 443))).toBe(A);
+    expect(ofTcp(watched('1.tcp.example.net', 20000))).toBe(B);
+    owners.removeDomain('rd_1');
+    owners.removeEdge('edgtcp_1');
+    const before = reads.n;
+    expect(ofHttp(watched('a.example.com', 443))).toBeUndefined();
+    expect(ofTcp(watched('1.tcp.example.net', 20000))).toBeUndefined();
+    expect(reads.n).toBe(before);
+    expect(owners.takeUnowned()).toEqual([
+      ['http_request_complete.v0', 1],
+      ['tcp_connection_closed.v0', 1],
+    ]);
+  });
+
   it('should count the records of each type that belong to nobody, once taken', () => {
     const owners = new TrafficOwners();
     owners.putDomain({ id: 'rd_1', domain: 'a.example.com', account_id: A });

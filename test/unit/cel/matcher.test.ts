@@ -259,6 +259,55 @@ describe('SubscriptionMatcher', () => {
     expect(calls.n).toBe(2);
   });
 
+  it('should give an owned subscription on a hashed value only its owner\'s records when two owners filter the same value', () => {
+    const calls = { n: 0 };
+    const matcher = new SubscriptionMatcher(TYPE, ownerOf);
+    matcher.replaceAll([
+      ['esb_a', counted(filterOf('ev.conn.server_port == 443'), calls), 'esb_a', 'acct_a'],
+      ['esb_b', counted(filterOf('ev.conn.server_port == 443'), calls), 'esb_b', 'acct_b'],
+      ['esb_any', counted(filterOf('ev.conn.server_port == 443'), calls)],
+      ['esb_a_list', counted(filterOf('ev.conn.server_name in ["a.example.com", "b.example.com"] && ev.conn.server_port == 443'), calls), 'esb_a_list', 'acct_a'],
+    ]);
+    // One index for everyone: the owned filters sit in the unowned ones' buckets, nothing is evaluated whole.
+    expect(matcher.stats()).toEqual({ subscriptions: 4, owners: 2, alwaysEvaluated: 0, hashed: 4, ranged: 0 });
+    const at = (name: string, port: unknown = 443): unknown => ({ conn: { server_name: name, server_port: port } });
+    // The list is indexed on the name (the first field); within the port's hit, the unowned come before the owner's.
+    expect(matcher.match(at('a.example.com'))).toEqual(['esb_a_list', 'esb_any', 'esb_a']);
+    expect(matcher.match(at('b.example.com'))).toEqual(['esb_any', 'esb_b']);
+    expect(matcher.match(at('c.example.com'))).toEqual(['esb_any']);
+    expect(matcher.match(at('a.example.com', 80))).toEqual([]);
+    // A mistyped value proves nothing: every filter on the field is evaluated, other owners' never.
+    expect(matcher.match(at('b.example.com', '443'))).toEqual([]);
+    calls.n = 0;
+    matcher.match(at('b.example.com', 443n));
+    expect(calls.n).toBe(2);
+    // Moving a subscription to another owner moves it in its bucket; removing one leaves the rest.
+    matcher.set('esb_b', filterOf('ev.conn.server_port == 443'), 'esb_b', 'acct_a');
+    expect(matcher.match(at('a.example.com'))).toEqual(['esb_a_list', 'esb_any', 'esb_a', 'esb_b']);
+    expect(matcher.match(at('b.example.com'))).toEqual(['esb_any']);
+    matcher.delete('esb_a');
+    matcher.delete('esb_any');
+    expect(matcher.match(at('a.example.com'))).toEqual(['esb_a_list', 'esb_b']);
+    expect(matcher.stats().owners).toBe(1);
+  });
+
+  it('should give an owned subscription without an indexable filter only its owner\'s records, and an unowned one every record', () => {
+    const matcher = new SubscriptionMatcher(TYPE, ownerOf);
+    matcher.set('esb_a_none', undefined, 'esb_a_none', 'acct_a');
+    matcher.set('esb_a_true', filterOf('true'), 'esb_a_true', 'acct_a');
+    matcher.set('esb_b_range', filterOf('cidr("10.0.0.0/8").containsIP(ev.conn.client_ip)'), 'esb_b_range', 'acct_b');
+    matcher.set('esb_all', filterOf('true'));
+    expect(matcher.stats()).toEqual({ subscriptions: 4, owners: 2, alwaysEvaluated: 3, hashed: 0, ranged: 1 });
+    const at = (name: string): unknown => ({ conn: { server_name: name, server_port: 443, client_ip: '10.1.1.1' } });
+    expect(matcher.match(at('a.example.com'))).toEqual(['esb_all', 'esb_a_none', 'esb_a_true']);
+    expect(matcher.match(at('b.example.com'))).toEqual(['esb_all', 'esb_b_range']);
+    expect(matcher.match(at('c.example.com'))).toEqual(['esb_all']);
+    matcher.delete('esb_a_none');
+    matcher.delete('esb_a_true');
+    expect(matcher.match(at('a.example.com'))).toEqual(['esb_all']);
+    expect(matcher.stats()).toEqual({ subscriptions: 2, owners: 1, alwaysEvaluated: 1, hashed: 0, ranged: 1 });
+  });
+
   it('should not evaluate a filter that is only its indexed conjunct, and still evaluate it for a mistyped value', () => {
     const calls = { n: 0 };
     const matcher = new SubscriptionMatcher(TYPE);

@@ -9,8 +9,9 @@ import { EVENT_HASH_DIGITS, recordDigits } from '../ids.js';
 import type { AuditDecoder, AuditEvent } from '../records/audit-decoder.js';
 import type { RecordDecoder } from '../records/record-decoder.js';
 import type { HeaderValue } from '../records/record-types.js';
+import { avroProjections, projectedTail } from '../projection/avro-projection.js';
 import type { LeafJsonCache, Projector } from '../projection/projector.js';
-import type { DecodedRecord } from '../records/record-types.js';
+import type { DecodedRecord, FilterableDecoded, FullDecodeResult } from '../records/record-types.js';
 import type { SubscriptionSet, TrafficRoute } from '../subscriptions/subscription-set.js';
 import { decodeFailures, subscriptionMatches, unownedRecords } from '../telemetry/metrics.js';
 import { EventItem, type EventParts, type PayloadParts } from './event-item.js';
@@ -52,7 +53,14 @@ export interface RecordRouterOptions {
   readonly clockSkewMs: number;
 }
 
-/** The parts a record's deliveries with one field set share: the object is projected on first use. */
+/** The decoded record of a validated record (the payloads are written without it). */
+function recordOf(decoded: FilterableDecoded): DecodedRecord {
+  const full = decoded.full();
+  if (!full.ok) throw new Error(`A validated record failed to decode: ${full.message}`);
+  return full.record;
+}
+
+/** The parts a record's deliveries with one field set share: the record is decoded and projected on first use. */
 class ProjectedEvent implements EventParts {
   readonly principal = null;
   private projected: Record<string, unknown> | undefined;
@@ -61,11 +69,11 @@ class ProjectedEvent implements EventParts {
     readonly eventType: TrafficEventType,
     readonly timestamp: string,
     private readonly project: Projector,
-    private readonly record: DecodedRecord,
+    private readonly decoded: FilterableDecoded,
   ) {}
 
   object(): Record<string, unknown> {
-    this.projected ??= this.project(this.record);
+    this.projected ??= this.project(recordOf(this.decoded));
     return this.projected;
   }
 }
@@ -134,8 +142,21 @@ export class RecordRouter {
     if (!decoded.ok) return this.reject(topic, partition, msg, decoded.code, decoded.message);
     const runs = this.opts.subscriptions.matcher(eventType).matchRuns(decoded.filterable);
     if (runs.length === 0) return NOTHING;
-    const full = decoded.full();
-    if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
+    // An Avro record is projected from its bytes once validated (src/projection/avro-projection.ts); a
+    // JSON record, or a field set without a byte projection, from the decoded record.
+    const avro = decoded.avro;
+    let starts: Int32Array | undefined;
+    let full: FullDecodeResult | undefined;
+    try {
+      if (avro !== undefined) starts = avro.codec.leafStarts(avro.buf, avro.pos);
+    } catch {
+      // Refused below as the full decode refuses it, with its code and message.
+    }
+    if (starts === undefined) {
+      full = decoded.full();
+      if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
+    }
+    const projections = avro === undefined ? undefined : avroProjections(avro.codec);
 
     const source = { topic, partition, offset: Number(msg.offset) };
     const ts = Number(msg.timestamp);
@@ -163,9 +184,17 @@ export class RecordRouter {
         let k = projectors.indexOf(route.project);
         if (k < 0) {
           k = projectors.length;
+          const byteProjection = starts === undefined ? undefined : projections?.get(route.projectionKey);
+          let tail: Buffer;
+          if (byteProjection !== undefined && avro !== undefined && starts !== undefined) tail = projectedTail(before, byteProjection, avro.buf, avro.pos, starts);
+          else {
+            full ??= decoded.full();
+            if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
+            tail = payloadTail(before, route.project.serialize(full.record, leafJson));
+          }
           projectors.push(route.project);
-          payloads.push({ head, recordDigits: digits, tail: payloadTail(before, route.project.serialize(full.record, leafJson)) });
-          parts.push(new ProjectedEvent(eventType, timestamp, route.project, full.record));
+          payloads.push({ head, recordDigits: digits, tail });
+          parts.push(new ProjectedEvent(eventType, timestamp, route.project, decoded));
         }
         const payload = payloads[k] as PayloadParts;
         const shared = parts[k] as ProjectedEvent;

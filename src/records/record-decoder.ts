@@ -100,7 +100,7 @@ export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDeco
   const decodeAvro = (eventType: TrafficEventType, codec: AvroCodec, buf: Buffer, pos: number, form: 'avro' | 'confluent'): FilterableResult => {
     const filterable = codec.decodePrefix(buf, pos);
     if (validateAll) codec.validate(buf, pos);
-    return { ok: true, eventType, form, filterable, full: memo(() => attempt(() => codec.decodeFull(buf, pos))) };
+    return { ok: true, eventType, form, filterable, full: memo(() => attempt(() => codec.decodeFull(buf, pos))), avro: { codec, buf, pos } };
   };
 
   const decodeConfluent = (eventType: TrafficEventType, buf: Buffer): FilterableResult => {

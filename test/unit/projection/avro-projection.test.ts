@@ -1,0 +1,116 @@
+// The byte projections against the decoded path they replace: the same JSON text as projecting the
+// decoded record and JSON.stringify, over generated traffic, arbitrary records and edge cases.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TRAFFIC_EVENT_TYPES, TRAFFIC_FIELDS, type TrafficEventType } from '../../../src/events/catalog.js';
+import { avroProjections, projectedTail } from '../../../src/projection/avro-projection.js';
+import { projectionKey, projectorFor } from '../../../src/projection/projector.js';
+import { createAvroCodec, type AvroCodec } from '../../../src/records/avro-record.js';
+import { encodeRecord } from '../../../src/records/record-encoder.js';
+import { latestSchema } from '../../../src/records/schema-registry.js';
+import { TrafficGenerator } from '../../../src/traffic/generator.js';
+import { recordArbitrary } from '../records/arbitraries.js';
+
+const codecs = new Map<TrafficEventType, AvroCodec>(TRAFFIC_EVENT_TYPES.map((t) => [t, createAvroCodec(latestSchema(t))]));
+const codecOf = (t: TrafficEventType): AvroCodec => codecs.get(t) as AvroCodec;
+const names = (t: TrafficEventType): string[] => TRAFFIC_FIELDS[t].map((f) => f.name);
+
+/** The object's JSON as the byte projection writes it. */
+function projected(eventType: TrafficEventType, fields: readonly string[], buf: Buffer): string {
+  const codec = codecOf(eventType);
+  const projection = avroProjections(codec).get(projectionKey(fields));
+  if (projection === undefined) throw new Error(`no byte projection for ${fields.join(',')}`);
+  const tail = projectedTail('', projection, buf, 0, codec.leafStarts(buf, 0));
+  return tail.toString('utf8', 0, tail.length - 1);
+}
+
+/** The object's JSON as the router wrote it before: decode the whole record, project, stringify. */
+function decodedThenProjected(eventType: TrafficEventType, fields: readonly string[], buf: Buffer): string {
+  return JSON.stringify(projectorFor(fields)(codecOf(eventType).decodeFull(buf, 0)));
+}
+
+function avroOf(eventType: TrafficEventType, record: Record<string, unknown>): Buffer {
+  return encodeRecord(eventType, record, 'avro').value;
+}
+
+describe.each(TRAFFIC_EVENT_TYPES.map((t) => [t]))('the byte projection of %s', (eventType: TrafficEventType) => {
+  it('should write the text of the decoded projection for any record and any field set', () => {
+    fc.assert(
+      fc.property(recordArbitrary(eventType), fc.subarray(names(eventType), { minLength: 0 }), (record, fields) => {
+        const buf = avroOf(eventType, record);
+        expect(projected(eventType, fields, buf)).toBe(decodedThenProjected(eventType, fields, buf));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('should write the text of the decoded projection for generated traffic with every field selected, and each field alone', () => {
+    const g = new TrafficGenerator({ seed: 7, httpShare: eventType === 'http_request_complete.v0' ? 1 : 0 });
+    for (let i = 0; i < 300; i++) {
+      const buf = g.nextMessage('avro').value;
+      expect(projected(eventType, names(eventType), buf)).toBe(decodedThenProjected(eventType, names(eventType), buf));
+      const one = names(eventType)[i % names(eventType).length] as string;
+      expect(projected(eventType, [one], buf)).toBe(decodedThenProjected(eventType, [one], buf));
+    }
+  });
+});
+
+describe('the byte projection of edge cases', () => {
+  const http = 'http_request_complete.v0' as const;
+  const base = {
+    conn: { client_ip: '203.0.113.7', server_ip: '198.51.100.1', server_name: 'api.example.com', server_port: 443, start_ts: '2024-05-01T12:00:00.000001Z' },
+    http: {
+      request: { method: 'get', url: { raw: 'https://api.example.com/', scheme: 'https', host: 'api.example.com', path: '/' } },
+      response: { status_code: 200 },
+    },
+  };
+  const all = names(http);
+  const check = (record: Record<string, unknown>, fields: readonly string[] = all): string => {
+    const buf = avroOf(http, record);
+    const text = projected(http, fields, buf);
+    expect(text).toBe(decodedThenProjected(http, fields, buf));
+    return text;
+  };
+  const withRequest = (extra: Record<string, unknown>): Record<string, unknown> => ({ ...base, http: { ...base.http, request: { ...base.http.request, ...extra } } });
+
+  it('should escape quotes, backslashes and control characters as JSON.stringify does, and copy other characters', () => {
+    const nasty = 'a"b\\c\u0000\u0001\b\t\n\f\r\u001f\u007f\u2028\u2029é€😀 end';
+    const text = check(withRequest({ user_agent: nasty, url: { ...base.http.request.url, path: `/${nasty.repeat(3)}` } }));
+    expect(JSON.parse(text).http.request.user_agent).toBe(nasty);
+  });
+
+  it('should write null for absent optional fields, and empty maps and arrays as {} and []', () => {
+    expect(check(withRequest({ headers: {} }), ['http.request.headers', 'oauth.user.id', 'backend.connection_reused'])).toBe(
+      '{"backend":{"connection_reused":null},"http":{"request":{"headers":{}}},"oauth":{"user":{"id":null}}}',
+    );
+    check(withRequest({ headers: { Accept: [], Empty: [''] } }));
+    check({ ...base, traffic_policy: { logs: [] } });
+    check({ ...base, traffic_policy: { logs: [{}, { a: { b: [1, 'x', null] }, c: 1e21, d: '\u2028' }] } });
+  });
+
+  it('should write negative and large longs, booleans and timestamps before 1970 as the decoded record holds them', () => {
+    check({ ...base, compression: { bytes_saved: -(2 ** 52), algorithm: 'gzip' }, backend: { connection_reused: false } });
+    check({ ...base, compression: { bytes_saved: 2 ** 53 - 2 }, backend: { connection_reused: true } });
+    check({ ...base, conn: { ...base.conn, start_ts: '1969-12-31T23:59:59.999999Z', server_port: 0 } });
+    check({ ...base, conn: { ...base.conn, start_ts: '1900-01-01T00:00:00Z' } });
+  });
+
+  it('should keep the decoded object order and entries of header maps with numeric or repeated keys', () => {
+    check(withRequest({ headers: { Zed: ['1'], '10': ['ten'], '2': ['two'], Accept: ['*/*'] } }));
+    // Avro maps may repeat a key; the decoded object keeps its first place and last value.
+    const buf = avroOf(http, withRequest({ headers: { 'Dup-one': ['first'], Other: ['x'], 'Dup-two': ['last'] } }));
+    const at = buf.indexOf('Dup-two');
+    buf.write('Dup-one', at);
+    const fields = ['http.request.headers'];
+    expect(projected(http, fields, buf)).toBe(decodedThenProjected(http, fields, buf));
+    expect(projected(http, fields, buf)).toBe('{"http":{"request":{"headers":{"Dup-one":["last"],"Other":["x"]}}}}');
+  });
+
+  it('should write an empty object for an empty field set', () => {
+    expect(check(base, [])).toBe('{}');
+  });
+
+  it('should leave field sets that read below a leaf to the decoded projection', () => {
+    expect(avroProjections(codecOf(http)).get(projectionKey(['http.request.headers.Accept']))).toBeUndefined();
+  });
+});

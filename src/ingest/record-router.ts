@@ -12,6 +12,7 @@ import type { HeaderValue } from '../records/record-types.js';
 import { avroProjections, projectedTail } from '../projection/avro-projection.js';
 import type { LeafJsonCache, Projector } from '../projection/projector.js';
 import type { DecodedRecord, FilterableDecoded, FullDecodeResult } from '../records/record-types.js';
+import { formatMillis } from '../records/timestamps.js';
 import type { SubscriptionSet, TrafficRoute } from '../subscriptions/subscription-set.js';
 import { decodeFailures, subscriptionMatches, unownedRecords } from '../telemetry/metrics.js';
 import { EventItem, type EventParts, type PayloadParts } from './event-item.js';
@@ -164,7 +165,7 @@ export class RecordRouter {
     const createdBy = ts + this.opts.clockSkewMs;
     const head = payloadHead(ts);
     const digits = recordDigits(topic, partition, msg.offset);
-    const timestamp = new Date(ts).toISOString();
+    const timestamp = formatMillis(ts);
     // The envelope's JSON between the event id and the object, the same for every field set.
     const before = tailBeforeObject(eventType, timestamp, 'null');
     // Equal field sets share one projector function (projector.ts), so the projector identifies the

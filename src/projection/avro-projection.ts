@@ -196,7 +196,10 @@ export function avroProjections(codec: AvroCodec, format: TimestampFormat = 'rfc
   };
 }
 
-const out: JsonOut = { b: Buffer.allocUnsafe(64 * 1024), reserve: 0 };
+/** Tails are written into slabs and handed out as views of them, as Buffer.allocUnsafe does from its pool, without a copy. */
+const SLAB_BYTES = 256 * 1024;
+const out: JsonOut = { b: Buffer.allocUnsafe(SLAB_BYTES), reserve: 0 };
+let used = 0;
 
 /**
  * A payload tail (envelope.ts payloadTail): `before`, the projected object's JSON and the envelope's
@@ -204,12 +207,16 @@ const out: JsonOut = { b: Buffer.allocUnsafe(64 * 1024), reserve: 0 };
  */
 export function projectedTail(before: string, project: AvroProjection, buf: Buffer, pos: number, starts: Int32Array): Buffer {
   const need = 3 * before.length + project.overhead + 8 * (buf.length - pos) + 1;
-  if (out.b.length < need) out.b = Buffer.allocUnsafe(2 * need);
+  if (out.b.length - used < need) {
+    out.b = Buffer.allocUnsafe(Math.max(SLAB_BYTES, need));
+    used = 0;
+  }
   out.reserve = need;
-  let at = out.b.write(before, 0);
+  const start = used;
+  let at = start + out.b.write(before, start);
   at = project(out, at, buf, starts);
   out.b[at++] = 0x7d;
-  const tail = Buffer.allocUnsafe(at);
-  out.b.copy(tail, 0, 0, at);
-  return tail;
+  // A projection that outgrew the slab wrote into a larger buffer of its own; the next tail starts a new slab.
+  used = out.b.length < SLAB_BYTES ? out.b.length : at;
+  return out.b.subarray(start, at);
 }

@@ -10,7 +10,7 @@ import { compileReader } from '../records/avro-codegen.js';
 import type { AvroCodec } from '../records/avro-record.js';
 import type { LeafPlan } from '../records/field-plan.js';
 import type { AvroComplexType, AvroSchema } from '../records/schema-registry.js';
-import { formatMicros } from '../records/timestamps.js';
+import { writeMicros } from '../records/timestamps.js';
 import * as W from './avro-json-writers.js';
 import { fieldTree, type FieldNode } from './projector.js';
 
@@ -38,10 +38,10 @@ export type TimestampWriter = (out: Buffer, at: number, micros: number) => numbe
 /** The timestamp formats of the envelope's object; RFC 3339 is what decoded records hold (timestamps.ts). */
 export const TIMESTAMP_WRITERS: Readonly<Record<string, TimestampWriter>> = {
   rfc3339: (out, at, micros) => {
-    out[at++] = 0x22;
-    at = W.literal(out, at, formatMicros(micros));
-    out[at++] = 0x22;
-    return at;
+    out[at] = 0x22;
+    at = writeMicros(out, at + 1, micros);
+    out[at] = 0x22;
+    return at + 1;
   },
 };
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_INT64_MAGNITUDE, formatMicros, formatMillis, parseRfc3339 } from '../../../src/records/timestamps.js';
+import { MAX_INT64_MAGNITUDE, formatMicros, formatMillis, parseRfc3339, writeMicros } from '../../../src/records/timestamps.js';
 
 describe('RFC 3339 timestamps', () => {
   it('should read a UTC time with microseconds', () => {
@@ -87,5 +87,16 @@ describe('RFC 3339 timestamps', () => {
       { numRuns: 2000 },
     );
     for (const ms of [0, -1, 999, Date.UTC(1000, 0, 1), Date.UTC(1000, 0, 1) - 1, Date.UTC(2254, 11, 31, 23, 59, 59, 999)]) expect(formatMillis(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('should write the bytes of formatMicros for any timestamp a record can hold', () => {
+    const out = Buffer.alloc(64);
+    fc.assert(
+      fc.property(fc.integer({ min: -MAX_INT64_MAGNITUDE, max: MAX_INT64_MAGNITUDE }), fc.nat(8), (micros, at) => {
+        const end = writeMicros(out, at, micros);
+        expect(out.toString('latin1', at, end)).toBe(formatMicros(micros));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

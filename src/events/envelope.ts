@@ -45,9 +45,21 @@ export const PAYLOAD_ID_AT = ID_KEY.length;
 export const EVENT_ID_LENGTH = ID_PREFIXES.event.length + 1 + 10 + EVENT_HASH_DIGITS;
 const HEAD_LENGTH = PAYLOAD_ID_AT + EVENT_ID_LENGTH - EVENT_HASH_DIGITS;
 
-/** The head of every payload of a record with this Kafka timestamp. */
+const HEAD_PREFIX = Buffer.from(`${ID_KEY}${ID_PREFIXES.event}_`, 'latin1');
+
+/** The head of every payload of a record with this Kafka timestamp; written byte by byte, it is made for every matched record. */
 export function payloadHead(timestampMs: number): Buffer {
-  return Buffer.from(`${ID_KEY}${ID_PREFIXES.event}_${eventTimeDigits(timestampMs)}`, 'latin1');
+  let ms = Math.max(0, timestampMs);
+  if (!Number.isSafeInteger(ms)) return Buffer.from(`${ID_KEY}${ID_PREFIXES.event}_${eventTimeDigits(timestampMs)}`, 'latin1');
+  const head = Buffer.allocUnsafe(HEAD_LENGTH);
+  for (let i = 0; i < HEAD_PREFIX.length; i++) head[i] = HEAD_PREFIX[i] as number;
+  // eventTimeDigits: ten base32 digits, most significant first.
+  for (let i = HEAD_LENGTH - 1; i >= HEAD_PREFIX.length; i--) {
+    const d = ms % 32;
+    head[i] = EVENT_DIGIT_CODES[d] as number;
+    ms = (ms - d) / 32;
+  }
+  return head;
 }
 
 /** The text between the event id and the object: the id's closing quote and the other fields. */

@@ -177,23 +177,31 @@ export function compileAvroProjection(codec: AvroCodec, key: string, timestamps:
   return Object.assign(project, { overhead: g.overhead });
 }
 
-const compiled = new WeakMap<AvroCodec, Map<TimestampFormat, Map<string, AvroProjection | null>>>();
+/** The byte projections of one codec's records in one timestamp format, by projection key, compiled on first use. */
+export class AvroProjections {
+  private readonly byKey = new Map<string, AvroProjection | null>();
 
-/** The byte projections of a codec's records in one timestamp format, by projection key, compiled on first use. */
-export function avroProjections(codec: AvroCodec, format: TimestampFormat = 'rfc3339'): { get(key: string): AvroProjection | undefined } {
+  constructor(
+    private readonly codec: AvroCodec,
+    private readonly timestamps: TimestampWriter,
+  ) {}
+
+  get(key: string): AvroProjection | undefined {
+    let p = this.byKey.get(key);
+    if (p === undefined) this.byKey.set(key, (p = compileAvroProjection(this.codec, key, this.timestamps) ?? null));
+    return p ?? undefined;
+  }
+}
+
+const compiled = new WeakMap<AvroCodec, Map<TimestampFormat, AvroProjections>>();
+
+/** The byte projections of a codec's records in a timestamp format. */
+export function avroProjections(codec: AvroCodec, format: TimestampFormat = 'rfc3339'): AvroProjections {
   let byFormat = compiled.get(codec);
   if (byFormat === undefined) compiled.set(codec, (byFormat = new Map()));
-  let byKey = byFormat.get(format);
-  if (byKey === undefined) byFormat.set(format, (byKey = new Map()));
-  const cache = byKey;
-  const timestamps = TIMESTAMP_WRITERS[format] as TimestampWriter;
-  return {
-    get(key) {
-      let p = cache.get(key);
-      if (p === undefined) cache.set(key, (p = compileAvroProjection(codec, key, timestamps) ?? null));
-      return p ?? undefined;
-    },
-  };
+  let set = byFormat.get(format);
+  if (set === undefined) byFormat.set(format, (set = new AvroProjections(codec, TIMESTAMP_WRITERS[format] as TimestampWriter)));
+  return set;
 }
 
 /** Tails are written into slabs and handed out as views of them, as Buffer.allocUnsafe does from its pool, without a copy. */

@@ -56,6 +56,9 @@ function escapeByte(out: Buffer, at: number, c: number): number {
   }
 }
 
+/** 1 for the bytes JSON.stringify escapes: below 0x20, the quote and the backslash. */
+const ESCAPED = Uint8Array.from({ length: 256 }, (_, c) => (c < 0x20 || c === 0x22 || c === 0x5c ? 1 : 0));
+
 /**
  * The JSON string of the UTF-8 bytes [a, e). A byte loop: Buffer.copy costs more than the loop for the
  * strings of records (a few dozen bytes), measured.
@@ -64,7 +67,7 @@ export function stringBytes(out: Buffer, at: number, buf: Buffer, a: number, e: 
   out[at++] = 0x22;
   for (let i = a; i < e; i++) {
     const c = buf[i] as number;
-    if (c >= 0x20 && c !== 0x22 && c !== 0x5c) out[at++] = c;
+    if (ESCAPED[c] === 0) out[at++] = c;
     else at = escapeByte(out, at, c);
   }
   out[at++] = 0x22;

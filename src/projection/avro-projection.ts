@@ -168,8 +168,10 @@ export function compileAvroProjection(codec: AvroCodec, key: string, timestamps:
   const g: Gen = { lines: [], texts: [], overhead: 0 };
   objectCode(codec, tree, '', g);
   const source = `return function project(O, at, buf, P) {\n  let b = O.b;\n  let p = 0;\n  ${g.lines.join('\n  ')}\n  return at;\n};`;
+  // The writers are passed one by one: through the module namespace object each call is a property load.
+  const writers = { varint: W.varint, string: W.string, integer: W.integer, literal: W.literal, boolean: W.boolean, stringArrayMap: W.stringArrayMap };
   const project = (new Function('W', 'T', 'X', 'writeText', source) as (...args: unknown[]) => (out: JsonOut, at: number, buf: Buffer, starts: Int32Array) => number)(
-    W,
+    writers,
     timestamps,
     g.texts,
     writeText,

@@ -1,5 +1,6 @@
 // The delivered event envelope (ARCHITECTURE.md "Delivered envelope", "Event ids"): the one shape every destination receives, and its
 // payload bytes.
+import { writeMillis } from '../records/timestamps.js';
 import { EVENT_DIGIT_CODES, EVENT_HASH_DIGITS, ID_PREFIXES, eventTimeDigits, newId } from '../ids.js';
 
 export interface Principal {
@@ -65,6 +66,28 @@ export function payloadHead(timestampMs: number): Buffer {
 /** The text between the event id and the object: the id's closing quote and the other fields. */
 export function tailBeforeObject(eventType: string, timestamp: string, principalJson: string): string {
   return `","event_type":${JSON.stringify(eventType)},"event_timestamp":${JSON.stringify(timestamp)},"principal":${principalJson},"object":`;
+}
+
+/** The two constant parts of tailBeforeObject's text for a traffic event type (no principal), around the timestamp. */
+const trafficBefore = new Map<string, readonly [Buffer, Buffer]>();
+
+/**
+ * tailBeforeObject(eventType, formatMillis(timestampMs), 'null') as bytes, written into `out` at `at`;
+ * returns the end. At most 3 x eventType.length + 160 bytes.
+ */
+export function writeTrafficTailBefore(out: Buffer, at: number, eventType: string, timestampMs: number): number {
+  let parts = trafficBefore.get(eventType);
+  if (parts === undefined) {
+    // The timestamp is the last string of the text: split it at a placeholder there.
+    const text = tailBeforeObject(eventType, '@', 'null');
+    const at = text.lastIndexOf('"@"') + 1;
+    trafficBefore.set(eventType, (parts = [Buffer.from(text.slice(0, at)), Buffer.from(text.slice(at + 1))]));
+  }
+  const [a, b] = parts;
+  for (let i = 0; i < a.length; i++) out[at++] = a[i] as number;
+  at = writeMillis(out, at, timestampMs);
+  for (let i = 0; i < b.length; i++) out[at++] = b[i] as number;
+  return at;
 }
 
 /** The payload tail: `before` from tailBeforeObject(), the object's JSON, and the envelope's closing brace. */

@@ -61,17 +61,21 @@ function recordOf(decoded: FilterableDecoded): DecodedRecord {
   return full.record;
 }
 
-/** The parts a record's deliveries with one field set share: the record is decoded and projected on first use. */
+/** The parts a record's deliveries with one field set share: the record is decoded and projected, and its time formatted, on first use. */
 class ProjectedEvent implements EventParts {
   readonly principal = null;
   private projected: Record<string, unknown> | undefined;
 
   constructor(
     readonly eventType: TrafficEventType,
-    readonly timestamp: string,
+    private readonly timestampMs: number,
     private readonly project: Projector,
     private readonly decoded: FilterableDecoded,
   ) {}
+
+  get timestamp(): string {
+    return formatMillis(this.timestampMs);
+  }
 
   object(): Record<string, unknown> {
     this.projected ??= this.project(recordOf(this.decoded));
@@ -165,16 +169,16 @@ export class RecordRouter {
     const createdBy = ts + this.opts.clockSkewMs;
     const head = payloadHead(ts);
     const digits = recordDigits(topic, partition, msg.offset);
-    const timestamp = formatMillis(ts);
-    // The envelope's JSON between the event id and the object, the same for every field set.
-    const before = tailBeforeObject(eventType, timestamp, 'null');
+    // The envelope's JSON between the event id and the object, the same for every field set; the byte
+    // projections write it themselves (projectedTail).
+    let before: string | undefined;
     // Equal field sets share one projector function (projector.ts), so the projector identifies the
     // object. A record meets a handful of distinct field sets even at 10,000 subscriptions, and a scan
     // of a short array beats hashing long projection keys in a Map.
     const projectors: Projector[] = [];
     const payloads: PayloadParts[] = [];
     const parts: ProjectedEvent[] = [];
-    const leafJson: LeafJsonCache = [];
+    let leafJson: LeafJsonCache | undefined;
     const deliveries: Delivery[] = [];
     for (let r = 0; r < runs.length; r++) {
       const run = runs[r] as readonly TrafficRoute[];
@@ -187,15 +191,17 @@ export class RecordRouter {
           k = projectors.length;
           const byteProjection = starts === undefined ? undefined : projections?.get(route.projectionKey);
           let tail: Buffer;
-          if (byteProjection !== undefined && avro !== undefined && starts !== undefined) tail = projectedTail(before, byteProjection, avro.buf, avro.pos, starts);
+          if (byteProjection !== undefined && avro !== undefined && starts !== undefined) tail = projectedTail(eventType, ts, byteProjection, avro.buf, avro.pos, starts);
           else {
             full ??= decoded.full();
             if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
+            before ??= tailBeforeObject(eventType, formatMillis(ts), 'null');
+            leafJson ??= [];
             tail = payloadTail(before, route.project.serialize(full.record, leafJson));
           }
           projectors.push(route.project);
           payloads.push({ head, recordDigits: digits, tail });
-          parts.push(new ProjectedEvent(eventType, timestamp, route.project, decoded));
+          parts.push(new ProjectedEvent(eventType, ts, route.project, decoded));
         }
         const payload = payloads[k] as PayloadParts;
         const shared = parts[k] as ProjectedEvent;

@@ -6,6 +6,7 @@
 // a fraction of that (bench/results/PROFILE.md). The text equals JSON.stringify(project(decodeFull(...)))
 // of the same record: the keys in the projector's order (fieldTree), each leaf as JSON.stringify writes
 // its decoded value; a test compares both over generated traffic and edge cases.
+import { writeTrafficTailBefore } from '../events/envelope.js';
 import { compileReader } from '../records/avro-codegen.js';
 import type { AvroCodec } from '../records/avro-record.js';
 import type { LeafPlan } from '../records/field-plan.js';
@@ -212,18 +213,19 @@ const out: JsonOut = { b: Buffer.allocUnsafe(SLAB_BYTES), reserve: 0 };
 let used = 0;
 
 /**
- * A payload tail (envelope.ts payloadTail): `before`, the projected object's JSON and the envelope's
- * closing brace, as a buffer of its own. `starts` must be the record's (AvroCodec.leafStarts).
+ * A traffic payload tail (envelope.ts payloadTail): the envelope's text before the object for this
+ * event type and Kafka timestamp (writeTrafficTailBefore), the projected object's JSON and the closing
+ * brace, as a buffer of its own. `starts` must be the record's (AvroCodec.leafStarts).
  */
-export function projectedTail(before: string, project: AvroProjection, buf: Buffer, pos: number, starts: Int32Array): Buffer {
-  const need = 3 * before.length + project.overhead + 8 * (buf.length - pos) + 1;
+export function projectedTail(eventType: string, timestampMs: number, project: AvroProjection, buf: Buffer, pos: number, starts: Int32Array): Buffer {
+  const need = 3 * eventType.length + 160 + project.overhead + 8 * (buf.length - pos) + 1;
   if (out.b.length - used < need) {
     out.b = Buffer.allocUnsafe(Math.max(SLAB_BYTES, need));
     used = 0;
   }
   out.reserve = need;
   const start = used;
-  let at = start + out.b.write(before, start);
+  let at = writeTrafficTailBefore(out.b, start, eventType, timestampMs);
   at = project(out, at, buf, starts);
   out.b[at++] = 0x7d;
   // A projection that outgrew the slab wrote into a larger buffer of its own; the next tail starts a new slab.

@@ -49,9 +49,7 @@ function readString(buf: Buffer, a: number, b: number, path: string): string {
  */
 function checkString(buf: Buffer, a: number, b: number, path: string): void {
   let any = 0;
-  let i = a;
-  for (const last = b - 3; i < last; i += 4) any |= (buf[i] as number) | (buf[i + 1] as number) | (buf[i + 2] as number) | (buf[i + 3] as number);
-  for (; i < b; i++) any |= buf[i] as number;
+  for (let i = a; i < b; i++) any |= buf[i] as number;
   if (any >= 0x80 && !isUtf8(buf.subarray(a, b))) throw new DecodeError('invalid_utf8', `${path} is not valid UTF-8.`);
 }
 

@@ -144,3 +144,16 @@ export function formatMillis(ms: number): string {
   if (!Number.isInteger(ms) || ms < FAST_MILLIS_FROM || ms > FAST_MILLIS_TO) return new Date(ms).toISOString();
   return `${formatMicros(ms * 1000).slice(0, 23)}Z`;
 }
+
+/** formatMillis' text as bytes into `out` at `at`, returning the end. */
+export function writeMillis(out: Uint8Array, at: number, ms: number): number {
+  if (!Number.isInteger(ms) || ms < FAST_MILLIS_FROM || ms > FAST_MILLIS_TO) {
+    const text = new Date(ms).toISOString();
+    for (let i = 0; i < text.length; i++) out[at + i] = text.charCodeAt(i);
+    return at + text.length;
+  }
+  // writeMicros' text with three fraction digits: the other three are zeros.
+  writeMicros(out, at, ms * 1000);
+  out[at + 23] = 0x5a;
+  return at + 24;
+}

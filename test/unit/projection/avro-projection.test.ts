@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TRAFFIC_EVENT_TYPES, TRAFFIC_FIELDS, type TrafficEventType } from '../../../src/events/catalog.js';
+import { payloadTail, tailBeforeObject } from '../../../src/events/envelope.js';
 import { avroProjections, projectedTail } from '../../../src/projection/avro-projection.js';
 import { projectionKey, projectorFor } from '../../../src/projection/projector.js';
 import { createAvroCodec, type AvroCodec } from '../../../src/records/avro-record.js';
@@ -15,18 +16,31 @@ const codecs = new Map<TrafficEventType, AvroCodec>(TRAFFIC_EVENT_TYPES.map((t) 
 const codecOf = (t: TrafficEventType): AvroCodec => codecs.get(t) as AvroCodec;
 const names = (t: TrafficEventType): string[] => TRAFFIC_FIELDS[t].map((f) => f.name);
 
-/** The object's JSON as the byte projection writes it. */
-function projected(eventType: TrafficEventType, fields: readonly string[], buf: Buffer): string {
+/** A Kafka timestamp of the records (ms). */
+const KAFKA_TS = Date.UTC(2024, 4, 1, 12, 30, 45, 678);
+
+/** The payload tail as the byte projection writes it, and the object's JSON in it. */
+function projectedTailText(eventType: TrafficEventType, fields: readonly string[], buf: Buffer, ts = KAFKA_TS): string {
   const codec = codecOf(eventType);
   const projection = avroProjections(codec).get(projectionKey(fields));
   if (projection === undefined) throw new Error(`no byte projection for ${fields.join(',')}`);
-  const tail = projectedTail('', projection, buf, 0, codec.leafStarts(buf, 0));
-  return tail.toString('utf8', 0, tail.length - 1);
+  return projectedTail(eventType, ts, projection, buf, 0, codec.leafStarts(buf, 0)).toString('utf8');
 }
 
-/** The object's JSON as the router wrote it before: decode the whole record, project, stringify. */
+const objectOf = (tail: string): string => tail.slice(tail.indexOf('"object":') + '"object":'.length, -1);
+
+function projected(eventType: TrafficEventType, fields: readonly string[], buf: Buffer): string {
+  return objectOf(projectedTailText(eventType, fields, buf));
+}
+
+/** The payload tail as the router wrote it before: decode the whole record, project, stringify. */
+function decodedThenProjectedTail(eventType: TrafficEventType, fields: readonly string[], buf: Buffer, ts = KAFKA_TS): string {
+  const object = JSON.stringify(projectorFor(fields)(codecOf(eventType).decodeFull(buf, 0)));
+  return payloadTail(tailBeforeObject(eventType, new Date(ts).toISOString(), 'null'), object).toString('utf8');
+}
+
 function decodedThenProjected(eventType: TrafficEventType, fields: readonly string[], buf: Buffer): string {
-  return JSON.stringify(projectorFor(fields)(codecOf(eventType).decodeFull(buf, 0)));
+  return objectOf(decodedThenProjectedTail(eventType, fields, buf));
 }
 
 function avroOf(eventType: TrafficEventType, record: Record<string, unknown>): Buffer {
@@ -36,9 +50,10 @@ function avroOf(eventType: TrafficEventType, record: Record<string, unknown>): B
 describe.each(TRAFFIC_EVENT_TYPES.map((t) => [t]))('the byte projection of %s', (eventType: TrafficEventType) => {
   it('should write the text of the decoded projection for any record and any field set', () => {
     fc.assert(
-      fc.property(recordArbitrary(eventType), fc.subarray(names(eventType), { minLength: 0 }), (record, fields) => {
+      fc.property(recordArbitrary(eventType), fc.subarray(names(eventType), { minLength: 0 }), fc.integer({ min: 0, max: 2 ** 45 }), (record, fields, ts) => {
         const buf = avroOf(eventType, record);
-        expect(projected(eventType, fields, buf)).toBe(decodedThenProjected(eventType, fields, buf));
+        // The whole tail: the envelope's fields before the object too.
+        expect(projectedTailText(eventType, fields, buf, ts)).toBe(decodedThenProjectedTail(eventType, fields, buf, ts));
       }),
       { numRuns: 500 },
     );

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_INT64_MAGNITUDE, formatMicros, formatMillis, parseRfc3339, writeMicros } from '../../../src/records/timestamps.js';
+import { MAX_INT64_MAGNITUDE, formatMicros, formatMillis, parseRfc3339, writeMicros, writeMillis } from '../../../src/records/timestamps.js';
 
 describe('RFC 3339 timestamps', () => {
   it('should read a UTC time with microseconds', () => {
@@ -77,12 +77,14 @@ describe('RFC 3339 timestamps', () => {
     );
   });
 
-  it('should format a time in ms exactly as Date.toISOString does, over the whole range of Date', () => {
+  it('should format and write a time in ms exactly as Date.toISOString does, over the whole range of Date', () => {
     const anyTime = fc.integer({ min: -8_640_000_000_000_000, max: 8_640_000_000_000_000 });
     const recent = fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2100, 0, 1) });
     fc.assert(
       fc.property(fc.oneof(anyTime, recent), (ms) => {
         expect(formatMillis(ms)).toBe(new Date(ms).toISOString());
+        const out = Buffer.alloc(40);
+        expect(out.toString('latin1', 3, writeMillis(out, 3, ms))).toBe(new Date(ms).toISOString());
       }),
       { numRuns: 2000 },
     );

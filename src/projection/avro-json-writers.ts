@@ -92,6 +92,18 @@ export function integer(out: Buffer, at: number, v: number): number {
     out[at++] = 0x30 + v;
     return at;
   }
+  if (v < 2 ** 31) {
+    // Int32 arithmetic, several times cheaper than % and / on doubles.
+    let n = v | 0;
+    let digits = 1;
+    for (let t = n; t >= 10; t = (t / 10) | 0) digits++;
+    for (let i = at + digits - 1; i >= at; i--) {
+      const q = (n / 10) | 0;
+      out[i] = 0x30 + n - q * 10;
+      n = q;
+    }
+    return at + digits;
+  }
   let digits = 1;
   for (let t = v; t >= 10; t = (t - (t % 10)) / 10) digits++;
   let i = at + digits;

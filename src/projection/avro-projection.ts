@@ -15,9 +15,11 @@ import { writeMicros } from '../records/timestamps.js';
 import * as W from './avro-json-writers.js';
 import { fieldTree, type FieldNode } from './projector.js';
 
-/** The output buffer of the projections; a projection may replace `b` with a larger one. */
+/** The output buffer of the projections; a projection may move its text to a larger one (ensure). */
 export interface JsonOut {
   b: Buffer;
+  /** Where the text being written starts in `b`. */
+  start: number;
   /** Bytes the projection may still need past the current position, besides what it checks itself. */
   reserve: number;
 }
@@ -74,19 +76,23 @@ function leafText(codec: AvroCodec, leaf: LeafPlan, t: AvroSchema): LeafText {
   return (buf, pos) => JSON.stringify(read(buf, pos));
 }
 
-/** Makes room for `n` more bytes at `at` besides the reserve, moving the output to a larger buffer if need be. */
-function ensure(out: JsonOut, at: number, n: number): void {
-  const need = at + n + out.reserve;
-  if (need > out.b.length) {
-    const grown = Buffer.allocUnsafe(2 * need);
-    out.b.copy(grown, 0, 0, at);
-    out.b = grown;
-  }
+/**
+ * Makes room for `n` more bytes at `at` besides the reserve and returns where to write them: when the
+ * buffer is short, the tail written so far moves to the start of a larger one.
+ */
+function ensure(out: JsonOut, at: number, n: number): number {
+  if (at + n + out.reserve <= out.b.length) return at;
+  const written = at - out.start;
+  const grown = Buffer.allocUnsafe(Math.max(SLAB_BYTES, 2 * (written + n + out.reserve)));
+  out.b.copy(grown, 0, out.start, at);
+  out.b = grown;
+  out.start = 0;
+  return written;
 }
 
 /** Writes a leaf's text made by JSON.stringify, growing the output when it needs to. */
 function writeText(out: JsonOut, at: number, text: string): number {
-  ensure(out, at, 3 * text.length);
+  at = ensure(out, at, 3 * text.length);
   return at + out.b.write(text, at);
 }
 
@@ -110,7 +116,7 @@ function leafTexts(leaves: number): LeafTexts {
 
 /** Copies a leaf text written before (LeafTexts) to `at`; returns the end. */
 function copyText(out: JsonOut, at: number, src: Buffer, start: number, end: number): number {
-  ensure(out, at, end - start);
+  at = ensure(out, at, end - start);
   src.copy(out.b, at, start, end);
   return at + end - start;
 }
@@ -172,7 +178,8 @@ function leafCode(codec: AvroCodec, path: string, g: Gen): string {
   const k = slot;
   return (
     `p = P[${k}]; if (L.from[${k}] === buf && L.at[${k}] === p) { at = copyText(O, at, L.src[${k}], L.start[${k}], L.end[${k}]); b = O.b; }` +
-    ` else { const s0 = at; ${write} L.from[${k}] = buf; L.at[${k}] = p; L.src[${k}] = b; L.start[${k}] = s0; L.end[${k}] = at; }`
+    // The offset from the tail's start: a move to a larger buffer (ensure) keeps it.
+    ` else { const s0 = at - O.start; ${write} L.from[${k}] = buf; L.at[${k}] = p; L.src[${k}] = b; L.start[${k}] = O.start + s0; L.end[${k}] = at; }`
   );
 }
 
@@ -251,7 +258,7 @@ export function avroProjections(codec: AvroCodec, format: TimestampFormat = 'rfc
 
 /** Tails are written into slabs and handed out as views of them, as Buffer.allocUnsafe does from its pool, without a copy. */
 const SLAB_BYTES = 256 * 1024;
-const out: JsonOut = { b: Buffer.allocUnsafe(SLAB_BYTES), reserve: 0 };
+const out: JsonOut = { b: Buffer.allocUnsafe(SLAB_BYTES), start: 0, reserve: 0 };
 let used = 0;
 
 /**
@@ -261,16 +268,16 @@ let used = 0;
  */
 export function projectedTail(eventType: string, timestampMs: number, project: AvroProjection, buf: Buffer, pos: number, starts: Int32Array): Buffer {
   const need = 3 * eventType.length + 160 + project.overhead + 8 * (buf.length - pos) + 1;
-  if (out.b.length - used < need) {
-    out.b = Buffer.allocUnsafe(Math.max(SLAB_BYTES, need));
+  // Twice the bound: a leaf written through JSON.stringify checks for room itself (ensure) against the whole bound.
+  if (out.b.length - used < 2 * need) {
+    out.b = Buffer.allocUnsafe(Math.max(SLAB_BYTES, 2 * need));
     used = 0;
   }
   out.reserve = need;
-  const start = used;
-  let at = writeTrafficTailBefore(out.b, start, eventType, timestampMs);
+  out.start = used;
+  let at = writeTrafficTailBefore(out.b, used, eventType, timestampMs);
   at = project(out, at, buf, starts);
   out.b[at++] = 0x7d;
-  // A projection that outgrew the slab wrote into a larger buffer of its own; the next tail starts a new slab.
-  used = out.b.length < SLAB_BYTES ? out.b.length : at;
-  return out.b.subarray(start, at);
+  used = at;
+  return out.b.subarray(out.start, at);
 }

@@ -130,6 +130,16 @@ describe('the byte projection of edge cases', () => {
     }
   });
 
+  it('should write a log whose decoded text is many times longer than its bytes, and the headers after it', () => {
+    // Log values are JSON texts, written as JSON.stringify writes their value: 1E20 takes 21 characters.
+    const buf = avroOf(http, { ...withRequest({ headers: { Accept: ['*/*'] } }), traffic_policy: { logs: [{ big: Array(4000).fill('ab') }] } });
+    for (let at = buf.indexOf('"ab"'); at >= 0; at = buf.indexOf('"ab"', at)) buf.write('1E20', at);
+    for (const fields of [all, ['traffic_policy.logs', 'http.request.headers'], ['http.request.headers']]) {
+      expect(projected(http, fields, buf)).toBe(decodedThenProjected(http, fields, buf));
+    }
+    expect(projected(http, ['traffic_policy.logs'], buf)).toContain(`[{"big":[${Array(4000).fill('100000000000000000000').join(',')}]}]`);
+  });
+
   it('should write an empty object for an empty field set', () => {
     expect(check(base, [])).toBe('{}');
   });

@@ -14,6 +14,12 @@ export function varint(buf: Buffer, p: number): number {
     end.pos = p + 1;
     return (b >>> 1) ^ -(b & 1);
   }
+  const b2 = buf[p + 1] as number;
+  if (b2 < 128) {
+    const n = (b & 127) | (b2 << 7);
+    end.pos = p + 2;
+    return (n >>> 1) ^ -(n & 1);
+  }
   return readLong(buf, p, 'long', end);
 }
 

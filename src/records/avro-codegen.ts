@@ -102,7 +102,10 @@ function long(g: Gen, path: string): string {
   g.lines.push(
     `let ${v}; { const ${b} = buf[p++];`,
     `  if (${b} === undefined) H.truncated(${q(path)});`,
-    `  if (${b} < 128) ${v} = (${b} >>> 1) ^ -(${b} & 1); else { ${v} = H.readLongSlow(buf, p - 1, ${q(path)}, S); p = S.pos; } }`,
+    // One- and two-byte varints (lengths below 8,192) are read here, longer ones by the scanner's reader.
+    `  if (${b} < 128) ${v} = (${b} >>> 1) ^ -(${b} & 1);`,
+    `  else if (buf[p] < 128) { const n = (${b} & 127) | (buf[p++] << 7); ${v} = (n >>> 1) ^ -(n & 1); }`,
+    `  else { ${v} = H.readLongSlow(buf, p - 1, ${q(path)}, S); p = S.pos; } }`,
   );
   return v;
 }

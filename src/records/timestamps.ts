@@ -55,6 +55,8 @@ const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 
 /** The civil time of the last civilTime() call: year, month, day, hour, minute, second, microseconds. */
 const civil = new Int32Array(7);
+/** The day (since the epoch) whose date is in civil[0..2]. */
+let civilDay = Number.NaN;
 
 /**
  * Splits a timestamp into its UTC civil date and time (into `civil`) with integer arithmetic: the
@@ -69,6 +71,13 @@ function civilTime(micros: number): void {
   const minute = Math.floor(rem / 60_000_000);
   rem -= minute * 60_000_000;
   const second = Math.floor(rem / 1_000_000);
+  civil[3] = hour;
+  civil[4] = minute;
+  civil[5] = second;
+  civil[6] = rem - second * 1_000_000;
+  // The records of a batch mostly fall on one day: its date is kept from the last call.
+  if (days === civilDay) return;
+  civilDay = days;
   // civil_from_days: eras of 400 years (146097 days) starting on 1 March 0000.
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
@@ -80,10 +89,6 @@ function civilTime(micros: number): void {
   civil[0] = yoe + era * 400 + (month <= 2 ? 1 : 0);
   civil[1] = month;
   civil[2] = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  civil[3] = hour;
-  civil[4] = minute;
-  civil[5] = second;
-  civil[6] = rem - second * 1_000_000;
 }
 
 /** The canonical RFC 3339 text of a timestamp: UTC, "Z", always six fraction digits. */

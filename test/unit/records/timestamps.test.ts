@@ -95,8 +95,13 @@ describe('RFC 3339 timestamps', () => {
     const out = Buffer.alloc(64);
     fc.assert(
       fc.property(fc.integer({ min: -MAX_INT64_MAGNITUDE, max: MAX_INT64_MAGNITUDE }), fc.nat(8), (micros, at) => {
-        const end = writeMicros(out, at, micros);
-        expect(out.toString('latin1', at, end)).toBe(formatMicros(micros));
+        // Neighbouring times too: the date of the last day written is reused.
+        for (const t of [micros, micros + 1, micros + 3_600_000_000, micros - 1]) {
+          if (Math.abs(t) > MAX_INT64_MAGNITUDE) continue;
+          const end = writeMicros(out, at, t);
+          expect(out.toString('latin1', at, end)).toBe(new Date(Math.floor(t / 1000)).toISOString().slice(0, 23) + String(((t % 1000) + 1000) % 1000).padStart(3, '0') + 'Z');
+          expect(formatMicros(t)).toBe(out.toString('latin1', at, end));
+        }
       }),
       { numRuns: 2000 },
     );

@@ -1,6 +1,6 @@
-// The hot path for one consumed record: decode the filterable fields, match subscriptions, decode the
-// rest only on a match, project and serialize once per distinct field set, and list the deliveries: one
-// per (subscription, destination), each an event with its own id.
+// The hot path for one consumed record: decode the filterable fields, match subscriptions, project
+// once per distinct field set on a match (an Avro record from its bytes, a JSON record from its decoded
+// form), and list the deliveries: one per (subscription, destination), each an event with its own id.
 import type { DeliveryItem, SourceRef } from '../delivery/contract.js';
 import type { DeadLetter } from '../delivery/dead-letter.js';
 import { payloadHead, payloadTail, tailBeforeObject, type Principal } from '../events/envelope.js';

@@ -12,7 +12,7 @@ import type { AvroCodec } from '../records/avro-record.js';
 import type { LeafPlan } from '../records/field-plan.js';
 import type { AvroComplexType, AvroSchema } from '../records/schema-registry.js';
 import { writeMicros } from '../records/timestamps.js';
-import * as W from './avro-json-writers.js';
+import { boolean, integer, literal, string, stringArrayMap, varint } from './avro-json-writers.js';
 import { fieldTree, type FieldNode } from './projector.js';
 
 /** The output buffer of the projections; a projection may move its text to a larger one (ensure). */
@@ -97,10 +97,10 @@ function writeText(out: JsonOut, at: number, text: string): number {
 }
 
 /**
- * The texts of large leaves (maps, logs) already written for a record, by leaf slot: where they lie
- * in which output buffer, and for which record bytes. A record that meets several field sets selecting
- * the same headers copies their text instead of writing it again (at 10,000 subscriptions a record
- * meets about 13 field sets). Output buffers are only appended to, so a text stays where it was written.
+ * The texts of leaves (strings, timestamps, maps, logs) already written for a record, by leaf slot:
+ * where they lie in which output buffer, and for which record bytes. A record that meets several field
+ * sets selecting the same leaf copies its text instead of writing it again (at 10,000 subscriptions a
+ * record meets about 13 field sets). Output buffers are only appended to, so a text stays where it was written.
  */
 interface LeafTexts {
   readonly from: (Buffer | undefined)[];
@@ -114,83 +114,166 @@ function leafTexts(leaves: number): LeafTexts {
   return { from: new Array<Buffer | undefined>(leaves).fill(undefined), at: new Int32Array(leaves), src: new Array<Buffer>(leaves), start: new Int32Array(leaves), end: new Int32Array(leaves) };
 }
 
+/** Texts at least this long are copied by Buffer.copy, shorter ones byte by byte (cheaper than the native call). */
+const NATIVE_COPY_FROM = 64;
+
 /** Copies a leaf text written before (LeafTexts) to `at`; returns the end. */
 function copyText(out: JsonOut, at: number, src: Buffer, start: number, end: number): number {
   at = ensure(out, at, end - start);
-  src.copy(out.b, at, start, end);
-  return at + end - start;
+  const b = out.b;
+  if (end - start >= NATIVE_COPY_FROM) return at + src.copy(b, at, start, end);
+  for (let i = start; i < end; i++) b[at++] = src[i] as number;
+  return at;
 }
 
 const isStringArrayMap = (t: AvroComplexType): boolean => t.type === 'map' && t.values !== undefined && typeOf(t.values).type === 'array' && typeOf(typeOf(t.values).items ?? 'null').type === 'string';
 
-interface Gen {
-  readonly lines: string[];
-  readonly texts: LeafText[];
-  overhead: number;
+/** How a step of a program writes its leaf (the low byte), and whether the leaf is a union with null first. */
+const KIND = { none: 0, null: 1, string: 2, integer: 3, boolean: 4, timestamp: 5, stringArrayMap: 6, text: 7 } as const;
+const OPTIONAL = 0x100;
+/** Kinds whose text is kept for the record's other field sets (LeafTexts); numbers and booleans are written as fast as a copy. */
+const KEPT = new Set<number>([KIND.string, KIND.timestamp, KIND.stringArrayMap, KIND.text]);
+
+/**
+ * A field set's projection as data: constant bytes (keys, braces) and the leaves between them. One
+ * function runs every program (run). Code generated per field set was slower once hundreds of field
+ * sets were live: each big function was compiled by V8 on its own and ran unoptimized for a while,
+ * and the call site that ran them was megamorphic (bench/results/PROFILE.md).
+ */
+interface Program {
+  /** The constant bytes of the text. */
+  readonly bytes: Buffer;
+  /** Four numbers a step: the constant bytes [start, end) written first, then the leaf's slot (-1: none) and kind. */
+  readonly steps: Int32Array;
+  readonly overhead: number;
 }
 
-function emitBytes(g: Gen, text: string): void {
-  const bytes = Buffer.from(text);
-  g.lines.push(`${[...bytes].map((c, i) => `b[at + ${i}] = ${c};`).join(' ')} at += ${bytes.length};`);
-  g.overhead += bytes.length;
-}
-
-/** Code writing the value of Avro type `t` starting at `p`, or undefined when it has no byte writer. */
-function valueCode(t: AvroSchema, leaf: LeafPlan, slot: number, g: Gen): string | undefined {
+/** The kind of a leaf of Avro type `t`; KIND.text when it has no byte writer. */
+function kindOf(t: AvroSchema, leaf: LeafPlan): number {
   if (Array.isArray(t)) {
-    // A union's index is a varint; the schemas' unions have two branches, so it is one byte: 2 x index.
-    const branches = (t as readonly AvroSchema[]).map((branch) => valueCode(branch, leaf, slot, g));
-    if (branches.some((b) => b === undefined) || branches.length > 63) return undefined;
-    return `{ const u = buf[p++]; ${branches.map((b, i) => `${i === 0 ? '' : 'else '}if (u === ${2 * i}) { ${b as string} }`).join(' ')} }`;
+    const branches = t as readonly AvroSchema[];
+    if (branches.length !== 2 || typeOf(branches[0] as AvroSchema).type !== 'null') return KIND.text;
+    const inner = kindOf(branches[1] as AvroSchema, leaf);
+    return inner === KIND.text ? KIND.text : inner | OPTIONAL;
   }
   const c = typeOf(t);
   switch (c.type) {
-    case 'null':
-      return 'at = W.literal(b, at, "null");';
     case 'boolean':
-      return 'at = W.boolean(b, at, buf, p);';
+      return KIND.boolean;
     case 'int':
-      return 'at = W.integer(b, at, W.varint(buf, p));';
+      return KIND.integer;
     case 'long':
-      return leaf.type === 'timestamp' ? 'at = T(b, at, W.varint(buf, p));' : 'at = W.integer(b, at, W.varint(buf, p));';
+      return leaf.type === 'timestamp' ? KIND.timestamp : KIND.integer;
     case 'string':
-      return 'at = W.string(b, at, buf, p);';
+      return KIND.string;
     case 'map':
-      if (!isStringArrayMap(c)) return undefined;
-      // -1: a map the decoded object would reorder or merge (avro-json-writers.ts); written from the decoded value.
-      return `{ const e = W.stringArrayMap(b, at, buf, p); if (e >= 0) at = e; else { at = writeText(O, at, X[${slot}](buf, P[${slot}])); b = O.b; } }`;
+      return isStringArrayMap(c) ? KIND.stringArrayMap : KIND.text;
     default:
-      return undefined;
+      return KIND.text;
   }
 }
 
-function leafCode(codec: AvroCodec, path: string, g: Gen): string {
-  const slot = codec.plan.leaves.findIndex((l) => l.path === path);
-  const leaf = codec.plan.leaves[slot];
-  const t = avroTypeAt(codec.schemaVersion.schema, path);
-  // A field the catalogue has and this schema version lacks is null, as in the projected object.
-  if (leaf === undefined || t === undefined) return 'at = W.literal(b, at, "null");';
-  g.texts[slot] = leafText(codec, leaf, t);
-  g.overhead += LEAF_OVERHEAD;
-  const fast = valueCode(t, leaf, slot, g);
-  const write = fast ?? `at = writeText(O, at, X[${slot}](buf, p)); b = O.b;`;
-  if (leaf.type !== 'headers' && leaf.type !== 'logs') return `p = P[${slot}]; ${write}`;
-  const k = slot;
-  return (
-    `p = P[${k}]; if (L.from[${k}] === buf && L.at[${k}] === p) { at = copyText(O, at, L.src[${k}], L.start[${k}], L.end[${k}]); b = O.b; }` +
-    // The offset from the tail's start: a move to a larger buffer (ensure) keeps it.
-    ` else { const s0 = at - O.start; ${write} L.from[${k}] = buf; L.at[${k}] = p; L.src[${k}] = b; L.start[${k}] = O.start + s0; L.end[${k}] = at; }`
-  );
+function compileProgram(codec: AvroCodec, tree: readonly FieldNode[], texts: LeafText[]): Program {
+  const bytes: number[] = [];
+  const steps: number[] = [];
+  let from = 0;
+  let overhead = 0;
+  const constant = (text: string): void => {
+    bytes.push(...Buffer.from(text));
+  };
+  const step = (slot: number, kind: number): void => {
+    steps.push(from, bytes.length, slot, kind);
+    from = bytes.length;
+  };
+  const object = (nodes: readonly FieldNode[], prefix: string): void => {
+    nodes.forEach((node, i) => {
+      constant(`${i === 0 ? '{' : ','}${JSON.stringify(node.name)}:`);
+      const path = prefix === '' ? node.name : `${prefix}.${node.name}`;
+      if (node.children !== undefined) return object(node.children, path);
+      const slot = codec.plan.leaves.findIndex((l) => l.path === path);
+      const leaf = codec.plan.leaves[slot];
+      const t = avroTypeAt(codec.schemaVersion.schema, path);
+      // A field the catalogue has and this schema version lacks is null, as in the projected object.
+      if (leaf === undefined || t === undefined) return step(-1, KIND.null);
+      texts[slot] = leafText(codec, leaf, t);
+      overhead += LEAF_OVERHEAD;
+      step(slot, kindOf(t, leaf));
+    });
+    constant(nodes.length === 0 ? '{}' : '}');
+  };
+  object(tree, '');
+  step(-1, KIND.none);
+  return { bytes: Buffer.from(bytes), steps: Int32Array.from(steps), overhead: overhead + bytes.length };
 }
 
-function objectCode(codec: AvroCodec, nodes: readonly FieldNode[], prefix: string, g: Gen): void {
-  nodes.forEach((node, i) => {
-    emitBytes(g, `${i === 0 ? '{' : ','}${JSON.stringify(node.name)}:`);
-    const path = prefix === '' ? node.name : `${prefix}.${node.name}`;
-    if (node.children === undefined) g.lines.push(leafCode(codec, path, g));
-    else objectCode(codec, node.children, path, g);
-  });
-  emitBytes(g, nodes.length === 0 ? '{}' : '}');
+/** Everything a program runs with besides the record. */
+interface Context {
+  readonly texts: readonly LeafText[];
+  readonly kept: LeafTexts;
+  readonly timestamps: TimestampWriter;
+}
+
+/** Writes a program's text for the record whose leaf starts are `P`; returns the end. */
+function run(pr: Program, x: Context, out: JsonOut, at: number, buf: Buffer, P: Int32Array): number {
+  const { bytes, steps } = pr;
+  const kept = x.kept;
+  let b = out.b;
+  for (let i = 0; i < steps.length; i += 4) {
+    for (let k = steps[i] as number, e = steps[i + 1] as number; k < e; k++) b[at++] = bytes[k] as number;
+    const slot = steps[i + 2] as number;
+    const kind = steps[i + 3] as number;
+    if (slot < 0) {
+      if (kind === KIND.null) at = literal(b, at, 'null');
+      continue;
+    }
+    let p = P[slot] as number;
+    const keep = KEPT.has(kind & 0xff);
+    if (keep && kept.from[slot] === buf && kept.at[slot] === p) {
+      at = copyText(out, at, kept.src[slot] as Buffer, kept.start[slot] as number, kept.end[slot] as number);
+      b = out.b;
+      continue;
+    }
+    // The offset from the tail's start: a move to a larger buffer (ensure) keeps it.
+    const from = at - out.start;
+    if ((kind & OPTIONAL) !== 0 && buf[p++] === 0) at = literal(b, at, 'null');
+    else {
+      switch (kind & 0xff) {
+        case KIND.string:
+          at = string(b, at, buf, p);
+          break;
+        case KIND.integer:
+          at = integer(b, at, varint(buf, p));
+          break;
+        case KIND.boolean:
+          at = boolean(b, at, buf, p);
+          break;
+        case KIND.timestamp:
+          at = x.timestamps(b, at, varint(buf, p));
+          break;
+        case KIND.stringArrayMap: {
+          // -1: a map the decoded object would reorder or merge (avro-json-writers.ts); written from the decoded value.
+          const e = stringArrayMap(b, at, buf, p);
+          if (e >= 0) at = e;
+          else {
+            at = writeText(out, at, (x.texts[slot] as LeafText)(buf, P[slot] as number));
+            b = out.b;
+          }
+          break;
+        }
+        default:
+          at = writeText(out, at, (x.texts[slot] as LeafText)(buf, P[slot] as number));
+          b = out.b;
+      }
+    }
+    if (keep) {
+      kept.from[slot] = buf;
+      kept.at[slot] = P[slot] as number;
+      kept.src[slot] = b;
+      kept.start[slot] = out.start + from;
+      kept.end[slot] = at;
+    }
+  }
+  return at;
 }
 
 /**
@@ -198,7 +281,7 @@ function objectCode(codec: AvroCodec, nodes: readonly FieldNode[], prefix: strin
  * paths that are not leaves of the schema (a group, or a path below a leaf) have none: undefined, and
  * the caller projects the decoded record instead.
  */
-export function compileAvroProjection(codec: AvroCodec, key: string, timestamps: TimestampWriter, texts: LeafTexts = leafTexts(codec.plan.leaves.length)): AvroProjection | undefined {
+export function compileAvroProjection(codec: AvroCodec, key: string, timestamps: TimestampWriter, kept: LeafTexts = leafTexts(codec.plan.leaves.length)): AvroProjection | undefined {
   const tree = fieldTree(key);
   const leafPaths = new Set(codec.plan.leaves.map((l) => l.path));
   const groups = (nodes: readonly FieldNode[], prefix: string): boolean =>
@@ -209,20 +292,11 @@ export function compileAvroProjection(codec: AvroCodec, key: string, timestamps:
       return leafPaths.has(path) || groups(n.children, path);
     });
   if (groups(tree, '')) return undefined;
-  const g: Gen = { lines: [], texts: [], overhead: 0 };
-  objectCode(codec, tree, '', g);
-  const source = `return function project(O, at, buf, P) {\n  let b = O.b;\n  let p = 0;\n  ${g.lines.join('\n  ')}\n  return at;\n};`;
-  // The writers are passed one by one: through the module namespace object each call is a property load.
-  const writers = { varint: W.varint, string: W.string, integer: W.integer, literal: W.literal, boolean: W.boolean, stringArrayMap: W.stringArrayMap };
-  const project = (new Function('W', 'T', 'X', 'L', 'writeText', 'copyText', source) as (...args: unknown[]) => (out: JsonOut, at: number, buf: Buffer, starts: Int32Array) => number)(
-    writers,
-    timestamps,
-    g.texts,
-    texts,
-    writeText,
-    copyText,
-  );
-  return Object.assign(project, { overhead: g.overhead });
+  const texts: LeafText[] = [];
+  const program = compileProgram(codec, tree, texts);
+  const context: Context = { texts, kept, timestamps };
+  const project = (out: JsonOut, at: number, buf: Buffer, starts: Int32Array): number => run(program, context, out, at, buf, starts);
+  return Object.assign(project, { overhead: program.overhead });
 }
 
 /** The byte projections of one codec's records in one timestamp format, by projection key, compiled on first use. */
@@ -257,7 +331,7 @@ export function avroProjections(codec: AvroCodec, format: TimestampFormat = 'rfc
 }
 
 /** Tails are written into slabs and handed out as views of them, as Buffer.allocUnsafe does from its pool, without a copy. */
-const SLAB_BYTES = 256 * 1024;
+const SLAB_BYTES = 64 * 1024;
 const out: JsonOut = { b: Buffer.allocUnsafe(SLAB_BYTES), start: 0, reserve: 0 };
 let used = 0;
 

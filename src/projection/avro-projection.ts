@@ -1,5 +1,5 @@
 // Byte projections: a subscription's selected fields written as JSON straight from a validated Avro
-// record, without decoding it. One function is generated per (schema, field set, timestamp format).
+// record, without decoding it. One program per (schema, field set, timestamp format), run by one function.
 //
 // Decoding a whole http record to objects cost about 4 µs, more than the rest of a match; reading the
 // selected leaves where the validator saw them start (AvroCodec.leafStarts) and writing their text costs
@@ -67,6 +67,21 @@ function avroTypeAt(schema: AvroSchema, path: string): AvroSchema | undefined {
 
 /** A reader of one leaf's decoded value (for the leaves written through JSON.stringify). */
 type LeafText = (buf: Buffer, pos: number) => string;
+
+/** The readers of each codec's leaves by slot, compiled on first use: few leaves ever need one. */
+const leafTextReaders = new WeakMap<AvroCodec, LeafText[]>();
+
+/** The JSON text of the decoded leaf in `slot` of the record at its start `pos`. */
+function decodedLeafText(codec: AvroCodec, slot: number, buf: Buffer, pos: number): string {
+  let readers = leafTextReaders.get(codec);
+  if (readers === undefined) leafTextReaders.set(codec, (readers = []));
+  let reader = readers[slot];
+  if (reader === undefined) {
+    const leaf = codec.plan.leaves[slot] as LeafPlan;
+    readers[slot] = reader = leafText(codec, leaf, avroTypeAt(codec.schemaVersion.schema, leaf.path) as AvroSchema);
+  }
+  return reader(buf, pos);
+}
 
 function leafText(codec: AvroCodec, leaf: LeafPlan, t: AvroSchema): LeafText {
   const read = compileReader(t, undefined, codec.converters, false) as unknown as (buf: Buffer, pos: number) => unknown;
@@ -173,7 +188,7 @@ function kindOf(t: AvroSchema, leaf: LeafPlan): number {
   }
 }
 
-function compileProgram(codec: AvroCodec, tree: readonly FieldNode[], texts: LeafText[]): Program {
+function compileProgram(codec: AvroCodec, tree: readonly FieldNode[]): Program {
   const bytes: number[] = [];
   const steps: number[] = [];
   let from = 0;
@@ -195,7 +210,6 @@ function compileProgram(codec: AvroCodec, tree: readonly FieldNode[], texts: Lea
       const t = avroTypeAt(codec.schemaVersion.schema, path);
       // A field the catalogue has and this schema version lacks is null, as in the projected object.
       if (leaf === undefined || t === undefined) return step(-1, KIND.null);
-      texts[slot] = leafText(codec, leaf, t);
       overhead += LEAF_OVERHEAD;
       step(slot, kindOf(t, leaf));
     });
@@ -208,7 +222,7 @@ function compileProgram(codec: AvroCodec, tree: readonly FieldNode[], texts: Lea
 
 /** Everything a program runs with besides the record. */
 interface Context {
-  readonly texts: readonly LeafText[];
+  readonly codec: AvroCodec;
   readonly kept: LeafTexts;
   readonly timestamps: TimestampWriter;
 }
@@ -255,13 +269,13 @@ function run(pr: Program, x: Context, out: JsonOut, at: number, buf: Buffer, P: 
           const e = stringArrayMap(b, at, buf, p);
           if (e >= 0) at = e;
           else {
-            at = writeText(out, at, (x.texts[slot] as LeafText)(buf, P[slot] as number));
+            at = writeText(out, at, decodedLeafText(x.codec, slot, buf, P[slot] as number));
             b = out.b;
           }
           break;
         }
         default:
-          at = writeText(out, at, (x.texts[slot] as LeafText)(buf, P[slot] as number));
+          at = writeText(out, at, decodedLeafText(x.codec, slot, buf, P[slot] as number));
           b = out.b;
       }
     }
@@ -292,9 +306,8 @@ export function compileAvroProjection(codec: AvroCodec, key: string, timestamps:
       return leafPaths.has(path) || groups(n.children, path);
     });
   if (groups(tree, '')) return undefined;
-  const texts: LeafText[] = [];
-  const program = compileProgram(codec, tree, texts);
-  const context: Context = { texts, kept, timestamps };
+  const program = compileProgram(codec, tree);
+  const context: Context = { codec, kept, timestamps };
   const project = (out: JsonOut, at: number, buf: Buffer, starts: Int32Array): number => run(program, context, out, at, buf, starts);
   return Object.assign(project, { overhead: program.overhead });
 }

@@ -173,6 +173,27 @@ describe('record router', () => {
     expect((await matchesOf('esb_COUNT')) - before).toBe(5);
   });
 
+  it('should dead-letter a matched record whose tail is malformed with the code and message of the full decode, in either mode', () => {
+    const good = encodeRecord(HTTP, { ...record, http: { ...(record.http as object), request: { ...((record.http as { request: object }).request), user_agent: 'agent-zz' } } }, 'avro').value;
+    const trailing = Buffer.concat([good, Buffer.from([0])]);
+    // A byte that is not UTF-8 in a string after the filterable fields.
+    const badUtf8 = Buffer.from(good);
+    badUtf8[good.indexOf('agent-zz') + 6] = 0xff;
+    const matched = [sub('esb_ALL', ['conn.client_ip', 'http.request.user_agent'], all, 'ed_1')];
+    for (const bad of [trailing, badUtf8]) {
+      const decoded = createRecordDecoder().decodeFilterable(HTTP, message(bad));
+      const full = decoded.ok ? decoded.full() : decoded;
+      expect(full.ok).toBe(false);
+      for (const validateAll of [false, true]) {
+        const result = router(matched, { validateAll }).route('raw.http', 0, message(bad));
+        expect(result.type).toBe('dead_letter');
+        if (result.type === 'dead_letter' && !full.ok) expect([result.letter.errorCode, result.letter.errorMessage]).toEqual([full.code, full.message]);
+      }
+    }
+    const delivered = router(matched).route('raw.http', 0, message(good));
+    expect(delivered.type === 'deliver' && delivered.deliveries.length).toBe(1);
+  });
+
   it('should dead-letter a record with a malformed tail that matches nothing only when validating every record', () => {
     const good = encodeRecord(HTTP, record, 'avro').value;
     // One byte more than the record: the filterable fields read fine, the whole record does not.

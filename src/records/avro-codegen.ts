@@ -44,8 +44,8 @@ function readString(buf: Buffer, a: number, b: number, path: string): string {
 }
 
 /**
- * The validating form of readString: the same refusal, no string made. The bytes are OR-ed four at a
- * time without a branch per byte: the check was the largest part of validating a record (bench/results/PROFILE.md).
+ * The validating form of readString: the same refusal, no string made. The bytes are OR-ed without a
+ * branch per byte; the check is more than half of validating a record (bench/results/PROFILE.md).
  */
 function checkString(buf: Buffer, a: number, b: number, path: string): void {
   let any = 0;

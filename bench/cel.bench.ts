@@ -86,6 +86,7 @@ async function evaluationRows(ctx: BenchContext, notes: string[]): Promise<Bench
 interface Workload {
   readonly name: string;
   readonly kind: MatcherArgs['kind'];
+  readonly owned?: boolean;
 }
 
 const WORKLOADS: readonly Workload[] = [
@@ -95,6 +96,9 @@ const WORKLOADS: readonly Workload[] = [
   // Many tenants: each subscription follows a hostname of its own, so a record matches about one
   // subscription whatever their number; this isolates what the index costs.
   { name: 'one tenant per host', kind: 'tenant' },
+  // The same, with each subscription owned by the account that reserved its hostname: the matcher finds
+  // a record's account once and looks in that account's index alone (SECURITY.md "Traffic ownership").
+  { name: 'one account per host', kind: 'tenant', owned: true },
 ];
 
 async function matcherRows(ctx: BenchContext, notes: string[]): Promise<BenchRow[]> {
@@ -104,7 +108,7 @@ async function matcherRows(ctx: BenchContext, notes: string[]): Promise<BenchRow
     for (let r = 0; r < ROUNDS; r++) {
       for (const count of SUBSCRIPTION_COUNTS) {
         ctx.progress(`matcher (${workload.name}): ${count} subscriptions (round ${r + 1})`);
-        const args: MatcherArgs = { subscriptions: count, kind: workload.kind, records: 4096 };
+        const args: MatcherArgs = { subscriptions: count, kind: workload.kind, owned: workload.owned === true, records: 4096 };
         const result = await runIsolated<MatcherResult>(MATCHER_URL, 'measureMatcher', args);
         runs.set(count, [...(runs.get(count) ?? []), result]);
       }
@@ -151,7 +155,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
   notes.push(
     `Method: each evaluator runs in its own Node process (its own JIT feedback and heap) over ${RECORDS} rotating realistic records, so the JIT cannot fold constants, after a warm-up; ns/eval is the median of 7 runs of about 150 ms, in CPU time of that process, which other processes on a shared machine inflate less than wall time. The floor, edge-events and every matcher size are timed in ${ROUNDS} interleaved rounds (a fresh process each) and the median round is shown; the rounds are listed above. For the matcher, ns/eval is ns per record, all subscriptions included.`,
     `Expressions: A = ${EXPRESSIONS.A}; B = ${EXPRESSIONS.B}.`,
-    'Records come from the traffic generator (src/traffic) with fixed seeds, through JSON as a decoder hands them over: for the expressions its usual mix (80% http_request_complete.v0), for the matcher http_request_complete.v0 records. Matcher filters (bench/workload/subscriptions.ts over the generator\'s hosts and client networks): "1% each" are filters on hostnames, hostname lists and client networks that each match about 1% of records; "one tenant per host" follows one hostname per subscription, among as many hostnames as subscriptions (at least 100).',
+    'Records come from the traffic generator (src/traffic) with fixed seeds, through JSON as a decoder hands them over: for the expressions its usual mix (80% http_request_complete.v0), for the matcher http_request_complete.v0 records. Matcher filters (bench/workload/subscriptions.ts over the generator\'s hosts and client networks): "1% each" are filters on hostnames, hostname lists and client networks that each match about 1% of records; "one tenant per host" follows one hostname per subscription, among as many hostnames as subscriptions (at least 100); "one account per host" is the same with each subscription owned by an account that reserved its hostname (the other rows\' subscriptions are the operator account\'s, matching every record). Every matcher finds each record\'s owner among the reserved domains, as in the service.',
     'Matcher rows time matchRuns(), the call the ingest router makes: the matching subscriptions as runs (arrays the index already holds, in the index\'s fixed order), with only the outer array new per record; the timed loop reads every run\'s length. "match() ns" is the same answer copied into one new array per record (the convenience call for tests and tools), and "copy-only floor ns" the cost of copying that many precomputed ids into a new array, the floor of any matcher that returns a fresh array.',
     'The CEL libraries (@bufbuild/cel, @marcbachmann/cel-js, cel-js) get records holding only the four filterable fields, their best case (they convert the whole input on each call); the floor and edge-events get the full record.',
     `Load average (1 min) at the start and end: ${loadStart} and ${os.loadavg()[0]?.toFixed(2)} on ${os.cpus().length} cores; on a busy machine all figures rise, ratios less so.`,

@@ -1,7 +1,7 @@
 // Restart after kill -9: how long a restarted local service (`npm start`, its own broker) takes to consume
 // again, with the local 6 s consumer session against the 30 s one used with a broker of one's own.
 import { cpus, loadavg } from 'node:os';
-import { createKafkaClient, createProducer } from '../src/kafka/client.js';
+import { createKafkaClient, createProducer } from '../src/kafka/kafkajs/kafkajs-client.js';
 import { TrafficGenerator } from '../src/traffic/generator.js';
 import { localSetup, startLocalService, waitGone, type LocalService } from '../test/support/local-service.js';
 import { GroupProcess } from '../test/support/process-group.js';

@@ -6,7 +6,6 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Kafka } from 'kafkajs';
 import { registerHealthRoutes } from './admin/health-routes.js';
 import { ADMIN_FASTIFY_OPTIONS, createAdminApi } from './admin/server.js';
 import { decodeKey, type ServiceConfig } from './config/service-config.js';
@@ -26,19 +25,24 @@ import { StatusPublisher } from './delivery/status/status-publisher.js';
 import { testEventSender } from './delivery/test-event.js';
 import { verifyTarget } from './delivery/verify-target.js';
 import type { TrafficEventType } from './events/catalog.js';
+import type { HostResolver } from './net/guarded-lookup.js';
 import { IngestWorker } from './ingest/ingest-worker.js';
 import { RecordRouter } from './ingest/record-router.js';
-import { createKafkaClient, ensureTopics, parseBrokers } from './kafka/client.js';
+import { createClient, ensureTopics, parseBrokers } from './kafka/client.js';
+import { withAdmin, type KafkaClient } from './kafka/seam.js';
 import { createAuditDecoder } from './records/audit-decoder.js';
 import { createRecordDecoder } from './records/record-decoder.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { SubscriptionSet } from './subscriptions/subscription-set.js';
+import { TapHub } from './tap/tap-hub.js';
+import { TAP_TOPIC_CONFIG } from './tap/tap-protocol.js';
+import { TapStreams } from './tap/tap-streams.js';
 import { createLogger } from './telemetry/logger.js';
 
 const log = createLogger('app');
 
-/** Retries of the kafka destinations' clients: about ten seconds against a cluster that does not answer. */
-const DESTINATION_CLIENT_RETRY = { retries: 2, initialRetryTime: 200, maxRetryTime: 2_000 };
+/** Retries of the kafka destinations' clients: a few seconds against a cluster that does not answer. */
+const DESTINATION_CLIENT_RETRIES = 2;
 /** Partitions of the raw traffic topics this service creates when they are missing. */
 const TRAFFIC_PARTITIONS = 6;
 /**
@@ -50,25 +54,32 @@ const STATUS_TOPIC_CONFIG = { 'cleanup.policy': 'compact,delete', 'retention.ms'
 export interface App {
   readonly http: FastifyInstance;
   readonly configLog: ConfigLog;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   /** Listens on config.port (0 picks a free port); resolves to the bound address. */
   start(): Promise<string>;
   /** Drains and stops everything; safe to call twice. */
   stop(): Promise<void>;
 }
 
-export function buildApp(config: ServiceConfig, brokers: string): App {
+/** What a test may put in place of the machine's own services. */
+export interface AppOverrides {
+  /** How destinations' host names resolve (default: the system resolver); the egress tests answer names with addresses of their choosing. */
+  readonly resolveHost?: HostResolver;
+}
+
+export function buildApp(config: ServiceConfig, brokers: string, overrides: AppOverrides = {}): App {
   const brokerList = parseBrokers(brokers);
-  const kafka = createKafkaClient({ clientId: 'edge-events', brokers: brokerList });
+  const name = config.kafkaClient;
+  const kafka = createClient({ name, clientId: 'edge-events', brokers: brokerList });
   // Kafka destinations get clients of their own, quiet: their failures are logged by the destination's state.
   // They give up on a cluster within seconds, not the service's minute: the runner owns retry and backoff,
   // and a destination's status (and its create-time check) should tell an unreachable cluster at once.
-  const clients = new Map<string, Kafka>();
-  const kafkaFor = (list?: readonly string[]): Kafka => {
+  const clients = new Map<string, KafkaClient>();
+  const kafkaFor = (list?: readonly string[]): KafkaClient => {
     const brokersOf = list === undefined || list.length === 0 ? brokerList : list;
     const key = brokersOf.join(',');
     let c = clients.get(key);
-    if (c === undefined) clients.set(key, (c = createKafkaClient({ clientId: 'edge-events-destination', brokers: brokersOf, quiet: true, retry: DESTINATION_CLIENT_RETRY })));
+    if (c === undefined) clients.set(key, (c = createClient({ name, clientId: 'edge-events-destination', brokers: brokersOf, quiet: true, retries: DESTINATION_CLIENT_RETRIES })));
     return c;
   };
   const { topics } = config;
@@ -103,7 +114,8 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     kafkaClient: kafkaFor,
     fileRoot: config.fileDestinationRoot,
     cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs },
-    egress: egressRules(topics),
+    egress: egressRules(topics, config.egress),
+    ...(overrides.resolveHost !== undefined && { resolveHost: overrides.resolveHost }),
     kafkaTopicDefaults: config.kafkaDestinationTopics,
   };
   const pool: DestinationPool = new DestinationPool({
@@ -140,6 +152,13 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     [topics.httpRequestComplete, 'http_request_complete.v0'],
     [topics.tcpConnectionClosed, 'tcp_connection_closed.v0'],
   ]);
+  // Live taps (ARCHITECTURE.md "Live tap"): workers catch, API processes stream.
+  const tapHub: TapHub | undefined = config.roles.worker
+    ? new TapHub({ kafka, requestsTopic: topics.tapRequests, eventsTopic: topics.tapEvents, owners: subscriptions.owners, memberId: (): string | undefined => worker?.memberId })
+    : undefined;
+  const tapStreams = config.roles.api
+    ? new TapStreams({ kafka, requestsTopic: topics.tapRequests, eventsTopic: topics.tapEvents, consumerGroup: config.consumerGroup })
+    : undefined;
   const router = new RecordRouter({
     subscriptions,
     // Every record is validated whole, so a malformed record reaches the dead-letter topic even when no
@@ -149,6 +168,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     trafficTopics,
     auditTopic: topics.audit,
     clockSkewMs: config.subscriptionClockSkewMs,
+    ...(tapHub !== undefined && { taps: tapHub }),
   });
   const worker = config.roles.worker
     ? new IngestWorker({
@@ -173,7 +193,7 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
     if (!loaded) problems.push('The config log is not loaded yet.');
     if (worker !== undefined && !worker.isConnected) problems.push('The ingest worker is not connected to the broker.');
     return problems;
-  });
+  }, { metricsToken: config.metricsToken });
   // The admin API (ROLES includes api): its own Fastify scope with bearer auth; the routes above stay open.
   const adminApi = config.roles.api
     ? createAdminApi({
@@ -182,9 +202,10 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
         secrets,
         isLoaded: () => loaded,
         testEvent: testEventSender(writerDeps, secrets),
+        ...(tapStreams !== undefined && { taps: tapStreams }),
         destinations: {
           egress: writerDeps.egress,
-          verify: (target, account) => verifyTarget(target, secrets, writerDeps, account),
+          verify: (target, account, check) => verifyTarget(target, secrets, writerDeps, account, { check }),
           status: (id) => (statusBoard as StatusBoard).status(id),
         },
       })
@@ -200,28 +221,28 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
       // A file destination resolves its path inside the root; a missing root would fail every write.
       await mkdir(config.fileDestinationRoot, { recursive: true });
       const address = await http.listen({ port: config.port, host: config.host });
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        await ensureTopics(admin, [
+      await withAdmin(kafka, (admin) =>
+        ensureTopics(admin, [
           { topic: topics.config, partitions: 1, compacted: true },
           { topic: topics.audit, partitions: 3 },
           // A dead letter carries the whole refused record: the topic takes larger records than the traffic
           // topics may (16 MiB), so a big poison record cannot stall its partition's commits.
           { topic: topics.deadLetter, partitions: 3, config: { 'max.message.bytes': String(16 * 1024 * 1024) } },
           { topic: topics.status, partitions: 1, config: STATUS_TOPIC_CONFIG },
+          { topic: topics.tapRequests, partitions: 1, config: TAP_TOPIC_CONFIG },
+          { topic: topics.tapEvents, partitions: 1, config: TAP_TOPIC_CONFIG },
           ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
-        ]);
-      } finally {
-        await admin.disconnect();
-      }
+        ]),
+      );
       await configLog.start();
       await statusBoard?.start();
+      await tapStreams?.start();
       await adminApi?.bootstrap();
       loaded = true;
       if (worker !== undefined) {
         subscriptions.follow(configLog);
         pool.follow(configLog);
+        await tapHub?.start();
         await worker.start();
         await parking.start();
         statusPublisher?.start();
@@ -233,6 +254,8 @@ export function buildApp(config: ServiceConfig, brokers: string): App {
       stopped ??= (async () => {
         log.info('The service is stopping: draining in-flight deliveries.');
         await worker?.stop();
+        await tapHub?.stop();
+        await tapStreams?.stop();
         await parking.stop();
         await pool.close(config.drainTimeoutMs);
         // After the drain, so the last reports say how it ended; marked stopped, so they stop counting at once.

@@ -1,4 +1,5 @@
 // Child-process side of the matcher benchmark: N realistic subscriptions, timed per record.
+import { TrafficOwners } from '../../src/accounts/traffic-owners.js';
 import { compile } from '../../src/cel/compile.js';
 import { SubscriptionMatcher } from '../../src/cel/matcher.js';
 import type { CompiledFilter } from '../../src/cel/types.js';
@@ -9,6 +10,11 @@ export interface MatcherArgs {
   readonly subscriptions: number;
   /** 'one-percent': each filter matches about 1% of records; 'tenant': each follows one TCP address of its own. */
   readonly kind: 'one-percent' | 'tenant';
+  /**
+   * Each subscription belongs to the account that reserved its host ('tenant' only), so the matcher
+   * looks in that account's index alone; otherwise every subscription is the operator's (no owner).
+   */
+  readonly owned?: boolean;
   readonly records: number;
   readonly measure?: MeasureOptions;
 }
@@ -32,7 +38,10 @@ export interface MatcherResult {
 
 /** Exported for isolate.ts: runs in its own process. */
 export function measureMatcher(args: MatcherArgs): MatcherResult {
-  const matcher = new SubscriptionMatcher('http_request_complete.v0');
+  // As in the service (src/subscriptions/subscription-set.ts): the matcher finds each record's owner
+  // among the reserved domains, and counts the records of nobody, whether or not subscriptions are owned.
+  const owners = new TrafficOwners();
+  const matcher = new SubscriptionMatcher('http_request_complete.v0', owners.reader('http_request_complete.v0'));
   const cache = new Map<string, CompiledFilter>();
   const compileOnce = (text: string): CompiledFilter => {
     let filter = cache.get(text);
@@ -46,13 +55,20 @@ export function measureMatcher(args: MatcherArgs): MatcherResult {
   const workload = matcherWorkload(args.kind, args.subscriptions, args.records);
   const id = (i: number): string => `esb_${String(i).padStart(6, '0')}`;
   const filters = workload.filters.map(compileOnce);
+  const ownerOf = (i: number): string | undefined => (args.owned === true ? `acct_${workload.hosts[i]}` : undefined);
+  if (args.owned === true) workload.hosts.forEach((host, i) => owners.putDomain({ id: `rd_${i}`, domain: host, account_id: ownerOf(i) }));
   const started = performance.now();
-  matcher.replaceAll(filters.map((f, i) => [id(i), f] as const));
+  matcher.replaceAll(filters.map((f, i) => [id(i), f, id(i), ownerOf(i)] as const));
   const buildMs = performance.now() - started;
   // Incremental updates: give existing subscriptions another subscription's filter, one at a time.
   const updates = Math.min(200, args.subscriptions);
   const updateStart = performance.now();
-  for (let k = 0; k < updates; k++) matcher.set(id((k * 7919) % args.subscriptions), filters[(k * 104729) % filters.length]);
+  for (let k = 0; k < updates; k++) {
+    // An owned subscription takes the owner of the filter's hostname with it, so every filter can match.
+    const i = (k * 7919) % args.subscriptions;
+    const j = (k * 104729) % filters.length;
+    matcher.set(id(i), filters[j], id(i), ownerOf(j));
+  }
   const updateUs = ((performance.now() - updateStart) * 1000) / updates;
   const snapshot = matcher.snapshot();
   const records = workload.records;

@@ -30,9 +30,11 @@ export function celRecords(count: number, seed = 1, httpShare = 0.8, universe?: 
  * subscriptions (at least 100), so a record matches about one whatever their number
  * (bench/workload/subscriptions.ts).
  */
-export function matcherWorkload(kind: 'one-percent' | 'tenant', subscriptions: number, records: number): { filters: string[]; records: RawRecord[] } {
+export function matcherWorkload(kind: 'one-percent' | 'tenant', subscriptions: number, records: number): { filters: string[]; hosts: string[]; records: RawRecord[] } {
   const universe = buildUniverse({ httpShare: 1, ...(kind === 'tenant' && { httpHosts: Math.max(100, subscriptions) }) });
   const workload = buildSubscriptions(universe, { count: subscriptions, destinationIds: ['ed_bench'], httpShare: 1, kind, seed: 3 });
   const filters = workload.subscriptions.map((s) => s.sources[0]?.filter ?? '');
-  return { filters, records: celRecords(records, 2, 1, universe) };
+  // The hostname each 'tenant' subscription follows (bench/workload/subscriptions.ts), for owned workloads.
+  const hosts = filters.map((_, i) => universe.httpHosts[i % universe.httpHosts.length]?.name ?? '');
+  return { filters, hosts, records: celRecords(records, 2, 1, universe) };
 }

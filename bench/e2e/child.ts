@@ -1,4 +1,4 @@
-// Child processes of the Kafka benchmarks: the real service (src/main.ts) and passthrough clients, started, watched and stopped.
+// Child processes of the Kafka benchmarks: the real service (src/main.ts), passthrough clients and kcat, started, watched and stopped.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -10,6 +10,10 @@ export interface BenchChild {
   readonly name: string;
   readonly child: ChildProcess;
   readonly pid: number;
+  /** It ends by itself once its work is done (an exit with status 0 is no failure). */
+  readonly mayExit: boolean;
+  /** The processes whose CPU and memory count, when not `pid` itself (a shell's pipeline). */
+  readonly pids?: readonly number[];
   /** The last lines it printed, for error messages. */
   tail(): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when it has exited. */
@@ -29,18 +33,32 @@ export async function startChild(
 ): Promise<BenchChild> {
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
   let ready = false;
+  const c = childOf(name, child, { onLine: (line) => (ready ||= line.includes(readyText)) });
+  const started = Date.now();
+  while (!ready) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited before it was ready:\n${c.tail()}`);
+    if (Date.now() - started > timeoutMs) {
+      await c.stop(1_000);
+      throw new Error(`${name} was not ready after ${timeoutMs} ms:\n${c.tail()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return c;
+}
+
+/** Watches a spawned process: keeps its last lines (of the streams it pipes) and stops it on request. */
+export function childOf(name: string, child: ChildProcess, opts: { mayExit?: boolean; onLine?: (line: string) => void } = {}): BenchChild {
+  const lines: string[] = [];
   const onLine = (line: string): void => {
     lines.push(line);
     if (lines.length > 200) lines.shift();
-    if (line.includes(readyText)) ready = true;
+    opts.onLine?.(line);
   };
   // One reader per stream: a line split across chunks of stdout is never joined to one from stderr.
-  createInterface({ input: child.stdout as Readable }).on('line', onLine);
-  createInterface({ input: child.stderr as Readable }).on('line', onLine);
+  if (child.stdout !== null) createInterface({ input: child.stdout as Readable }).on('line', onLine);
+  if (child.stderr !== null) createInterface({ input: child.stderr as Readable }).on('line', onLine);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const tail = (): string => lines.slice(-25).join('\n');
   const stop = async (graceMs = 20_000): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
@@ -48,16 +66,7 @@ export async function startChild(
     await exited;
     clearTimeout(timer);
   };
-  const started = Date.now();
-  while (!ready) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited before it was ready:\n${tail()}`);
-    if (Date.now() - started > timeoutMs) {
-      await stop(1_000);
-      throw new Error(`${name} was not ready after ${timeoutMs} ms:\n${tail()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { name, child, pid: child.pid as number, tail, stop };
+  return { name, child, pid: child.pid as number, mayExit: opts.mayExit === true, tail: () => lines.slice(-25).join('\n'), stop };
 }
 
 /** The real service as one ingest worker (ROLES=worker), on the benchmark's topics and group. */

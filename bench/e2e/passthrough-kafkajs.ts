@@ -1,6 +1,6 @@
 // The passthrough baseline with kafkajs: consume the raw topics and produce every record unchanged, with the worker's client settings.
 // Run as a child process: BENCH_BROKERS, BENCH_IN_TOPICS (comma-separated), BENCH_OUT_TOPIC, BENCH_GROUP.
-import { createKafkaClient, createProducer } from '../../src/kafka/client.js';
+import { createKafkaClient, createProducer } from '../../src/kafka/kafkajs/kafkajs-client.js';
 
 const env = (name: string): string => {
   const v = process.env[name];

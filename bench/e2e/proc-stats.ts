@@ -37,9 +37,3 @@ export function sampleProcess(pid: number): ProcSample | undefined {
     return undefined;
   }
 }
-
-/** CPU cores used between two samples (1.0 = one core busy all the time). */
-export function coresUsed(a: ProcSample, b: ProcSample): number {
-  const seconds = (b.at - a.at) / 1000;
-  return seconds > 0 ? (b.cpuSeconds - a.cpuSeconds) / seconds : 0;
-}

@@ -1,12 +1,13 @@
 // One Kafka benchmark session: a broker, preloaded raw topics, and configurations (passthrough clients or workers) measured on them.
 import type { Kafka } from 'kafkajs';
 import type { TrafficUniverse } from '../../src/traffic/generator.js';
-import type { SubscriptionWorkload } from '../workload/subscriptions.js';
+import type { SubscriptionKind, SubscriptionWorkload } from '../workload/subscriptions.js';
 import { startBenchBroker, type BenchBroker } from './broker.js';
 import { startChild, startWorker, type BenchChild } from './child.js';
 import { measureLatency, type LatencyResult } from './latency.js';
 import { benchKafka, benchTopics, createTopics, preload, trafficSource, uniquePrefix, workerEnv, writeConfig, type BenchTopics } from './setup.js';
-import { endOffsets, watchDrain, type DrainResult } from './watch.js';
+import { startKcatCopy } from './kcat.js';
+import { endOffsets, watchDrain, watchOutputs, type DrainResult } from './watch.js';
 
 export interface Configuration {
   readonly name: string;
@@ -19,6 +20,11 @@ export interface Configuration {
   start(group: string): Promise<BenchChild[]>;
   /** Set for worker configurations once their subscriptions are written. */
   workload?: SubscriptionWorkload;
+  /**
+   * 'outputs': its progress is the records written to its outputs (a copy whose commits say nothing of
+   * what it wrote), and it has no latency run. Default: its group's commits.
+   */
+  readonly measuredBy?: 'outputs';
 }
 
 export interface DrainReport extends DrainResult {
@@ -28,7 +34,7 @@ export interface DrainReport extends DrainResult {
 }
 
 function alive(children: readonly BenchChild[]): void {
-  const dead = children.find((ch) => ch.child.exitCode !== null || ch.child.signalCode !== null);
+  const dead = children.find((ch) => ch.child.signalCode !== null || (ch.child.exitCode !== null && !(ch.mayExit && ch.child.exitCode === 0)));
   if (dead !== undefined) throw new Error(`${dead.name} exited (${dead.child.exitCode ?? dead.child.signalCode})`);
 }
 
@@ -98,8 +104,25 @@ export class KafkaBenchSession {
     };
   }
 
+  /** Debian's kcat copying the raw topics to one output topic (kcat.ts), the baseline nothing written in JavaScript beats. */
+  kcatCopy(name: string): Configuration {
+    const out = this.output(name);
+    let created = false;
+    return {
+      name,
+      outputs: [out],
+      inputTime: 'header',
+      measuredBy: 'outputs',
+      prepare: async () => {
+        if (!created) await createTopics(this.kafka, this.topics, [out]);
+        created = true;
+      },
+      start: async (group) => [await startKcatCopy(this.broker.brokers, this.inputs, out, group)],
+    };
+  }
+
   /** `processes` service workers with `subscriptions` subscriptions delivering to `destinations` kafka destinations. */
-  worker(name: string, subscriptions: number, opts: { processes?: number; destinations?: number; kind?: 'one-percent' | 'tenant'; env?: Record<string, string>; nodeArgs?: readonly string[] } = {}): Configuration {
+  worker(name: string, subscriptions: number, opts: { processes?: number; destinations?: number; kind?: SubscriptionKind; env?: Record<string, string>; nodeArgs?: readonly string[] } = {}): Configuration {
     const outputs = Array.from({ length: opts.destinations ?? 1 }, (_, i) => this.output(`${name}-${i}`));
     const topics = { ...this.topics, config: `${this.topics.prefix}.config.${++this.configCount}` };
     let written = false;
@@ -143,8 +166,14 @@ export class KafkaBenchSession {
     this.progress(`${c.name}: starting; it must commit ${target.toLocaleString('en-US')} records`);
     const children = await c.start(this.groupOf(c));
     try {
-      const r = await watchDrain(this.kafka, this.groupOf(c), this.inputs, target, children.map((ch) => ch.pid), { timeoutMs, progress: this.progress, check: () => alive(children) });
+      const pids = children.flatMap((ch) => ch.pids ?? [ch.pid]);
+      const watch = { timeoutMs, progress: this.progress, check: () => alive(children) };
+      const r =
+        c.measuredBy === 'outputs'
+          ? await watchOutputs(this.kafka, c.outputs, outBefore, target, pids, watch)
+          : await watchDrain(this.kafka, this.groupOf(c), this.inputs, target, pids, watch);
       const delivered = (await endOffsets(this.kafka, c.outputs)) - outBefore;
+      if (c.measuredBy === 'outputs' && delivered !== target) throw new Error(`${c.name} wrote ${delivered} records for ${target}`);
       const eventsPerRecord = delivered / target;
       this.progress(`${c.name}: ${Math.round(r.recordsPerSecond).toLocaleString('en-US')} records/s, ${eventsPerRecord.toFixed(2)} events/record, ${r.cores.toFixed(2)} cores, peak RSS ${Math.round(r.peakRssMiB)} MiB`);
       return { ...r, eventsPerRecord, eventsPerSecond: r.recordsPerSecond * eventsPerRecord };
@@ -158,6 +187,7 @@ export class KafkaBenchSession {
   /** Starts the configuration again (its group resumes), lets it catch up, then measures latency at `rate` for `seconds`. */
   async latency(c: Configuration, rate: number, seconds: number, timeoutMs: number): Promise<LatencyResult> {
     await c.prepare();
+    if (c.measuredBy === 'outputs') throw new Error(`${c.name} has no latency run`);
     const children = await c.start(this.groupOf(c));
     try {
       const pids = children.map((ch) => ch.pid);

@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { ConfigLog } from '../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../../src/configlog/resources.js';
-import { createKafkaClient, ensureTopics } from '../../src/kafka/client.js';
+import { ensureTopics } from '../../src/kafka/client.js';
+import { KafkajsAdmin, kafkajsClientOf } from '../../src/kafka/kafkajs/kafkajs-adapter.js';
+import { createKafkaClient } from '../../src/kafka/kafkajs/kafkajs-client.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { TrafficGenerator, buildUniverse, cycleOf, type TrafficUniverse } from '../../src/traffic/generator.js';
 import { produceTraffic, type TrafficTopics } from '../../src/traffic/kafka-traffic.js';
@@ -44,8 +46,7 @@ export function benchKafka(brokers: string, clientId = 'edge-events-bench'): Kaf
  * producer's create time of the raw record.
  */
 export async function createTopics(kafka: Kafka, topics: BenchTopics, outputs: readonly string[]): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
+  const admin = new KafkajsAdmin(kafka);
   try {
     await whenTopicsKnown(() => ensureTopics(admin, [
       { topic: topics.traffic['http_request_complete.v0'], partitions: PARTITIONS },
@@ -56,7 +57,7 @@ export async function createTopics(kafka: Kafka, topics: BenchTopics, outputs: r
       ...outputs.map((topic) => ({ topic, partitions: PARTITIONS, config: { 'message.timestamp.type': 'LogAppendTime' } })),
     ]));
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 
@@ -99,7 +100,8 @@ export async function writeConfig(
     target: { kafka: { topic } },
   }));
   const workload = buildSubscriptions(universe, { ...subscriptions, httpShare: HTTP_SHARE, destinationIds: destinations.map((d) => d.id) });
-  const log = new ConfigLog({ kafka, topic: topics.config });
+  // Written with the benchmark's own kafkajs client, whichever client the measured worker runs with.
+  const log = new ConfigLog({ kafka: kafkajsClientOf(kafka, []), topic: topics.config });
   await log.start();
   try {
     await log.write(destinations.map((d) => ({ id: d.id, kind: 'event_destination', data: d })));

@@ -1,6 +1,7 @@
-// Watches a consumer group work through preloaded records: the rate between its first and last commit, and its processes' CPU and memory.
+// Watches a consumer group work through preloaded records (or a copy write them out): the rate between the first
+// progress seen and the end, and its processes' CPU and memory.
 import type { Admin, Kafka } from 'kafkajs';
-import { coresUsed, sampleProcess, type ProcSample } from './proc-stats.js';
+import { sampleProcess, type ProcSample } from './proc-stats.js';
 
 export interface DrainResult {
   /** Records committed between the first progress seen and the end, over that time. */
@@ -21,6 +22,9 @@ export async function committed(admin: Admin, group: string, topics: readonly st
   return sum;
 }
 
+/** What a broker answers about a topic created a moment ago, before its metadata and leaders settle. */
+const TRANSIENT = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION', 'NOT_LEADER_OR_FOLLOWER']);
+
 /**
  * Runs `fn` again while the broker answers that it does not know a topic or its leader yet: just after
  * a topic is created, its metadata reaches the broker's cache a moment later.
@@ -31,7 +35,7 @@ export async function whenTopicsKnown<T>(fn: () => Promise<T>, attempts = 30): P
       return await fn();
     } catch (err) {
       const type = (err as { type?: string }).type;
-      const transient = type === 'UNKNOWN_TOPIC_OR_PARTITION' || type === 'LEADER_NOT_AVAILABLE' || /does not host this topic-partition/.test(String(err));
+      const transient = TRANSIENT.has(type ?? '') || /does not host this topic-partition/.test(String(err));
       if (!transient || i >= attempts) throw err;
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -42,12 +46,16 @@ export async function endOffsets(kafka: Kafka, topics: readonly string[]): Promi
   const admin = kafka.admin();
   await admin.connect();
   try {
-    let sum = 0;
-    for (const topic of topics) for (const p of await whenTopicsKnown(() => admin.fetchTopicOffsets(topic))) sum += Number(p.high);
-    return sum;
+    return await endOffsetsWith(admin, topics);
   } finally {
     await admin.disconnect();
   }
+}
+
+async function endOffsetsWith(admin: Admin, topics: readonly string[]): Promise<number> {
+  let sum = 0;
+  for (const topic of topics) for (const p of await whenTopicsKnown(() => admin.fetchTopicOffsets(topic))) sum += Number(p.high);
+  return sum;
 }
 
 export interface WatchOptions {
@@ -63,7 +71,7 @@ export interface WatchOptions {
  * poll that shows progress, and the records counted are those committed after it, so start-up and
  * the group join are left out. Throws when `timeoutMs` passes first, naming how far it got.
  */
-export async function watchDrain(
+export function watchDrain(
   kafka: Kafka,
   group: string,
   topics: readonly string[],
@@ -71,10 +79,27 @@ export async function watchDrain(
   pids: readonly number[],
   opts: WatchOptions,
 ): Promise<DrainResult> {
+  return watchProgress(kafka, `group ${group}`, 'committed', (admin) => committed(admin, group, topics), target, pids, opts);
+}
+
+/** As watchDrain, counting the records written to `outputs` since `before` (a copy that commits nothing worth watching). */
+export function watchOutputs(kafka: Kafka, outputs: readonly string[], before: number, target: number, pids: readonly number[], opts: WatchOptions): Promise<DrainResult> {
+  return watchProgress(kafka, outputs.join(', '), 'written', async (admin) => (await endOffsetsWith(admin, outputs)) - before, target, pids, opts);
+}
+
+async function watchProgress(
+  kafka: Kafka,
+  what: string,
+  verb: string,
+  count: (admin: Admin) => Promise<number>,
+  target: number,
+  pids: readonly number[],
+  opts: WatchOptions,
+): Promise<DrainResult> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    return await watch(admin, group, topics, target, pids, opts);
+    return await watch(admin, what, verb, count, target, pids, opts);
   } finally {
     await admin.disconnect();
   }
@@ -82,8 +107,9 @@ export async function watchDrain(
 
 async function watch(
   admin: Admin,
-  group: string,
-  topics: readonly string[],
+  what: string,
+  verb: string,
+  count: (admin: Admin) => Promise<number>,
   target: number,
   pids: readonly number[],
   opts: WatchOptions,
@@ -93,29 +119,33 @@ async function watch(
   let first: { at: number; done: number; samples: (ProcSample | undefined)[] } | undefined;
   let lastReport = 0;
   let peak = 0;
+  // The latest sample of each process: one that ends by itself when done (kcat) is counted up to its last.
+  const latest: (ProcSample | undefined)[] = pids.map(() => undefined);
   for (;;) {
-    const done = await whenTopicsKnown(() => committed(admin, group, topics));
+    const done = await whenTopicsKnown(() => count(admin));
     const now = performance.now();
-    const samples = pids.map((pid) => sampleProcess(pid));
+    const samples = pids.map((pid, i) => (latest[i] = sampleProcess(pid) ?? latest[i]));
     for (const s of samples) if (s !== undefined) peak = Math.max(peak, s.peakRssMiB);
     if (first === undefined && done > 0) first = { at: now, done, samples };
     if (done >= target && first !== undefined) {
       const seconds = (now - first.at) / 1000;
-      let cores = 0;
+      // CPU seconds over the whole window, so a process that ended early counts only what it used.
+      let cpuSeconds = 0;
       samples.forEach((s, i) => {
         const a = first?.samples[i];
-        if (a !== undefined && s !== undefined) cores += coresUsed(a, s);
+        if (a !== undefined && s !== undefined) cpuSeconds += s.cpuSeconds - a.cpuSeconds;
       });
+      const cores = seconds > 0 ? cpuSeconds / seconds : 0;
       const records = done - first.done;
       return { recordsPerSecond: seconds > 0 ? records / seconds : Number.NaN, seconds, records, cores, peakRssMiB: peak };
     }
     opts.check?.();
     if (Date.now() - started > opts.timeoutMs) {
-      throw new Error(`group ${group} committed ${done} of ${target} records in ${Math.round((Date.now() - started) / 1000)} s; giving up`);
+      throw new Error(`${what}: ${done} of ${target} records ${verb} in ${Math.round((Date.now() - started) / 1000)} s; giving up`);
     }
     if (opts.progress !== undefined && Date.now() - lastReport > 2_000) {
       lastReport = Date.now();
-      opts.progress(`${group}: ${done.toLocaleString('en-US')} / ${target.toLocaleString('en-US')} committed`);
+      opts.progress(`${what}: ${done.toLocaleString('en-US')} / ${target.toLocaleString('en-US')} ${verb}`);
     }
     await new Promise((r) => setTimeout(r, pollMs));
   }

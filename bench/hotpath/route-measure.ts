@@ -2,10 +2,12 @@
 import { DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS } from '../../src/config/service-config.js';
 import { copyPayload, payloadSize } from '../../src/delivery/contract.js';
 import type { TrafficEventType } from '../../src/events/catalog.js';
+import { createClient } from '../../src/kafka/client.js';
 import { RecordRouter, type ConsumedMessage } from '../../src/ingest/record-router.js';
 import { createAuditDecoder } from '../../src/records/audit-decoder.js';
 import { createRecordDecoder, type RecordDecoderOptions } from '../../src/records/record-decoder.js';
 import { SubscriptionSet } from '../../src/subscriptions/subscription-set.js';
+import { TapHub } from '../../src/tap/tap-hub.js';
 import { TrafficGenerator, buildUniverse } from '../../src/traffic/generator.js';
 import { DEFAULT_MEASURE, measure, type MeasureOptions } from '../lib/measure.js';
 import { buildSubscriptions } from '../workload/subscriptions.js';
@@ -100,6 +102,8 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     trafficTopics: new Map(Object.entries(TOPICS).map(([t, topic]) => [topic, t as TrafficEventType])),
     auditTopic: 'bench.audit',
     clockSkewMs: DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS,
+    // The service's wiring: a worker always has a tap hub, here with no tap open (it never connects).
+    taps: new TapHub({ kafka: createClient({ clientId: 'bench', brokers: '127.0.0.1:1', silent: true }), requestsTopic: 'bench.tap.requests', eventsTopic: 'bench.tap.events', owners: subscriptions.owners, memberId: () => undefined }),
   });
   const records = inputs(args.records, args.httpShare);
   const setupMs = performance.now() - started;

@@ -22,6 +22,15 @@ const TEMPLATES: Readonly<Record<TrafficEventType, readonly (readonly string[])[
   ],
 };
 
+export type SubscriptionKind = 'one-percent' | 'fifth-percent' | 'rare' | 'tenant';
+
+/** The share of all records each subscription of a kind matches, from the filters' candidates (filters.ts). */
+const SHARE_RANGES: Partial<Record<SubscriptionKind, readonly [number, number]>> = {
+  'one-percent': [0.006, 0.016],
+  'fifth-percent': [0.0012, 0.003],
+  rare: [0.00005, 0.0002],
+};
+
 export interface SubscriptionSetOptions {
   readonly count: number;
   /** Destination ids the subscriptions deliver to, assigned round-robin. */
@@ -30,11 +39,12 @@ export interface SubscriptionSetOptions {
   readonly httpShare: number;
   /**
    * 'one-percent': each subscription matches about 1% of all records (the hot-path workload, bench/results/hotpath.md).
+   * 'fifth-percent': each matches about 0.2%, so 100 of them match about 20% of the records.
    * 'rare': each subscription matches about 0.01% of all records, so 100 of them match about 1% (the
    * hot-path workload where almost nothing matches).
    * 'tenant': each subscription follows one host or TCP address of its own (a realistic multi-tenant load).
    */
-  readonly kind: 'one-percent' | 'rare' | 'tenant';
+  readonly kind: SubscriptionKind;
   /** Share of subscriptions that pick their own random fields instead of a common selection. Default 0.1. */
   readonly customFieldShare?: number;
   readonly seed?: number;
@@ -65,7 +75,8 @@ function fieldsFor(r: Random, eventType: TrafficEventType, customShare: number):
 export function buildSubscriptions(u: TrafficUniverse, opts: SubscriptionSetOptions): SubscriptionWorkload {
   const r = seededRandom(opts.seed ?? 17);
   const customShare = opts.customFieldShare ?? 0.1;
-  const candidates = opts.kind === 'one-percent' ? filterCandidates(u, opts.httpShare) : opts.kind === 'rare' ? filterCandidates(u, opts.httpShare, 0.00005, 0.0002) : [];
+  const range = SHARE_RANGES[opts.kind];
+  const candidates = range === undefined ? [] : filterCandidates(u, opts.httpShare, ...range);
   const byType = (t: TrafficEventType): FilterCandidate[] => candidates.filter((c) => c.eventType === t);
   const pools = { 'http_request_complete.v0': byType('http_request_complete.v0'), 'tcp_connection_closed.v0': byType('tcp_connection_closed.v0') };
   const subs: StoredSubscription[] = [];
@@ -74,7 +85,7 @@ export function buildSubscriptions(u: TrafficUniverse, opts: SubscriptionSetOpti
   for (let i = 0; i < opts.count; i++) {
     const eventType: TrafficEventType = r() < opts.httpShare ? 'http_request_complete.v0' : 'tcp_connection_closed.v0';
     let filter: string;
-    if (opts.kind === 'one-percent' || opts.kind === 'rare') {
+    if (range !== undefined) {
       const pool = pools[eventType];
       if (pool.length === 0) throw new Error(`no ${opts.kind} filter candidates for ${eventType}`);
       const c = pool[Math.floor(r() * pool.length)] as FilterCandidate;

@@ -1,4 +1,4 @@
-// Accounts (SECURITY.md "Tenancy"): every resource and every event belongs to one. The operator's account
+// Accounts (SECURITY.md "Accounts and tenancy"): every resource and every event belongs to one. The operator's account
 // is fixed and has powers the others lack; a resource stored before accounts existed is the operator's.
 import { ID_PREFIXES } from '../ids.js';
 

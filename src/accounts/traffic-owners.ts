@@ -154,6 +154,15 @@ export class TrafficOwners {
     return canonical === host ? undefined : this.tcp.get(canonical)?.get(port);
   }
 
+  /** The owner of a record (its filterable fields), uncounted: for readers beside the matcher, such as a live tap. */
+  ownerOfRecord(eventType: TrafficEventType, ev: unknown): string | undefined {
+    const name = serverName(ev);
+    if (typeof name !== 'string') return undefined;
+    if (TRAFFIC_OWNERSHIP[eventType] === 'domain') return this.ownerOfName(name);
+    const port = serverPort(ev);
+    return typeof port === 'number' ? this.ownerOfHostport(name, port) : undefined;
+  }
+
   /**
    * How the matcher of `eventType` finds a record's owner (`ev` is the record's filterable fields): the
    * owning account's id, or undefined for a record that belongs to nobody, which is counted.

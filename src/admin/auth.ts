@@ -13,6 +13,11 @@ import { ApiError } from './errors.js';
 /** RFC 6750 2.1: credentials = "Bearer" 1*SP b64token, where b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=". */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
+/** The token of an `Authorization: Bearer <token>` header, or undefined when the header is not one. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : BEARER.exec(header)?.[1];
+}
+
 /** A live key: its id and its account's. */
 export interface KeyHolder {
   readonly id: string;
@@ -62,15 +67,15 @@ export function bearerAuth(index: ApiKeyIndex, uri: (path: string) => string) {
     if (header === undefined || header === '') {
       reason = 'the Authorization header is missing';
     } else {
-      const m = BEARER.exec(header);
-      const key = m?.[1] === undefined ? undefined : index.lookup(m[1]);
+      const token = bearerToken(header);
+      const key = token === undefined ? undefined : index.lookup(token);
       if (key !== undefined) {
         const principal: Principal = { type: 'api_key', id: key.id, uri: uri(`/api_keys/${key.id}`) };
         req.principal = principal;
         req.account = accountContext(key.accountId);
         return;
       }
-      reason = m === null ? 'the Authorization header is not "Bearer <token>"' : 'the token is not a live API key';
+      reason = token === undefined ? 'the Authorization header is not "Bearer <token>"' : 'the token is not a live API key';
     }
     throw new ApiError('unauthorized', { reason });
   };

@@ -10,6 +10,7 @@ import type { DestinationStatusSummary } from '../delivery/status/status-aggrega
 import type { TestEventSender } from '../delivery/test-event.js';
 import type { Principal } from '../events/envelope.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { TapStreams } from '../tap/tap-streams.js';
 import type { AdminStore } from './store.js';
 
 declare module 'fastify' {
@@ -30,14 +31,19 @@ export interface AdminContext {
   /** Delivers a test envelope through a destination's writer (POST /event_destinations/{id}/test_event). */
   readonly testEvent?: TestEventSender;
   readonly destinations: DestinationSupport;
+  /** Live taps (src/tap/); absent where this process serves none. */
+  readonly taps?: TapStreams;
 }
 
 /** What the event destination routes need from the delivery side, wired by the composition root. */
 export interface DestinationSupport {
   /** What a target may not point at (src/delivery/egress-rules.ts). */
   readonly egress: EgressRules;
-  /** A target's create-time check (src/delivery/verify-target.ts): its first problem, or undefined. */
-  verify(target: StoredTarget, account: AccountContext): Promise<ConfigProblem | undefined>;
+  /**
+   * A target's create-time guard and, when `check`, its check (src/delivery/verify-target.ts): its first
+   * problem, or undefined.
+   */
+  verify(target: StoredTarget, account: AccountContext, check: boolean): Promise<ConfigProblem | undefined>;
   /** The destination's status over all workers (src/delivery/status/). */
   status(id: string): DestinationStatusSummary;
 }

@@ -38,6 +38,11 @@ export const API_ERRORS = {
   secret_required: spec(400, 'The field {field} is required {reason}.'),
   invalid_topic_name: spec(400, 'The field {field} is not a valid Kafka topic name: {reason}.'),
   internal_topic: spec(400, 'The field {field} names the topic {topic}, which destinations may not write to: {reason}.'),
+  // 400 of what destinations may point at (src/delivery/egress-rules.ts, SECURITY.md "Egress").
+  topic_prefix_required: spec(400, 'The field {field} names the topic {topic}; this account\'s kafka destinations write to topics beginning with "{prefix}".'),
+  file_destinations_disabled: spec(400, 'The field {field} is refused: {reason}.'),
+  insecure_url: spec(400, 'The field {field} is refused: {reason}.'),
+  internal_address: spec(400, 'The field {field} is refused: {reason}.'),
   unknown_event_type: spec(400, 'The field {field} names {type}, which is not an event type; details.allowed lists the event types.'),
   source_fields_required: spec(400, 'The field {field} must list at least one field of the traffic event type {type}, e.g. {example}.'),
   unknown_event_field: spec(400, 'The field {field} names {value}, which is not a field of {type}; details.allowed lists its fields.'),

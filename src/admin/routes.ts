@@ -11,6 +11,7 @@ import { registerIpPolicyRuleRoutes } from './ip-policies/ip-policy-rule-routes.
 import { registerIpPolicyRoutes } from './ip-policies/ip-policy-routes.js';
 import { registerIpRestrictionRoutes } from './ip-restriction/ip-restriction-routes.js';
 import { registerReservedDomainRoutes } from './reserved-domains/reserved-domain-routes.js';
+import { registerTapRoutes } from './tap/tap-routes.js';
 import { registerTcpEdgeRoutes } from './tcp-edges/tcp-edge-routes.js';
 
 export const ADMIN_ROUTE_MODULES: readonly AdminRouteModule[] = [
@@ -25,4 +26,5 @@ export const ADMIN_ROUTE_MODULES: readonly AdminRouteModule[] = [
   registerTestEventRoute,
   registerEventSubscriptionRoutes,
   registerEventSourceRoutes,
+  registerTapRoutes,
 ];

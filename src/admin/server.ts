@@ -19,6 +19,7 @@ import { ADMIN_BODY_LIMIT } from './route.js';
 import { ADMIN_ROUTE_MODULES } from './routes.js';
 import { AdminStore } from './store.js';
 import { compileValidator } from './validation.js';
+import type { TapStreams } from '../tap/tap-streams.js';
 
 export { ADMIN_BODY_LIMIT } from './route.js';
 
@@ -54,6 +55,8 @@ export interface AdminDeps {
   readonly testEvent?: TestEventSender;
   /** Checks and status of event destinations. */
   readonly destinations: DestinationSupport;
+  /** Live taps. */
+  readonly taps?: TapStreams;
 }
 
 export interface AdminApi {
@@ -76,6 +79,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     uri: (path) => `${base}${path}`,
     destinations: deps.destinations,
     ...(deps.testEvent !== undefined && { testEvent: deps.testEvent }),
+    ...(deps.taps !== undefined && { taps: deps.taps }),
   };
   return {
     context,

@@ -2,8 +2,9 @@
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIO, type Command } from './command.js';
 import { filterCommand } from './filter-command.js';
 import { produceCommand } from './produce-command.js';
+import { tapCommand } from './tap-command.js';
 
-const COMMANDS: readonly Command[] = [filterCommand, produceCommand];
+const COMMANDS: readonly Command[] = [filterCommand, produceCommand, tapCommand];
 
 function overview(): string {
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);

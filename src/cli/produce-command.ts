@@ -1,6 +1,7 @@
 // `edge-events produce`: a load tool that sends generated traffic records to the raw topics at a rate, for a bounded count.
 import { parseArgs } from 'node:util';
-import { createKafkaClient, parseBrokers } from '../kafka/client.js';
+import { parseBrokers } from '../kafka/client.js';
+import { createKafkaClient } from '../kafka/kafkajs/kafkajs-client.js';
 import { parseCIDR } from '../net/ip.js';
 import type { WireForm } from '../records/record-types.js';
 import { TrafficGenerator, cycleOf, DEFAULT_TRAFFIC_OPTIONS } from '../traffic/generator.js';
@@ -36,6 +37,9 @@ Options:
   --tcp-port <port>     let --tcp-port-share of the TCP connections arrive on this port, e.g. 443
                         (generated TCP addresses use ports 10000-29999)
   --tcp-port-share <0..1>        (default ${DEFAULT_PICKED_SHARE})
+  --http-host <name>    send --http-host-share of the HTTP requests to this hostname, e.g. one
+                        under a domain your account reserved (generated hostnames are random)
+  --http-host-share <0..1>       (default ${DEFAULT_PICKED_SHARE})
   --form <form>         avro, confluent or json (default avro)
   --seed <N>            seed of the records: the same seed gives the same records (default 1)
   --epoch <time>        event time of the first record, RFC 3339 or "now" (default now); later
@@ -63,6 +67,7 @@ interface ProduceOptions {
   readonly partitions: number;
   readonly clientNetwork: { readonly cidr: string; readonly share: number } | undefined;
   readonly tcpPort: { readonly port: number; readonly share: number } | undefined;
+  readonly httpHost: { readonly name: string; readonly share: number } | undefined;
 }
 
 function number(name: string, raw: string | undefined, check: (n: number) => boolean, rule: string): number | undefined {
@@ -77,7 +82,7 @@ const whole = (n: number): boolean => Number.isInteger(n) && n >= 1;
 const share = (n: number): boolean => n >= 0 && n <= 1;
 
 export function parseProduceOptions(args: readonly string[], env: NodeJS.ProcessEnv = process.env): ProduceOptions {
-  const strings = ['rate', 'count', 'duration', 'brokers', 'http-topic', 'tcp-topic', 'topic', 'http-share', 'hosts', 'ipv6-share', 'form', 'seed', 'epoch', 'distinct', 'partitions', 'client-network', 'client-network-share', 'tcp-port', 'tcp-port-share'] as const;
+  const strings = ['rate', 'count', 'duration', 'brokers', 'http-topic', 'tcp-topic', 'topic', 'http-share', 'hosts', 'ipv6-share', 'form', 'seed', 'epoch', 'distinct', 'partitions', 'client-network', 'client-network-share', 'tcp-port', 'tcp-port-share', 'http-host', 'http-host-share'] as const;
   let values: Partial<Record<(typeof strings)[number], string>>;
   try {
     values = parseArgs({ args: [...args], options: Object.fromEntries(strings.map((s) => [s, { type: 'string' as const }])), strict: true }).values as typeof values;
@@ -112,6 +117,10 @@ export function parseProduceOptions(args: readonly string[], env: NodeJS.Process
   const port = number('tcp-port', values['tcp-port'], (n) => Number.isInteger(n) && n >= 1 && n <= 65_535, 'a port number from 1 to 65535');
   const portShare = number('tcp-port-share', values['tcp-port-share'], share, 'between 0 and 1');
   if (portShare !== undefined && port === undefined) throw new UsageError('--tcp-port-share needs --tcp-port.');
+  const host = values['http-host'];
+  if (host !== undefined && !/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/i.test(host)) throw new UsageError(`--http-host must be a hostname such as www.shop.example.com, got "${host}".`);
+  const hostShare = number('http-host-share', values['http-host-share'], share, 'between 0 and 1');
+  if (hostShare !== undefined && host === undefined) throw new UsageError('--http-host-share needs --http-host.');
   return {
     rate: number('rate', values.rate, positive, 'a positive number of records per second'),
     count: number('count', values.count, (n) => Number.isInteger(n) && n >= 0, 'a whole number >= 0') ?? DEFAULT_COUNT,
@@ -131,6 +140,7 @@ export function parseProduceOptions(args: readonly string[], env: NodeJS.Process
     partitions: number('partitions', values.partitions, whole, 'a whole number >= 1') ?? 6,
     clientNetwork: cidr === undefined ? undefined : { cidr, share: networkShare ?? DEFAULT_PICKED_SHARE },
     tcpPort: port === undefined ? undefined : { port, share: portShare ?? DEFAULT_PICKED_SHARE },
+    httpHost: host === undefined ? undefined : { name: host, share: hostShare ?? DEFAULT_PICKED_SHARE },
   };
 }
 
@@ -148,6 +158,7 @@ async function run(args: readonly string[], io: CliIO): Promise<number> {
     eventsPerSecond: o.rate ?? 10_000,
     ...(o.clientNetwork !== undefined && { clientNetwork: o.clientNetwork }),
     ...(o.tcpPort !== undefined && { tcpPort: o.tcpPort }),
+    ...(o.httpHost !== undefined && { httpHost: o.httpHost }),
   });
   const source = o.distinct === undefined ? () => generator.nextMessage(o.form) : cycleOf(generator, Math.min(o.distinct, Math.max(1, o.count)), o.form);
   const stop = new AbortController();

@@ -2,10 +2,15 @@
 // then the result is frozen.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { formatCIDR, hasZeroHostBits, maskCIDR, parseCIDR } from '../net/ip.js';
+import { DEFAULT_KAFKA_CLIENT, isKafkaClientName } from '../kafka/client.js';
+import { KAFKA_CLIENT_NAMES, type KafkaClientName } from '../kafka/seam.js';
 
 export interface ServiceConfig {
   /** Comma-separated broker list; undefined means "start the local broker" (npm start). */
   readonly kafkaBrokers: string | undefined;
+  /** The Kafka client library behind src/kafka/seam.ts (ARCHITECTURE.md "Kafka client"). */
+  readonly kafkaClient: KafkaClientName;
   /**
    * The local broker of `npm start`: its client port (the controller listens on the next one) and its
    * data folder (undefined: the project's .local/kafka/data).
@@ -23,6 +28,10 @@ export interface ServiceConfig {
     readonly retryPrefix: string;
     /** Compacted: each worker's report of each destination's state (ARCHITECTURE.md "Destination status"). */
     readonly status: string;
+    /** Live taps opened and closed by the API, read by every worker (ARCHITECTURE.md "Live tap"). */
+    readonly tapRequests: string;
+    /** What the workers' taps caught, read by the API processes that stream it. */
+    readonly tapEvents: string;
   };
   readonly consumerGroup: string;
   /**
@@ -79,6 +88,20 @@ export interface ServiceConfig {
   };
   /** The cloud destinations: endpoint overrides (emulators, private endpoints) and the AWS call timeout. */
   readonly cloud: { readonly endpoint: string | undefined; readonly stsEndpoint: string | undefined; readonly timeoutMs: number };
+  /**
+   * What destinations may point at (SECURITY.md "Egress"): http destinations need https unless
+   * `allowHttp`; their hosts may not resolve to internal addresses except those in `allowCidrs` (CIDR
+   * texts); a normal account's kafka topics start with `kafkaTopicPrefix` ("{account_id}" stands for its
+   * id); `accountFileDestinations` false refuses file destinations to every account but the operator's.
+   */
+  readonly egress: {
+    readonly allowHttp: boolean;
+    readonly allowCidrs: readonly string[];
+    readonly kafkaTopicPrefix: string;
+    readonly accountFileDestinations: boolean;
+  };
+  /** The bearer token /metrics asks for; undefined leaves it open. */
+  readonly metricsToken: string | undefined;
   /** Which roles this process plays: the ingest worker, the admin API, or both. */
   readonly roles: { readonly worker: boolean; readonly api: boolean };
   /**
@@ -177,8 +200,49 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     return n;
   };
 
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  };
+
+  const cidrs = (name: string): string[] => {
+    const list = (env[name] ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
+    for (const c of list) {
+      const parsed = parseCIDR(c);
+      if (parsed === undefined) problems.push(`${name} must list IPv4 or IPv6 CIDRs separated by commas (IPv4-mapped IPv6 written as IPv4), got "${c}"`);
+      else if (!hasZeroHostBits(parsed)) problems.push(`${name} has "${c}" with host bits set; write ${formatCIDR(maskCIDR(parsed))}`);
+    }
+    return list;
+  };
+
+  const topicPrefix = (): string => {
+    const raw = str('KAFKA_ACCOUNT_TOPIC_PREFIX', DEFAULT_ACCOUNT_TOPIC_PREFIX);
+    // Without the account's id every account would share one prefix, and could write to the others' topics.
+    if (!raw.includes(ACCOUNT_ID_PLACEHOLDER)) problems.push(`KAFKA_ACCOUNT_TOPIC_PREFIX must contain ${ACCOUNT_ID_PLACEHOLDER}, got "${raw}"`);
+    else if (!/^[A-Za-z0-9._-]*$/.test(raw.replace(ACCOUNT_ID_PLACEHOLDER, ''))) problems.push(`KAFKA_ACCOUNT_TOPIC_PREFIX may hold only letters, digits, ".", "_", "-" and ${ACCOUNT_ID_PLACEHOLDER}, got "${raw}"`);
+    return raw;
+  };
+
+  const metricsToken = env.METRICS_TOKEN === '' ? undefined : env.METRICS_TOKEN;
+  // RFC 6750's b64token, the characters a bearer token may have, at least 16 of them.
+  if (metricsToken !== undefined && !/^[A-Za-z0-9\-._~+/]{16,512}=*$/.test(metricsToken)) {
+    problems.push('METRICS_TOKEN must be 16 to 512 letters, digits, "-", ".", "_", "~", "+" or "/" (a bearer token), optionally followed by "="');
+  }
+
+  const kafkaClient = (): KafkaClientName => {
+    const raw = env.KAFKA_CLIENT;
+    if (raw === undefined || raw === '') return DEFAULT_KAFKA_CLIENT;
+    if (isKafkaClientName(raw)) return raw;
+    problems.push(`KAFKA_CLIENT must be one of ${KAFKA_CLIENT_NAMES.join(', ')}, got "${raw}"`);
+    return DEFAULT_KAFKA_CLIENT;
+  };
+
   const config: ServiceConfig = {
     kafkaBrokers: env.KAFKA_BROKERS === '' ? undefined : env.KAFKA_BROKERS,
+    kafkaClient: kafkaClient(),
     localBroker: { port: int('LOCAL_KAFKA_PORT', 9092, 1, 65_534), dataDir: env.LOCAL_KAFKA_DATA_DIR || undefined },
     port,
     host,
@@ -191,6 +255,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       deadLetter: str('TOPIC_DLQ', 'edge.dlq'),
       retryPrefix: str('TOPIC_RETRY_PREFIX', 'edge.retry.'),
       status: str('TOPIC_STATUS', 'edge.status'),
+      tapRequests: str('TOPIC_TAP_REQUESTS', 'edge.tap.requests'),
+      tapEvents: str('TOPIC_TAP_EVENTS', 'edge.tap.events'),
     },
     consumerGroup: str('CONSUMER_GROUP', 'edge-events-ingest'),
     instanceId: instanceId(),
@@ -219,6 +285,13 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       scanIntervalMs: int('PARKING_SCAN_INTERVAL_MS', 10_000, 100, 3_600_000),
     },
     heapGrowthPercent: heapGrowth(),
+    egress: {
+      allowHttp: bool('EGRESS_ALLOW_HTTP', false),
+      allowCidrs: cidrs('EGRESS_ALLOW_CIDRS'),
+      kafkaTopicPrefix: topicPrefix(),
+      accountFileDestinations: bool('FILE_DESTINATIONS_FOR_ACCOUNTS', true),
+    },
+    metricsToken,
     cloud: {
       endpoint: url('CLOUD_ENDPOINT_URL'),
       stsEndpoint: url('CLOUD_STS_ENDPOINT_URL'),
@@ -228,6 +301,12 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
+
+/** What KAFKA_ACCOUNT_TOPIC_PREFIX writes for the account's id. */
+export const ACCOUNT_ID_PLACEHOLDER = '{account_id}';
+
+/** KAFKA_ACCOUNT_TOPIC_PREFIX when unset: a normal account's topics are named `<account id>.…`. */
+export const DEFAULT_ACCOUNT_TOPIC_PREFIX = `${ACCOUNT_ID_PLACEHOLDER}.`;
 
 /** SUBSCRIPTION_CLOCK_SKEW_MS when unset; ARCHITECTURE.md "Subscription start" says why 5 s. */
 export const DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS = 5_000;

@@ -2,7 +2,7 @@
 // Writes are transactions (config records, any extra records such as audit events, and a sync marker);
 // a write returns after this replica has read its own sync marker back, so it sees its own writes.
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka, Message } from 'kafkajs';
+import type { GroupConsumer, KafkaClient, OutgoingMessage } from '../kafka/seam.js';
 import { createLogger } from '../telemetry/logger.js';
 import { ConfigWriter, transactionalIdOf, type ExtraRecords } from './config-writer.js';
 import {
@@ -30,7 +30,7 @@ export interface ConfigWrite {
 export type { ExtraRecords } from './config-writer.js';
 
 export interface ConfigLogOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly topic: string;
   /**
    * This writer's identity, stable across restarts (the service's INSTANCE_ID): its transactional id
@@ -89,7 +89,7 @@ export class ConfigLog {
   private readonly waiters = new Map<string, () => void>();
   /** Names this process's sync markers and reader group: unique per run, unlike the writer id. */
   private readonly session = randomUUID();
-  private readonly consumer: Consumer;
+  private readonly consumer: GroupConsumer;
   private readonly writer: ConfigWriter;
   private syncCounter = 0;
   private started = false;
@@ -97,22 +97,23 @@ export class ConfigLog {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: ConfigLogOptions) {
-    this.consumer = opts.kafka.consumer({
-      // A group of its own so that every replica reads the whole topic; offsets are never committed.
+    // A group of its own so that every replica reads the whole topic (read-committed); offsets are never committed.
+    this.consumer = opts.kafka.groupConsumer({
       groupId: `edge-config-reader-${this.session}`,
-      maxWaitTimeInMs: 100,
-      readUncommitted: false,
+      topics: [opts.topic],
+      sessionTimeoutMs: 30_000,
+      heartbeatIntervalMs: 3_000,
+      maxWaitMs: 100,
     });
     this.writer = new ConfigWriter(opts.kafka, transactionalIdOf(opts.topic, opts.writerId ?? randomUUID()));
   }
 
   /** Connects, reads the topic from the beginning, and resolves once everything written before is applied. */
   async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.opts.topic, fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ message }) => this.apply(message.key, message.value),
+    await this.consumer.start(async ({ messages }, scope) => {
+      for (const m of messages) this.apply(m.key, m.value);
+      const last = messages[messages.length - 1];
+      if (last !== undefined) scope.resolve(last.offset);
     });
     this.started = true;
     await this.sync();
@@ -121,7 +122,7 @@ export class ConfigLog {
 
   async stop(): Promise<void> {
     this.started = false;
-    await Promise.allSettled([this.consumer.disconnect(), this.writer.close()]);
+    await Promise.allSettled([this.consumer.stop(), this.writer.close()]);
   }
 
   get size(): number {
@@ -150,7 +151,7 @@ export class ConfigLog {
    * become visible or none do, then waits until this replica has applied them.
    */
   async write(writes: readonly ConfigWrite[], extra: readonly ExtraRecords[] = []): Promise<void> {
-    const messages: Message[] = writes.map((w) => ({
+    const messages: OutgoingMessage[] = writes.map((w) => ({
       key: w.id,
       value: w.data === null ? null : encodeConfigValue(w.kind, w.data),
       partition: 0,

@@ -1,12 +1,8 @@
 // The config log's transactional producer: one Kafka transaction per write, under a transactional id
 // that stays the writer's across restarts, and a fresh producer after any failure.
-import type { Kafka, Message, Producer } from 'kafkajs';
-import { createProducer } from '../kafka/client.js';
+import type { KafkaClient, TopicMessages, TransactionalProducer } from '../kafka/seam.js';
 
-export interface ExtraRecords {
-  readonly topic: string;
-  readonly messages: Message[];
-}
+export type ExtraRecords = TopicMessages;
 
 /**
  * How long the broker lets a transaction stay open before it aborts it (kafkajs's default is 60 s). A
@@ -22,10 +18,10 @@ export function transactionalIdOf(topic: string, writerId: string): string {
 }
 
 export class ConfigWriter {
-  private producer: Producer | undefined;
+  private producer: TransactionalProducer | undefined;
 
   constructor(
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     readonly transactionalId: string,
   ) {}
 
@@ -35,43 +31,34 @@ export class ConfigWriter {
    */
   async commit(records: readonly ExtraRecords[]): Promise<void> {
     const producer = await this.connected();
-    // kafkajs initializes the producer id (fencing earlier producers of this transactional id) on the
-    // first transaction of a producer.
-    const tx = await producer.transaction();
-    try {
-      for (const r of records) if (r.messages.length > 0) await tx.send({ topic: r.topic, messages: r.messages });
-      await tx.commit();
-    } catch (err) {
-      await tx.abort().catch(() => undefined);
-      throw err;
-    }
+    await producer.commitTransaction(records);
   }
 
   /**
    * Replaces the producer after a failure. The old one may hold an open transaction, or sequence
    * numbers the broker no longer agrees with (OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID), which
-   * kafkajs never repairs. The new producer's first transaction initializes the same transactional
-   * id, and the broker then completes a commit the old one had begun and aborts anything else open.
+   * kafkajs never repairs. The new producer initializes the same transactional id when it connects,
+   * and the broker then completes a commit the old one had begun and aborts anything else open.
    */
   async renew(): Promise<void> {
     const old = this.producer;
     this.producer = undefined;
-    await old?.disconnect().catch(() => undefined);
+    await old?.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {
     await this.renew();
   }
 
-  private async connected(): Promise<Producer> {
+  private async connected(): Promise<TransactionalProducer> {
     if (this.producer !== undefined) return this.producer;
-    const producer = createProducer(this.kafka, {
-      transactionalId: this.transactionalId,
-      transactionTimeout: TRANSACTION_TIMEOUT_MS,
-      idempotent: true,
-      maxInFlightRequests: 1,
-    });
-    await producer.connect();
+    const producer = this.kafka.transactionalProducer({ transactionalId: this.transactionalId, transactionTimeoutMs: TRANSACTION_TIMEOUT_MS });
+    try {
+      await producer.connect();
+    } catch (err) {
+      await producer.close().catch(() => undefined);
+      throw err;
+    }
     this.producer = producer;
     return producer;
   }

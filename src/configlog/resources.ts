@@ -1,5 +1,6 @@
 // The stored shapes of the resources the pipeline reads from the config log (the API adds uris on output).
 import type { Owned } from '../accounts/account.js';
+import type { TimestampFormat } from '../events/timestamp-format.js';
 
 export interface StoredSource {
   /** An event type (docs/events.md). */
@@ -8,6 +9,8 @@ export interface StoredSource {
   readonly fields?: readonly string[];
   /** Traffic types: an optional CEL filter over `ev`. Audit types: absent. */
   readonly filter?: string;
+  /** Traffic types: the share of matches delivered, 0 < r <= 1; absent means 1 (src/subscriptions/sampling.ts). */
+  readonly sample_rate?: number;
 }
 
 /** account_id (Owned) is absent on resources written before accounts existed: they are the operator's (accountOf). */
@@ -18,6 +21,8 @@ export interface StoredSubscription extends Owned {
   readonly metadata: string;
   readonly sources: readonly StoredSource[];
   readonly destination_ids: readonly string[];
+  /** False while paused: its matches are not delivered, then or later. Absent (written before it existed) means true. */
+  readonly enabled?: boolean;
 }
 
 /**
@@ -32,5 +37,7 @@ export interface StoredDestination extends Owned {
   readonly description: string;
   readonly metadata: string;
   readonly format: 'json';
+  /** How timestamps are written in its events (src/events/timestamp-format.ts); absent means rfc3339. */
+  readonly timestamp_format?: TimestampFormat;
   readonly target: StoredTarget;
 }

@@ -57,6 +57,8 @@ export interface ItemFailure {
  */
 export interface WriteOutcome {
   readonly failed: readonly ItemFailure[];
+  /** The destination's answer code, when it has one (the HTTP status), for test events. */
+  readonly status?: number;
 }
 
 export const DELIVERED: WriteOutcome = Object.freeze({ failed: Object.freeze([]) });

@@ -1,7 +1,7 @@
 // The dead-letter sink: bad input records (ingest) and undeliverable events (delivery) go to one topic,
 // with headers naming where they came from and why. A failed dead-letter write is retried, never dropped.
-import type { Kafka } from 'kafkajs';
 import { LazyProducer } from '../kafka/lazy-producer.js';
+import type { KafkaClient } from '../kafka/seam.js';
 import { createLogger, type Logger } from '../telemetry/logger.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, type RetryPolicy } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
@@ -76,7 +76,7 @@ export function destinationRemovedLetter(destinationId: string, item: DeliveryIt
 }
 
 export interface KafkaDeadLetterSinkOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly topic?: string;
   readonly retry?: RetryPolicy;
   readonly clock?: Clock;
@@ -92,7 +92,7 @@ export class KafkaDeadLetterSink implements DeadLetterSink {
   private readonly log: Logger;
 
   constructor(opts: KafkaDeadLetterSinkOptions) {
-    this.producer = new LazyProducer(opts.kafka, { retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2000 } });
+    this.producer = new LazyProducer(opts.kafka, { retries: 3 });
     this.topic = opts.topic ?? DEFAULT_DEAD_LETTER_TOPIC;
     this.retry = opts.retry ?? DEFAULT_RETRY_POLICY;
     this.clock = opts.clock ?? systemClock;
@@ -108,7 +108,7 @@ export class KafkaDeadLetterSink implements DeadLetterSink {
       }
       try {
         const producer = await this.producer.get();
-        await producer.send({ topic: this.topic, messages, acks: -1 });
+        await producer.send(this.topic, messages);
         return;
       } catch (err) {
         this.log.warn({ err, topic: this.topic, attempt, letters: letters.length }, 'Writing to the dead-letter topic failed; retrying.');

@@ -15,6 +15,10 @@ export type ConfigProblemCode =
   | 'secret_required'
   | 'invalid_topic_name'
   | 'internal_topic'
+  | 'topic_prefix_required'
+  | 'file_destinations_disabled'
+  | 'insecure_url'
+  | 'internal_address'
   // Found by a kind's create-time check (verify), not by parse(): 422.
   | 'topic_not_created'
   | 'destination_check_failed';
@@ -76,6 +80,24 @@ export const problem = {
     field,
     details: { field, topic, reason },
     message: `${field} names the topic ${topic}, which is refused: ${reason}.`,
+  }),
+  /** A normal account's topic outside its prefix (egress-rules.ts). */
+  topicPrefix: (field: string, topic: string, prefix: string): ConfigProblem => ({
+    code: 'topic_prefix_required',
+    field,
+    details: { field, topic, prefix },
+    message: `${field} names the topic ${topic}; this account's kafka destinations write to topics beginning with "${prefix}".`,
+  }),
+  /**
+   * What the destination points at is refused (egress-rules.ts): `code` says what, `reason` completes
+   * "… is refused: …" and names the setting that would open it.
+   */
+  egress: (code: 'file_destinations_disabled' | 'insecure_url' | 'internal_address', field: string, reason: string, extra: Readonly<Record<string, unknown>> = {}): ConfigProblem => ({
+    code,
+    field,
+    details: { field, reason, ...extra },
+    message: `${field} is refused: ${reason}.`,
+    ...(code === 'internal_address' && { deliveryCode: 'DESTINATION_ADDRESS_REFUSED' as const }),
   }),
   /** The topic is missing and the cluster refused to create it: `error` is Kafka's error code, `reason` its text. */
   topicNotCreated: (field: string, topic: string, error: string, reason: string): ConfigProblem => ({

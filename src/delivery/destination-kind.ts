@@ -1,23 +1,26 @@
 // What a destination kind is: one object per kind folder (destinations/<kind>/) that the rest of the
 // service iterates (destinations/kinds.ts lists them). Nothing outside a kind's folder knows its fields.
-import type { Kafka } from 'kafkajs';
 import type { AccountContext } from '../accounts/account.js';
+import type { KafkaClient } from '../kafka/seam.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { DestinationWriter, WriterLimits } from './contract.js';
 import type { ConfigProblem, ConfigProblemCode, ParseResult } from './destination-config.js';
 import type { CloudDeps } from './destinations/cloud/client-config.js';
 import type { EgressRules } from './egress-rules.js';
+import type { HostResolver } from '../net/guarded-lookup.js';
 
 /** Everything writers need from the composition root; nothing news up its own dependencies. */
 export interface WriterDeps {
-  /** A kafkajs client for `brokers`, or for the service's own cluster when `brokers` is undefined. */
-  readonly kafkaClient: (brokers?: readonly string[]) => Kafka;
+  /** A Kafka client (src/kafka/seam.ts) for `brokers`, or for the service's own cluster when `brokers` is undefined. */
+  readonly kafkaClient: (brokers?: readonly string[]) => KafkaClient;
   /** The directory file paths of destinations are relative to (FILE_DESTINATION_ROOT). */
   readonly fileRoot: string;
   /** The cloud writers' endpoints, base identity for role auth, timeouts and log stream name. */
   readonly cloud?: CloudDeps;
-  /** What a destination may not point at: the service's own topics (egress-rules.ts). */
+  /** What a destination may not point at: the service's own topics, another account's, internal addresses (egress-rules.ts). */
   readonly egress: EgressRules;
+  /** How destinations' host names are resolved; absent: the system resolver (net/guarded-lookup.ts). */
+  readonly resolveHost?: HostResolver;
   /**
    * Partitions and replication factor of the topics the kafka kind creates when a destination does not
    * say (KAFKA_DESTINATION_PARTITIONS, KAFKA_DESTINATION_REPLICATION_FACTOR); absent: the broker's defaults.
@@ -26,8 +29,8 @@ export interface WriterDeps {
   readonly logger?: Logger;
 }
 
-/** What a kind's view may read besides the stored object. */
-export type ViewDeps = Pick<WriterDeps, 'fileRoot'>;
+/** What a kind's view may read besides the stored object: the service's settings and the account the destination belongs to. */
+export type ViewDeps = Pick<WriterDeps, 'fileRoot'> & { readonly account: AccountContext };
 
 /** A JSON schema object, as Fastify validates requests with it and the OpenAPI document shows it. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -50,6 +53,21 @@ export interface SecretField {
   readonly keptWhileSame?: string;
 }
 
+/**
+ * Secrets a kind keeps inside the value of a field rather than in a field of their own (an http URL's
+ * password and query values): the value is stored and answered with REDACTED in their place, and they
+ * are sealed apart, as `<sealedField>_enc`, which the writer gets opened as `<sealedField>`.
+ */
+export interface InlineSecrets {
+  /**
+   * Before parse(): the sent object with each part sent back as REDACTED taken from the stored object
+   * (opened; undefined on a create). A problem when a part has nothing stored to keep.
+   */
+  keep(sent: Record<string, unknown>, stored: Readonly<Record<string, unknown>> | undefined): ConfigProblem | undefined;
+  /** After parse(): the object as stored, its inline secrets taken out and sealed with `seal`. */
+  conceal(sent: Record<string, unknown>, seal: (clear: string) => string): void;
+}
+
 export interface DestinationKind<C = unknown> {
   /** The target key naming the kind: {"<name>": {…}}. */
   readonly name: string;
@@ -67,9 +85,11 @@ export interface DestinationKind<C = unknown> {
   readonly rules?: readonly { readonly code: ConfigProblemCode; readonly rule: string; readonly updateOnly?: boolean }[];
   /** The kind's secret fields; see SecretField. */
   readonly secrets: readonly SecretField[];
+  /** Secrets inside a field's value; see InlineSecrets. Absent: none. */
+  readonly inlineSecrets?: InlineSecrets;
   /**
-   * Fields its view derives (read-only): a request may send them back, as a response has them, and
-   * they are dropped unread. Absent: none.
+   * Fields its view derives (read-only), as dotted paths: a request may send them back, as a response
+   * has them, and they are dropped unread. Absent: none.
    */
   readonly readOnly?: readonly string[];
   /** The most a writer of this kind takes in one write, and the largest record (its default limits). */
@@ -101,4 +121,11 @@ export interface DestinationKind<C = unknown> {
    * parse().
    */
   verify?(config: C, deps: WriterDeps, account: AccountContext): Promise<readonly ConfigProblem[]>;
+  /**
+   * The egress rules that need the network (SECURITY.md "Egress"): a host name whose addresses are
+   * refused. Run where verify() is, but always: `"verify": false` skips the check that the target works,
+   * never the rules of where it may point. Resolves to its problems (400s); it never throws. What a name
+   * resolves to may change later, so the writer applies the same rule at every connect.
+   */
+  guard?(config: C, deps: WriterDeps, account: AccountContext): Promise<readonly ConfigProblem[]>;
 }

@@ -102,6 +102,8 @@ export interface AcceptOptions {
   readonly previous?: StoredTarget;
   /** Seals a secret for the config log (SecretBox.seal). */
   readonly seal: (clear: string) => string;
+  /** Opens a sealed secret (SecretBox.open), for a kind's inline secrets an update keeps; absent: none can be kept. */
+  readonly open?: (sealed: string) => string | undefined;
   /** The account the destination belongs to, for the kind's parse() (destination-kind.ts). */
   readonly account: AccountContext;
   /** What the target may not point at (egress-rules.ts). */
@@ -124,10 +126,13 @@ export function acceptTarget(raw: unknown, opts: AcceptOptions): AcceptResult {
   const sent = (raw as Record<string, unknown>)[kind.name];
   if (!isPlainObject(sent)) return { ok: false, problem: problem.invalid(prefix, 'must be an object') };
   const body = withoutNulls(sent);
-  for (const field of kind.readOnly ?? []) delete body[field];
+  for (const field of kind.readOnly ?? []) {
+    const at = locate(body, field);
+    if (at !== undefined) delete at.parent[at.leaf];
+  }
   const before = opts.previous?.[kind.name];
   const previous = isPlainObject(before) ? before : undefined;
-  const kept = new Map<SecretField, string>();
+  const keptSecrets = new Map<SecretField, string>();
   const missing: SecretField[] = [];
   for (const secret of kind.secrets) {
     const at = locate(body, secret.path);
@@ -136,11 +141,13 @@ export function acceptTarget(raw: unknown, opts: AcceptOptions): AcceptResult {
     if (value === '' && secret.removable) delete at.parent[at.leaf];
     if (value !== undefined) continue;
     const sealed = previous !== undefined && keeps(secret, previous, at.parent) ? sealedAt(previous, secret) : undefined;
-    if (sealed !== undefined) kept.set(secret, sealed);
+    if (sealed !== undefined) keptSecrets.set(secret, sealed);
     else if (secret.required) missing.push(secret);
     else continue;
     at.parent[at.leaf] = KEPT_STAND_IN;
   }
+  const kept = kind.inlineSecrets?.keep(body, previous === undefined ? undefined : openedFields(previous, opts.open));
+  if (kept !== undefined) return { ok: false, problem: kept };
   const parsed = kind.parse(body, prefix, opts.account, opts.egress);
   if (!parsed.ok) return { ok: false, problem: parsed.problems[0] as ConfigProblem };
   const absent = missing[0];
@@ -154,9 +161,23 @@ export function acceptTarget(raw: unknown, opts: AcceptOptions): AcceptResult {
     const clear = at?.parent[at.leaf];
     if (at === undefined || typeof clear !== 'string') continue;
     delete at.parent[at.leaf];
-    at.parent[`${at.leaf}_enc`] = kept.get(secret) ?? opts.seal(clear);
+    at.parent[`${at.leaf}_enc`] = keptSecrets.get(secret) ?? opts.seal(clear);
   }
+  kind.inlineSecrets?.conceal(body, opts.seal);
   return { ok: true, target: { [kind.name]: body } };
+}
+
+/** A stored kind object's own fields, its sealed ones (`<name>_enc`) opened under their names when `open` can. */
+function openedFields(stored: Readonly<Record<string, unknown>>, open: AcceptOptions['open']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(stored)) {
+    if (!k.endsWith('_enc')) out[k] = v;
+    else if (typeof v === 'string' && open !== undefined) {
+      const clear = open(v);
+      if (clear !== undefined) out[k.slice(0, -4)] = clear;
+    }
+  }
+  return out;
 }
 
 /** A deep copy without null members: null means "the default" (or "not this one"), which is stored as absent. */

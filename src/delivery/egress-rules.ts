@@ -1,7 +1,16 @@
-// What a destination may not point at: the service's own insides. The kinds ask these rules (a kafka
-// topic of the service itself is refused); this is the one home of such rules, where per-account ones
-// (an account's own topic prefix, folder and addresses) will join them.
-import type { ServiceConfig } from '../config/service-config.js';
+// What a destination may not point at (SECURITY.md "Egress"): the service's own insides, another
+// account's topics and folders, and addresses inside the network. The kinds ask these rules; this is the
+// one home of such rules. What the operator configures (cloud endpoints, brokers of the service) is trusted.
+import type { AccountContext } from '../accounts/account.js';
+import { ACCOUNT_ID_PLACEHOLDER, DEFAULT_ACCOUNT_TOPIC_PREFIX, type ServiceConfig } from '../config/service-config.js';
+import { internalRangeOf, reachedAddress } from '../net/internal-ranges.js';
+import { cidrContainsIP, parseCIDR, type CIDR } from '../net/ip.js';
+
+/** Why a destination's URL is refused: the code the API answers with and a reason completing "… is refused: …". */
+export interface UrlRefusal {
+  readonly code: 'insecure_url' | 'internal_address';
+  readonly reason: string;
+}
 
 export interface EgressRules {
   /**
@@ -11,21 +20,52 @@ export interface EgressRules {
    * two broker lists reach the same cluster.
    */
   topicRefusal(topic: string): string | undefined;
+  /** The prefix every topic of this account's kafka destinations starts with; undefined for the operator, who may name any other topic. */
+  topicPrefix(account: AccountContext): string | undefined;
+  /** Why this account may not have file destinations, or undefined when it may. */
+  fileRefusal(account: AccountContext): string | undefined;
+  /** Why an http destination may not call this URL as written (its scheme, a host that is an internal address), or undefined. */
+  urlRefusal(url: URL): UrlRefusal | undefined;
+  /**
+   * Why a destination may not connect to this address (text of an IPv4 or IPv6 address, as DNS answers
+   * it), completing "… is refused: …", or undefined when it may.
+   */
+  addressRefusal(address: string): string | undefined;
 }
 
 /** Kafka keeps its own internal topics (`__consumer_offsets`, `__transaction_state`, …) under this prefix. */
 const KAFKA_INTERNAL_PREFIX = '__';
 
-/** The rules of a service with these topics (its config, audit, dead-letter, status, raw traffic and retry topics). */
-export function egressRules(topics: ServiceConfig['topics']): EgressRules {
+/** The folder of the file root an account's file destinations live in, relative to the root: the operator's is the root itself. */
+export function accountFolder(account: AccountContext): string {
+  return account.isOperator ? '' : account.accountId;
+}
+
+export type EgressSettings = ServiceConfig['egress'];
+
+/** The service's defaults: https only, no internal address, `<account id>.` topics, file destinations for every account. */
+export const DEFAULT_EGRESS_SETTINGS: EgressSettings = { allowHttp: false, allowCidrs: [], kafkaTopicPrefix: DEFAULT_ACCOUNT_TOPIC_PREFIX, accountFileDestinations: true };
+
+/** The rules of a service with these topics (its config, audit, dead-letter, status, raw traffic and retry topics) and egress settings. */
+export function egressRules(topics: ServiceConfig['topics'], settings: EgressSettings = DEFAULT_EGRESS_SETTINGS): EgressRules {
   const own = new Map<string, string>([
     [topics.config, 'the config log'],
     [topics.audit, 'the audit topic'],
     [topics.deadLetter, 'the dead-letter topic'],
     [topics.status, 'the destination status topic'],
+    [topics.tapRequests, 'a live tap topic'],
+    [topics.tapEvents, 'a live tap topic'],
     [topics.httpRequestComplete, 'a raw traffic topic'],
     [topics.tcpConnectionClosed, 'a raw traffic topic'],
   ]);
+  const allowed: readonly CIDR[] = settings.allowCidrs.map((c) => parseCIDR(c)).filter((c): c is CIDR => c !== undefined);
+  const addressRefusal = (address: string): string | undefined => {
+    const ip = reachedAddress(address);
+    if (ip === undefined) return `${address} is not an IP address`;
+    const range = internalRangeOf(ip);
+    if (range === undefined || allowed.some((c) => cidrContainsIP(c, ip))) return undefined;
+    return `${address} is a ${range.what} address (${range.cidr}) inside the network, which EGRESS_ALLOW_CIDRS does not open`;
+  };
   return {
     topicRefusal(topic) {
       const what = own.get(topic);
@@ -34,5 +74,21 @@ export function egressRules(topics: ServiceConfig['topics']): EgressRules {
       if (topic.startsWith(KAFKA_INTERNAL_PREFIX)) return `topics beginning with "${KAFKA_INTERNAL_PREFIX}" are Kafka's own`;
       return undefined;
     },
+    topicPrefix(account) {
+      return account.isOperator ? undefined : settings.kafkaTopicPrefix.split(ACCOUNT_ID_PLACEHOLDER).join(account.accountId);
+    },
+    fileRefusal(account) {
+      if (account.isOperator || settings.accountFileDestinations) return undefined;
+      return 'file destinations are kept for the operator account on this service (FILE_DESTINATIONS_FOR_ACCOUNTS is false)';
+    },
+    urlRefusal(url) {
+      if (url.protocol === 'http:' && !settings.allowHttp) return { code: 'insecure_url', reason: 'it uses http, and this service calls https URLs only (EGRESS_ALLOW_HTTP is false)' };
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      // A name is judged by its addresses: when the destination is created (verify-target.ts) and at every connect.
+      if (reachedAddress(host) === undefined) return undefined;
+      const why = addressRefusal(host);
+      return why === undefined ? undefined : { code: 'internal_address', reason: why };
+    },
+    addressRefusal,
   };
 }

@@ -13,8 +13,19 @@ export const DELIVERY_ERROR_CODES = {
   DESTINATION_THROTTLED: { retryable: true },
   /** The destination failed on its side (HTTP 5xx, a transient broker error). */
   DESTINATION_SERVER_ERROR: { retryable: true },
-  /** The destination refused the data for good (HTTP 4xx other than 429, a redirect). */
+  /** The destination refused the data for good (HTTP 4xx other than 408 and 429). */
   DESTINATION_REJECTED: { retryable: false },
+  /**
+   * The destination answered with a redirect (HTTP 3xx), which is never followed: the data was not
+   * delivered, and the destination's URL should be changed to where it points.
+   */
+  DESTINATION_REDIRECTED: { retryable: false },
+  /**
+   * The destination's host resolved, when connecting, to an address destinations may not reach (loopback,
+   * link-local, private: SECURITY.md "Egress"), e.g. a name whose DNS answer changed after the check at
+   * creation. Retryable like a misconfiguration: the deliveries are parked until the destination is fixed.
+   */
+  DESTINATION_ADDRESS_REFUSED: { retryable: true },
   /** One record is larger than the destination accepts; it can never be delivered there. */
   RECORD_TOO_LARGE: { retryable: false },
   /** A write failed for a reason the writer could not classify (disk full, unknown client error). */
@@ -56,6 +67,8 @@ export interface DeliveryErrorOptions {
   readonly retryable?: boolean;
   /** The destination's own hint of how long to wait before the next attempt (HTTP Retry-After). */
   readonly retryAfterMs?: number;
+  /** The destination's answer code, when it has one (the HTTP status). */
+  readonly status?: number;
 }
 
 export class DeliveryError extends Error {
@@ -63,12 +76,14 @@ export class DeliveryError extends Error {
   readonly code: DeliveryErrorCode;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
+  readonly status: number | undefined;
 
   constructor(code: DeliveryErrorCode, message: string, opts: DeliveryErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.code = code;
     this.retryable = opts.retryable ?? DELIVERY_ERROR_CODES[code].retryable;
     this.retryAfterMs = opts.retryAfterMs;
+    this.status = opts.status;
   }
 }
 

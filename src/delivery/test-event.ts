@@ -14,10 +14,19 @@ export const TEST_EVENT_TYPE = 'test_event.v0';
 
 export const DEFAULT_TEST_EVENT_TIMEOUT_MS = 15_000;
 
+/**
+ * The outcome of a test event, in the service's own words: whether it was delivered, the destination's
+ * answer code (the HTTP status) when it has one, how long it took, and why not. Nothing the destination
+ * sent back (an answer's body) is ever repeated: SECURITY.md "Egress".
+ */
 export interface TestEventResult {
   readonly delivered: boolean;
   readonly event_id: string;
-  /** Why it was not delivered: a delivery error code and the destination's own answer. */
+  /** The destination's answer code: the HTTP status of an http destination, null for the other kinds or when none came. */
+  readonly status_code: number | null;
+  /** From the connect to the answer, in milliseconds. */
+  readonly duration_ms: number;
+  /** Why it was not delivered: a delivery error code and the writer's message. */
   readonly error?: { readonly code: string; readonly message: string };
 }
 
@@ -33,6 +42,14 @@ export function testEventSender(deps: WriterDeps, secrets: SecretBox, timeoutMs 
     const item: DeliveryItem = { eventId: envelope.event_id, payload: Buffer.from(JSON.stringify(envelope)), envelope };
     let writer: DestinationWriter | undefined;
     let timer: NodeJS.Timeout | undefined;
+    const started = performance.now();
+    const answer = (status: number | undefined, error?: DeliveryError): TestEventResult => ({
+      delivered: error === undefined,
+      event_id: envelope.event_id,
+      status_code: status ?? null,
+      duration_ms: Math.round(performance.now() - started),
+      ...(error !== undefined && { error: { code: error.code, message: error.message } }),
+    });
     try {
       writer = buildWriter(destination.target, secrets, deps, accountContext(accountOf(destination))).writer;
       const w = writer;
@@ -41,11 +58,10 @@ export function testEventSender(deps: WriterDeps, secrets: SecretBox, timeoutMs 
       });
       const outcome = await Promise.race([(async () => (await w.connect(), w.write([item])))(), deadline]);
       const failure = outcome.failed[0];
-      if (failure !== undefined) return { delivered: false, event_id: envelope.event_id, error: { code: failure.error.code, message: failure.error.message } };
-      return { delivered: true, event_id: envelope.event_id };
+      return answer(failure?.error.status ?? outcome.status, failure?.error);
     } catch (err) {
       const e = toDeliveryError(err);
-      return { delivered: false, event_id: envelope.event_id, error: { code: e.code, message: e.message } };
+      return answer(e.status, e);
     } finally {
       clearTimeout(timer);
       await writer?.close().catch(() => undefined);

@@ -12,11 +12,26 @@ import { storedKind } from './destination-target.js';
 /** A check answers within this, whatever the destination does: as long as a test event may take. */
 export const VERIFY_TIMEOUT_MS = 15_000;
 
-/** Checks a stored target (secrets sealed); resolves to the first problem, or undefined when it passes or its kind has no check. */
-export async function verifyTarget(target: StoredTarget, secrets: SecretBox, deps: WriterDeps, account: AccountContext, timeoutMs = VERIFY_TIMEOUT_MS): Promise<ConfigProblem | undefined> {
+export interface VerifyOptions {
+  /** False skips the kind's check (a request's `"verify": false`), never its guard (DestinationKind.guard). */
+  readonly check?: boolean;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Checks a stored target (secrets sealed): its kind's guard, then its check; resolves to the first
+ * problem, or undefined when both pass or the kind has neither.
+ */
+export async function verifyTarget(target: StoredTarget, secrets: SecretBox, deps: WriterDeps, account: AccountContext, opts: VerifyOptions = {}): Promise<ConfigProblem | undefined> {
+  const timeoutMs = opts.timeoutMs ?? VERIFY_TIMEOUT_MS;
   const stored = storedKind(target);
-  const check = stored?.kind.verify?.bind(stored.kind);
-  if (stored === undefined || check === undefined) return undefined;
+  const guard = stored?.kind.guard?.bind(stored.kind);
+  const verify = opts.check === false ? undefined : stored?.kind.verify?.bind(stored.kind);
+  if (stored === undefined || (guard === undefined && verify === undefined)) return undefined;
+  const check = async (config: unknown): Promise<readonly ConfigProblem[]> => {
+    const refused = (await guard?.(config, deps, account)) ?? [];
+    return refused.length > 0 || verify === undefined ? refused : verify(config, deps, account);
+  };
   const { kind } = stored;
   const prefix = `target.${kind.name}`;
   let opened: unknown;
@@ -35,7 +50,7 @@ export async function verifyTarget(target: StoredTarget, secrets: SecretBox, dep
   });
   try {
     const problems = await Promise.race([
-      check(parsed.config, deps, account).catch((err: unknown) => [problem.checkFailed(prefix, 'Error', err instanceof Error ? err.message : String(err), 'WRITE_FAILED')]),
+      check(parsed.config).catch((err: unknown) => [problem.checkFailed(prefix, 'Error', err instanceof Error ? err.message : String(err), 'WRITE_FAILED')]),
       deadline,
     ]);
     return problems[0];

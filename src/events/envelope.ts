@@ -1,6 +1,7 @@
 // The delivered event envelope (ARCHITECTURE.md "Delivered envelope", "Event ids"): the one shape every destination receives, and its
 // payload bytes.
 import { writeMillis } from '../records/timestamps.js';
+import { DEFAULT_TIMESTAMP_FORMAT, formatEventTime, type TimestampFormat } from './timestamp-format.js';
 import { EVENT_DIGIT_CODES, EVENT_HASH_DIGITS, ID_PREFIXES, eventTimeDigits, newId } from '../ids.js';
 
 export interface Principal {
@@ -12,8 +13,8 @@ export interface Principal {
 export interface Envelope {
   readonly event_id: string;
   readonly event_type: string;
-  /** RFC 3339. */
-  readonly event_timestamp: string;
+  /** RFC 3339, or what the destination's timestamp_format makes of it (timestamp-format.ts). */
+  readonly event_timestamp: string | number;
   readonly principal: Principal | null;
   /** Traffic: only the selected fields, nested by dotted path. Audit: the resource as the API returns it. */
   readonly object: Record<string, unknown>;
@@ -64,7 +65,7 @@ export function payloadHead(timestampMs: number): Buffer {
 }
 
 /** The text between the event id and the object: the id's closing quote and the other fields. */
-export function tailBeforeObject(eventType: string, timestamp: string, principalJson: string): string {
+export function tailBeforeObject(eventType: string, timestamp: string | number, principalJson: string): string {
   return `","event_type":${JSON.stringify(eventType)},"event_timestamp":${JSON.stringify(timestamp)},"principal":${principalJson},"object":`;
 }
 
@@ -72,10 +73,10 @@ export function tailBeforeObject(eventType: string, timestamp: string, principal
 const trafficBefore = new Map<string, readonly [Buffer, Buffer]>();
 
 /**
- * tailBeforeObject(eventType, formatMillis(timestampMs), 'null') as bytes, written into `out` at `at`;
- * returns the end. At most 3 x eventType.length + 160 bytes.
+ * tailBeforeObject(eventType, formatEventTime(timestampMs, format), 'null') as bytes, written into `out`
+ * at `at`; returns the end. At most 3 x eventType.length + 160 bytes.
  */
-export function writeTrafficTailBefore(out: Buffer, at: number, eventType: string, timestampMs: number): number {
+export function writeTrafficTailBefore(out: Buffer, at: number, eventType: string, timestampMs: number, format: TimestampFormat = DEFAULT_TIMESTAMP_FORMAT): number {
   let parts = trafficBefore.get(eventType);
   if (parts === undefined) {
     // The timestamp is the last string of the text: split it at a placeholder there.
@@ -84,6 +85,14 @@ export function writeTrafficTailBefore(out: Buffer, at: number, eventType: strin
     trafficBefore.set(eventType, (parts = [Buffer.from(text.slice(0, at)), Buffer.from(text.slice(at + 1))]));
   }
   const [a, b] = parts;
+  if (format !== DEFAULT_TIMESTAMP_FORMAT) {
+    // A number or a quoted string of digits in place of the quoted text: drop the quotes around it.
+    for (let i = 0; i < a.length - 1; i++) out[at++] = a[i] as number;
+    const text = JSON.stringify(formatEventTime(timestampMs, format));
+    for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+    for (let i = 1; i < b.length; i++) out[at++] = b[i] as number;
+    return at;
+  }
   for (let i = 0; i < a.length; i++) out[at++] = a[i] as number;
   at = writeMillis(out, at, timestampMs);
   for (let i = 0; i < b.length; i++) out[at++] = b[i] as number;

@@ -9,8 +9,8 @@ const ID_SCRATCH = Buffer.alloc(PAYLOAD_ID_AT + EVENT_ID_LENGTH);
 /** What the deliveries of one record with one object share. */
 export interface EventParts {
   readonly eventType: string;
-  /** RFC 3339. */
-  readonly timestamp: string;
+  /** RFC 3339, or as the destination's timestamp_format writes it. */
+  readonly timestamp: string | number;
   readonly principal: Principal | null;
   /** The envelope's object; built on the first call where that costs work (a projection). */
   object(): Record<string, unknown>;

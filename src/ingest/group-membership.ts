@@ -1,6 +1,6 @@
-// What the worker knows of its place in the consumer group: the partitions it owns (kafkajs's
-// GROUP_JOIN event), a generation counted per join, and whether a rebalance is under way (the group
-// coordinator's answer to a heartbeat). The worker commits a partition only while it owns it.
+// What the worker knows of its place in the consumer group: the partitions it owns (the consumer's
+// join), a generation counted per join, and whether a rebalance is under way (the group coordinator's
+// answer to a heartbeat). The worker commits a partition only while it owns it.
 import { createLogger } from '../telemetry/logger.js';
 
 const log = createLogger('ingest');
@@ -19,13 +19,13 @@ export class GroupMembership {
   private rebalancingSince: number | undefined;
   private leftBehind = false;
 
-  /** The assignment of a completed join (kafkajs GROUP_JOIN's memberAssignment: topic -> partitions). */
-  joined(assignment: Readonly<Record<string, readonly number[]>>): void {
+  /** The assignment of a completed join (topic -> partitions). */
+  joined(assignment: Readonly<Record<string, readonly number[]>>, details: Readonly<Record<string, unknown>> = {}): void {
     this.joins++;
     this.owned = new Map(Object.entries(assignment).map(([topic, partitions]) => [topic, new Set(partitions)]));
     this.rebalancingSince = undefined;
     this.leftBehind = false;
-    log.info({ generation: this.joins, assignment }, 'The worker joined its consumer group.');
+    log.info({ ...details, generation: this.joins, assignment }, 'The worker joined its consumer group.');
   }
 
   /** Counts joins: a batch remembers it, and commits only if no join happened since. */
@@ -48,10 +48,9 @@ export class GroupMembership {
     return generation === this.joins && !this.leftBehind && (this.owned.get(topic)?.has(partition) ?? false);
   }
 
-  /** Reads a failed heartbeat: a rebalance starts the drain deadline; being left behind also stops commits. */
-  heartbeatFailed(err: unknown): void {
-    const type = (err as { type?: unknown }).type;
-    const behind = typeof type === 'string' && LEFT_BEHIND.has(type);
+  /** A group error from the coordinator: a rebalance starts the drain deadline; being left behind also stops commits. */
+  groupError(type: string): void {
+    const behind = LEFT_BEHIND.has(type);
     if (type !== REBALANCING && !behind) return;
     if (behind) this.leftBehind = true;
     if (this.rebalancingSince === undefined) {

@@ -1,22 +1,22 @@
 // The ingest worker: one member of the consumer group. Each fetched batch is routed, its deliveries
 // queued, and its offsets committed only behind records whose every delivery has settled
 // (ARCHITECTURE.md "Delivery and commits"). A batch drains before the next one of its partition
-// starts; a rebalance or a SIGTERM (kafkajs waits for running batches) gives the batches in flight
-// DRAIN_TIMEOUT_MS, then they commit what settled, and only for partitions the worker still owns.
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+// starts; a rebalance or a SIGTERM (the consumer's stop waits for running batches) gives the batches in
+// flight DRAIN_TIMEOUT_MS, then they commit what settled, and only for partitions the worker still owns.
 import { Signal } from '../delivery/clock.js';
 import { destinationRemovedLetter, type DeadLetter, type DeadLetterSink } from '../delivery/dead-letter.js';
 import type { DestinationPool } from '../delivery/destination-pool.js';
 import type { InFlightBudget } from '../delivery/in-flight-budget.js';
 import type { OffsetTracker } from '../delivery/offset-tracker.js';
 import { heartbeatFor } from '../kafka/group-session.js';
+import type { BatchScope, GroupConsumer, KafkaClient, PartitionBatch } from '../kafka/seam.js';
 import { createLogger } from '../telemetry/logger.js';
 import { consumerLag, recordsConsumed } from '../telemetry/metrics.js';
 import { GroupMembership } from './group-membership.js';
 import type { RecordRouter } from './record-router.js';
 
 export interface IngestWorkerOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly groupId: string;
   readonly topics: readonly string[];
   readonly router: RecordRouter;
@@ -28,8 +28,10 @@ export interface IngestWorkerOptions {
   readonly settled: Signal;
   readonly drainTimeoutMs: number;
   readonly partitionsConsumedConcurrently?: number;
-  /** The consumer group session timeout; kafkajs's default (30 s) when absent. */
+  /** The consumer group session timeout; 30 s when absent. */
   readonly sessionTimeoutMs?: number;
+  /** Static membership (group.instance.id) for clients that have it: a restarted worker takes its partitions back at once. */
+  readonly groupInstanceId?: string;
 }
 
 const log = createLogger('ingest');
@@ -44,49 +46,52 @@ const MIN_REBALANCE_TIMEOUT_MS = 60_000;
 const STALE_CHECK_EVERY = 64;
 
 export class IngestWorker {
-  private readonly consumer: Consumer;
+  private readonly consumer: GroupConsumer;
   private readonly membership = new GroupMembership();
+  /** This worker's member id in the group since its last join (a live tap's acknowledgement names it). */
+  private member: string | undefined;
   private stopping = false;
   private stopDeadline = Number.POSITIVE_INFINITY;
   private readonly stopSignal = new AbortController();
-  private connected = false;
 
   constructor(private readonly opts: IngestWorkerOptions) {
-    this.consumer = opts.kafka.consumer({
-      groupId: opts.groupId,
-      maxWaitTimeInMs: 250,
-      readUncommitted: false,
-      heartbeatInterval: heartbeatFor(opts.sessionTimeoutMs ?? 30_000),
-      rebalanceTimeout: Math.max(MIN_REBALANCE_TIMEOUT_MS, opts.drainTimeoutMs + 2 * heartbeatFor(opts.sessionTimeoutMs ?? 30_000) + 10_000),
-      ...(opts.sessionTimeoutMs !== undefined && { sessionTimeout: opts.sessionTimeoutMs }),
-    });
-    this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
-      this.membership.joined(e.payload.memberAssignment);
-      // kafkajs reads every assigned partition again from its committed offset after a join (a new
-      // offset manager per generation), so no bookkeeping carries over; deliveries still in flight from
-      // before settle into nothing (OffsetTracker.settle) and their records are delivered again.
-      opts.tracker.resetAll();
-    });
-    this.consumer.on(this.consumer.events.CONNECT, () => (this.connected = true));
-    this.consumer.on(this.consumer.events.DISCONNECT, () => (this.connected = false));
-    this.consumer.on(this.consumer.events.CRASH, (e) => {
-      log.error({ err: e.payload.error, restart: e.payload.restart }, 'The consumer crashed.');
-    });
+    const session = opts.sessionTimeoutMs ?? 30_000;
+    this.consumer = opts.kafka.groupConsumer(
+      {
+        groupId: opts.groupId,
+        topics: opts.topics,
+        maxWaitMs: 250,
+        sessionTimeoutMs: session,
+        heartbeatIntervalMs: heartbeatFor(session),
+        rebalanceTimeoutMs: Math.max(MIN_REBALANCE_TIMEOUT_MS, opts.drainTimeoutMs + 2 * heartbeatFor(session) + 10_000),
+        partitionsConcurrently: opts.partitionsConsumedConcurrently ?? 4,
+        ...(opts.groupInstanceId !== undefined && { groupInstanceId: opts.groupInstanceId }),
+      },
+      {
+        onJoin: (assignment, join) => {
+          this.member = join.memberId;
+          this.membership.joined(assignment, { group: opts.groupId, ...(join.durationMs !== undefined && { durationMs: join.durationMs }) });
+          // After a join every assigned partition is read again from its committed offset, so no
+          // bookkeeping carries over; deliveries still in flight from before settle into nothing
+          // (OffsetTracker.settle) and their records are delivered again.
+          opts.tracker.resetAll();
+        },
+        onGroupError: (code) => this.membership.groupError(code),
+        onCrash: (err, restart) => log.error({ err, restart }, 'The consumer crashed.'),
+      },
+    );
+  }
+
+  get memberId(): string | undefined {
+    return this.member;
   }
 
   get isConnected(): boolean {
-    return this.connected;
+    return this.consumer.connected;
   }
 
   async start(): Promise<void> {
-    await this.consumer.connect();
-    for (const topic of this.opts.topics) await this.consumer.subscribe({ topic, fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently ?? 4,
-      eachBatch: (payload) => this.onBatch(payload),
-    });
+    await this.consumer.start((batch, scope) => this.onBatch(batch, scope));
     log.info({ topics: this.opts.topics, group: this.opts.groupId }, 'The ingest worker is consuming.');
   }
 
@@ -97,10 +102,10 @@ export class IngestWorker {
     this.stopDeadline = Date.now() + this.opts.drainTimeoutMs;
     setTimeout(() => this.stopSignal.abort(), this.opts.drainTimeoutMs).unref();
     this.opts.settled.notify();
-    await this.consumer.disconnect();
+    await this.consumer.stop();
   }
 
-  private async onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+  private async onBatch(batch: PartitionBatch, scope: BatchScope): Promise<void> {
     const { topic, partition } = batch;
     const { router, tracker, pool, budget } = this.opts;
     const first = batch.messages[0];
@@ -110,7 +115,8 @@ export class IngestWorker {
     // The partition was read again from its committed offset (a seek): forget the old bookkeeping.
     const before = tracker.committable(topic, partition);
     if (before !== undefined && Number(first.offset) < before) tracker.reset(topic, partition);
-    const beat = (): Promise<void> => heartbeat().catch((err: unknown) => this.membership.heartbeatFailed(err));
+    const beat = (): Promise<void> => scope.heartbeat();
+    const isStale = (): boolean => scope.isStale();
 
     const letters: DeadLetter[] = [];
     let last: string | undefined;
@@ -118,9 +124,10 @@ export class IngestWorker {
     const messages = batch.messages;
     for (let i = 0; i < messages.length; i++) {
       const msg = messages[i] as (typeof messages)[number];
-      // isStale() builds a key and looks up the group's seek offsets: asked every STALE_CHECK_EVERY
-      // records, not each one (a revoked partition's few extra records are delivered, at least once).
-      if (this.halted() || ((i & (STALE_CHECK_EVERY - 1)) === 0 && (!isRunning() || isStale()))) break;
+      // isStale() may cost a lookup (kafkajs builds a key and looks up the group's seek offsets): asked
+      // every STALE_CHECK_EVERY records, not each one (a revoked partition's few extra records are
+      // delivered, at least once).
+      if (this.halted() || ((i & (STALE_CHECK_EVERY - 1)) === 0 && isStale())) break;
       if (!budget.hasCapacity()) {
         for (const r of pool.all()) void r.flush();
         while (!budget.hasCapacity() && !this.halted()) {
@@ -153,9 +160,7 @@ export class IngestWorker {
     router.flushMetrics();
     if (last === undefined) return;
     tracker.advance(topic, partition, Number(last));
-    // Once for the batch: kafkajs resolves through Long arithmetic on every call, a few per cent of
-    // the worker's CPU when called per record, and reads the resolved offset only after eachBatch.
-    resolveOffset(last);
+    scope.resolve(last);
     recordsConsumed.inc({ topic }, Number(last) - Number(first.offset) + 1);
     consumerLag.set({ topic, partition: String(partition) }, Math.max(0, Number(batch.highWatermark) - Number(last) - 1));
 
@@ -210,7 +215,7 @@ export class IngestWorker {
       return;
     }
     try {
-      await this.consumer.commitOffsets([{ topic, partition, offset: String(offset) }]);
+      await this.consumer.commit(topic, partition, offset);
     } catch (err) {
       // A commit refused because the group rebalanced is safe: the new owner reads these records again.
       log.warn({ err, topic, partition, offset }, 'An offset commit failed; the records after the last commit will be read again.');

@@ -1,21 +1,27 @@
-// The hot path for one consumed record: decode the filterable fields, match subscriptions, project
-// once per distinct field set on a match (an Avro record from its bytes, a JSON record from its decoded
-// form), and list the deliveries: one per (subscription, destination), each an event with its own id.
+// The hot path for one consumed record: decode the filterable fields, offer it to the live taps, match
+// subscriptions, sample, project once per distinct (field set, timestamp format) on a match (an Avro
+// record from its bytes, a JSON record from its decoded form), and list the deliveries: one per
+// (subscription, destination), each an event with its own id.
 import type { DeliveryItem, SourceRef } from '../delivery/contract.js';
 import type { DeadLetter } from '../delivery/dead-letter.js';
 import { payloadHead, payloadTail, tailBeforeObject, type Principal } from '../events/envelope.js';
 import type { TrafficEventType } from '../events/catalog.js';
+import { DEFAULT_TIMESTAMP_FORMAT, formatAt, formatTimestampValue } from '../events/timestamp-format.js';
 import { EVENT_HASH_DIGITS, recordDigits } from '../ids.js';
 import type { AuditDecoder, AuditEvent } from '../records/audit-decoder.js';
 import type { RecordDecoder } from '../records/record-decoder.js';
 import type { HeaderValue } from '../records/record-types.js';
 import { avroProjections, projectedTail } from '../projection/avro-projection.js';
 import type { LeafJsonCache, Projector } from '../projection/projector.js';
-import type { DecodedRecord, FilterableDecoded, FullDecodeResult } from '../records/record-types.js';
+import type { FullDecodeResult } from '../records/record-types.js';
 import { formatMillis } from '../records/timestamps.js';
+import { SAMPLE_ALL, sampled } from '../subscriptions/sampling.js';
 import type { SubscriptionSet, TrafficRoute } from '../subscriptions/subscription-set.js';
 import { decodeFailures, subscriptionMatches, unownedRecords } from '../telemetry/metrics.js';
 import { EventItem, type EventParts, type PayloadParts } from './event-item.js';
+import { FormattedEvents } from './formatted-events.js';
+import { ProjectedEvent } from './projected-event.js';
+import type { TapHub } from '../tap/tap-hub.js';
 
 export interface ConsumedMessage {
   readonly key: Buffer | null;
@@ -52,35 +58,8 @@ export interface RecordRouterOptions {
    * allowance for the producers' clocks (SUBSCRIPTION_CLOCK_SKEW_MS, ARCHITECTURE.md "Subscription start").
    */
   readonly clockSkewMs: number;
-}
-
-/** The decoded record of a validated record (the payloads are written without it). */
-function recordOf(decoded: FilterableDecoded): DecodedRecord {
-  const full = decoded.full();
-  if (!full.ok) throw new Error(`A validated record failed to decode: ${full.message}`);
-  return full.record;
-}
-
-/** The parts a record's deliveries with one field set share: the record is decoded and projected, and its time formatted, on first use. */
-class ProjectedEvent implements EventParts {
-  readonly principal = null;
-  private projected: Record<string, unknown> | undefined;
-
-  constructor(
-    readonly eventType: TrafficEventType,
-    private readonly timestampMs: number,
-    private readonly project: Projector,
-    private readonly decoded: FilterableDecoded,
-  ) {}
-
-  get timestamp(): string {
-    return formatMillis(this.timestampMs);
-  }
-
-  object(): Record<string, unknown> {
-    this.projected ??= this.project(recordOf(this.decoded));
-    return this.projected;
-  }
+  /** The live taps of this worker (src/tap/): offered each record while one is open. */
+  readonly taps?: TapHub;
 }
 
 /** What the deliveries of one audit record share. */
@@ -91,15 +70,16 @@ interface AuditShared {
 }
 
 /** The envelope as the admin API (or another service) wrote it, under this record's own event ids. */
-function auditShared(event: AuditEvent, topic: string, partition: number, msg: ConsumedMessage): AuditShared {
+function auditShared(event: AuditEvent, topic: string, partition: number, msg: ConsumedMessage, format = 0): AuditShared {
   const principal = event.principal as Principal | null;
+  const timestamp = format === 0 ? event.event_timestamp : formatTimestampValue(event.event_timestamp, formatAt(format)) as string | number;
   return {
-    parts: { eventType: event.event_type, timestamp: event.event_timestamp, principal, object: () => event.object },
+    parts: { eventType: event.event_type, timestamp, principal, object: () => event.object },
     source: { topic, partition, offset: Number(msg.offset) },
     payload: {
       head: payloadHead(Number(msg.timestamp)),
       recordDigits: recordDigits(topic, partition, msg.offset),
-      tail: payloadTail(tailBeforeObject(event.event_type, event.event_timestamp, JSON.stringify(principal)), JSON.stringify(event.object)),
+      tail: payloadTail(tailBeforeObject(event.event_type, timestamp, JSON.stringify(principal)), JSON.stringify(event.object)),
     },
   };
 }
@@ -145,6 +125,9 @@ export class RecordRouter {
   private routeTraffic(eventType: TrafficEventType, topic: string, partition: number, msg: ConsumedMessage): RouteResult {
     const decoded = this.opts.decoder.decodeFilterable(eventType, msg);
     if (!decoded.ok) return this.reject(topic, partition, msg, decoded.code, decoded.message);
+    // One read of a field per record while no tap is open (bench/results/tap.md).
+    const taps = this.opts.taps;
+    if (taps?.active === true) taps.offerTraffic(eventType, decoded, { topic, partition, offset: msg.offset, timestampMs: Number(msg.timestamp) });
     const runs = this.opts.subscriptions.matcher(eventType).matchRuns(decoded.filterable);
     if (runs.length === 0) return NOTHING;
     // An Avro record is projected from its bytes once validated (src/projection/avro-projection.ts); a
@@ -180,35 +163,52 @@ export class RecordRouter {
     const parts: ProjectedEvent[] = [];
     let leafJson: LeafJsonCache | undefined;
     const deliveries: Delivery[] = [];
+    // Events in a timestamp format other than rfc3339, made the first time a destination asks for one.
+    let formatted: FormattedEvents | undefined;
     for (let r = 0; r < runs.length; r++) {
       const run = runs[r] as readonly TrafficRoute[];
       for (let m = 0; m < run.length; m++) {
         const route = run[m] as TrafficRoute;
         if (route.createdAtMs > createdBy) continue;
+        if (route.sampleBelow < SAMPLE_ALL && !sampled(digits, route.sampleSeed, route.sampleBelow)) continue;
         if (route.unflushedMatches++ === 0) this.counted.push(route);
-        let k = projectors.indexOf(route.project);
-        if (k < 0) {
-          k = projectors.length;
-          const byteProjection = starts === undefined ? undefined : projections?.get(route.projectionKey);
-          let tail: Buffer;
-          if (byteProjection !== undefined && avro !== undefined && starts !== undefined) tail = projectedTail(eventType, ts, byteProjection, avro.buf, avro.pos, starts);
-          else {
-            full ??= decoded.full();
-            if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
-            before ??= tailBeforeObject(eventType, formatMillis(ts), 'null');
-            leafJson ??= [];
-            tail = payloadTail(before, route.project.serialize(full.record, leafJson));
+        const formats = route.formats;
+        // The default format's event, unless every destination of the route takes another format.
+        let k = -1;
+        if (formats === undefined || formats.indexOf(0) >= 0) {
+          k = projectors.indexOf(route.project);
+          if (k < 0) {
+            k = projectors.length;
+            const byteProjection = starts === undefined ? undefined : projections?.get(route.projectionKey);
+            let tail: Buffer;
+            if (byteProjection !== undefined && avro !== undefined && starts !== undefined) tail = projectedTail(eventType, ts, byteProjection, avro.buf, avro.pos, starts);
+            else {
+              full ??= decoded.full();
+              if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
+              before ??= tailBeforeObject(eventType, formatMillis(ts), 'null');
+              leafJson ??= [];
+              tail = payloadTail(before, route.project.serialize(full.record, leafJson));
+            }
+            projectors.push(route.project);
+            payloads.push({ head, recordDigits: digits, tail });
+            parts.push(new ProjectedEvent(eventType, ts, DEFAULT_TIMESTAMP_FORMAT, route.project, decoded));
           }
-          projectors.push(route.project);
-          payloads.push({ head, recordDigits: digits, tail });
-          parts.push(new ProjectedEvent(eventType, ts, route.project, decoded));
         }
+        // Read only for a destination in the default format, so never at k = -1.
         const payload = payloads[k] as PayloadParts;
         const shared = parts[k] as ProjectedEvent;
         // Each (record, subscription, destination) is an event of its own, with its own id (ids.ts).
         const destinationIds = route.destinationIds;
         for (let d = 0; d < destinationIds.length; d++) {
-          deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, shared) });
+          const format = formats === undefined ? 0 : (formats[d] as number);
+          if (format === 0) {
+            deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, shared) });
+            continue;
+          }
+          formatted ??= new FormattedEvents(eventType, ts, head, digits, decoded, starts);
+          const f = formatted.get(route.project, route.projectionKey, format);
+          if (!f.ok) return this.reject(topic, partition, msg, f.code, f.message);
+          deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(f.payload, route.idDigits, d * EVENT_HASH_DIGITS, source, f.parts) });
         }
       }
     }
@@ -224,12 +224,17 @@ export class RecordRouter {
     const createdBy = Number(msg.timestamp) + this.opts.clockSkewMs;
     // The account the event is about: the admin API's objects carry it (events of other services may not).
     const account = typeof event.object.account_id === 'string' ? event.object.account_id : undefined;
+    const taps = this.opts.taps;
+    if (taps?.active === true) taps.offerAudit(event, account, { topic, partition, offset: msg.offset, timestampMs: Number(msg.timestamp) });
+    // By timestamp format (formatIndex), made on first use.
+    const byFormat: AuditShared[] = [];
     for (const route of this.opts.subscriptions.auditRoutes(event.event_type, account)) {
       if (route.createdAtMs > createdBy) continue;
       subscriptionMatches.inc({ subscription: route.subscriptionId });
       shared ??= auditShared(event, topic, partition, msg);
-      const { payload, parts, source } = shared;
       route.destinationIds.forEach((destinationId, d) => {
+        const format = route.formats?.[d] ?? 0;
+        const { payload, parts, source } = format === 0 ? (shared as AuditShared) : (byFormat[format] ??= auditShared(event, topic, partition, msg, format));
         deliveries.push({ destinationId, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, parts) });
       });
     }

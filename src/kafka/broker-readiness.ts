@@ -2,10 +2,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Kafka } from 'kafkajs';
 import { OFFSETS_TOPIC_PARTITIONS, groupPartition } from './broker-config.js';
-import { createKafkaClient } from './client.js';
+import { createClient, isKafkaClientName } from './client.js';
 import { KafkaSetupError } from './errors.js';
+import type { KafkaClient, KafkaClientName } from './seam.js';
 
 /** Group ids whose coordinators cover every partition of the offsets topic. */
 export function probeGroupIds(partitions = OFFSETS_TOPIC_PARTITIONS): string[] {
@@ -28,7 +28,8 @@ const PROBE_GROUPS = probeGroupIds();
  */
 export async function waitUntilReady(child: ChildProcess, brokers: string, logFile: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const kafka = createKafkaClient({ clientId: 'local-broker-probe', brokers, logLevel: 'nothing', retry: { retries: 0 }, connectionTimeoutMs: 1_000 });
+  // The service's own client, so the probe answers for the client the service will use.
+  const kafka = createClient({ clientId: 'local-broker-probe', brokers, silent: true, retries: 0, connectionTimeoutMs: 1_000, ...(clientName() && { name: clientName() }) });
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
       const how = child.exitCode !== null ? `exit code ${child.exitCode}` : `signal ${child.signalCode}`;
@@ -36,8 +37,6 @@ export async function waitUntilReady(child: ChildProcess, brokers: string, logFi
     }
     const admin = kafka.admin();
     try {
-      await admin.connect();
-      await admin.describeCluster();
       // Throws (no retries in this client) while the coordinator is not available or still loading.
       await admin.describeGroups(PROBE_GROUPS);
       await initTransactions(kafka);
@@ -45,22 +44,26 @@ export async function waitUntilReady(child: ChildProcess, brokers: string, logFi
     } catch {
       await sleep(250);
     } finally {
-      await admin.disconnect().catch(() => undefined);
+      await admin.close().catch(() => undefined);
     }
   }
   throw await brokerError('BROKER_START_TIMEOUT', `The Kafka broker at ${brokers} was not ready after ${timeoutMs} ms.`, logFile, true);
 }
 
 /** InitProducerId of a transactional producer: throws while the transaction coordinator is not ready. */
-async function initTransactions(kafka: Kafka): Promise<void> {
-  // kafkajs refuses an idempotent producer without retries; one quick retry keeps each probe short.
-  const producer = kafka.producer({ transactionalId: 'local-broker-probe', idempotent: true, maxInFlightRequests: 1, retry: { retries: 1, initialRetryTime: 50 } });
-  await producer.connect();
+async function initTransactions(kafka: KafkaClient): Promise<void> {
+  const producer = kafka.transactionalProducer({ transactionalId: 'local-broker-probe', transactionTimeoutMs: 10_000 });
   try {
-    await (await producer.transaction()).abort();
+    await producer.connect();
   } finally {
-    await producer.disconnect();
+    await producer.close().catch(() => undefined);
   }
+}
+
+/** KAFKA_CLIENT when it names a client (the service reports a wrong one itself, with its other settings). */
+function clientName(): KafkaClientName | undefined {
+  const name = process.env.KAFKA_CLIENT ?? '';
+  return isKafkaClientName(name) ? name : undefined;
 }
 
 export async function brokerError(code: KafkaSetupError['code'], message: string, logFile: string, retryable = false): Promise<KafkaSetupError> {

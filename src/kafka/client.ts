@@ -1,133 +1,30 @@
-// Builds kafkajs clients the one way the service uses them: brokers from a string, logs through pino, bounded retries.
-import {
-  Kafka,
-  Partitioners,
-  logLevel as KafkaLogLevel,
-  type Admin,
-  type Producer,
-  type ProducerConfig,
-  type RetryOptions,
-} from 'kafkajs';
-import { createLogger, type Logger } from '../telemetry/logger.js';
+// The service's Kafka client: the adapter KAFKA_CLIENT names (seam.ts), brokers from a string, and topic
+// creation the way every process does it at start-up.
+import { parseBrokers } from './brokers.js';
 import { KafkaSetupError } from './errors.js';
+import { kafkajsClient } from './kafkajs/kafkajs-adapter.js';
+import { platformaticClient } from './platformatic/platformatic-adapter.js';
+import { KAFKA_CLIENT_NAMES, type KafkaAdmin, type KafkaClient, type KafkaClientName, type KafkaClientOptions, type TopicSpec } from './seam.js';
 
-export interface KafkaClientOptions {
-  clientId: string;
-  /** "host:port,host:port", as in KAFKA_BROKERS, or an already split list. */
-  brokers: string | readonly string[];
-  /** Defaults to a logger for component "kafka". */
-  logger?: Logger;
-  /** "nothing" silences the client (used by the readiness probe, which expects refused connections). */
-  logLevel?: 'nothing' | 'error' | 'warn' | 'info' | 'debug';
-  /**
-   * Logs the client's own lines at debug: for clients whose caller reports their failures itself (the
-   * kafka destinations, whose failures their destination's state reports), so a failing destination
-   * does not repeat kafkajs's per-request warnings on every attempt.
-   */
-  quiet?: boolean;
-  retry?: RetryOptions;
-  connectionTimeoutMs?: number;
-  requestTimeoutMs?: number;
+export { parseBrokers } from './brokers.js';
+export type { TopicSpec } from './seam.js';
+
+/** The client the service uses when KAFKA_CLIENT is unset (chosen by measurement: bench/results/kafka-client-choice.md). */
+export const DEFAULT_KAFKA_CLIENT: KafkaClientName = 'kafkajs';
+
+export function isKafkaClientName(name: string): name is KafkaClientName {
+  return (KAFKA_CLIENT_NAMES as readonly string[]).includes(name);
 }
 
-/**
- * kafkajs retries each request with exponential backoff and jitter. Its default of 5 retries from
- * 300 ms gives up after about 10 s; a broker restart or a coordinator move can take longer, so allow
- * more attempts with a lower start and a 30 s cap (roughly a minute before a request fails).
- */
-export const DEFAULT_RETRY: RetryOptions = { initialRetryTime: 100, retries: 10, maxRetryTime: 30_000, factor: 0.2, multiplier: 2 };
-
-/**
- * kafkajs notices the service triggers on purpose, logged at debug instead of warn, matched exactly.
- * kafkajs warns on every idempotent producer whose retries are bounded, since its own default is
- * unlimited retries. With unlimited retries a send never fails while a broker is down, and the service
- * needs sends that fail: the destination runner's retry budget and parking, the API's deadline on a
- * config write. The risk the notice names (after the retries ran out, sequence numbers the broker no
- * longer agrees with: OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID, which kafkajs never repairs) is
- * handled where producers are used: a failed send or transaction replaces the producer
- * (LazyProducer.reset, ConfigWriter.renew), and the caller retries with the new one.
- */
-const EXPECTED_NOTICES: ReadonlySet<string> = new Set(['Limiting retries for the idempotent producer may invalidate EoS guarantees']);
-
-const LEVELS = {
-  nothing: KafkaLogLevel.NOTHING,
-  error: KafkaLogLevel.ERROR,
-  warn: KafkaLogLevel.WARN,
-  info: KafkaLogLevel.INFO,
-  debug: KafkaLogLevel.DEBUG,
-} as const;
-
-/** Splits "a:9092, b:9093" into ["a:9092", "b:9093"]; anything that is not host:port is an error. */
-export function parseBrokers(brokers: string | readonly string[]): string[] {
-  const list = (typeof brokers === 'string' ? brokers.split(',') : [...brokers]).map((b) => b.trim()).filter((b) => b !== '');
-  if (list.length === 0) throw new KafkaSetupError('INVALID_BROKERS', 'The broker list is empty; expected host:port[,host:port].');
-  for (const broker of list) {
-    const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(broker);
-    const port = Number(match?.[2]);
-    if (!match || port < 1 || port > 65_535) {
-      throw new KafkaSetupError('INVALID_BROKERS', `"${broker}" is not a broker address; expected host:port.`);
-    }
+/** A client of the named library (default DEFAULT_KAFKA_CLIENT) for `options.brokers`. */
+export function createClient(options: Omit<KafkaClientOptions, 'brokers'> & { brokers: string | readonly string[]; name?: KafkaClientName }): KafkaClient {
+  const resolved = { ...options, brokers: parseBrokers(options.brokers) };
+  switch (options.name ?? DEFAULT_KAFKA_CLIENT) {
+    case 'kafkajs':
+      return kafkajsClient(resolved);
+    case 'platformatic':
+      return platformaticClient(resolved);
   }
-  return list;
-}
-
-export function createKafkaClient(options: KafkaClientOptions): Kafka {
-  const logger = options.logger ?? createLogger('kafka');
-  const level = options.logLevel ?? (logger.isLevelEnabled('debug') ? 'debug' : 'info');
-  return new Kafka({
-    clientId: options.clientId,
-    brokers: parseBrokers(options.brokers),
-    connectionTimeout: options.connectionTimeoutMs ?? 3_000,
-    requestTimeout: options.requestTimeoutMs ?? 30_000,
-    retry: options.retry ?? DEFAULT_RETRY,
-    logLevel: LEVELS[level],
-    logCreator: () => (entry) => {
-      const { message, ...fields } = entry.log;
-      const bound = { kafkajs: entry.namespace, ...fields };
-      if (options.quiet === true) {
-        logger.debug(bound, message);
-        return;
-      }
-      switch (entry.level) {
-        case KafkaLogLevel.ERROR:
-          // kafkajs logs every error response at ERROR even when it retries it (a coordinator that is
-          // still loading, a leader election); the caller sees the error if the retries run out.
-          if (entry.namespace === 'Connection' && message.startsWith('Response ')) logger.warn(bound, message);
-          else logger.error(bound, message);
-          break;
-        case KafkaLogLevel.WARN:
-          if (EXPECTED_NOTICES.has(message)) logger.debug(bound, message);
-          else logger.warn(bound, message);
-          break;
-        case KafkaLogLevel.INFO:
-          logger.info(bound, message);
-          break;
-        default:
-          logger.debug(bound, message);
-      }
-    },
-  });
-}
-
-/**
- * A producer using the Java client's murmur2 partitioner (kafkajs's DefaultPartitioner since 2.0), so a
- * key lands on the same partition whichever client wrote it. kafkajs warns at start-up when a producer
- * leaves the partitioner to its default; every producer of the service is made here, naming it.
- */
-export function createProducer(kafka: Kafka, config: ProducerConfig = {}): Producer {
-  return kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, ...config });
-}
-
-export interface TopicSpec {
-  topic: string;
-  /** Default 1. */
-  partitions?: number;
-  /** Default: the broker's default.replication.factor. */
-  replicationFactor?: number;
-  /** cleanup.policy=compact: the log keeps the latest record per key, and a null value deletes the key. */
-  compacted?: boolean;
-  /** Other topic-level settings, e.g. { 'retention.ms': '604800000' }. */
-  config?: Record<string, string>;
 }
 
 export interface EnsureTopicsResult {
@@ -135,49 +32,22 @@ export interface EnsureTopicsResult {
   existing: string[];
 }
 
-/** Kafka's ConfigResource type id for topics (DescribeConfigs request). */
-const TOPIC_RESOURCE = 2;
-
 /**
  * Creates the topics that do not exist yet and leaves existing ones alone, so every process may call
  * it at start-up. An existing topic that a spec wants compacted must already be compacted: a config log
  * on a deleting topic would silently lose resources once retention passes.
  */
-export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[]): Promise<EnsureTopicsResult> {
+export async function ensureTopics(admin: KafkaAdmin, specs: readonly TopicSpec[]): Promise<EnsureTopicsResult> {
   const known = new Set(await admin.listTopics());
   const missing = specs.filter((spec) => !known.has(spec.topic));
-  if (missing.length > 0) {
-    // Resolves false when every topic already exists: another process created them between the calls.
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((spec) => ({
-        topic: spec.topic,
-        numPartitions: spec.partitions ?? 1,
-        replicationFactor: spec.replicationFactor ?? -1,
-        configEntries: Object.entries({ ...spec.config, ...(spec.compacted ? { 'cleanup.policy': 'compact' } : {}) }).map(
-          ([name, value]) => ({ name, value }),
-        ),
-      })),
-    });
-  }
+  // Another process may create them between the calls: createTopics takes that as done.
+  if (missing.length > 0) await admin.createTopics(missing);
   const existing = specs.filter((spec) => known.has(spec.topic));
-  await checkCompaction(admin, existing.filter((spec) => spec.compacted));
-  return { created: missing.map((s) => s.topic), existing: existing.map((s) => s.topic) };
-}
-
-async function checkCompaction(admin: Admin, specs: readonly TopicSpec[]): Promise<void> {
-  if (specs.length === 0) return;
-  const described = await admin.describeConfigs({
-    includeSynonyms: false,
-    resources: specs.map((spec) => ({ type: TOPIC_RESOURCE, name: spec.topic, configNames: ['cleanup.policy'] })),
-  });
-  for (const resource of described.resources) {
-    const policy = resource.configEntries.find((e) => e.configName === 'cleanup.policy')?.configValue ?? '';
+  for (const spec of existing.filter((s) => s.compacted)) {
+    const policy = (await admin.topicConfig(spec.topic, ['cleanup.policy'])).get('cleanup.policy') ?? '';
     if (!policy.split(',').includes('compact')) {
-      throw new KafkaSetupError(
-        'TOPIC_CONFIG_MISMATCH',
-        `Topic ${resource.resourceName} exists with cleanup.policy=${policy || 'delete'}, but it must be compacted.`,
-      );
+      throw new KafkaSetupError('TOPIC_CONFIG_MISMATCH', `Topic ${spec.topic} exists with cleanup.policy=${policy || 'delete'}, but it must be compacted.`);
     }
   }
+  return { created: missing.map((s) => s.topic), existing: existing.map((s) => s.topic) };
 }

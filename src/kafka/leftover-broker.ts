@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createKafkaClient } from './client.js';
+import { createClient } from './client.js';
 import { processAlive } from './process-guard.js';
 
 export interface BrokerRecord {
@@ -81,14 +81,12 @@ export function formattedClusterId(logDir: string): string | undefined {
 
 /** True when the broker on `port` answers and serves the cluster this data folder was formatted for. */
 export async function answersAsCluster(port: number, clusterId: string): Promise<boolean> {
-  const kafka = createKafkaClient({ clientId: 'local-broker-probe', brokers: `127.0.0.1:${port}`, logLevel: 'nothing', retry: { retries: 0 }, connectionTimeoutMs: 1_000 });
-  const admin = kafka.admin();
+  const admin = createClient({ clientId: 'local-broker-probe', brokers: `127.0.0.1:${port}`, silent: true, retries: 0, connectionTimeoutMs: 1_000 }).admin();
   try {
-    await admin.connect();
-    return (await admin.describeCluster()).clusterId === clusterId;
+    return (await admin.cluster()).id === clusterId;
   } catch {
     return false;
   } finally {
-    await admin.disconnect().catch(() => undefined);
+    await admin.close().catch(() => undefined);
   }
 }

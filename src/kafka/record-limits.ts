@@ -1,6 +1,6 @@
 // What a topic takes in one produce, and how large messages are once framed as Kafka records, so a send
 // can be split to a topic's max.message.bytes before the broker refuses it with MESSAGE_TOO_LARGE.
-import type { Admin, IHeaders, Message } from 'kafkajs';
+import type { KafkaAdmin, OutgoingMessage } from './seam.js';
 
 /**
  * The fixed part of a record batch (format v2): base offset, length, leader epoch, magic, CRC,
@@ -25,16 +25,14 @@ function byteLength(v: string | Buffer | null | undefined): number {
   return typeof v === 'string' ? Buffer.byteLength(v) : v.length;
 }
 
-function headerBytes(headers: IHeaders | undefined): { count: number; bytes: number } {
+function headerBytes(headers: OutgoingMessage['headers']): { count: number; bytes: number } {
   let count = 0;
   let bytes = 0;
   for (const [name, raw] of Object.entries(headers ?? {})) {
-    for (const value of Array.isArray(raw) ? raw : [raw]) {
-      const n = Buffer.byteLength(name);
-      const v = byteLength(value);
-      count++;
-      bytes += varintBytes(n) + n + varintBytes(v) + v;
-    }
+    const n = Buffer.byteLength(name);
+    const v = byteLength(raw);
+    count++;
+    bytes += varintBytes(n) + n + varintBytes(v) + v;
   }
   return { count, bytes };
 }
@@ -43,7 +41,7 @@ function headerBytes(headers: IHeaders | undefined): { count: number; bytes: num
  * An upper bound of the bytes `message` takes in a record batch (format v2, uncompressed): its length,
  * attributes, timestamp and offset deltas (counted at their largest), key, value and headers.
  */
-export function recordBytes(message: Message): number {
+export function recordBytes(message: OutgoingMessage): number {
   const key = byteLength(message.key);
   const value = byteLength(message.value);
   const headers = headerBytes(message.headers);
@@ -51,7 +49,7 @@ export function recordBytes(message: Message): number {
   return varintBytes(body) + body;
 }
 
-export interface SplitMessages<M extends Message> {
+export interface SplitMessages<M extends OutgoingMessage> {
   /** Groups of messages whose record batch stays within the limit, in the original order. */
   readonly chunks: M[][];
   /** Messages whose record batch would exceed the limit even alone, with that batch's size. */
@@ -63,7 +61,7 @@ export interface SplitMessages<M extends Message> {
  * Each chunk is sized as if all its messages landed in one partition, which bounds every partition's
  * batch whatever the partitioner does.
  */
-export function splitToBatchLimit<M extends Message>(messages: readonly M[], maxBatchBytes: number): SplitMessages<M> {
+export function splitToBatchLimit<M extends OutgoingMessage>(messages: readonly M[], maxBatchBytes: number): SplitMessages<M> {
   const chunks: M[][] = [];
   const oversize: Array<{ message: M; index: number; bytes: number }> = [];
   let chunk: M[] = [];
@@ -86,24 +84,9 @@ export function splitToBatchLimit<M extends Message>(messages: readonly M[], max
   return { chunks, oversize };
 }
 
-/** Kafka's ConfigResource type id for topics (kafkajs's enum is not importable by name from ESM). */
-const TOPIC_RESOURCE = 2;
-
 /** The topic's max.message.bytes as the broker applies it (its own setting, or the broker's default). */
-export async function topicMaxMessageBytes(admin: Admin, topic: string): Promise<number> {
-  const described = await admin.describeConfigs({
-    includeSynonyms: false,
-    resources: [{ type: TOPIC_RESOURCE, name: topic, configNames: ['max.message.bytes'] }],
-  });
-  const value = Number(described.resources[0]?.configEntries.find((e) => e.configName === 'max.message.bytes')?.configValue);
+export async function topicMaxMessageBytes(admin: KafkaAdmin, topic: string): Promise<number> {
+  const value = Number((await admin.topicConfig(topic, ['max.message.bytes'])).get('max.message.bytes'));
   if (!Number.isFinite(value) || value <= 0) throw new Error(`Topic ${topic} reported no max.message.bytes.`);
   return value;
-}
-
-/** True when a kafkajs error (or one of its causes) is the broker's MESSAGE_TOO_LARGE. */
-export function isMessageTooLarge(err: unknown): boolean {
-  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { type?: string }).type === 'MESSAGE_TOO_LARGE') return true;
-  }
-  return false;
 }

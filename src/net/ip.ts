@@ -135,7 +135,7 @@ function parseIPv6Groups(s: string, start: number, end: number, groups: Uint16Ar
 
 const scratch = new Uint16Array(8);
 
-function parseIPRange(s: string, start: number, end: number): IPAddr | undefined {
+function parseIPRange(s: string, start: number, end: number, unmap = false): IPAddr | undefined {
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i);
     if (c === 46) {
@@ -151,7 +151,7 @@ function parseIPRange(s: string, start: number, end: number): IPAddr | undefined
       const w1 = ((g[2] as number) << 16) | (g[3] as number);
       const w2 = ((g[4] as number) << 16) | (g[5] as number);
       const w3 = ((g[6] as number) << 16) | (g[7] as number);
-      if (w0 === 0 && w1 === 0 && w2 === 0xffff) return undefined; // IPv4-mapped: not allowed
+      if (w0 === 0 && w1 === 0 && w2 === 0xffff) return unmap ? makeIP(4, w3, 0, 0, 0) : undefined; // IPv4-mapped: not allowed
       return makeIP(6, w0, w1, w2, w3);
     }
   }
@@ -161,6 +161,14 @@ function parseIPRange(s: string, start: number, end: number): IPAddr | undefined
 /** ip(string) of cel-go's network extension: the address, or undefined when cel-go returns an error. */
 export function parseIP(s: string): IPAddr | undefined {
   return parseIPRange(s, 0, s.length);
+}
+
+/**
+ * An address as a socket reaches it (an answer of DNS, a URL's host): as parseIP, but an IPv4-mapped IPv6
+ * address (::ffff:a.b.c.d, in any spelling) is read as the IPv4 address it reaches.
+ */
+export function parseSocketAddress(s: string): IPAddr | undefined {
+  return parseIPRange(s, 0, s.length, true);
 }
 
 /** cidr(string) of cel-go's network extension: the range (host bits kept), or undefined when invalid. */

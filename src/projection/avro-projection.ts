@@ -7,6 +7,7 @@
 // of the same record: the keys in the projector's order (fieldTree), each leaf as JSON.stringify writes
 // its decoded value; a test compares both over generated traffic and edge cases.
 import { writeTrafficTailBefore } from '../events/envelope.js';
+import { DEFAULT_TIMESTAMP_FORMAT, type TimestampFormat } from '../events/timestamp-format.js';
 import { compileReader } from '../records/avro-codegen.js';
 import type { AvroCodec } from '../records/avro-record.js';
 import type { LeafPlan } from '../records/field-plan.js';
@@ -29,6 +30,8 @@ export interface AvroProjection {
   (out: JsonOut, at: number, buf: Buffer, starts: Int32Array): number;
   /** Most bytes the text can take beyond 8 per record byte (keys, and numbers or timestamps from short varints). */
   readonly overhead: number;
+  /** How its timestamps are written; projectedTail writes event_timestamp in it too. */
+  readonly format: TimestampFormat;
 }
 
 /**
@@ -38,17 +41,36 @@ export interface AvroProjection {
  */
 export type TimestampWriter = (out: Buffer, at: number, micros: number) => number;
 
-/** The timestamp formats of the envelope's object; RFC 3339 is what decoded records hold (timestamps.ts). */
-export const TIMESTAMP_WRITERS: Readonly<Record<string, TimestampWriter>> = {
+/** Writes ASCII text (digits, '.', '-') byte by byte. */
+function ascii(out: Buffer, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+  return at;
+}
+
+/**
+ * The timestamp formats of a destination (docs/subscription-controls.md): the text of
+ * formatTimestampValue (src/events/timestamp-format.ts) applied to the decoded record's RFC 3339 text,
+ * from the micros themselves. RFC 3339 is what decoded records hold (timestamps.ts).
+ */
+export const TIMESTAMP_WRITERS: Readonly<Record<TimestampFormat, TimestampWriter>> = {
   rfc3339: (out, at, micros) => {
     out[at] = 0x22;
     at = writeMicros(out, at + 1, micros);
     out[at] = 0x22;
     return at + 1;
   },
+  // JSON.stringify of a number is its String().
+  unix: (out, at, micros) => ascii(out, at, String(micros / 1e6)),
+  unixmilli: (out, at, micros) => ascii(out, at, String(Math.floor(micros / 1000))),
+  unixnano: (out, at, micros) => {
+    out[at] = 0x22;
+    // Safe integers print exactly as BigInt does; append the three zeros of the nanoseconds.
+    const text = !Number.isSafeInteger(micros) ? (BigInt(micros) * 1000n).toString() : micros === 0 ? '0' : `${micros}000`;
+    at = ascii(out, at + 1, text);
+    out[at] = 0x22;
+    return at + 1;
+  },
 };
-
-export type TimestampFormat = keyof typeof TIMESTAMP_WRITERS;
 
 /** Per leaf allowance in `overhead`: a timestamp or a long written from a short varint, and its key. */
 const LEAF_OVERHEAD = 48;
@@ -188,11 +210,13 @@ function kindOf(t: AvroSchema, leaf: LeafPlan): number {
   }
 }
 
-function compileProgram(codec: AvroCodec, tree: readonly FieldNode[]): Program {
+/** A field set's program; undefined when a timestamp leaf would be written as RFC 3339 text (KIND.text) in another format. */
+function compileProgram(codec: AvroCodec, tree: readonly FieldNode[], format: TimestampFormat): Program | undefined {
   const bytes: number[] = [];
   const steps: number[] = [];
   let from = 0;
   let overhead = 0;
+  let textTimestamp = false;
   const constant = (text: string): void => {
     bytes.push(...Buffer.from(text));
   };
@@ -211,12 +235,15 @@ function compileProgram(codec: AvroCodec, tree: readonly FieldNode[]): Program {
       // A field the catalogue has and this schema version lacks is null, as in the projected object.
       if (leaf === undefined || t === undefined) return step(-1, KIND.null);
       overhead += LEAF_OVERHEAD;
-      step(slot, kindOf(t, leaf));
+      const kind = kindOf(t, leaf);
+      if (kind === KIND.text && leaf.type === 'timestamp') textTimestamp = true;
+      step(slot, kind);
     });
     constant(nodes.length === 0 ? '{}' : '}');
   };
   object(tree, '');
   step(-1, KIND.none);
+  if (textTimestamp && format !== DEFAULT_TIMESTAMP_FORMAT) return undefined;
   return { bytes: Buffer.from(bytes), steps: Int32Array.from(steps), overhead: overhead + bytes.length };
 }
 
@@ -295,7 +322,7 @@ function run(pr: Program, x: Context, out: JsonOut, at: number, buf: Buffer, P: 
  * paths that are not leaves of the schema (a group, or a path below a leaf) have none: undefined, and
  * the caller projects the decoded record instead.
  */
-export function compileAvroProjection(codec: AvroCodec, key: string, timestamps: TimestampWriter, kept: LeafTexts = leafTexts(codec.plan.leaves.length)): AvroProjection | undefined {
+export function compileAvroProjection(codec: AvroCodec, key: string, format: TimestampFormat, kept: LeafTexts = leafTexts(codec.plan.leaves.length)): AvroProjection | undefined {
   const tree = fieldTree(key);
   const leafPaths = new Set(codec.plan.leaves.map((l) => l.path));
   const groups = (nodes: readonly FieldNode[], prefix: string): boolean =>
@@ -306,10 +333,11 @@ export function compileAvroProjection(codec: AvroCodec, key: string, timestamps:
       return leafPaths.has(path) || groups(n.children, path);
     });
   if (groups(tree, '')) return undefined;
-  const program = compileProgram(codec, tree);
-  const context: Context = { codec, kept, timestamps };
+  const program = compileProgram(codec, tree, format);
+  if (program === undefined) return undefined;
+  const context: Context = { codec, kept, timestamps: TIMESTAMP_WRITERS[format] };
   const project = (out: JsonOut, at: number, buf: Buffer, starts: Int32Array): number => run(program, context, out, at, buf, starts);
-  return Object.assign(project, { overhead: program.overhead });
+  return Object.assign(project, { overhead: program.overhead, format });
 }
 
 /** The byte projections of one codec's records in one timestamp format, by projection key, compiled on first use. */
@@ -320,14 +348,14 @@ export class AvroProjections {
 
   constructor(
     private readonly codec: AvroCodec,
-    private readonly timestamps: TimestampWriter,
+    private readonly format: TimestampFormat,
   ) {
     this.texts = leafTexts(codec.plan.leaves.length);
   }
 
   get(key: string): AvroProjection | undefined {
     let p = this.byKey.get(key);
-    if (p === undefined) this.byKey.set(key, (p = compileAvroProjection(this.codec, key, this.timestamps, this.texts) ?? null));
+    if (p === undefined) this.byKey.set(key, (p = compileAvroProjection(this.codec, key, this.format, this.texts) ?? null));
     return p ?? undefined;
   }
 }
@@ -335,11 +363,11 @@ export class AvroProjections {
 const compiled = new WeakMap<AvroCodec, Map<TimestampFormat, AvroProjections>>();
 
 /** The byte projections of a codec's records in a timestamp format. */
-export function avroProjections(codec: AvroCodec, format: TimestampFormat = 'rfc3339'): AvroProjections {
+export function avroProjections(codec: AvroCodec, format: TimestampFormat = DEFAULT_TIMESTAMP_FORMAT): AvroProjections {
   let byFormat = compiled.get(codec);
   if (byFormat === undefined) compiled.set(codec, (byFormat = new Map()));
   let set = byFormat.get(format);
-  if (set === undefined) byFormat.set(format, (set = new AvroProjections(codec, TIMESTAMP_WRITERS[format] as TimestampWriter)));
+  if (set === undefined) byFormat.set(format, (set = new AvroProjections(codec, format)));
   return set;
 }
 
@@ -362,7 +390,7 @@ export function projectedTail(eventType: string, timestampMs: number, project: A
   }
   out.reserve = need;
   out.start = used;
-  let at = writeTrafficTailBefore(out.b, used, eventType, timestampMs);
+  let at = writeTrafficTailBefore(out.b, used, eventType, timestampMs, project.format);
   at = project(out, at, buf, starts);
   out.b[at++] = 0x7d;
   used = at;

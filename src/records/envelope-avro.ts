@@ -22,7 +22,7 @@ function envelopeType(): avro.Type {
 
 /** Throws when event_timestamp is not RFC 3339: envelopes are built by this service, so that is a bug. */
 export function encodeEnvelopeAvro(envelope: Envelope): Buffer {
-  const micros = parseRfc3339(envelope.event_timestamp);
+  const micros = typeof envelope.event_timestamp === 'string' ? parseRfc3339(envelope.event_timestamp) : undefined;
   if (micros === undefined) throw new Error(`event_timestamp ${JSON.stringify(envelope.event_timestamp)} is not RFC 3339`);
   const value: AvroEnvelope = {
     event_id: envelope.event_id,

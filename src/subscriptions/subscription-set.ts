@@ -1,6 +1,8 @@
 // The live subscriptions of this process, compiled from the config log: a matcher per traffic event
 // type, a shared projector per (subscription, type), and the subscribers of each audit event type.
-// Compile once, run many: the hot path only reads the maps built here.
+// Compile once, run many: the hot path only reads the maps built here. A paused subscription
+// (`enabled: false`) is left out of them altogether, and each route carries its sources' sample
+// threshold and its destinations' timestamp formats.
 //
 // A subscription sees its own account's events; the operator account's see every account's and the
 // events of nobody (SECURITY.md "Traffic ownership"). In the matchers, a normal account's subscriptions
@@ -12,10 +14,12 @@ import { compile } from '../cel/compile.js';
 import type { CompiledFilter } from '../cel/types.js';
 import { TRAFFIC_EVENT_TYPES, isAuditEventType, isTrafficEventType, type TrafficEventType } from '../events/catalog.js';
 import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
-import type { StoredSubscription } from '../configlog/resources.js';
+import type { StoredDestination, StoredSubscription } from '../configlog/resources.js';
+import { formatIndex } from '../events/timestamp-format.js';
 import { EVENT_HASH_DIGITS, pairDigits } from '../ids.js';
 import { projectionKey, projectorFor, type Projector } from '../projection/projector.js';
 import { createLogger } from '../telemetry/logger.js';
+import { sampleSeed, sampleThreshold } from './sampling.js';
 
 /** What one subscription does with one traffic event type it matched. */
 export interface TrafficRoute {
@@ -28,6 +32,11 @@ export interface TrafficRoute {
   readonly destinationIds: readonly string[];
   /** The event id digits of each (subscription, destination) pair, 16 per destination in order (ids.ts). */
   readonly idDigits: Uint8Array;
+  /** Each destination's timestamp format (formatIndex), in order; undefined when all are rfc3339. */
+  readonly formats: Uint8Array | undefined;
+  /** The source's sample_rate as a threshold; SAMPLE_ALL (every match) unless it is below 1 (sampling.ts). */
+  readonly sampleBelow: number;
+  readonly sampleSeed: Uint32Array;
   /**
    * Matches not yet added to the Prometheus counter. The router counts here (a field of an object it
    * already holds) and flushes in batches; a label lookup per match was a hot spot (bench/results/PROFILE.md).
@@ -42,6 +51,8 @@ export interface AuditRoute {
   readonly destinationIds: readonly string[];
   /** As TrafficRoute.idDigits. */
   readonly idDigits: Uint8Array;
+  /** As TrafficRoute.formats. */
+  readonly formats: Uint8Array | undefined;
 }
 
 /** A subscription collected by load() for one matcher build. */
@@ -88,6 +99,10 @@ export class SubscriptionSet {
   private readonly audit = new Map<string, AuditSubscribers>();
   /** The owner of each subscription put here, so remove() finds its audit routes. */
   private readonly ownerBySubscription = new Map<string, string | undefined>();
+  /** Every stored subscription, paused ones too: a destination's new timestamp format rebuilds its routes. */
+  private readonly stored = new Map<string, StoredSubscription>();
+  /** The timestamp format of each destination whose format is not rfc3339 (formatIndex). */
+  private readonly formatOf = new Map<string, number>();
   private unsubscribe: (() => void) | undefined;
 
   /** `owners` tells whose a traffic record is; follow() makes it follow the config log too. */
@@ -98,6 +113,7 @@ export class SubscriptionSet {
   /** Loads every subscription, reserved domain and TCP edge in the config log and follows their changes from now on. */
   follow(configLog: ConfigLog): void {
     this.owners.follow(configLog);
+    for (const v of configLog.list('event_destination')) this.setFormat(v.data as unknown as StoredDestination);
     this.load(configLog.list('event_subscription').map((v) => v.data as unknown as StoredSubscription));
     this.unsubscribe = configLog.onChange((change) => this.onChange(change));
   }
@@ -143,7 +159,30 @@ export class SubscriptionSet {
     return own === undefined ? [...subs.all.values()] : [...subs.all.values(), ...own.values()];
   }
 
+  /**
+   * Notes a destination's timestamp format; true when it changed. Routes copy the formats of their
+   * destinations, so the hot path reads them with no lookup.
+   */
+  setFormat(dest: StoredDestination | undefined, id = dest?.id): boolean {
+    if (id === undefined) return false;
+    const before = this.formatOf.get(id) ?? 0;
+    const after = formatIndex(dest?.timestamp_format);
+    if (after === 0) this.formatOf.delete(id);
+    else this.formatOf.set(id, after);
+    return before !== after;
+  }
+
+  private formatsOf(sub: StoredSubscription): Uint8Array | undefined {
+    if (this.formatOf.size === 0 || !sub.destination_ids.some((d) => this.formatOf.has(d))) return undefined;
+    return Uint8Array.from(sub.destination_ids, (d) => this.formatOf.get(d) ?? 0);
+  }
+
   private onChange(change: ConfigChange): void {
+    if (change.kind === 'event_destination') {
+      if (!this.setFormat(change.after?.data as unknown as StoredDestination | undefined, change.id)) return;
+      for (const sub of [...this.stored.values()]) if (sub.destination_ids.includes(change.id)) this.put(sub);
+      return;
+    }
     if (change.kind !== 'event_subscription') return;
     this.remove(change.id);
     if (change.after !== undefined) this.put(change.after.data as unknown as StoredSubscription);
@@ -155,7 +194,12 @@ export class SubscriptionSet {
    */
   put(sub: StoredSubscription, pending?: Map<TrafficEventType, Map<string, Pending>>): void {
     this.remove(sub.id);
+    this.stored.set(sub.id, sub);
+    // Paused: no route at all, so its matches cost nothing and are never delivered.
+    if (sub.enabled === false) return;
     const idDigits = idDigitsOf(sub);
+    const formats = this.formatsOf(sub);
+    const seed = sampleSeed(sub.id);
     const createdAtMs = createdAtOf(sub);
     const owner = ownerOf(sub);
     this.ownerBySubscription.set(sub.id, owner);
@@ -181,6 +225,9 @@ export class SubscriptionSet {
           project: projectorFor(fields),
           destinationIds: sub.destination_ids,
           idDigits,
+          formats,
+          sampleBelow: sampleThreshold(source.sample_rate),
+          sampleSeed: seed,
           unflushedMatches: 0,
         };
         this.routes.get(source.type)?.set(sub.id, route);
@@ -194,7 +241,7 @@ export class SubscriptionSet {
           routes = subs.byAccount.get(owner) ?? new Map();
           subs.byAccount.set(owner, routes);
         }
-        routes.set(sub.id, { subscriptionId: sub.id, createdAtMs, destinationIds: sub.destination_ids, idDigits });
+        routes.set(sub.id, { subscriptionId: sub.id, createdAtMs, destinationIds: sub.destination_ids, idDigits, formats });
       } else {
         log.warn({ subscription: sub.id, type: source.type }, 'A stored source names an unknown event type and is skipped.');
       }
@@ -202,6 +249,7 @@ export class SubscriptionSet {
   }
 
   remove(id: string): void {
+    this.stored.delete(id);
     for (const t of TRAFFIC_EVENT_TYPES) {
       this.matcher(t).delete(id);
       this.routes.get(t)?.delete(id);

@@ -38,7 +38,12 @@ export interface TrafficOptions {
   readonly clientNetwork?: { readonly cidr: string; readonly share: number };
   /** A port this share of TCP connections arrive on instead of their address's own, e.g. { port: 443, share: 0.5 }. */
   readonly tcpPort?: { readonly port: number; readonly share: number };
+  /** A hostname this share of HTTP requests go to instead of a drawn one, e.g. { name: 'www.shop.example.com', share: 0.5 }. */
+  readonly httpHost?: { readonly name: string; readonly share: number };
 }
+
+/** A hostname as a server name carries it: dot-separated labels of letters, digits and hyphens. */
+const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
 export const DEFAULT_TRAFFIC_OPTIONS = {
   seed: 1,
@@ -76,7 +81,7 @@ export interface TrafficUniverse {
   readonly tcpZipf: Zipf;
 }
 
-type Optional = 'clock' | 'clientNetwork' | 'tcpPort';
+type Optional = 'clock' | 'clientNetwork' | 'tcpPort' | 'httpHost';
 type Resolved = Required<Omit<TrafficOptions, Optional>> & Pick<TrafficOptions, Optional>;
 
 function resolve(opts: TrafficOptions): Resolved {
@@ -90,6 +95,10 @@ function resolve(opts: TrafficOptions): Resolved {
   if (o.tcpPort !== undefined) {
     share('tcpPort.share', o.tcpPort.share);
     if (!Number.isInteger(o.tcpPort.port) || o.tcpPort.port < 1 || o.tcpPort.port > 65_535) throw new RangeError(`tcpPort.port must be a port number, got ${o.tcpPort.port}`);
+  }
+  if (o.httpHost !== undefined) {
+    share('httpHost.share', o.httpHost.share);
+    if (!HOSTNAME.test(o.httpHost.name)) throw new RangeError(`httpHost.name must be a hostname such as www.shop.example.com, got "${o.httpHost.name}"`);
   }
   for (const name of ['httpHosts', 'tcpAddresses'] as const) {
     if (!Number.isInteger(o[name]) || o[name] < 1) throw new RangeError(`${name} must be a whole number >= 1, got ${o[name]}`);
@@ -138,6 +147,8 @@ export class TrafficGenerator {
   readonly universe: TrafficUniverse;
   private readonly r: Random;
   private readonly clients: ClientAddresses;
+  /** The user's own hostname (httpHost), served like a generated web host. */
+  private readonly pickedHost: { readonly host: HttpHost; readonly share: number } | undefined;
   private index = 0;
 
   constructor(opts: TrafficOptions = {}, universe?: TrafficUniverse) {
@@ -145,6 +156,11 @@ export class TrafficGenerator {
     this.universe = universe ?? buildUniverse(opts);
     this.r = seededRandom(this.options.seed);
     this.clients = new ClientAddresses(this.universe.clientNetworks);
+    const picked = this.options.httpHost;
+    this.pickedHost =
+      picked === undefined
+        ? undefined
+        : { share: picked.share, host: { name: picked.name.toLowerCase(), apex: picked.name.toLowerCase().split('.').slice(-2).join('.'), kind: 'web', plainShare: 0, altPort: false } };
   }
 
   /** Records generated so far. */
@@ -170,7 +186,7 @@ export class TrafficGenerator {
   private http(nowMs: number): TrafficRecordInput {
     const r = this.r;
     const u = this.universe;
-    const host = u.httpHosts[u.hostZipf.draw(r) - 1] as HttpHost;
+    const host = this.pickedHost !== undefined && r() < this.pickedHost.share ? this.pickedHost.host : (u.httpHosts[u.hostZipf.draw(r) - 1] as HttpHost);
     const client = this.clients.draw(r);
     const port = r() < host.plainShare ? 80 : host.altPort ? 8443 : 443;
     const tls = port !== 80;

@@ -1,7 +1,11 @@
-// Producing generated traffic to the raw Kafka topics: one topic per event type, paced, with the service's producer settings.
+// Producing generated traffic to the raw Kafka topics: one topic per event type, paced. A load tool (the
+// `produce` command, the benchmarks, the tests), not the service's data path: it uses kafkajs directly, with
+// several writes in flight, where the service goes through the client seam (src/kafka/seam.ts).
 import type { Kafka, Message, TopicMessages } from 'kafkajs';
 import type { TrafficEventType } from '../events/catalog.js';
-import { createProducer, ensureTopics } from '../kafka/client.js';
+import { ensureTopics } from '../kafka/client.js';
+import { KafkajsAdmin } from '../kafka/kafkajs/kafkajs-adapter.js';
+import { createProducer } from '../kafka/kafkajs/kafkajs-client.js';
 import type { GeneratedMessage } from './generator.js';
 import { sendPaced, type PacedProgress, type PacedSummary } from './paced-sender.js';
 
@@ -28,13 +32,12 @@ export interface KafkaTrafficOptions {
 
 /** Sends `count` records (fewer if stopped), creating missing topics first; resolves once all are acknowledged. */
 export async function produceTraffic(opts: KafkaTrafficOptions): Promise<PacedSummary> {
-  const admin = opts.kafka.admin();
-  await admin.connect();
+  const admin = new KafkajsAdmin(opts.kafka);
   try {
     const names = [...new Set(Object.values(opts.topics) as string[])];
     await ensureTopics(admin, names.map((topic) => ({ topic, partitions: opts.partitions ?? 6 })));
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
   // Not idempotent: several batches may be in flight at once, and a load tool does not need exactly-once.
   const producer = createProducer(opts.kafka, { allowAutoTopicCreation: false });

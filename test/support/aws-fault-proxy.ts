@@ -33,6 +33,8 @@ export class AwsFaultProxy {
   /** Access key ids of the signatures the proxy saw, per operation ("" for STS calls). */
   readonly accessKeys: Array<{ operation: string; accessKeyId: string }> = [];
   readonly faults: Array<{ operation: string; fault: string }> = [];
+  /** The parameters of every query-protocol call (STS: Action, RoleArn, ExternalId, ...), as sent. */
+  readonly queryCalls: Array<Record<string, string>> = [];
   private readonly counts = new Map<string, number>();
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
@@ -76,6 +78,7 @@ export class AwsFaultProxy {
     const operation = target.includes('.') ? target.slice(target.indexOf('.') + 1) : '';
     const keyId = /Credential=([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
     this.accessKeys.push({ operation, accessKeyId: keyId });
+    if (operation === '' && body.length > 0) this.queryCalls.push(Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
     const n = this.counts.get(operation) ?? 0;
     this.counts.set(operation, n + 1);
     const parsed = operation !== '' && body.length > 0 ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>) : undefined;

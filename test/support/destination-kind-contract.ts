@@ -2,7 +2,7 @@
 // its view matches its response schema and never shows a secret, unknown fields are refused, and its
 // writer is of its kind with its limits.
 import { randomBytes } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../src/kafka/seam.js';
 import { describe, expect, it } from 'vitest';
 import { compileValidator } from '../../src/admin/validation.js';
 import type { DestinationKind, WriterDeps } from '../../src/delivery/destination-kind.js';
@@ -11,10 +11,10 @@ import { createWriter } from '../../src/delivery/writer-registry.js';
 import { openSecrets } from '../../src/delivery/build-writer.js';
 import { SecretBox } from '../../src/secrets/secret-box.js';
 import { OPERATOR } from '../../src/accounts/account.js';
-import { DEFAULT_EGRESS, writerDeps } from './writer-deps.js';
+import { TEST_EGRESS, writerDeps } from './writer-deps.js';
 
 const DEPS: WriterDeps = writerDeps({
-  kafkaClient: () => ({ producer: () => ({}), admin: () => ({}) }) as unknown as Kafka,
+  kafkaClient: () => ({ idempotentProducer: () => ({}), admin: () => ({}) }) as unknown as KafkaClient,
   cloud: { assumeRole: () => Promise.reject(new Error('no STS in this test')) },
 });
 
@@ -45,7 +45,7 @@ export function describeKindContract(kind: DestinationKind, examples: KindExampl
 
     it('should refuse every invalid example with the code and field given, first', () => {
       for (const { object, code, field } of examples.invalid) {
-        const r = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), account: OPERATOR, egress: DEFAULT_EGRESS });
+        const r = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), account: OPERATOR, egress: TEST_EGRESS });
         expect(r.ok ? undefined : [r.problem.code, r.problem.field], JSON.stringify(object)).toEqual([code, `${prefix}.${field}`]);
       }
     });
@@ -67,9 +67,9 @@ export function describeKindContract(kind: DestinationKind, examples: KindExampl
 
     it('should answer a view that fits its response schema and holds no secret', () => {
       for (const object of examples.valid) {
-        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), account: OPERATOR, egress: DEFAULT_EGRESS });
+        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), account: OPERATOR, egress: TEST_EGRESS });
         if (!accepted.ok) throw new Error(accepted.problem.message);
-        const view = kind.view(accepted.target[kind.name] as Record<string, unknown>, DEPS);
+        const view = kind.view(accepted.target[kind.name] as Record<string, unknown>, { ...DEPS, account: OPERATOR });
         expect(response(view), JSON.stringify(response.errors)).toBe(true);
         const text = JSON.stringify(view);
         expect(text).not.toContain('_enc');
@@ -87,7 +87,7 @@ export function describeKindContract(kind: DestinationKind, examples: KindExampl
 
     it('should build a writer of its kind, with its limits, from the stored target', async () => {
       for (const object of examples.valid) {
-        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), account: OPERATOR, egress: DEFAULT_EGRESS });
+        const accepted = acceptTarget({ [kind.name]: object }, { seal: (s) => box.seal(s), account: OPERATOR, egress: TEST_EGRESS });
         if (!accepted.ok) throw new Error(accepted.problem.message);
         const writer = createWriter(openSecrets(accepted.target, box) as Record<string, unknown>, DEPS, OPERATOR);
         expect(writer.kind).toBe(kind.name);

@@ -2,7 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Admin, Consumer, ConsumerConfig, Kafka, KafkaMessage, Message } from 'kafkajs';
 import { inject } from 'vitest';
-import { createKafkaClient, createProducer, ensureTopics, type TopicSpec } from '../../src/kafka/client.js';
+import { createClient, ensureTopics, isKafkaClientName, type TopicSpec } from '../../src/kafka/client.js';
+import { KafkajsAdmin } from '../../src/kafka/kafkajs/kafkajs-adapter.js';
+import type { KafkaClient, KafkaClientName } from '../../src/kafka/seam.js';
+import { createKafkaClient, createProducer } from '../../src/kafka/kafkajs/kafkajs-client.js';
 import './provided-context.js';
 
 /** The broker address the global setup provided ("127.0.0.1:port"). */
@@ -18,6 +21,19 @@ export function uniqueName(prefix: string): string {
   return `${prefix.replace(/[^a-zA-Z0-9._-]/g, '-')}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 }
 
+/** The client the service runs with in this test run: KAFKA_CLIENT when set, else the service's default. */
+export function testClientName(): KafkaClientName | undefined {
+  const name = process.env.KAFKA_CLIENT ?? '';
+  return isKafkaClientName(name) ? name : undefined;
+}
+
+/** The service's client seam (src/kafka/seam.ts) on the suite's broker, for tests of the service's own parts. */
+export function testClient(clientId = 'integration-test'): KafkaClient {
+  const name = testClientName();
+  return createClient({ clientId, brokers: testBrokers(), ...(name !== undefined && { name }) });
+}
+
+/** A kafkajs client on the suite's broker: the tests' own tool for producing, reading and inspecting. */
 export function testKafka(clientId = 'integration-test'): Kafka {
   return createKafkaClient({ clientId, brokers: testBrokers(), logLevel: 'warn' });
 }
@@ -34,7 +50,12 @@ export async function withAdmin<T>(kafka: Kafka, fn: (admin: Admin) => Promise<T
 }
 
 export async function createTopics(kafka: Kafka, specs: readonly TopicSpec[]): Promise<void> {
-  await withAdmin(kafka, (admin) => ensureTopics(admin, specs));
+  const admin = new KafkajsAdmin(kafka);
+  try {
+    await ensureTopics(admin, specs);
+  } finally {
+    await admin.close();
+  }
 }
 
 /** Sends the messages (acks from all in-sync replicas) and disconnects. */

@@ -4,6 +4,8 @@
 // key (int16), version (int16) and correlation id (int32), a response body with the correlation id.
 import { connect, type Socket } from 'node:net';
 import { Kafka, logLevel, type ISocketFactory, type RetryOptions } from 'kafkajs';
+import { kafkajsClientOf } from '../../src/kafka/kafkajs/kafkajs-adapter.js';
+import type { KafkaClient } from '../../src/kafka/seam.js';
 
 /** Kafka API keys (the protocol's numbering). */
 export const API_KEYS = { produce: 0, endTxn: 26 } as const;
@@ -21,9 +23,12 @@ export class LostResponses {
     return socket;
   };
 
-  /** A client over these sockets, with a short request timeout so a lost answer is noticed quickly. */
-  client(clientId: string, brokers: string, retry: RetryOptions): Kafka {
-    return new Kafka({ clientId, brokers: [brokers], socketFactory: this.socketFactory, requestTimeout: 2_000, connectionTimeout: 2_000, retry, logLevel: logLevel.NOTHING });
+  /**
+   * The service's client seam over kafkajs on these sockets, with a short request timeout so a lost
+   * answer is noticed quickly. kafkajs only: @platformatic/kafka takes no socket of the caller's.
+   */
+  client(clientId: string, brokers: string, retry: RetryOptions): KafkaClient {
+    return kafkajsClientOf(new Kafka({ clientId, brokers: [brokers], socketFactory: this.socketFactory, requestTimeout: 2_000, connectionTimeout: 2_000, retry, logLevel: logLevel.NOTHING }), [brokers]);
   }
 
   private intercept(socket: Socket): void {

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_EGRESS_ENV } from './writer-deps.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -35,11 +36,15 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     TOPIC_DLQ: `${prefix}.dlq`,
     TOPIC_RETRY_PREFIX: `${prefix}.retry.`,
     TOPIC_STATUS: `${prefix}.status`,
+    TOPIC_TAP_REQUESTS: `${prefix}.tap.requests`,
+    TOPIC_TAP_EVENTS: `${prefix}.tap.events`,
     CONSUMER_GROUP: `${prefix}-ingest`,
     SECRET_KEY: randomBytes(32).toString('hex'),
     API_TOKEN_FILE: join(tmpdir(), `${prefix}-api-token`),
     DRAIN_TIMEOUT_MS: '10000',
     LOG_LEVEL: 'info',
+    // The suite's receivers listen on loopback over plain http: opened here, as an operator would (SECURITY.md "Egress").
+    ...TEST_EGRESS_ENV,
     ...extra,
   };
 }

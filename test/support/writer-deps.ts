@@ -2,10 +2,16 @@
 // topics' egress rules, and no Kafka unless the test brings a client.
 import { loadServiceConfig } from '../../src/config/service-config.js';
 import type { WriterDeps } from '../../src/delivery/destination-kind.js';
-import { egressRules, type EgressRules } from '../../src/delivery/egress-rules.js';
+import { DEFAULT_EGRESS_SETTINGS, egressRules, type EgressRules } from '../../src/delivery/egress-rules.js';
 
-/** The rules of a service with the default topic names (edge.config, edge.audit, edge.retry.…). */
+/** What the suite opens to its own receivers, which listen on loopback over plain http (serviceEnv sets the same). */
+export const TEST_EGRESS_ENV = { EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8,::1/128' } as const;
+
+/** The rules of a service with the default topic names (edge.config, edge.audit, edge.retry.…) and the default egress settings. */
 export const DEFAULT_EGRESS: EgressRules = egressRules(loadServiceConfig({}).topics);
+
+/** The default topics' rules with the suite's loopback receivers opened (TEST_EGRESS_ENV). */
+export const TEST_EGRESS: EgressRules = egressRules(loadServiceConfig({}).topics, { ...DEFAULT_EGRESS_SETTINGS, ...loadServiceConfig(TEST_EGRESS_ENV).egress });
 
 export function writerDeps(parts: Partial<WriterDeps> = {}): WriterDeps {
   return {
@@ -13,7 +19,7 @@ export function writerDeps(parts: Partial<WriterDeps> = {}): WriterDeps {
       throw new Error('no kafka in this test');
     },
     fileRoot: '.',
-    egress: DEFAULT_EGRESS,
+    egress: TEST_EGRESS,
     ...parts,
   };
 }

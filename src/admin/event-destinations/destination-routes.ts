@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AccountContext } from '../../accounts/account.js';
 import type { StoredDestination, StoredSubscription, StoredTarget } from '../../configlog/resources.js';
 import { acceptTarget } from '../../delivery/destination-target.js';
+import type { TimestampFormat } from '../../events/timestamp-format.js';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { registerResourceRoutes, resourceStore, type BaseFields, type Resource } from '../resource-routes.js';
@@ -17,6 +18,7 @@ interface DestinationBody {
   description?: string;
   metadata?: string;
   format?: string;
+  timestamp_format?: TimestampFormat;
   target?: unknown;
   /** false skips the target's create-time check; never stored. */
   verify?: boolean;
@@ -41,9 +43,10 @@ export function destinationResource(ctx: AdminContext): Resource<StoredDestinati
 export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
   const seal = (clear: string): string => ctx.secrets.seal(clear);
+  const open = (sealed: string): string | undefined => ctx.secrets.open(sealed);
   /** The stored target of a destination of `account`; the kind checks it with that account's rules. */
   const target = (raw: unknown, account: AccountContext, previous?: StoredTarget): StoredTarget => {
-    const r = acceptTarget(raw, { seal, previous, account, egress: ctx.destinations.egress });
+    const r = acceptTarget(raw, { seal, open, previous, account, egress: ctx.destinations.egress });
     // A problem's code is an API error code and its details the error's (src/delivery/destination-config.ts).
     if (!r.ok) throw new ApiError(r.problem.code, r.problem.details);
     return r.target;
@@ -51,7 +54,8 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
   /** The accepted target, checked against the destination itself unless the request skips it (422 when it fails). */
   const checked = async (body: DestinationBody, account: AccountContext, previous?: StoredTarget): Promise<StoredTarget> => {
     const t = target(body.target, account, previous);
-    const problem = body.verify === false ? undefined : await ctx.destinations.verify(t, account);
+    // The guard (where a target may point) runs whatever "verify" says; the check only unless it is false.
+    const problem = await ctx.destinations.verify(t, account, body.verify !== false);
     if (problem !== undefined) throw new ApiError(problem.code, problem.details);
     return t;
   };
@@ -66,7 +70,12 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
     return r.ok ? undefined : new ApiError(r.problem.code, r.problem.details);
   };
 
-  const build = (_body: DestinationBody, base: BaseFields, t: StoredTarget): StoredDestination => ({ ...base, format: 'json', target: t });
+  const build = (body: DestinationBody, base: BaseFields, t: StoredTarget): StoredDestination => ({
+    ...base,
+    format: 'json',
+    ...(body.timestamp_format !== undefined && { timestamp_format: body.timestamp_format }),
+    target: t,
+  });
   // Checked before the lock against the stored target of then; accepted again under the lock, so secrets
   // kept from the stored target are the current ones.
   const prepareUpdate = async (body: DestinationBody, acting: AccountContext, id: string | undefined): Promise<void> => {
@@ -74,6 +83,7 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
   };
   const apply = (d: StoredDestination, body: DestinationBody, _p: unknown, acting: AccountContext): StoredDestination => ({
     ...d,
+    ...(body.timestamp_format !== undefined && { timestamp_format: body.timestamp_format }),
     target: body.target === undefined ? d.target : target(body.target, acting, d.target),
   });
   /** A destination a subscription still uses cannot be deleted: the subscription would lose its events. */

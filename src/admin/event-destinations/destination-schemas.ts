@@ -5,7 +5,8 @@ import { targetSchema } from '../../delivery/destination-target.js';
 import { DESTINATION_KINDS } from '../../delivery/destinations/kinds.js';
 import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
 import type { BeyondSchemaRule } from '../route.js';
-import { withError } from '../schemas.js';
+import { DEFAULT_TIMESTAMP_FORMAT, TIMESTAMP_FORMATS } from '../../events/timestamp-format.js';
+import { withError, type Schema } from '../schemas.js';
 import { destinationStatusSchema } from './destination-status.js';
 
 const format = withError(
@@ -19,6 +20,14 @@ const format = withError(
   { reason: 'must be json' },
 );
 
+const timestampFormat: Schema = {
+  type: 'string',
+  enum: [...TIMESTAMP_FORMATS],
+  description:
+    'How event_timestamp and the timestamp fields of a traffic event\'s object (conn.start_ts, conn.end_ts) are written: rfc3339 (text, as the API writes times); unix (seconds, a JSON number with up to six fraction digits); unixmilli (whole milliseconds, a JSON number); unixnano (nanoseconds, a JSON string of digits, beyond JSON\'s safe integers). An audit event\'s object is the resource as the API answers it and keeps its RFC 3339 times. Default rfc3339.',
+  examples: ['unix'],
+};
+
 const verify = {
   type: 'boolean',
   description:
@@ -28,6 +37,7 @@ const verify = {
 export const DESTINATION_FIELDS = {
   ...baseFields('event_destination'),
   format: { request: format, response: { type: 'string', enum: ['json'] } },
+  timestamp_format: { request: timestampFormat, response: { type: 'string', enum: [...TIMESTAMP_FORMATS], default: DEFAULT_TIMESTAMP_FORMAT } },
   target: {
     request: targetSchema('create'),
     update: {

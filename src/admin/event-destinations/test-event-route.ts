@@ -11,13 +11,15 @@ import { idParams } from '../schemas.js';
 const resultSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['delivered', 'event_id'],
+  required: ['delivered', 'event_id', 'status_code', 'duration_ms'],
   description:
-    'The outcome of one delivery attempt, never retried. error.code is a delivery error code, e.g. DESTINATION_NOT_FOUND or ' +
-    "DESTINATION_AUTH_FAILED; error.message carries the destination's own answer.",
+    'The outcome of one delivery attempt, never retried, in the service\'s own words: nothing the destination sent back (an answer\'s body) is repeated. ' +
+    'error.code is a delivery error code, e.g. DESTINATION_NOT_FOUND, DESTINATION_REDIRECTED or DESTINATION_ADDRESS_REFUSED; error.message says what happened.',
   properties: {
     delivered: { type: 'boolean', description: 'True when the destination acknowledged the test event.' },
     event_id: { type: 'string', description: "The test envelope's event_id." },
+    status_code: { type: ['integer', 'null'], description: "The destination's answer code: the HTTP status of an http destination; null for other kinds, or when no answer came." },
+    duration_ms: { type: 'integer', minimum: 0, description: 'How long the attempt took, from the connect to the answer, in milliseconds.' },
     error: {
       type: 'object',
       additionalProperties: false,

@@ -14,6 +14,7 @@ export interface SourceInput {
   readonly type: string;
   readonly fields?: readonly string[] | null;
   readonly filter?: string | null;
+  readonly sample_rate?: number | null;
 }
 
 export type SourceResult = { readonly ok: true; readonly source: StoredSource } | { readonly ok: false; readonly error: ApiError };
@@ -40,6 +41,7 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
     // An audit source takes neither; empty values are accepted so a GET response can be sent back as is.
     if (fields.length > 0) return fail('audit_source_field', { field: at(path, 'fields'), type });
     if (filter !== '') return fail('audit_source_field', { field: at(path, 'filter'), type });
+    if (input.sample_rate !== undefined && input.sample_rate !== null && input.sample_rate !== 1) return fail('audit_source_field', { field: at(path, 'sample_rate'), type });
     return { ok: true, source: { type } };
   }
   if (!isTrafficEventType(type)) return fail('unknown_event_type', { field: at(path, 'type'), type, allowed: EVENT_TYPES });
@@ -74,10 +76,12 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
       });
     }
   }
-  return { ok: true, source: { type, fields: [...fields], ...(filter.trim() !== '' && { filter }) } };
+  const rate = input.sample_rate ?? 1;
+  if (!(rate > 0 && rate <= 1)) return fail('invalid_body', { field: at(path, 'sample_rate'), reason: 'must be a number above 0 and at most 1', value: rate });
+  return { ok: true, source: { type, fields: [...fields], ...(filter.trim() !== '' && { filter }), ...(rate < 1 && { sample_rate: rate }) } };
 }
 
-const SOURCE_KEYS = ['type', 'fields', 'filter'];
+const SOURCE_KEYS = ['type', 'fields', 'filter', 'sample_rate'];
 
 /** What is wrong with the shape of a source as a request sent it (the schema's checks), or undefined. */
 function shapeProblem(raw: unknown, path: string, index?: number): ApiError | undefined {
@@ -93,6 +97,10 @@ function shapeProblem(raw: unknown, path: string, index?: number): ApiError | un
     return new ApiError('invalid_body', with_({ field: at(path, 'fields'), reason: 'must be a list of field names' }));
   }
   if (!(filter === undefined || filter === null || typeof filter === 'string')) return new ApiError('invalid_body', with_({ field: at(path, 'filter'), reason: 'must be a string' }));
+  const rate = source.sample_rate;
+  if (!(rate === undefined || rate === null || (typeof rate === 'number' && rate > 0 && rate <= 1))) {
+    return new ApiError('invalid_body', with_({ field: at(path, 'sample_rate'), reason: 'must be a number above 0 and at most 1' }));
+  }
   return undefined;
 }
 

@@ -20,6 +20,7 @@ interface SourceParams {
 interface SourceUpdate {
   fields?: string[] | null;
   filter?: string | null;
+  sample_rate?: number | null;
 }
 
 /** From a source just added: read, change or remove it. */
@@ -96,7 +97,7 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
   const update: RouteSpec = {
     operationId: 'updateEventSource',
     tags,
-    summary: 'Update the fields or filter of a source; its type cannot change.',
+    summary: 'Update the fields, filter or sample rate of a source; its type cannot change.',
     description: 'The type is the path\'s: a body that sends one is refused with immutable_field.',
     params: sourceParams,
     body: sourceUpdateBody,
@@ -111,7 +112,7 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
     let result: StoredSource | undefined;
     const s = await rewrite(req, params.id, (sub) => {
       const old = findSource(sub, type);
-      result = checked({ type, fields: body.fields === undefined ? old.fields : body.fields, filter: body.filter === undefined ? old.filter : body.filter });
+      result = checked({ type, fields: body.fields === undefined ? old.fields : body.fields, filter: body.filter === undefined ? old.filter : body.filter, sample_rate: body.sample_rate === undefined ? old.sample_rate : body.sample_rate });
       return sub.sources.map((x) => (x.type === type ? (result as StoredSource) : x));
     });
     return sourceView(ctx, s.id, result as StoredSource);

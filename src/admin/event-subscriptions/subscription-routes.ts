@@ -16,6 +16,7 @@ interface SubscriptionBody {
   metadata?: string;
   sources?: SourceInput[];
   destination_ids?: string[];
+  enabled?: boolean;
 }
 
 /** Event subscriptions as a resource; their sources sub-resource (source-routes.ts) shares it. */
@@ -44,10 +45,15 @@ export function registerEventSubscriptionRoutes(app: FastifyInstance, ctx: Admin
   const build = (body: SubscriptionBody, base: BaseFields, checked: StoredSource[], acting: AccountContext): StoredSubscription => {
     const destinationIds = [...(body.destination_ids ?? [])];
     checkDestinationIds(store, destinationIds, acting);
-    return { ...base, sources: checked, destination_ids: destinationIds };
+    return { ...base, sources: checked, destination_ids: destinationIds, enabled: body.enabled ?? true };
   };
   const apply = (s: StoredSubscription, body: SubscriptionBody, checked: StoredSource[] | undefined, acting: AccountContext): StoredSubscription => {
-    const updated = { ...s, sources: checked ?? s.sources, destination_ids: body.destination_ids === undefined ? s.destination_ids : [...body.destination_ids] };
+    const updated = {
+      ...s,
+      sources: checked ?? s.sources,
+      destination_ids: body.destination_ids === undefined ? s.destination_ids : [...body.destination_ids],
+      enabled: body.enabled ?? s.enabled !== false,
+    };
     if (body.destination_ids !== undefined) checkDestinationIds(store, updated.destination_ids, acting);
     return updated;
   };

@@ -12,6 +12,11 @@ import { MAX_DESTINATIONS_PER_SUBSCRIPTION, MAX_SOURCES_PER_SUBSCRIPTION, MAX_SU
 const TRAFFIC_FIELD_NAMES = [...new Set(TRAFFIC_EVENT_TYPES.flatMap((t) => TRAFFIC_FIELDS[t].map((f) => f.name)))];
 
 const filter = (description: string): Schema => ({ type: ['string', 'null'], maxLength: MAX_SUBSCRIPTION_FILTER_LENGTH, description, examples: [exampleFilter(EVENT_VARIABLE)] });
+/** A traffic source's sample_rate (src/subscriptions/sampling.ts). */
+export const sampleRate = (description: string): Schema => ({ type: 'number', exclusiveMinimum: 0, maximum: 1, description, examples: [0.25] });
+const SAMPLE_TEXT =
+  'The share of matches delivered, 0 < r <= 1 (default 1). Which ones is decided by a hash of the record (topic, partition, offset) and the subscription id, so a record read again gets the same choice and subscriptions choose independently; the share delivered follows a binomial law around r.';
+
 const FILTER_TEXT = `A CEL expression over ${EVENT_VARIABLE} that may read only the type's filterable fields, e.g. ${exampleFilter(EVENT_VARIABLE)}; at most ${MAX_SUBSCRIPTION_FILTER_LENGTH} characters. Omit, or send "" or null, for no filter.`;
 
 /** A source of one traffic type: at least one of its fields, and maybe a filter. */
@@ -29,6 +34,7 @@ function trafficSource(type: (typeof TRAFFIC_EVENT_TYPES)[number]): Schema {
         examples: [names.filter((n) => n.startsWith('conn.')).slice(0, 3)],
       },
       filter: filter(FILTER_TEXT),
+      sample_rate: sampleRate(SAMPLE_TEXT),
     },
     ['type', 'fields'],
     { title: type },
@@ -41,6 +47,7 @@ const auditSource = objectSchema(
     type: { type: 'string', enum: [...AUDIT_EVENT_TYPES] },
     fields: { type: ['array', 'null'], maxItems: 0, description: 'Omit, or send [] or null.' },
     filter: { type: ['string', 'null'], maxLength: 0, description: 'Omit, or send "" or null.' },
+    sample_rate: { type: ['number', 'null'], minimum: 1, maximum: 1, description: 'Omit, or send 1 or null: an audit source delivers every event.' },
   },
   ['type'],
   { title: 'audit event type' },
@@ -62,6 +69,7 @@ export const sourceUpdateBody: Schema = objectSchema({
     description: "Replaces the fields; omit to keep them. A traffic source needs at least one field of its type; an audit source takes none.",
   },
   filter: filter(`Replaces the filter; omit to keep it, send "" or null to remove it. ${FILTER_TEXT} An audit source takes none.`),
+  sample_rate: sampleRate(`Replaces the sample rate; omit to keep it. ${SAMPLE_TEXT} An audit source takes none.`),
 });
 
 const FILTER_COMPILES: BeyondSchemaRule = { code: 'invalid_filter', rule: `filter compiles: CEL over ${EVENT_VARIABLE}, reading only filterable fields of the source's type, within the filter engine's size limits` };
@@ -78,7 +86,7 @@ export const SOURCE_UPDATE_RULES: readonly BeyondSchemaRule[] = [
   ...SOURCE_RULES,
   { code: 'unknown_event_field', rule: "each of fields is a field of the source's type" },
   { code: 'source_fields_required', rule: 'a traffic source keeps at least one field' },
-  { code: 'audit_source_field', rule: 'an audit source takes neither fields nor a filter' },
+  { code: 'audit_source_field', rule: 'an audit source takes no fields, filter or sample_rate' },
 ];
 
 export const SUBSCRIPTION_RULES: readonly BeyondSchemaRule[] = [
@@ -92,9 +100,10 @@ export const sourceResponse: Schema = objectSchema(
     type: { type: 'string', enum: [...EVENT_TYPES] },
     fields: { type: 'array', items: { type: 'string' }, description: 'Empty for audit types.' },
     filter: { type: 'string', description: '"" when the source has no filter (always for audit types).' },
+    sample_rate: { type: 'number', description: 'The share of matches delivered; 1 when every match is (always for audit types).' },
     uri: uriString,
   },
-  ['type', 'fields', 'filter', 'uri'],
+  ['type', 'fields', 'filter', 'sample_rate', 'uri'],
 );
 
 export const SUBSCRIPTION_FIELDS = (() => {
@@ -125,6 +134,14 @@ export const SUBSCRIPTION_FIELDS = (() => {
       },
     },
     destinations: { response: { type: 'array', items: refSchema('event_destination') } },
+    enabled: {
+      request: {
+        type: 'boolean',
+        description:
+          'false pauses the subscription: within a second every worker stops delivering its matches, and records that arrive while it is paused are never delivered, not even after it is resumed. Default true.',
+      },
+      response: { type: 'boolean' },
+    },
   } satisfies Fields;
 })();
 

@@ -10,6 +10,8 @@ export interface SourceView {
   readonly fields: readonly string[];
   /** The CEL filter, or "" when the source has none (always "" for audit types). */
   readonly filter: string;
+  /** The share of matches delivered; 1 when every match is (always for audit types). */
+  readonly sample_rate: number;
   readonly uri: string;
 }
 
@@ -22,6 +24,8 @@ export interface SubscriptionView {
   readonly description: string;
   readonly sources: readonly SourceView[];
   readonly destinations: readonly { readonly id: string; readonly uri: string }[];
+  /** False while paused. */
+  readonly enabled: boolean;
 }
 
 export const subscriptionPath = (id: string): string => `/event_subscriptions/${id}`;
@@ -33,6 +37,7 @@ export function sourceView(ctx: AdminContext, subscriptionId: string, source: St
     type: source.type,
     fields: [...(source.fields ?? [])],
     filter: source.filter ?? '',
+    sample_rate: source.sample_rate ?? 1,
     uri: ctx.uri(sourcePath(subscriptionId, source.type)),
   };
 }
@@ -47,5 +52,6 @@ export function subscriptionView(ctx: AdminContext, sub: StoredSubscription): Su
     description: sub.description,
     sources: sub.sources.map((s) => sourceView(ctx, sub.id, s)),
     destinations: sub.destination_ids.map((id) => ref(ctx, '/event_destinations', id)),
+    enabled: sub.enabled !== false,
   };
 }

@@ -1,29 +1,19 @@
 // How many deliveries wait in a destination's retry topic: its end offsets less what its re-drive group
 // has committed, measured by the workers that re-drive it, for the destination's status (`parked_events`).
-import type { Admin, Kafka } from 'kafkajs';
+import type { KafkaAdmin, KafkaClient, PartitionOffsets } from '../../kafka/seam.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { ParkedBacklog } from '../status/status-report.js';
 
-export interface PartitionProgress {
-  readonly partition: number;
-  /** The end offset: the next record's. */
-  readonly high: number;
-  /** The first offset retention kept. */
-  readonly low: number;
+export interface PartitionProgress extends PartitionOffsets {
   /** The re-drive group's next offset to read; -1 before its first commit. */
   readonly committed: number;
 }
 
 /** Where a retry topic's re-drive group stands on each partition. */
-export async function retryTopicProgress(admin: Admin, topic: string, groupId: string): Promise<PartitionProgress[]> {
-  const ends = await admin.fetchTopicOffsets(topic);
-  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-  return ends.map((e) => ({
-    partition: e.partition,
-    high: Number(e.high),
-    low: Number(e.low),
-    committed: Number(committed?.partitions.find((c) => c.partition === e.partition)?.offset ?? -1),
-  }));
+export async function retryTopicProgress(admin: KafkaAdmin, topic: string, groupId: string): Promise<PartitionProgress[]> {
+  const offsets = await admin.partitionOffsets(topic);
+  const committed = await admin.committedOffsets(groupId, topic);
+  return offsets.map((o) => ({ ...o, committed: committed.get(o.partition) ?? -1 }));
 }
 
 /** Parked and not yet re-driven: from the committed offset (or the first one kept, before any commit) to the end. */
@@ -32,7 +22,7 @@ export function backlogOf(progress: readonly PartitionProgress[]): number {
 }
 
 export interface BacklogMeterOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly topicOf: (destinationId: string) => string;
   readonly groupOf: (destinationId: string) => string;
   /** A destination with a backlog, or one just parked, is measured this often... */
@@ -45,8 +35,8 @@ export interface BacklogMeterOptions {
 export class BacklogMeter {
   private readonly measured = new Map<string, ParkedBacklog>();
   private readonly clock: Clock;
-  /** One admin client for the measurements, connected on first use and again after a failure. */
-  private admin: Admin | undefined;
+  /** One admin client for the measurements, made on first use and again after a failure. */
+  private admin: KafkaAdmin | undefined;
 
   constructor(private readonly opts: BacklogMeterOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -64,7 +54,8 @@ export class BacklogMeter {
       const every = busy || (last?.events ?? 0) > 0 ? this.opts.busyEveryMs : this.opts.idleEveryMs;
       if (last !== undefined && now - last.checkedAt < every) continue;
       try {
-        const admin = await this.connected();
+        this.admin ??= this.opts.kafka.admin();
+        const admin = this.admin;
         const events = backlogOf(await retryTopicProgress(admin, this.opts.topicOf(id), this.opts.groupOf(id)));
         this.measured.set(id, { events, checkedAt: this.clock.now() });
       } catch {
@@ -82,14 +73,6 @@ export class BacklogMeter {
   async close(): Promise<void> {
     const admin = this.admin;
     this.admin = undefined;
-    await admin?.disconnect().catch(() => undefined);
-  }
-
-  private async connected(): Promise<Admin> {
-    if (this.admin !== undefined) return this.admin;
-    const admin = this.opts.kafka.admin();
-    await admin.connect();
-    this.admin = admin;
-    return admin;
+    await admin?.close().catch(() => undefined);
   }
 }

@@ -1,6 +1,6 @@
 // The record format of retry topics: one parked delivery per record, the envelope as the value and
 // headers saying where it came from, when and why it was parked, and how often.
-import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
+import type { HeaderValue, IncomingMessage, OutgoingMessage } from '../../kafka/seam.js';
 import type { DeliveryItem, SourceRef } from '../contract.js';
 import type { DeliveryError } from '../errors.js';
 
@@ -40,10 +40,10 @@ export function metaOf(item: DeliveryItem): ParkedMeta | undefined {
   return parkedMeta.get(item);
 }
 
-export function toParkedMessage(item: DeliveryItem, destinationId: string, error: DeliveryError, now: number): Message {
+export function toParkedMessage(item: DeliveryItem, destinationId: string, error: DeliveryError, now: number): OutgoingMessage {
   const meta = parkedMeta.get(item);
   const origin = meta === undefined ? item.source : meta.origin;
-  const headers: IHeaders = {
+  const headers: Record<string, string> = {
     [PARKING_HEADERS.destinationId]: destinationId,
     [PARKING_HEADERS.parkedAt]: String(meta?.parkedAt ?? now),
     [PARKING_HEADERS.parkCount]: String((meta?.parkCount ?? 0) + 1),
@@ -58,7 +58,7 @@ export function toParkedMessage(item: DeliveryItem, destinationId: string, error
   return { key: item.eventId, value: item.payload, headers };
 }
 
-function header(headers: IHeaders | undefined, name: string): string | undefined {
+function header(headers: Readonly<Record<string, HeaderValue>> | undefined, name: string): string | undefined {
   const v = headers?.[name];
   if (v === undefined) return undefined;
   return (Array.isArray(v) ? v[0] : v)?.toString('utf8');
@@ -68,7 +68,7 @@ function header(headers: IHeaders | undefined, name: string): string | undefined
  * A parked record as a delivery item again. Its `source` is its own place in the retry topic, so its
  * settlement commits the retry topic; where it first came from stays in its metadata.
  */
-export function fromParkedMessage(topic: string, partition: number, message: KafkaMessage): DeliveryItem | undefined {
+export function fromParkedMessage(topic: string, partition: number, message: IncomingMessage): DeliveryItem | undefined {
   if (message.value === null) return undefined;
   const h = message.headers;
   const sourceTopic = header(h, PARKING_HEADERS.sourceTopic);

@@ -1,10 +1,10 @@
 // Parks deliveries in their destination's retry topic, created on demand. A park resolves only once the
 // broker acknowledged every record, so the deliveries can be settled (and their offsets committed).
 // Sends are split to the topic's max.message.bytes; an event over it alone is handed back to be dead-lettered.
-import type { Kafka, Message } from 'kafkajs';
 import { ensureTopics } from '../../kafka/client.js';
 import { LazyProducer } from '../../kafka/lazy-producer.js';
-import { isMessageTooLarge, splitToBatchLimit, topicMaxMessageBytes } from '../../kafka/record-limits.js';
+import { splitToBatchLimit, topicMaxMessageBytes } from '../../kafka/record-limits.js';
+import { withAdmin, type KafkaClient, type OutgoingMessage } from '../../kafka/seam.js';
 import { parkedDeliveries } from '../../telemetry/metrics.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay } from '../backoff.js';
@@ -21,7 +21,7 @@ import { retryTopic, toParkedMessage } from './parked-record.js';
 export const RETRY_TOPIC_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 export interface ParkingStoreOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   /** Retry topics are `<prefix><destination id>`. */
   readonly prefix: string;
   readonly partitions?: number;
@@ -44,7 +44,7 @@ export class KafkaParkingStore {
   private readonly log: Logger;
 
   constructor(private readonly opts: ParkingStoreOptions) {
-    this.producer = new LazyProducer(opts.kafka, { retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2000 } });
+    this.producer = new LazyProducer(opts.kafka, { retries: 3 });
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger('parking');
   }
@@ -67,8 +67,8 @@ export class KafkaParkingStore {
     if (items.length === 0) return [];
     const topic = this.topicFor(destinationId);
     const now = this.clock.now();
-    const itemOf = new Map<Message, DeliveryItem>(items.map((item) => [toParkedMessage(item, destinationId, error, now), item]));
-    let unsent: Message[] = [...itemOf.keys()];
+    const itemOf = new Map<OutgoingMessage, DeliveryItem>(items.map((item) => [toParkedMessage(item, destinationId, error, now), item]));
+    let unsent: OutgoingMessage[] = [...itemOf.keys()];
     let refused: ItemFailure[] = [];
     for (let attempt = 1; unsent.length > 0; attempt++) {
       if (this.closed.signal.aborted || signal?.aborted === true) {
@@ -80,7 +80,7 @@ export class KafkaParkingStore {
         refused = split.oversize.map(({ message, bytes }) => ({ item: itemOf.get(message) as DeliveryItem, error: tooLarge(topic, bytes, limit) }));
         const producer = await this.producer.get();
         for (const chunk of split.chunks) {
-          await producer.send({ topic, messages: chunk, acks: -1 });
+          await producer.send(topic, chunk);
           // Acknowledged chunks are not sent again when a later one fails.
           const sent = new Set(chunk);
           unsent = unsent.filter((m) => !sent.has(m));
@@ -90,7 +90,7 @@ export class KafkaParkingStore {
         this.log.warn({ err, topic, attempt, records: unsent.length }, 'Writing to the retry topic failed; retrying.');
         // The topic may have been deleted or had its limit changed: look at it again on the next attempt.
         this.limits.delete(topic);
-        if (!isMessageTooLarge(err)) await this.producer.reset();
+        if (this.opts.kafka.errorKind(err) !== 'too_large') await this.producer.reset();
         await this.clock.sleep(backoffDelay(DEFAULT_RETRY_POLICY, attempt), signal ?? this.closed.signal);
       }
     }
@@ -122,18 +122,14 @@ export class KafkaParkingStore {
   private async limitOf(topic: string): Promise<number> {
     const known = this.limits.get(topic);
     if (known !== undefined) return known;
-    const admin = this.opts.kafka.admin();
-    await admin.connect();
-    try {
+    return withAdmin(this.opts.kafka, async (admin) => {
       const config: Record<string, string> = { 'max.message.bytes': String(RETRY_TOPIC_MAX_MESSAGE_BYTES) };
       if (this.opts.retentionMs !== undefined) config['retention.ms'] = String(this.opts.retentionMs);
       await ensureTopics(admin, [{ topic, partitions: this.opts.partitions ?? 1, config }]);
       const limit = await topicMaxMessageBytes(admin, topic);
       this.limits.set(topic, limit);
       return limit;
-    } finally {
-      await admin.disconnect();
-    }
+    });
   }
 }
 

@@ -2,7 +2,7 @@
 // deliveries, the fail-fast circuit in front of its writer, one re-driver per retry topic, the retirement
 // of a deleted destination's retry topic once its backlog is dead-lettered, and what the destination's
 // status says of its parked deliveries.
-import type { Admin, Kafka } from 'kafkajs';
+import { withAdmin, type KafkaAdmin, type KafkaClient } from '../../kafka/seam.js';
 import { oldestParkedAge } from '../../telemetry/metrics.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
 import type { RetryPolicy } from '../backoff.js';
@@ -18,7 +18,7 @@ import type { KafkaParkingStore } from './parking-store.js';
 import { ReDriver } from './re-driver.js';
 
 export interface ParkingOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly store: KafkaParkingStore;
   /** The retry topic prefix (`topics.retryPrefix`). */
   readonly prefix: string;
@@ -58,6 +58,7 @@ export class Parking {
   private readonly log: Logger;
   private readonly meter: BacklogMeter;
   private measuring: Promise<void> | undefined;
+  private scanning: Promise<void> | undefined;
   private timers: NodeJS.Timeout[] = [];
   private stopped = false;
 
@@ -163,31 +164,38 @@ export class Parking {
     return this.measuring;
   }
 
-  private async scan(): Promise<void> {
-    if (this.stopped) return;
-    const admin = this.opts.kafka.admin();
-    try {
-      await admin.connect();
-      const ids = (await admin.listTopics()).filter((t) => t.startsWith(this.opts.prefix)).map((t) => t.slice(this.opts.prefix.length));
-      const withTopic = new Set(ids);
-      for (const id of ids) this.ensureReDriver(id);
-      // Another worker may own a retry topic's partitions: it is caught up once its group committed the end
-      // (or, for a deleted destination, once another worker retired the topic). A topic created since the
-      // listing is looked at in the next scan.
-      for (const id of this.firstParkedAt.keys()) {
-        if (withTopic.has(id) ? await this.drained(admin, id) : !this.opts.exists(id)) this.firstParkedAt.delete(id);
+  /**
+   * One scan at a time: a scan that listed a retry topic before another retired it would start a
+   * re-driver for it again, whose group join brings the deleted re-drive group back.
+   */
+  private scan(): Promise<void> {
+    this.scanning ??= (async () => {
+      if (this.stopped) return;
+      try {
+        await withAdmin(this.opts.kafka, (admin) => this.scanWith(admin));
+      } catch (err) {
+        this.log.warn({ err }, 'Listing retry topics failed; the next scan tries again.');
       }
-      await this.retireDeleted(admin, withTopic);
-    } catch (err) {
-      this.log.warn({ err }, 'Listing retry topics failed; the next scan tries again.');
-    } finally {
-      await admin.disconnect().catch(() => undefined);
+      this.updateGauge();
+    })().finally(() => (this.scanning = undefined));
+    return this.scanning;
+  }
+
+  private async scanWith(admin: KafkaAdmin): Promise<void> {
+    const ids = (await admin.listTopics()).filter((t) => t.startsWith(this.opts.prefix)).map((t) => t.slice(this.opts.prefix.length));
+    const withTopic = new Set(ids);
+    for (const id of ids) this.ensureReDriver(id);
+    // Another worker may own a retry topic's partitions: it is caught up once its group committed the end
+    // (or, for a deleted destination, once another worker retired the topic). A topic created since the
+    // listing is looked at in the next scan.
+    for (const id of this.firstParkedAt.keys()) {
+      if (withTopic.has(id) ? await this.drained(admin, id) : !this.opts.exists(id)) this.firstParkedAt.delete(id);
     }
-    this.updateGauge();
+    await this.retireDeleted(admin, withTopic);
   }
 
   /** True when the destination's re-drive group has committed every partition of its retry topic to the end. */
-  private async drained(admin: Admin, destinationId: string): Promise<boolean> {
+  private async drained(admin: KafkaAdmin, destinationId: string): Promise<boolean> {
     const progress = await retryTopicProgress(admin, this.opts.store.topicFor(destinationId), this.groupOf(destinationId));
     return progress.every((p) => p.committed >= p.high);
   }
@@ -198,7 +206,7 @@ export class Parking {
    * are deleted, so broken destinations do not leave retry topics behind forever. A worker whose retry
    * topic another worker deleted stops its re-driver.
    */
-  private async retireDeleted(admin: Admin, withTopic: ReadonlySet<string>): Promise<void> {
+  private async retireDeleted(admin: KafkaAdmin, withTopic: ReadonlySet<string>): Promise<void> {
     const now = Date.now();
     for (const id of this.deletedSince.keys()) if (!withTopic.has(id) || this.opts.exists(id)) this.deletedSince.delete(id);
     for (const id of [...this.reDrivers.keys()]) if (!withTopic.has(id) && !this.opts.exists(id)) await this.forget(admin, id);
@@ -208,14 +216,14 @@ export class Parking {
       this.deletedSince.set(id, since);
       if (now - since < (this.opts.retireAfterMs ?? DEFAULT_RETIRE_AFTER_MS) || !(await this.drained(admin, id))) continue;
       await this.forget(admin, id);
-      await admin.deleteTopics({ topics: [this.opts.store.topicFor(id)] });
+      await admin.deleteTopics([this.opts.store.topicFor(id)]);
       this.deletedSince.delete(id);
       this.log.info({ destination: id, topic: this.opts.store.topicFor(id) }, 'A deleted destination\'s parked events were all dead-lettered; its retry topic was deleted.');
     }
   }
 
   /** Stops the destination's re-driver and drops its re-drive group and what this worker knew of it. */
-  private async forget(admin: Admin, destinationId: string): Promise<void> {
+  private async forget(admin: KafkaAdmin, destinationId: string): Promise<void> {
     const r = this.reDrivers.get(destinationId);
     this.reDrivers.delete(destinationId);
     await r?.stop();

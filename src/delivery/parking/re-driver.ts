@@ -1,8 +1,8 @@
 // Re-drives one destination's retry topic: once the destination's health check passes, parked deliveries
 // go back through its runner (the same batching, retry and parking path as new ones), and the retry topic
 // is committed only behind deliveries that were acknowledged, dead-lettered or parked again.
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { heartbeatFor } from '../../kafka/group-session.js';
+import type { BatchScope, GroupConsumer, KafkaClient, PartitionBatch } from '../../kafka/seam.js';
 import { redrivenDeliveries } from '../../telemetry/metrics.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { backoffDelay, type RetryPolicy } from '../backoff.js';
@@ -14,7 +14,7 @@ import type { Settlement } from '../runner-options.js';
 import { fromParkedMessage, metaOf } from './parked-record.js';
 
 export interface ReDriverOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly destinationId: string;
   readonly topic: string;
   readonly groupId: string;
@@ -40,12 +40,14 @@ export interface ReDriverOptions {
 // Health checks are cheap reads; a recovered destination should not wait long for its parked deliveries,
 // nor its status for the delivery that shows it ok.
 const DEFAULT_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 5_000 };
-// kafkajs sends a heartbeat from eachBatch only when asked; long waits ask at least this often.
+// kafkajs sends a heartbeat from a batch only when asked; long waits ask at least this often.
 const HEARTBEAT_EVERY_MS = 2_000;
 
 export class ReDriver {
   readonly destinationId: string;
-  private consumer: Consumer | undefined;
+  private consumer: GroupConsumer | undefined;
+  /** Set when the coordinator said the group is rebalancing or moved on: the batch in hand is given up. */
+  private groupMoved = false;
   /** Re-driven deliveries the runner still holds; each resolves true once settled, false if abandoned at a stop. */
   private readonly pending = new Map<DeliveryItem, (settled: boolean) => void>();
   private readonly stopping = new AbortController();
@@ -73,22 +75,20 @@ export class ReDriver {
   }
 
   async start(): Promise<void> {
-    const consumer = this.opts.kafka.consumer({
-      groupId: this.opts.groupId,
-      sessionTimeout: this.opts.sessionTimeoutMs ?? 30_000,
-      heartbeatInterval: heartbeatFor(this.opts.sessionTimeoutMs ?? 30_000),
-      maxWaitTimeInMs: 500,
-      allowAutoTopicCreation: false,
-    });
+    const session = this.opts.sessionTimeoutMs ?? 30_000;
+    const consumer = this.opts.kafka.groupConsumer(
+      { groupId: this.opts.groupId, topics: [this.opts.topic], sessionTimeoutMs: session, heartbeatIntervalMs: heartbeatFor(session), maxWaitMs: 500 },
+      {
+        onJoin: (assignment) => {
+          this.heads.clear();
+          this.partitions = assignment[this.opts.topic] ?? [];
+          this.groupMoved = false;
+        },
+        onGroupError: () => (this.groupMoved = true),
+      },
+    );
     this.consumer = consumer;
-    await consumer.connect();
-    await consumer.subscribe({ topics: [this.opts.topic], fromBeginning: true });
-    // Before run(), which resolves only after the first join.
-    consumer.on(consumer.events.GROUP_JOIN, (e) => {
-      this.heads.clear();
-      this.partitions = e.payload.memberAssignment[this.opts.topic] ?? [];
-    });
-    await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => this.eachBatch(payload) });
+    await consumer.start((batch, scope) => this.eachBatch(batch, scope));
   }
 
   async stop(): Promise<void> {
@@ -97,7 +97,7 @@ export class ReDriver {
     // Not delivered yet: their chunk is neither resolved nor committed, so they are re-driven again later.
     for (const done of this.pending.values()) done(false);
     this.pending.clear();
-    await this.consumer?.disconnect().catch((err: unknown) => this.log.warn({ err }, 'The re-driver consumer did not disconnect cleanly.'));
+    await this.consumer?.stop().catch((err: unknown) => this.log.warn({ err }, 'The re-driver consumer did not disconnect cleanly.'));
   }
 
   /** The destination's writer changed (a config update may have fixed it): check its health now, not after the backoff. */
@@ -134,12 +134,11 @@ export class ReDriver {
     return oldest;
   }
 
-  private running(p: Pick<EachBatchPayload, 'isRunning' | 'isStale'>): boolean {
-    return !this.stopping.signal.aborted && p.isRunning() && !p.isStale();
+  private running(p: BatchScope): boolean {
+    return !this.stopping.signal.aborted && !this.groupMoved && !p.isStale();
   }
 
-  private async eachBatch(p: EachBatchPayload): Promise<void> {
-    const { batch } = p;
+  private async eachBatch(batch: PartitionBatch, p: BatchScope): Promise<void> {
     const chunkSize = this.opts.chunkSize ?? 500;
     for (let i = 0; i < batch.messages.length; i += chunkSize) {
       if (!this.running(p)) return;
@@ -150,10 +149,10 @@ export class ReDriver {
       if (items.length > 0 && !(await this.redrive(items, p))) return;
       const last = slice[slice.length - 1];
       if (last === undefined) continue;
-      p.resolveOffset(last.offset);
-      const next = String(Number(last.offset) + 1);
-      await this.consumer?.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: next }]);
-      if (Number(next) >= Number(batch.highWatermark)) {
+      p.resolve(last.offset);
+      const next = Number(last.offset) + 1;
+      await this.consumer?.commit(batch.topic, batch.partition, next);
+      if (next >= Number(batch.highWatermark)) {
         this.heads.delete(batch.partition);
         if (this.heads.size === 0) this.opts.onCaughtUp?.();
       }
@@ -161,7 +160,7 @@ export class ReDriver {
   }
 
   /** Settles every item (delivered, dead-lettered or parked again); false when stopped first. */
-  private async redrive(items: readonly DeliveryItem[], p: EachBatchPayload): Promise<boolean> {
+  private async redrive(items: readonly DeliveryItem[], p: BatchScope): Promise<boolean> {
     if (!this.opts.exists()) return this.deadLetterRemoved(items);
     if (!(await this.gate(p))) return false;
     // The destination may have been deleted while the gate waited for it to recover.
@@ -191,7 +190,7 @@ export class ReDriver {
   }
 
   /** Waits until the destination has a runner and passes its health check; false when stopped first. */
-  private async gate(p: EachBatchPayload): Promise<boolean> {
+  private async gate(p: BatchScope): Promise<boolean> {
     if (!this.suspect && this.opts.runner() !== undefined) return true;
     for (let attempt = 1; this.running(p); attempt++) {
       // A deleted destination will never pass its health check: stop waiting, the caller dead-letters.
@@ -228,7 +227,7 @@ export class ReDriver {
   }
 
   /** Waits for `done` while heartbeating; false when the re-driver stops or loses the partition first. */
-  private async waitFor(done: Promise<unknown>, p: EachBatchPayload): Promise<boolean> {
+  private async waitFor(done: Promise<unknown>, p: BatchScope): Promise<boolean> {
     let finished = false;
     void done.then(() => (finished = true));
     while (!finished) {
@@ -242,7 +241,7 @@ export class ReDriver {
   }
 
   /** Sleeps `ms` while heartbeating, or until woken; false when the re-driver stops or loses the partition first. */
-  private async pause(ms: number, p: EachBatchPayload, woken = this.waking.signal): Promise<boolean> {
+  private async pause(ms: number, p: BatchScope, woken = this.waking.signal): Promise<boolean> {
     const until = this.clock.now() + ms;
     const interrupt = AbortSignal.any([this.stopping.signal, woken]);
     while (this.running(p)) {

@@ -2,13 +2,13 @@
 // beginning and followed live, and the destination's status over them (status-aggregate.ts). Workers
 // publish; the API only reads, so no worker is ever called by the API.
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { GroupConsumer, KafkaClient } from '../../kafka/seam.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { aggregateStatus, UNKNOWN_STATUS, type DestinationStatusSummary, type StatusTiming } from './status-aggregate.js';
 import { decodeReport, parseReportKey, type StatusReport } from './status-report.js';
 
 export interface StatusBoardOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly topic: string;
   readonly timing: StatusTiming;
   readonly logger?: Logger;
@@ -18,7 +18,7 @@ export interface StatusBoardOptions {
 export class StatusBoard {
   /** destination id → worker id → its latest report. */
   private readonly reports = new Map<string, Map<string, StatusReport>>();
-  private readonly consumer: Consumer;
+  private readonly consumer: GroupConsumer;
   private readonly log: Logger;
   private readonly now: () => number;
   private skipped = 0;
@@ -27,18 +27,26 @@ export class StatusBoard {
     this.log = opts.logger ?? createLogger('destination-status');
     this.now = opts.now ?? Date.now;
     // A group of its own, as the config log's readers: every API replica reads the whole topic; nothing is committed.
-    this.consumer = opts.kafka.consumer({ groupId: `edge-status-reader-${randomUUID()}`, maxWaitTimeInMs: 200, allowAutoTopicCreation: false });
+    this.consumer = opts.kafka.groupConsumer({
+      groupId: `edge-status-reader-${randomUUID()}`,
+      topics: [opts.topic],
+      sessionTimeoutMs: 30_000,
+      heartbeatIntervalMs: 3_000,
+      maxWaitMs: 200,
+    });
   }
 
   /** Subscribes and starts reading; answers from what it has read so far (unknown before the first report). */
   async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.opts.topic, fromBeginning: true });
-    await this.consumer.run({ autoCommit: false, eachMessage: async ({ message }) => this.apply(message.key, message.value) });
+    await this.consumer.start(async ({ messages }, scope) => {
+      for (const m of messages) this.apply(m.key, m.value);
+      const last = messages[messages.length - 1];
+      if (last !== undefined) scope.resolve(last.offset);
+    });
   }
 
   async stop(): Promise<void> {
-    await this.consumer.disconnect().catch(() => undefined);
+    await this.consumer.stop().catch(() => undefined);
   }
 
   status(destinationId: string): DestinationStatusSummary {

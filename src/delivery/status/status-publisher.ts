@@ -3,8 +3,8 @@
 // (state, error, parked backlog) and again every interval, so readers can tell a running worker from one
 // that stopped reporting; a deleted destination's report is tombstoned, and a clean stop marks them all
 // stopped.
-import type { Kafka, Message } from 'kafkajs';
 import { LazyProducer } from '../../kafka/lazy-producer.js';
+import type { KafkaClient, OutgoingMessage } from '../../kafka/seam.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { DestinationStatus } from '../destination-health.js';
@@ -22,7 +22,7 @@ export interface ParkedSource {
 }
 
 export interface StatusPublisherOptions {
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly topic: string;
   /** This process's name in report keys; a new one per process. */
   readonly workerId: string;
@@ -56,7 +56,7 @@ export class StatusPublisher {
   constructor(private readonly opts: StatusPublisherOptions) {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger('destination-status');
-    this.producer = new LazyProducer(opts.kafka, { retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1_000 } });
+    this.producer = new LazyProducer(opts.kafka, { retries: 2 });
   }
 
   start(): void {
@@ -80,7 +80,7 @@ export class StatusPublisher {
 
   private async publishDue(stopped: boolean): Promise<void> {
     const now = this.clock.now();
-    const messages: Message[] = [];
+    const messages: OutgoingMessage[] = [];
     const next = new Map<string, Sent | undefined>();
     const present = new Set<string>();
     for (const [id, status] of this.opts.health.statuses()) {
@@ -102,7 +102,7 @@ export class StatusPublisher {
     if (messages.length === 0) return;
     try {
       const producer = await this.producer.get();
-      await producer.send({ topic: this.opts.topic, messages, acks: -1 });
+      await producer.send(this.opts.topic, messages);
     } catch (err) {
       await this.producer.reset();
       if (now - this.lastFailureLineAt >= FAILURE_LINE_EVERY_MS) {

@@ -9,7 +9,9 @@ import type { Kafka } from 'kafkajs';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSource, StoredSubscription, StoredTarget } from '../../../src/configlog/resources.js';
 import { newId } from '../../../src/ids.js';
-import { createKafkaClient, ensureTopics, type TopicSpec } from '../../../src/kafka/client.js';
+import { ensureTopics, type TopicSpec } from '../../../src/kafka/client.js';
+import { KafkajsAdmin, kafkajsClientOf } from '../../../src/kafka/kafkajs/kafkajs-adapter.js';
+import { createKafkaClient } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { startLocalBroker, type LocalBroker } from '../../../src/kafka/local-broker.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import type { Progress } from './timing.js';
@@ -91,8 +93,7 @@ export function chaosTopics(prefix: string): ChaosTopics {
 
 /** Creates the service's topics before it starts (it leaves existing ones as they are), plus extra ones. */
 export async function createChaosTopics(kafka: Kafka, topics: ChaosTopics, opts: { partitions?: number; config?: Record<string, string>; extra?: TopicSpec[] } = {}): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
+  const admin = new KafkajsAdmin(kafka);
   try {
     const traffic = { partitions: opts.partitions ?? 4, ...(opts.config && { config: opts.config }) };
     await ensureTopics(admin, [
@@ -104,7 +105,7 @@ export async function createChaosTopics(kafka: Kafka, topics: ChaosTopics, opts:
       ...(opts.extra ?? []),
     ]);
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 
@@ -118,7 +119,8 @@ export function subscription(description: string, sources: StoredSource[], desti
 
 /** Writes destinations and subscriptions straight to the config log, as the admin API would store them. */
 export async function writeConfig(kafka: Kafka, topic: string, destinations: StoredDestination[], subscriptions: StoredSubscription[]): Promise<void> {
-  const log = new ConfigLog({ kafka, topic });
+  // Written with the harness's own kafkajs client, whichever client the service runs with.
+  const log = new ConfigLog({ kafka: kafkajsClientOf(kafka, []), topic });
   await log.start();
   try {
     await log.write([

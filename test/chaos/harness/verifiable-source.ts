@@ -2,7 +2,7 @@
 // at a steady rate, and the facts about each record that the scenarios' expectations are computed from.
 import type { Kafka, Message, Producer } from 'kafkajs';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
-import { createProducer } from '../../../src/kafka/client.js';
+import { createProducer } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import type { WireForm } from '../../../src/records/record-types.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';

@@ -26,14 +26,14 @@ const HTTP = 'http_request_complete.v0';
 const TCP = 'tcp_connection_closed.v0';
 const FILE_PATH = 'rebalance/tcp.ndjson';
 
-/** How long each completed join of the ingest group took, as kafkajs logs it. */
+/** How long each completed join of the ingest group took, as the worker logs it (start or rebalance to assignment). */
 function joinDurations(fleet: ServiceFleet): number[] {
   const group = fleet.env.CONSUMER_GROUP;
   return fleet
-    .logLines(/Consumer has joined the group/)
-    .map((l) => JSON.parse(l) as { groupId: string; duration: number })
-    .filter((j) => j.groupId === group)
-    .map((j) => j.duration);
+    .logLines(/The worker joined its consumer group\./)
+    .map((l) => JSON.parse(l) as { group: string; durationMs?: number })
+    .filter((j) => j.group === group && j.durationMs !== undefined)
+    .map((j) => j.durationMs as number);
 }
 
 export const rebalanceBurst: Scenario = {
@@ -137,7 +137,7 @@ export const rebalanceBurst: Scenario = {
           'worker joins and leaves': `${p.cycles} and ${p.cycles}`,
           'drain deadline (DRAIN_TIMEOUT_MS), ms': DRAIN_TIMEOUT_MS,
           'hold of the http destination at each join, ms': p.holdMs,
-          'group joins, ms each (kafkajs join to assignment)': joins.join(', '),
+          'group joins, ms each (start or rebalance to assignment)': joins.join(', '),
           'longest group join, ms': Math.max(...joins),
           'batches that hit the drain deadline': drainWarnings,
           'http deliveries resumed after each hold, ms': resumed.join(', '),

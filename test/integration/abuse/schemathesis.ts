@@ -3,7 +3,7 @@
 // repository's schemathesis.toml (the hooks and settings RELIABILITY.md "API abuse" describes), and writes its
 // JSON report to a folder of its own, where the figures are read from.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +37,12 @@ export interface FuzzOptions {
   readonly url: string;
   /** One run per identity, one after the other (a second account's key is one more entry). */
   readonly identities: readonly FuzzIdentity[];
+  /**
+   * Identities that must not see each other's objects: one more run acts as each of them (schemathesis's
+   * `[auth.wfc]` document of users, with `peers`), so `object_level_authorization` replays each one's
+   * reads of its own objects as the others and fails when one gets them.
+   */
+  readonly peers?: readonly FuzzIdentity[];
   readonly maxExamples: number;
   readonly seed: number;
   /** Operations whose path matches are left out. */
@@ -65,23 +71,37 @@ export interface FuzzRun {
 
 export async function runSchemathesis(o: FuzzOptions): Promise<FuzzRun[]> {
   const runs: FuzzRun[] = [];
-  for (const identity of o.identities) runs.push(await runOnce(o, identity));
+  for (const identity of o.identities) runs.push(await runOnce(o, identity.name, { identity }));
+  if (o.peers !== undefined && o.peers.length > 1) runs.push(await runOnce(o, `peers ${o.peers.map((p) => p.name).join(' and ')}`, { peers: o.peers }));
   return runs;
 }
 
-function runOnce(o: FuzzOptions, identity: FuzzIdentity): Promise<FuzzRun> {
+/**
+ * The repository's settings with the peers' users added: a Web Fuzzing Commons authentication document
+ * (each user with its fixed Authorization header) and `[auth.wfc]` naming them all as peers.
+ */
+function peersConfig(dir: string, peers: readonly FuzzIdentity[]): string {
+  const users = join(dir, 'users.json');
+  const auth = peers.map((p) => ({ name: p.name, fixedHeaders: [{ name: 'Authorization', value: p.authorization }] }));
+  writeFileSync(users, JSON.stringify({ schemaVersion: '0.2.0', auth }));
+  const config = join(dir, 'schemathesis.toml');
+  const section = `\n[auth.wfc]\npath = ${JSON.stringify(users)}\npeers = [${peers.map((p) => JSON.stringify(p.name)).join(', ')}]\n`;
+  writeFileSync(config, readFileSync(CONFIG_FILE, 'utf8') + section);
+  return config;
+}
+
+function runOnce(o: FuzzOptions, name: string, who: { identity?: FuzzIdentity; peers?: readonly FuzzIdentity[] }): Promise<FuzzRun> {
   // Reports and hypothesis's own files go to a folder of the run's own; the working directory is the
   // repository's root, against which schemathesis.toml names its hooks file.
   const dir = mkdtempSync(join(tmpdir(), 'edge-fuzz-'));
   const args = [
     '--config-file',
-    CONFIG_FILE,
+    who.peers === undefined ? CONFIG_FILE : peersConfig(dir, who.peers),
     'run',
     `${o.url}/openapi.json`,
     '--url',
     o.url,
-    '--header',
-    `Authorization: ${identity.authorization}`,
+    ...(who.identity === undefined ? [] : ['--header', `Authorization: ${who.identity.authorization}`]),
     '--checks',
     'all',
     '--phases',
@@ -124,7 +144,7 @@ function runOnce(o: FuzzOptions, identity: FuzzIdentity): Promise<FuzzRun> {
       clearTimeout(timer);
       const file = readdirSync(dir).find((f) => f.startsWith('json-') && f.endsWith('.json'));
       if (file === undefined) return reject(new Error(`schemathesis (exit ${code}) wrote no JSON report:\n${withoutBanners(output).slice(-4000)}`));
-      resolve({ identity: identity.name, code, output, report: JSON.parse(readFileSync(join(dir, file), 'utf8')) as FuzzReport });
+      resolve({ identity: name, code, output, report: JSON.parse(readFileSync(join(dir, file), 'utf8')) as FuzzReport });
     });
   });
 }

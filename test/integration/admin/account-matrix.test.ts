@@ -1,4 +1,4 @@
-// The two-account matrix (SECURITY.md "Tenancy"): every route and method of the OpenAPI document (so new routes
+// The two-account matrix (SECURITY.md "Accounts and tenancy"): every route and method of the OpenAPI document (so new routes
 // are covered automatically), called with one account's key on another account's ids, answers exactly what an
 // id that names nothing gets: 404 (403 on /accounts, which only the operator's keys may use). Lists never show
 // another account's ids, references to them are refused as unknown, and nothing the probes sent changed them.

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { buildApp, type App } from '../../../src/app.js';
 import { loadServiceConfig } from '../../../src/config/service-config.js';
+import type { HostResolver } from '../../../src/net/guarded-lookup.js';
 import { testBrokers, uniqueName } from '../../support/kafka.js';
 import { serviceEnv } from '../../support/service-process.js';
 import { OpenApiChecker, type OpenApiDoc } from './openapi-check.js';
@@ -51,6 +52,8 @@ export interface StartOptions {
   /** Default "api". */
   roles?: string;
   env?: Record<string, string>;
+  /** How destinations' host names resolve in this service (buildApp's override). */
+  resolveHost?: HostResolver;
 }
 
 export async function startAdmin(opts: StartOptions = {}): Promise<AdminHarness> {
@@ -62,7 +65,7 @@ export async function startAdmin(opts: StartOptions = {}): Promise<AdminHarness>
     API_BOOTSTRAP_TOKEN: token,
     ...opts.env,
   });
-  const app = buildApp(loadServiceConfig(env), testBrokers());
+  const app = buildApp(loadServiceConfig(env), testBrokers(), opts.resolveHost === undefined ? {} : { resolveHost: opts.resolveHost });
   let url: string;
   try {
     url = await app.start();

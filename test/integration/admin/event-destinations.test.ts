@@ -72,6 +72,7 @@ describe('event destinations', () => {
       description: 'to kafka',
       metadata: '{"team":"edge"}',
       format: 'json',
+      timestamp_format: 'rfc3339',
       target: { kafka: { topic, brokers: null, key: null, partitions: null, replication_factor: null } },
       status: UNKNOWN_STATUS,
     });
@@ -91,7 +92,8 @@ describe('event destinations', () => {
       file: { path: 'audit/all.ndjson', resolved_path: join(process.cwd(), '.local', 'destinations', 'audit', 'all.ndjson') },
     });
     expect((await created({ target: { delivery_stream: { auth: { role: { role_arn: ROLE } }, delivery_stream_arn: FIREHOSE } }, verify: false })).target).toEqual({
-      delivery_stream: { auth: { role: { role_arn: ROLE } }, delivery_stream_arn: FIREHOSE, endpoint: null },
+      // The role's ExternalId is the destination's account id (SECURITY.md "Egress"), read-only.
+      delivery_stream: { auth: { role: { role_arn: ROLE, external_id: OPERATOR_ACCOUNT_ID } }, delivery_stream_arn: FIREHOSE, endpoint: null },
     });
     const creds = { cloud_access_key_id: KEY_ID, cloud_secret_access_key: CLOUD_SECRET };
     expect((await created({ target: { data_stream: { auth: { creds }, stream_arn: KINESIS } }, verify: false })).target).toEqual({
@@ -179,6 +181,15 @@ describe('event destinations', () => {
     const toKafka = await h.call('PATCH', `/event_destinations/${c.id}`, { body: { target: { kafka: { topic: `${h.prefix}.moved` } } } });
     expect(toKafka.json.target).toEqual({ kafka: { topic: `${h.prefix}.moved`, brokers: null, key: null, partitions: null, replication_factor: null } });
     await expectError(h.call('PATCH', `/event_destinations/${c.id}`, { body: { target: { file: { path: '../x' } } } }), 400, 'invalid_file_path', 'target.file.path');
+  });
+
+  it('should take a timestamp_format, answer rfc3339 by default, change it alone with PATCH, and refuse one it does not know', async () => {
+    const d = await created({ target: { file: { path: 'formats.ndjson' } } });
+    expect(d.timestamp_format).toBe('rfc3339');
+    const changed = await h.call('PATCH', `/event_destinations/${d.id}`, { body: { timestamp_format: 'unixnano' } });
+    expect([changed.status, changed.json.timestamp_format, changed.json.target]).toEqual([200, 'unixnano', d.target]);
+    expect((await created({ timestamp_format: 'unix', target: { file: { path: 'unix.ndjson' } } })).timestamp_format).toBe('unix');
+    await expectError(create({ timestamp_format: 'iso8601', target: { file: { path: 'x.ndjson' } } }), 400, 'invalid_body', 'timestamp_format');
   });
 
   it('should list destinations newest first, a page at a time', async () => {

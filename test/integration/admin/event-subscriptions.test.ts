@@ -69,11 +69,12 @@ describe('event subscriptions', () => {
       metadata: '{"owner":"sec"}',
       description: 'tls traffic and key changes',
       sources: [
-        { type: HTTP, fields: ['conn.client_ip', 'http.response.status_code'], filter: 'ev.conn.server_port == 443', uri: `${uri}/sources/${HTTP}` },
-        { type: 'api_key_created.v0', fields: [], filter: '', uri: `${uri}/sources/api_key_created.v0` },
-        { type: 'api_key_deleted.v0', fields: [], filter: '', uri: `${uri}/sources/api_key_deleted.v0` },
+        { type: HTTP, fields: ['conn.client_ip', 'http.response.status_code'], filter: 'ev.conn.server_port == 443', sample_rate: 1, uri: `${uri}/sources/${HTTP}` },
+        { type: 'api_key_created.v0', fields: [], filter: '', sample_rate: 1, uri: `${uri}/sources/api_key_created.v0` },
+        { type: 'api_key_deleted.v0', fields: [], filter: '', sample_rate: 1, uri: `${uri}/sources/api_key_deleted.v0` },
       ],
       destinations: [dest, dest2],
+      enabled: true,
     });
     expect((await h.call('GET', `/event_subscriptions/${s.id}`)).json).toEqual(s);
     // The stored shape is the one the pipeline reads.
@@ -89,6 +90,7 @@ describe('event subscriptions', () => {
         { type: 'api_key_deleted.v0' },
       ],
       destination_ids: [dest.id, dest2.id],
+      enabled: true,
     });
     const empty = await created({});
     expect(empty).toMatchObject({ description: '', metadata: '', sources: [], destinations: [] });
@@ -164,7 +166,7 @@ describe('event subscriptions', () => {
     expect(r.json).toEqual({
       ...s,
       description: 'renamed',
-      sources: [{ type: 'ip_policy_updated.v0', fields: [], filter: '', uri: `${s.uri}/sources/ip_policy_updated.v0` }],
+      sources: [{ type: 'ip_policy_updated.v0', fields: [], filter: '', sample_rate: 1, uri: `${s.uri}/sources/ip_policy_updated.v0` }],
       destinations: [dest2],
     });
     const meta = await h.call('PATCH', `/event_subscriptions/${s.id}`, { body: { metadata: 'm' } });
@@ -174,6 +176,21 @@ describe('event subscriptions', () => {
     await expectError(h.call('PATCH', `/event_subscriptions/${s.id}`, { body: { description: 'x'.repeat(256) } }), 400, 'field_too_long', 'description');
     expect((await h.call('GET', `/event_subscriptions/${s.id}`)).json).toEqual(meta.json);
     await expectError(h.call('PATCH', '/event_subscriptions/esb_01JD0000000000000000000009', { body: {} }), 404, 'not_found');
+  });
+
+  it('should take enabled and sample_rate, keep them across updates, and refuse a rate outside (0, 1] or on an audit source', async () => {
+    const s = await created({ sources: [{ ...traffic(), sample_rate: 0.25 }], destination_ids: [dest.id], enabled: false });
+    expect([s.enabled, s.sources[0].sample_rate]).toEqual([false, 0.25]);
+    expect(h.app.configLog.get(s.id)?.data).toMatchObject({ enabled: false, sources: [{ type: TCP, sample_rate: 0.25 }] });
+    const resumed = await h.call('PATCH', `/event_subscriptions/${s.id}`, { body: { enabled: true } });
+    expect([resumed.json.enabled, resumed.json.sources[0].sample_rate]).toEqual([true, 0.25]);
+    const patched = await h.call('PATCH', `/event_subscriptions/${s.id}/sources/${TCP}`, { body: { sample_rate: 1 } });
+    expect(patched.json.sample_rate).toBe(1);
+    expect((h.app.configLog.get(s.id)?.data as { sources: Json[] }).sources[0]).not.toHaveProperty('sample_rate');
+    for (const rate of [0, -0.5, 1.5]) await expectError(create({ sources: [{ ...traffic(), sample_rate: rate }] }), 400, 'invalid_body', 'sources[0].sample_rate');
+    await expectError(create({ sources: [{ type: 'ip_policy_updated.v0', sample_rate: 0.5 }] }), 400, 'audit_source_field', 'sources[0].sample_rate');
+    // What a GET answers for an audit source can be sent back.
+    expect((await created({ sources: [{ type: 'ip_policy_updated.v0', fields: [], filter: '', sample_rate: 1 }] })).enabled).toBe(true);
   });
 
   it('should list subscriptions newest first and delete them', async () => {
@@ -200,7 +217,7 @@ describe('event subscription sources', () => {
 
     const added = await h.call('POST', `/event_subscriptions/${s.id}/sources`, { body: traffic('ev.conn.server_port == 22') });
     expect(added.status, added.text).toBe(201);
-    expect(added.json).toEqual({ type: TCP, fields: ['conn.client_ip', 'conn.bytes_in'], filter: 'ev.conn.server_port == 22', uri: `${s.uri}/sources/${TCP}` });
+    expect(added.json).toEqual({ type: TCP, fields: ['conn.client_ip', 'conn.bytes_in'], filter: 'ev.conn.server_port == 22', sample_rate: 1, uri: `${s.uri}/sources/${TCP}` });
     expect((await h.call('GET', `/event_subscriptions/${s.id}/sources/${TCP}`)).json).toEqual(added.json);
     expect((await h.call('GET', `/event_subscriptions/${s.id}`)).json.sources.map((x: { type: string }) => x.type)).toEqual(['api_key_created.v0', TCP]);
 

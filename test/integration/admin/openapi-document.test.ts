@@ -87,7 +87,7 @@ describe('the OpenAPI document', () => {
   it('should leave out of an update what cannot change, and state that a target sets exactly one kind', () => {
     expect(Object.keys(props(body('patch', '/ip_policy_rules/{id}')))).not.toEqual(expect.arrayContaining(['action']));
     expect(Object.keys(props(body('patch', '/ip_policy_rules/{id}')))).not.toContain('ip_policy_id');
-    expect(Object.keys(props(body('patch', '/event_subscriptions/{id}/sources/{type}')))).toEqual(['fields', 'filter']);
+    expect(Object.keys(props(body('patch', '/event_subscriptions/{id}/sources/{type}')))).toEqual(['fields', 'filter', 'sample_rate']);
     for (const [method, path] of [
       ['post', '/event_destinations'],
       ['patch', '/event_destinations/{id}'],

@@ -15,7 +15,7 @@ import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
 import { MOTO_ACCOUNT, arnOf, motoClientConfig } from '../../support/moto.js';
 import { RecordingDeadLetters, SpyWriter, testItems } from '../delivery/writer-contract.js';
 import { createDataStream, createDeliveryStream, createLogGroup, motoEndpoint, readAtLeast, targetFor } from './cloud-fixtures.js';
-import { OPERATOR } from '../../../src/accounts/account.js';
+import { OPERATOR, accountContext } from '../../../src/accounts/account.js';
 import { writerDeps } from '../../support/writer-deps.js';
 
 function deps(cloud: WriterDeps['cloud'] = {}): WriterDeps {
@@ -69,6 +69,8 @@ describe('cloud writer auth', () => {
     const sts = p.accessKeys.filter((k) => k.operation === '');
     const puts = p.accessKeys.filter((k) => k.operation === 'PutRecords');
     expect(sts.map((k) => k.accessKeyId)).toEqual([base.accessKeyId]);
+    // The confused deputy: STS is asked for the role on behalf of the destination's account, by its id.
+    expect(p.queryCalls.map((c) => [c.Action, c.RoleArn, c.ExternalId])).toEqual([['AssumeRole', roleArn, OPERATOR.accountId]]);
     expect(writer.assumedRole!.assumeCalls).toBe(1);
     expect(temp.accessKeyId).toMatch(/^ASIA/);
     expect(temp.sessionToken).toBeTruthy();
@@ -79,6 +81,19 @@ describe('cloud writer auth', () => {
     const who = await new STSClient({ ...motoClientConfig(motoEndpoint()), credentials: temp }).send(new GetCallerIdentityCommand({}));
     expect(who.Arn).toMatch(/^arn:aws:sts::123456789012:assumed-role\/edge-events-delivery\/edge-events-/);
     expect(await readAtLeast(stream, 6)).toHaveLength(6);
+  });
+
+  it("should pass a normal account's id as the ExternalId of AssumeRole", async () => {
+    const stream = await createDataStream('auth-external-id');
+    const p = await startProxy();
+    const roleArn = `arn:aws:iam::${MOTO_ACCOUNT}:role/edge-events-customer`;
+    const account = accountContext('acct_01kw0egress0000000000000001');
+    const base = { accessKeyId: 'AKIAEDGEEVENTSBASE01', secretAccessKey: 'base-secret' };
+    const writer = createWriter(targetFor(stream, {}, { role: { role_arn: roleArn } }), deps({ endpoint: p.endpoint, baseCredentials: () => Promise.resolve(base) }), account);
+    await writer.write(testItems(1));
+    await writer.close();
+    expect(p.queryCalls.filter((c) => c.Action === 'AssumeRole').map((c) => c.ExternalId)).toEqual([account.accountId]);
+    expect(await readAtLeast(stream, 1)).toHaveLength(1);
   });
 });
 

@@ -33,7 +33,7 @@ describe('POST /event_destinations/{id}/test_event', () => {
     const id = await create({ data_stream: { auth: creds, stream_arn: stream.arn, endpoint: motoEndpoint() } });
     const r = await api.call('POST', `/event_destinations/${id}/test_event`);
     expect(r.status, r.text).toBe(200);
-    expect(r.json).toEqual({ delivered: true, event_id: expect.stringMatching(/^ev_/) });
+    expect(r.json).toEqual({ delivered: true, event_id: expect.stringMatching(/^ev_/), status_code: null, duration_ms: expect.any(Number) });
     const [got] = await readAtLeast(stream, 1);
     const envelope = got!.envelope as Envelope;
     expect(envelope).toMatchObject({
@@ -48,7 +48,7 @@ describe('POST /event_destinations/{id}/test_event', () => {
     const group = await createLogGroup('test-event-role');
     const id = await create({ log_service: { auth: { role: { role_arn: `arn:aws:iam::${MOTO_ACCOUNT}:role/edge-events` } }, log_group_arn: group.arn } });
     const r = await api.call('POST', `/event_destinations/${id}/test_event`);
-    expect(r.json).toEqual({ delivered: true, event_id: expect.any(String) });
+    expect(r.json).toEqual({ delivered: true, event_id: expect.any(String), status_code: null, duration_ms: expect.any(Number) });
     expect((await readAtLeast(group, 1)).map((g) => g.envelope.event_id)).toEqual([r.json.event_id]);
   });
 

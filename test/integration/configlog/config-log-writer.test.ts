@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination } from '../../../src/configlog/resources.js';
 import { newId } from '../../../src/ids.js';
-import { consumeUntil, createTopics, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, createTopics, testBrokers, testClient, testKafka, uniqueName } from '../../support/kafka.js';
 import { API_KEYS, LostResponses } from '../../support/lost-responses.js';
 import { TopicCollector } from '../../support/topic-collector.js';
 
@@ -73,7 +73,7 @@ describe('config log writer', () => {
     const writerId = uniqueName('replica');
     await killWriterInTransaction(kafka, t.config, writerId);
     const restarted = Date.now();
-    const successor = await started(new ConfigLog({ kafka, topic: t.config, writerId, syncTimeoutMs: 40_000 }));
+    const successor = await started(new ConfigLog({ kafka: testClient('config-writer-test'), topic: t.config, writerId, syncTimeoutMs: 40_000 }));
     expect(Date.now() - restarted).toBeLessThan(10_000);
     const d = destination('after the crash');
     await successor.write([{ id: d.id, kind: 'event_destination', data: d }]);
@@ -87,7 +87,7 @@ describe('config log writer', () => {
     await killWriterInTransaction(kafka, t.config, uniqueName('replica'));
     const readerStarted = Date.now();
     // A reader loads the log up to its own sync marker, which lies behind the open transaction.
-    await started(new ConfigLog({ kafka, topic: t.config, writerId: uniqueName('reader'), syncTimeoutMs: 60_000 }));
+    await started(new ConfigLog({ kafka: testClient('config-writer-test'), topic: t.config, writerId: uniqueName('reader'), syncTimeoutMs: 60_000 }));
     // The transaction timeout (10 s) plus the broker's check for timed-out transactions (every 10 s).
     expect(Date.now() - readerStarted).toBeLessThan(25_000);
   }, 90_000);
@@ -131,7 +131,7 @@ describe('config log writer', () => {
     await log.write([{ id: next.id, kind: 'event_destination', data: next }]);
     expect(log.get(next.id)?.data).toEqual(next);
     // The first write either landed whole or not at all, and a fresh reader sees what this one sees.
-    const reader = await started(new ConfigLog({ kafka: testKafka('config-writer-test'), topic: t.config }));
+    const reader = await started(new ConfigLog({ kafka: testClient('config-writer-test'), topic: t.config }));
     expect({ first, next: reader.get(next.id)?.data, lost: reader.get(lost.id) !== undefined }).toEqual({ first, next, lost: first === 'made' });
   }, 90_000);
 });

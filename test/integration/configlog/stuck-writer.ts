@@ -3,14 +3,15 @@
 // (the resource appended, not committed) while the client waits for that topic.
 // Environment: BROKERS, CONFIG_TOPIC, WRITER_ID, MISSING_TOPIC.
 import { ConfigLog } from '../../../src/configlog/config-log.js';
-import { createKafkaClient } from '../../../src/kafka/client.js';
+import { createClient, isKafkaClientName } from '../../../src/kafka/client.js';
 
 const env = (name: string): string => {
   const v = process.env[name];
   if (v === undefined || v === '') throw new Error(`${name} is not set`);
   return v;
 };
-const kafka = createKafkaClient({ clientId: 'stuck-writer', brokers: env('BROKERS'), logLevel: 'nothing' });
+const name = process.env.KAFKA_CLIENT ?? '';
+const kafka = createClient({ clientId: 'stuck-writer', brokers: env('BROKERS'), silent: true, ...(isKafkaClientName(name) && { name }) });
 const log = new ConfigLog({ kafka, topic: env('CONFIG_TOPIC'), writerId: env('WRITER_ID') });
 await log.start();
 process.stdout.write('started\n');

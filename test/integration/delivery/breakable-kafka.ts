@@ -1,6 +1,8 @@
-// A kafkajs client for outage tests: its connections can be cut and refused, as in a broker outage.
+// A client for outage tests: the service's client seam over kafkajs, whose connections can be cut and
+// refused as in a broker outage (kafkajs only: @platformatic/kafka takes no socket of the caller's).
 import { Socket } from 'node:net';
 import { Kafka, logLevel, type ISocketFactory } from 'kafkajs';
+import { kafkajsClientOf } from '../../../src/kafka/kafkajs/kafkajs-adapter.js';
 import { testBrokers } from '../../support/kafka.js';
 
 /**
@@ -33,7 +35,7 @@ export function breakableKafka(clientId: string) {
     logLevel: logLevel.NOTHING,
   });
   return {
-    kafka,
+    kafka: kafkajsClientOf(kafka, [testBrokers()]),
     disrupt: async () => {
       down = true;
       // As a reset from a crashed broker: kafkajs reacts to 'error' (and 'end'), not to a bare 'close'.

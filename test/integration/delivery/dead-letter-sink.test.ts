@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KafkaDeadLetterSink } from '../../../src/delivery/dead-letter.js';
-import { consumeUntil, createTopics, testKafka, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, createTopics, testClient, testKafka, uniqueName } from '../../support/kafka.js';
 import { breakableKafka } from './breakable-kafka.js';
 
 describe('kafka dead-letter sink', () => {
@@ -8,7 +8,7 @@ describe('kafka dead-letter sink', () => {
     const kafka = testKafka();
     const topic = uniqueName('edge.dlq');
     await createTopics(kafka, [{ topic }]);
-    const sink = new KafkaDeadLetterSink({ kafka, topic });
+    const sink = new KafkaDeadLetterSink({ kafka: testClient(), topic });
     await sink.send([
       {
         value: Buffer.from([0xde, 0xad]),

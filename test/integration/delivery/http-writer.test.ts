@@ -6,7 +6,8 @@ import { HttpWriter } from '../../../src/delivery/destinations/http/http-writer.
 import { SIGNATURE_HEADER, verifySignature } from '../../../src/delivery/destinations/http/signature.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
 import type { Settlement } from '../../../src/delivery/runner-options.js';
-import { consumeUntil, createTopics, testKafka, uniqueName } from '../../support/kafka.js';
+import { TEST_EGRESS } from '../../support/writer-deps.js';
+import { consumeUntil, createTopics, testClient, testKafka, uniqueName } from '../../support/kafka.js';
 import { HttpReceiver } from './http-receiver.js';
 import { RecordingDeadLetters, SpyWriter, describeWriterContract, idsOf, testItems } from './writer-contract.js';
 
@@ -14,7 +15,7 @@ describeWriterContract('http', async () => {
   const receiver = new HttpReceiver();
   await receiver.start();
   return {
-    createWriter: async () => new HttpWriter({ url: receiver.url, timeout_ms: 2000 }),
+    createWriter: async () => new HttpWriter({ url: receiver.url, timeout_ms: 2000 }, { egress: TEST_EGRESS }),
     readBack: async () => receiver.delivered(),
     disrupt: () => receiver.stop(),
     restore: () => receiver.start(),
@@ -49,7 +50,7 @@ describe('http writer against a real receiver', () => {
   }
 
   it('should POST a JSON array with content-type application/json and a signature the receiver verifies', async () => {
-    const writer = new HttpWriter({ url: receiver.url, secret });
+    const writer = new HttpWriter({ url: receiver.url, secret }, { egress: TEST_EGRESS });
     const items = testItems(3);
     await writer.write(items);
     await writer.write(testItems(2));
@@ -64,13 +65,13 @@ describe('http writer against a real receiver', () => {
   });
 
   it('should send no signature header when no secret is set', async () => {
-    await new HttpWriter({ url: receiver.url }).write(testItems(1));
+    await new HttpWriter({ url: receiver.url }, { egress: TEST_EGRESS }).write(testItems(1));
     expect(receiver.requests[0]?.headers[SIGNATURE_HEADER]).toBeUndefined();
   });
 
   it('should retry a 429 no sooner than its Retry-After, then deliver', async () => {
     receiver.script = ({ n }) => (n === 0 ? { status: 429, headers: { 'retry-after': '1' } } : undefined);
-    const spy = new SpyWriter(new HttpWriter({ url: receiver.url }));
+    const spy = new SpyWriter(new HttpWriter({ url: receiver.url }, { egress: TEST_EGRESS }));
     const { runner, settled } = run(spy);
     const items = testItems(4);
     items.forEach((i) => runner.enqueue(i));
@@ -85,7 +86,7 @@ describe('http writer against a real receiver', () => {
 
   it('should retry 503 answers until the receiver accepts', async () => {
     receiver.script = ({ n }) => (n < 3 ? { status: 503 } : undefined);
-    const spy = new SpyWriter(new HttpWriter({ url: receiver.url }));
+    const spy = new SpyWriter(new HttpWriter({ url: receiver.url }, { egress: TEST_EGRESS }));
     const { runner, settled } = run(spy);
     const items = testItems(10);
     items.forEach((i) => runner.enqueue(i));
@@ -98,7 +99,7 @@ describe('http writer against a real receiver', () => {
 
   it('should retry a request that times out', async () => {
     receiver.script = ({ n }) => (n === 0 ? { status: 200, delayMs: 1500 } : undefined);
-    const spy = new SpyWriter(new HttpWriter({ url: receiver.url, timeout_ms: 300 }));
+    const spy = new SpyWriter(new HttpWriter({ url: receiver.url, timeout_ms: 300 }, { egress: TEST_EGRESS }));
     const { runner, settled } = run(spy);
     const items = testItems(5);
     items.forEach((i) => runner.enqueue(i));
@@ -112,9 +113,9 @@ describe('http writer against a real receiver', () => {
     const kafka = testKafka('http-dlq-test');
     const dlqTopic = uniqueName('edge.dlq');
     await createTopics(kafka, [{ topic: dlqTopic }]);
-    const deadLetter = new KafkaDeadLetterSink({ kafka, topic: dlqTopic });
+    const deadLetter = new KafkaDeadLetterSink({ kafka: testClient('http-dlq-test'), topic: dlqTopic });
     receiver.script = () => ({ status: 400 });
-    const spy = new SpyWriter(new HttpWriter({ url: receiver.url }));
+    const spy = new SpyWriter(new HttpWriter({ url: receiver.url }, { egress: TEST_EGRESS }));
     const { runner, settled } = run(spy, deadLetter, 'ed_http_400');
     const items = testItems(3);
     items.forEach((i) => runner.enqueue(i));
@@ -141,12 +142,12 @@ describe('http writer against a real receiver', () => {
 
   it('should not follow a redirect, and dead-letter the batch instead', async () => {
     receiver.script = () => ({ status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } });
-    const writer = new HttpWriter({ url: receiver.url });
-    await expect(writer.write(testItems(1))).rejects.toMatchObject({ code: 'DESTINATION_REJECTED', retryable: false });
+    const writer = new HttpWriter({ url: receiver.url }, { egress: TEST_EGRESS });
+    await expect(writer.write(testItems(1))).rejects.toMatchObject({ code: 'DESTINATION_REDIRECTED', retryable: false, status: 302 });
   });
 
   it('should report a refused connection as retryable and fail its health check', async () => {
-    const writer = new HttpWriter({ url: receiver.url });
+    const writer = new HttpWriter({ url: receiver.url }, { egress: TEST_EGRESS });
     await writer.healthcheck();
     await receiver.stop();
     await expect(writer.write(testItems(1))).rejects.toMatchObject({ code: 'DESTINATION_UNREACHABLE', retryable: true });

@@ -1,8 +1,8 @@
-import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { KafkaWriter } from '../../../src/delivery/destinations/kafka/kafka-writer.js';
 import type { Envelope } from '../../../src/events/envelope.js';
-import { consumeUntil, createTopics, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { createClient } from '../../../src/kafka/client.js';
+import { consumeUntil, createTopics, testBrokers, testClient, testClientName, testKafka, uniqueName } from '../../support/kafka.js';
 import { API_KEYS, LostResponses } from '../../support/lost-responses.js';
 import { breakableKafka } from './breakable-kafka.js';
 import { describeWriterContract, testItems } from './writer-contract.js';
@@ -53,7 +53,7 @@ describe('kafka writer specifics', () => {
     const kafka = testKafka();
     const topic = uniqueName('kafka.writer.key');
     await createTopics(kafka, [{ topic, partitions: 3 }]);
-    const writer = new KafkaWriter({ topic }, kafka);
+    const writer = new KafkaWriter({ topic }, testClient());
     const items = testItems(30);
     await writer.write(items);
     await writer.close();
@@ -71,7 +71,7 @@ describe('kafka writer specifics', () => {
     const kafka = testKafka();
     const topic = uniqueName('kafka.writer.keypath');
     await createTopics(kafka, [{ topic }]);
-    const writer = new KafkaWriter({ topic, key: 'object.conn.client_ip' }, kafka);
+    const writer = new KafkaWriter({ topic, key: 'object.conn.client_ip' }, testClient());
     await writer.write(testItems(3));
     await writer.close();
     const got = await consumeUntil(kafka, { topics: [topic], until: (m) => m.length >= 3 });
@@ -82,7 +82,7 @@ describe('kafka writer specifics', () => {
     const kafka = testKafka();
     const topic = uniqueName('kafka.writer.small');
     await createTopics(kafka, [{ topic, config: { 'max.message.bytes': '2000' } }]);
-    const writer = new KafkaWriter({ topic }, kafka);
+    const writer = new KafkaWriter({ topic }, testClient());
     const small = testItems(3);
     const [big] = testItems(1, 5000);
     const outcome = await writer.write([small[0]!, big!, small[1]!, small[2]!]);
@@ -95,7 +95,7 @@ describe('kafka writer specifics', () => {
   it('should fail its health check for a cluster it cannot reach', async () => {
     const writer = new KafkaWriter(
       { topic: 'x' },
-      new Kafka({ clientId: 'unreachable', brokers: ['127.0.0.1:1'], connectionTimeout: 300, retry: { retries: 0 }, logLevel: logLevel.NOTHING }),
+      createClient({ clientId: 'unreachable', brokers: ['127.0.0.1:1'], connectionTimeoutMs: 300, retries: 0, silent: true, ...(testClientName() !== undefined && { name: testClientName() }) }),
     );
     await expect(writer.healthcheck()).rejects.toMatchObject({ code: 'DESTINATION_UNHEALTHY' });
     await expect(writer.write(testItems(1))).rejects.toMatchObject({ code: 'DESTINATION_UNREACHABLE', retryable: true });

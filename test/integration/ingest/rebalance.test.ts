@@ -13,13 +13,13 @@ const DRAIN_TIMEOUT_MS = 3_000;
 const HTTP = 'http_request_complete.v0';
 const TCP = 'tcp_connection_closed.v0';
 
-/** kafkajs logs each completed join of a group with its duration (join request to assignment) and the assignment. */
+/** The worker logs each completed join of its group with its duration (start or rebalance to assignment) and the assignment. */
 function joins(p: ServiceProcess, groupId: string): Array<{ duration: number; partitions: number }> {
   return p.logs
-    .filter((l) => l.includes('Consumer has joined the group'))
-    .map((l) => JSON.parse(l) as { groupId: string; duration: number; memberAssignment: Record<string, number[]> })
-    .filter((j) => j.groupId === groupId)
-    .map((j) => ({ duration: j.duration, partitions: Object.values(j.memberAssignment).flat().length }));
+    .filter((l) => l.includes('The worker joined its consumer group.'))
+    .map((l) => JSON.parse(l) as { group: string; durationMs: number; assignment: Record<string, number[]> })
+    .filter((j) => j.group === groupId)
+    .map((j) => ({ duration: j.durationMs, partitions: Object.values(j.assignment).flat().length }));
 }
 
 it('a worker joining while the first waits on a hung destination should get its partitions within the drain deadline, and no event should be lost when it leaves again', async () => {

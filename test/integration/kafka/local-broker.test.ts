@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createKafkaClient } from '../../../src/kafka/client.js';
+import { createKafkaClient } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { startLocalBroker } from '../../../src/kafka/local-broker.js';
 import { consumeUntil, createTopics, produce, uniqueName, withAdmin } from '../../support/kafka.js';
 

@@ -2,7 +2,7 @@
 // to the whole process group), a second Ctrl-C, a broker that dies, and a service killed with kill -9.
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createKafkaClient } from '../../../src/kafka/client.js';
+import { createKafkaClient } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { localSetup, startLocalService, waitGone, processAlive, type LocalService, type LocalSetup } from '../../support/local-service.js';
 import { GroupProcess } from '../../support/process-group.js';
 

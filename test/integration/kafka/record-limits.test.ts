@@ -1,16 +1,17 @@
 // The record size bound against the real broker: chunks cut to a topic's max.message.bytes are all
 // accepted, so the bound never undercounts what the broker checks.
 import { describe, expect, it } from 'vitest';
-import { createProducer } from '../../../src/kafka/client.js';
+import { createProducer } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { splitToBatchLimit, topicMaxMessageBytes } from '../../../src/kafka/record-limits.js';
-import { createTopics, testKafka, uniqueName, withAdmin } from '../../support/kafka.js';
+import { withAdmin } from '../../../src/kafka/seam.js';
+import { createTopics, testClient, testKafka, uniqueName } from '../../support/kafka.js';
 
 describe('record limits on the broker', () => {
   it("should cut sends the broker accepts under a topic's max.message.bytes, read from the topic's config", async () => {
     const kafka = testKafka();
     const topic = uniqueName('limits');
     await createTopics(kafka, [{ topic, partitions: 1, config: { 'max.message.bytes': '20000' } }]);
-    const limit = await withAdmin(kafka, (admin) => topicMaxMessageBytes(admin, topic));
+    const limit = await withAdmin(testClient(), (admin) => topicMaxMessageBytes(admin, topic));
     expect(limit).toBe(20_000);
     // Sizes from tiny to near the limit, with headers like the parking ones.
     const messages = Array.from({ length: 60 }, (_, i) => ({
@@ -28,7 +29,7 @@ describe('record limits on the broker', () => {
     } finally {
       await producer.disconnect();
     }
-    const [end] = await withAdmin(kafka, (admin) => admin.fetchTopicOffsets(topic));
-    expect(Number(end?.high)).toBe(messages.length);
+    const [end] = await withAdmin(testClient(), (admin) => admin.partitionOffsets(topic));
+    expect(end?.high).toBe(messages.length);
   });
 });

@@ -1,8 +1,10 @@
 // Smoke test of kafkajs against the pinned broker: the protocol paths the service relies on all work.
 import type { Kafka } from 'kafkajs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createProducer, ensureTopics } from '../../../src/kafka/client.js';
-import { TEST_CONSUMER, consumeUntil, createTopics, produce, testKafka, uniqueName, withAdmin, type ConsumedMessage } from '../../support/kafka.js';
+import { ensureTopics } from '../../../src/kafka/client.js';
+import { createProducer } from '../../../src/kafka/kafkajs/kafkajs-client.js';
+import { withAdmin } from '../../../src/kafka/seam.js';
+import { TEST_CONSUMER, consumeUntil, createTopics, produce, testClient, testKafka, uniqueName, withAdmin as withKafkajsAdmin, type ConsumedMessage } from '../../support/kafka.js';
 
 let kafka: Kafka;
 
@@ -55,7 +57,7 @@ describe('kafkajs against the pinned broker', () => {
     await first.disconnect();
     expect(firstSeen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
 
-    const committed = await withAdmin(kafka, (admin) => admin.fetchOffsets({ groupId, topics: [topic] }));
+    const committed = await withKafkajsAdmin(kafka, (admin) => admin.fetchOffsets({ groupId, topics: [topic] }));
     expect(committed).toEqual([{ topic, partitions: [{ partition: 0, offset: '3', metadata: null }] }]);
 
     await produce(kafka, topic, [{ value: 'm5' }]);
@@ -94,7 +96,7 @@ describe('kafkajs against the pinned broker', () => {
     const plain = uniqueName('smoke-plain');
     const spec = { topic, partitions: 1, compacted: true };
 
-    const results = await withAdmin(kafka, async (admin) => [
+    const results = await withAdmin(testClient(), async (admin) => [
       await ensureTopics(admin, [spec, { topic: plain }]),
       await ensureTopics(admin, [spec]),
     ]);
@@ -103,10 +105,8 @@ describe('kafkajs against the pinned broker', () => {
       { created: [], existing: [topic] },
     ]);
 
-    const config = await withAdmin(kafka, (admin) =>
-      admin.describeConfigs({ includeSynonyms: false, resources: [{ type: 2, name: topic, configNames: ['cleanup.policy'] }] }),
-    );
-    expect(config.resources[0]?.configEntries[0]).toMatchObject({ configName: 'cleanup.policy', configValue: 'compact' });
+    const config = await withAdmin(testClient(), (admin) => admin.topicConfig(topic, ['cleanup.policy']));
+    expect(config.get('cleanup.policy')).toBe('compact');
 
     // A tombstone (key, null value) is how the config log deletes a resource.
     await produce(kafka, topic, [{ key: 'ed_1', value: '{"v":1}' }, { key: 'ed_1', value: null }]);
@@ -124,7 +124,7 @@ describe('kafkajs against the pinned broker', () => {
       await strict.disconnect();
     }
 
-    await withAdmin(kafka, async (admin) => {
+    await withAdmin(testClient(), async (admin) => {
       await expect(ensureTopics(admin, [{ topic: plain, compacted: true }])).rejects.toMatchObject({ code: 'TOPIC_CONFIG_MISMATCH' });
     });
   });

@@ -9,7 +9,7 @@ import { loadServiceConfig } from '../../../src/config/service-config.js';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
 import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js';
 import { newId } from '../../../src/ids.js';
-import { createProducer } from '../../../src/kafka/client.js';
+import { createProducer } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { parkedDeliveries, redrivenDeliveries } from '../../../src/telemetry/metrics.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';

@@ -12,7 +12,7 @@ import { KafkaParkingStore } from '../../../src/delivery/parking/parking-store.j
 import type { Settlement } from '../../../src/delivery/runner-options.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
-import { testKafka, uniqueName } from '../../support/kafka.js';
+import { testClient, uniqueName } from '../../support/kafka.js';
 import { RecordingDeadLetters } from '../delivery/writer-contract.js';
 import { motoEndpoint } from '../cloud/cloud-fixtures.js';
 import { writerDeps } from '../../support/writer-deps.js';
@@ -73,7 +73,7 @@ export interface ParkingHarnessOptions {
 }
 
 export async function parkingHarness(opts: ParkingHarnessOptions = {}): Promise<ParkingHarness> {
-  const kafka = testKafka('parking-test');
+  const kafka = testClient('parking-test');
   const prefix = opts.sameTopicsAs?.prefix ?? `${uniqueName('edge.retry')}.`;
   const groupPrefix = opts.sameTopicsAs?.groupPrefix ?? uniqueName('parking-group');
   const secrets = opts.sameTopicsAs?.secrets ?? new SecretBox(randomBytes(32));

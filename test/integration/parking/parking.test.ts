@@ -7,7 +7,7 @@ import { DeliveryError } from '../../../src/delivery/errors.js';
 import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js';
 import { parkedDeliveries, redrivenDeliveries } from '../../../src/telemetry/metrics.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
-import { consumeUntil, createTopics, testKafka, withAdmin } from '../../support/kafka.js';
+import { consumeUntil, createTopics, testClient, testKafka, withAdmin } from '../../support/kafka.js';
 import { createDataStream, motoEndpoint, readAtLeast } from '../cloud/cloud-fixtures.js';
 import { HttpReceiver } from '../delivery/http-receiver.js';
 import { testItems } from '../delivery/writer-contract.js';
@@ -156,7 +156,7 @@ describe('parking', () => {
     const items = testItems(30);
     const { KafkaParkingStore } = await import('../../../src/delivery/parking/parking-store.js');
     const { DeliveryError } = await import('../../../src/delivery/errors.js');
-    const other = new KafkaParkingStore({ kafka: testKafka('other-worker'), prefix: h.prefix });
+    const other = new KafkaParkingStore({ kafka: testClient('other-worker'), prefix: h.prefix });
     await other.park(id, items, new DeliveryError('DESTINATION_THROTTLED', 'throttled elsewhere'));
     await other.close();
     const got = await readAtLeast(stream, items.length, 30_000);

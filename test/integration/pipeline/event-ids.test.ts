@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
 import { newId } from '../../../src/ids.js';
-import { createTopics, produce, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, produce, testBrokers, testClient, testKafka, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { makeTraffic, toMessage } from './fixtures.js';
 import { TopicCollector } from '../../support/topic-collector.js';
@@ -62,7 +62,7 @@ beforeAll(async () => {
     { topic: topicA, partitions: 1 },
     { topic: topicB, partitions: 1 },
   ]);
-  configLog = new ConfigLog({ kafka, topic: `${prefix}.config` });
+  configLog = new ConfigLog({ kafka: testClient(), topic: `${prefix}.config` });
   await configLog.start();
   await configLog.write([
     ...[destA, destB].map((d) => ({ id: d.id, kind: 'event_destination' as const, data: d })),

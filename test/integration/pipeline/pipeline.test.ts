@@ -6,7 +6,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
-import { createTopics, produce, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, produce, testBrokers, testClient, testKafka, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import {
   S1_FIELDS,
@@ -124,7 +124,7 @@ beforeAll(async () => {
     { topic: `${prefix}.dlq`, partitions: 1 },
     { topic: outTopic, partitions: 2 },
   ]);
-  configLog = new ConfigLog({ kafka, topic: `${prefix}.config` });
+  configLog = new ConfigLog({ kafka: testClient(), topic: `${prefix}.config` });
   await configLog.start();
   await configLog.write([
     { id: kafkaDest.id, kind: 'event_destination', data: kafkaDest },
@@ -236,7 +236,7 @@ describe('traffic pipeline', () => {
   it('should share the partitions between two workers in one group that together deliver everything', async () => {
     workers.push(await startService(env));
     const [a, b] = workers as [ServiceProcess, ServiceProcess];
-    await waitFor('both workers to join the group', () => [a, b].every((w) => w.logs.some((l) => l.includes('memberAssignment') || l.includes('Consumer has joined the group'))), 60_000);
+    await waitFor('both workers to join the group', () => [a, b].every((w) => w.logs.some((l) => l.includes('The worker joined its consumer group.'))), 60_000);
     const batch = await produceTraffic(50_000, 60_000);
     const want1 = batch.filter((t) => t.type === 'http_request_complete.v0' && s1ChangedReference(t));
     const want2 = batch.filter((t) => t.type === 'tcp_connection_closed.v0' && s2Reference(t));

@@ -6,7 +6,7 @@ import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
 import { makeEnvelope } from '../../../src/events/envelope.js';
 import { newId } from '../../../src/ids.js';
-import { createTopics, produce, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, produce, testBrokers, testClient, testKafka, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { makeTraffic, toMessage } from './fixtures.js';
 import { TopicCollector, type Collected } from '../../support/topic-collector.js';
@@ -40,7 +40,7 @@ beforeAll(async () => {
     { topic: `${prefix}.dlq`, partitions: 1 },
     { topic: outTopic, partitions: 1 },
   ]);
-  configLog = new ConfigLog({ kafka, topic: `${prefix}.config` });
+  configLog = new ConfigLog({ kafka: testClient(), topic: `${prefix}.config` });
   await configLog.start();
   out = new TopicCollector(kafka, [outTopic]);
   await out.start();

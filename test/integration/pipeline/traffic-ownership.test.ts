@@ -5,7 +5,7 @@
 // An audit event goes to its account's subscriptions and the operator's.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
@@ -70,8 +70,8 @@ function message(s: Sent): { key: string; value: Buffer; headers: Record<string,
 }
 
 /** What a destination's file holds: traffic by sequence number, and audit events by the id of their object. */
-function received(folder: string): { traffic: number[]; audit: string[] } {
-  const dir = join(fileRoot, folder);
+function received(name: string): { traffic: number[]; audit: string[] } {
+  const dir = folders.get(name) as string;
   let lines: string[] = [];
   try {
     lines = readdirSync(dir).flatMap((n) => readFileSync(join(dir, n), 'utf8').split('\n').filter((l) => l !== ''));
@@ -96,6 +96,8 @@ async function waitFor(what: string, check: () => boolean, timeoutMs = 90_000): 
 
 /** An account's key (the operator's for 'operator'), its catch-all subscription to a file of its own. */
 const tokens = new Map<string, string>();
+/** Where each one's file is written: under its account's folder of the file root (SECURITY.md "Egress"). */
+const folders = new Map<string, string>();
 
 beforeAll(async () => {
   service = await startService(serviceEnv(prefix, testBrokers(), { ROLES: 'api,worker', FILE_DESTINATION_ROOT: fileRoot, API_BOOTSTRAP_TOKEN: OPERATOR_TOKEN, DRAIN_TIMEOUT_MS: '2000' }));
@@ -112,6 +114,7 @@ beforeAll(async () => {
   await call(bravo, 'POST', '/edges/tcp', { hostports: ['1.tcp.bravo.test:20001'] });
   for (const [name, token] of tokens) {
     const dest = await call(token, 'POST', '/event_destinations', { target: { file: { path: `${name}/events.ndjson` } } });
+    folders.set(name, dirname(dest.target.file.resolved_path as string));
     await call(token, 'POST', '/event_subscriptions', {
       description: 'everything it may see',
       sources: [

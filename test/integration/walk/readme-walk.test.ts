@@ -30,29 +30,40 @@ afterAll(async () => {
 });
 
 describe('the README walk', () => {
-  it('run exactly as written against a fresh service, should show matching events on disk within 30 s', async () => {
+  it('run exactly as written against a fresh service, should show matching events in its tap within 30 s, end by itself, and find them on disk', async () => {
     for (const entry of CLONE_ENTRIES) symlinkSync(join(ROOT, entry), join(clone, entry));
     const block = readmeWalk(readFileSync(join(ROOT, 'README.md'), 'utf8'));
 
     // The service as `npm start` starts it, on the suite's broker with topics of its own; no token is
     // given, so it generates one and writes it to .local/api-token as on a first start.
     const env: NodeJS.ProcessEnv = { ...process.env, ...serviceEnv(uniqueName('walk'), testBrokers()), PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env.PATH}` };
-    for (const name of ['API_TOKEN_FILE', 'API_BOOTSTRAP_TOKEN', 'FILE_DESTINATION_ROOT', 'LOG_FORMAT']) delete env[name];
+    // The egress settings too: the walk works with the service's defaults (https only, no internal address).
+    for (const name of ['API_TOKEN_FILE', 'API_BOOTSTRAP_TOKEN', 'FILE_DESTINATION_ROOT', 'LOG_FORMAT', 'EGRESS_ALLOW_HTTP', 'EGRESS_ALLOW_CIDRS']) delete env[name];
     service = new GroupProcess('npm', ['start'], clone, env);
     const ready = JSON.parse(await service.lineMatching((l) => l.includes('"The service is ready."'), 120_000)) as { api: string; tokenFile?: string };
     expect(ready.tokenFile).toBe('.local/api-token');
 
     // The README's commands name localhost:8080; the service under test listens on a free port, and
-    // curl's own config file sends localhost:8080 there, as KAFKA_BROKERS sends `produce` to the broker.
+    // curl's own config file sends localhost:8080 there, as KAFKA_BROKERS sends `produce` to the broker
+    // and EDGE_EVENTS_URL sends `tap` to the API.
     mkdirSync(curlHome, { recursive: true });
     writeFileSync(join(curlHome, '.curlrc'), `connect-to = "localhost:8080:127.0.0.1:${new URL(ready.api).port}"\n`);
     const started = Date.now();
-    walk = new GroupProcess('bash', ['-c', block], clone, { ...env, CURL_HOME: curlHome });
+    walk = new GroupProcess('bash', ['-c', block], clone, { ...env, CURL_HOME: curlHome, EDGE_EVENTS_URL: ready.api });
     const isEvent = (line: string): boolean => line.startsWith('{"event_id"');
     await walk.lineMatching(isEvent, WALK_DEADLINE_MS);
     const firstEventMs = Date.now() - started;
+    // The tap ends by itself at its limit, and the walk with it.
+    expect(await walk.exit()).toBe(0);
+    const tapped = walk.lines.filter(isEvent);
+    expect(tapped).toHaveLength(5);
 
-    const written = readFileSync(join(clone, EVENTS_FILE), 'utf8').trim().split('\n');
+    // What the tap printed is what the file destination receives, once it has written it.
+    let written: string[] = [];
+    for (const until = Date.now() + WALK_DEADLINE_MS; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+      written = readFileSync(join(clone, EVENTS_FILE), 'utf8').trim().split('\n');
+      if (tapped.every((line) => written.includes(line))) break;
+    }
     const events = written.map((line) => JSON.parse(line) as { event_type: string; object: { conn: Record<string, unknown> } });
     expect(events.length).toBeGreaterThan(0);
     for (const event of events) {
@@ -60,8 +71,7 @@ describe('the README walk', () => {
       expect(Object.keys(event.object.conn).sort()).toEqual(['bytes_in', 'client_ip', 'server_name']);
       expect(String(event.object.conn.client_ip)).toMatch(/^10\.\d+\.\d+\.\d+$/);
     }
-    // What `tail -F` printed is what is on disk.
-    expect(walk.lines.filter(isEvent).every((line) => written.includes(line))).toBe(true);
-    process.stderr.write(`README walk: the first event was on disk ${firstEventMs} ms after the walk started; ${events.length} events so far.\n`);
+    expect(tapped.every((line) => written.includes(line))).toBe(true);
+    process.stderr.write(`README walk: the tap printed its first event ${firstEventMs} ms after the walk started; ${events.length} events on disk so far.\n`);
   });
 });

@@ -122,10 +122,12 @@ describe('event subscription source list', () => {
       metadata: 'm',
       description: 'd',
       sources: [
-        { type: HTTP, fields: ['conn.client_ip'], filter: '', uri: `https://api.example/event_subscriptions/esb_1/sources/${HTTP}` },
-        { type: 'ip_policy_updated.v0', fields: [], filter: '', uri: 'https://api.example/event_subscriptions/esb_1/sources/ip_policy_updated.v0' },
+        { type: HTTP, fields: ['conn.client_ip'], filter: '', sample_rate: 1, uri: `https://api.example/event_subscriptions/esb_1/sources/${HTTP}` },
+        { type: 'ip_policy_updated.v0', fields: [], filter: '', sample_rate: 1, uri: 'https://api.example/event_subscriptions/esb_1/sources/ip_policy_updated.v0' },
       ],
       destinations: [{ id: 'ed_1', uri: 'https://api.example/event_destinations/ed_1' }],
+      // Stored before pausing existed: enabled.
+      enabled: true,
     });
   });
 });

@@ -38,7 +38,9 @@ describe('produce options', () => {
     expect(o.clientNetwork).toEqual({ cidr: '10.0.0.0/8', share: 0.5 });
     expect(o.tcpPort).toEqual({ port: 443, share: 0.2 });
     expect(parseProduceOptions([], {}).clientNetwork).toBeUndefined();
-    for (const args of [['--client-network', '10.0.0.0'], ['--client-network-share', '0.5'], ['--tcp-port', '0'], ['--tcp-port-share', '0.5'], ['--tcp-port', '443', '--tcp-port-share', '2']]) {
+    expect(parseProduceOptions(['--http-host', 'www.shop.example.com'], {}).httpHost).toEqual({ name: 'www.shop.example.com', share: 0.5 });
+    expect(parseProduceOptions(['--http-host', 'a.example', '--http-host-share', '1'], {}).httpHost).toEqual({ name: 'a.example', share: 1 });
+    for (const args of [['--client-network', '10.0.0.0'], ['--client-network-share', '0.5'], ['--tcp-port', '0'], ['--tcp-port-share', '0.5'], ['--tcp-port', '443', '--tcp-port-share', '2'], ['--http-host', 'not a host'], ['--http-host-share', '0.5'], ['--http-host', 'a.example', '--http-host-share', '-1']]) {
       expect(() => parseProduceOptions(args, {}), args.join(' ')).toThrow(UsageError);
     }
   });

@@ -11,10 +11,10 @@ import { acceptTarget, targetSchema, targetView } from '../../../src/delivery/de
 import { DESTINATION_KINDS } from '../../../src/delivery/destinations/kinds.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { OPERATOR } from '../../../src/accounts/account.js';
-import { DEFAULT_EGRESS } from '../../support/writer-deps.js';
+import { TEST_EGRESS } from '../../support/writer-deps.js';
 
 const box = new SecretBox(randomBytes(32));
-const VIEW = { fileRoot: '/srv/files' };
+const VIEW = { fileRoot: '/srv/files', account: OPERATOR };
 const seal = (s: string): string => box.seal(s);
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 const HTTP_SECRET = 'a-signing-secret-of-32-characters';
@@ -25,13 +25,13 @@ const KINESIS = 'arn:aws:kinesis:eu-west-2:123456789012:stream/edge';
 const LOGS = 'arn:aws:logs:us-east-1:123456789012:log-group:/edge/events';
 
 function ok(raw: unknown, previous?: StoredTarget): StoredTarget {
-  const r = acceptTarget(raw, { seal, previous, account: OPERATOR, egress: DEFAULT_EGRESS });
+  const r = acceptTarget(raw, { seal, previous, account: OPERATOR, egress: TEST_EGRESS });
   if (!r.ok) throw new Error(`expected ok, got ${r.problem.code}: ${r.problem.message}`);
   return r.target;
 }
 
 function error(raw: unknown, previous?: StoredTarget): { code: string; field: unknown; message: string } {
-  const r = acceptTarget(raw, { seal, previous, account: OPERATOR, egress: DEFAULT_EGRESS });
+  const r = acceptTarget(raw, { seal, previous, account: OPERATOR, egress: TEST_EGRESS });
   if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.target)}`);
   return { code: r.problem.code, field: r.problem.details.field, message: r.problem.message };
 }

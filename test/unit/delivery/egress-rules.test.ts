@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadServiceConfig } from '../../../src/config/service-config.js';
-import { egressRules } from '../../../src/delivery/egress-rules.js';
+import { OPERATOR, accountContext } from '../../../src/accounts/account.js';
+import { accountFolder, egressRules } from '../../../src/delivery/egress-rules.js';
 
 describe('egress rules', () => {
   it("should refuse the service's own topics as configured, its retry topics and Kafka's own, and nothing else", () => {
@@ -14,5 +15,38 @@ describe('egress rules', () => {
     expect(rules.topicRefusal('__transaction_state')).toBe("topics beginning with \"__\" are Kafka's own");
     // The defaults of the names it was not given are not reserved.
     for (const free of ['edge.config', 'edge.retry.ed_1', 'acme.config.copy', 'customer.events', '_single']) expect(rules.topicRefusal(free), free).toBeUndefined();
+  });
+
+  it('should refuse addresses inside the network unless EGRESS_ALLOW_CIDRS opens their range, judging IPv4-mapped IPv6 by its IPv4 address', () => {
+    const strict = egressRules(loadServiceConfig({}).topics, loadServiceConfig({}).egress);
+    const opened = egressRules(loadServiceConfig({}).topics, loadServiceConfig({ EGRESS_ALLOW_CIDRS: '10.9.0.0/16, fd00:9::/32' }).egress);
+    expect(strict.addressRefusal('169.254.169.254')).toBe(
+      '169.254.169.254 is a link-local (cloud metadata services answer there) address (169.254.0.0/16) inside the network, which EGRESS_ALLOW_CIDRS does not open',
+    );
+    for (const address of ['10.9.1.1', '::ffff:10.9.1.1', 'fd00:9::1']) {
+      expect([address, strict.addressRefusal(address) !== undefined, opened.addressRefusal(address)]).toEqual([address, true, undefined]);
+    }
+    for (const address of ['10.8.1.1', '127.0.0.1', 'fd00:8::1']) expect(opened.addressRefusal(address), address).toBeDefined();
+    for (const address of ['93.184.216.34', '2606:4700:4700::1111', '::ffff:93.184.216.34']) expect(strict.addressRefusal(address), address).toBeUndefined();
+  });
+
+  it('should call https only unless EGRESS_ALLOW_HTTP, and judge a literal host of a URL at once', () => {
+    const strict = egressRules(loadServiceConfig({}).topics);
+    const http = egressRules(loadServiceConfig({}).topics, loadServiceConfig({ EGRESS_ALLOW_HTTP: 'true' }).egress);
+    expect(strict.urlRefusal(new URL('http://hooks.example/x'))?.code).toBe('insecure_url');
+    expect(http.urlRefusal(new URL('http://hooks.example/x'))).toBeUndefined();
+    expect(http.urlRefusal(new URL('http://[::1]:8080/x'))?.code).toBe('internal_address');
+    // A name is judged by its addresses (the kind's guard and the writer's lookup), not here.
+    expect(strict.urlRefusal(new URL('https://localhost/x'))).toBeUndefined();
+  });
+
+  it("should give a normal account its topic prefix and folder, the operator none, and refuse file destinations when they are kept for the operator", () => {
+    const account = accountContext('acct_01kw0000000000000000000003');
+    const rules = egressRules(loadServiceConfig({}).topics, loadServiceConfig({ KAFKA_ACCOUNT_TOPIC_PREFIX: 'tenant.{account_id}-', FILE_DESTINATIONS_FOR_ACCOUNTS: 'false' }).egress);
+    expect([rules.topicPrefix(account), rules.topicPrefix(OPERATOR)]).toEqual(['tenant.acct_01kw0000000000000000000003-', undefined]);
+    expect([accountFolder(account), accountFolder(OPERATOR)]).toEqual(['acct_01kw0000000000000000000003', '']);
+    expect([rules.fileRefusal(account) !== undefined, rules.fileRefusal(OPERATOR)]).toEqual([true, undefined]);
+    expect(() => loadServiceConfig({ KAFKA_ACCOUNT_TOPIC_PREFIX: 'shared.' })).toThrow(/must contain \{account_id\}/);
+    expect(() => loadServiceConfig({ EGRESS_ALLOW_CIDRS: '10.0.0.1/8' })).toThrow(/host bits set; write 10.0.0.0\/8/);
   });
 });

@@ -1,11 +1,11 @@
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../../src/kafka/seam.js';
 import { describe, expect, it } from 'vitest';
 import { DESTINATION_KINDS, createWriter, validateTarget } from '../../../src/delivery/writer-registry.js';
 import type { WriterDeps } from '../../../src/delivery/destination-kind.js';
 import { OPERATOR } from '../../../src/accounts/account.js';
 import { writerDeps } from '../../support/writer-deps.js';
 
-const deps: WriterDeps = writerDeps({ kafkaClient: () => ({ producer: () => ({}) }) as unknown as Kafka });
+const deps: WriterDeps = writerDeps({ kafkaClient: () => ({ idempotentProducer: () => ({}) }) as unknown as KafkaClient });
 
 describe('writer registry', () => {
   it('should know the kafka, http and file kinds and the three cloud kinds', () => {

@@ -1,8 +1,6 @@
-// The worker's view of its consumer group: ownership per join, and what a failed heartbeat means.
+// The worker's view of its consumer group: ownership per join, and what the coordinator's group errors mean.
 import { describe, expect, it } from 'vitest';
 import { GroupMembership } from '../../../src/ingest/group-membership.js';
-
-const error = (type: string): Error => Object.assign(new Error(type), { type });
 
 describe('group membership', () => {
   it('should own the assigned partitions only in the generation of the join that assigned them', () => {
@@ -19,7 +17,7 @@ describe('group membership', () => {
     m.joined({ raw: [0] });
     expect(m.drainDeadline(5_000)).toBe(Number.POSITIVE_INFINITY);
     const before = Date.now();
-    m.heartbeatFailed(error('REBALANCE_IN_PROGRESS'));
+    m.groupError('REBALANCE_IN_PROGRESS');
     expect(m.rebalancing).toBe(true);
     expect(m.drainDeadline(5_000)).toBeGreaterThanOrEqual(before + 5_000);
     expect(m.owns('raw', 0, m.generation)).toBe(true);
@@ -29,18 +27,17 @@ describe('group membership', () => {
     for (const type of ['UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION']) {
       const m = new GroupMembership();
       m.joined({ raw: [0] });
-      m.heartbeatFailed(error(type));
+      m.groupError(type);
       expect([m.rebalancing, m.owns('raw', 0, m.generation)]).toEqual([true, false]);
       m.joined({ raw: [0] });
       expect([m.rebalancing, m.owns('raw', 0, m.generation)]).toEqual([false, true]);
     }
   });
 
-  it('should ignore heartbeat failures that say nothing about the group, such as a lost connection', () => {
+  it('should ignore errors that say nothing about the group, such as a coordinator that moved', () => {
     const m = new GroupMembership();
     m.joined({ raw: [0] });
-    m.heartbeatFailed(new Error('Connection timeout'));
-    m.heartbeatFailed(error('NOT_COORDINATOR_FOR_GROUP'));
+    m.groupError('NOT_COORDINATOR_FOR_GROUP');
     expect([m.rebalancing, m.owns('raw', 0, m.generation)]).toEqual([false, true]);
   });
 });

@@ -1,7 +1,8 @@
 // Unit tests of the Kafka client factory: broker-list parsing, log routing, and what kafkajs logs when producers are made (no broker needed).
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createKafkaClient, createProducer, parseBrokers } from '../../../src/kafka/client.js';
+import { parseBrokers } from '../../../src/kafka/client.js';
+import { createKafkaClient, createProducer } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { createRootLogger } from '../../../src/telemetry/logger.js';
 
 describe('parseBrokers', () => {

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TRAFFIC_EVENT_TYPES, TRAFFIC_FIELDS, type TrafficEventType } from '../../../src/events/catalog.js';
 import { payloadTail, tailBeforeObject } from '../../../src/events/envelope.js';
+import { formatEventTime, formatObjectTimes, TIMESTAMP_FORMATS, type TimestampFormat } from '../../../src/events/timestamp-format.js';
 import { avroProjections, projectedTail } from '../../../src/projection/avro-projection.js';
 import { projectionKey, projectorFor } from '../../../src/projection/projector.js';
 import { createAvroCodec, type AvroCodec } from '../../../src/records/avro-record.js';
@@ -20,9 +21,9 @@ const names = (t: TrafficEventType): string[] => TRAFFIC_FIELDS[t].map((f) => f.
 const KAFKA_TS = Date.UTC(2024, 4, 1, 12, 30, 45, 678);
 
 /** The payload tail as the byte projection writes it, and the object's JSON in it. */
-function projectedTailText(eventType: TrafficEventType, fields: readonly string[], buf: Buffer, ts = KAFKA_TS): string {
+function projectedTailText(eventType: TrafficEventType, fields: readonly string[], buf: Buffer, ts = KAFKA_TS, format: TimestampFormat = 'rfc3339'): string {
   const codec = codecOf(eventType);
-  const projection = avroProjections(codec).get(projectionKey(fields));
+  const projection = avroProjections(codec, format).get(projectionKey(fields));
   if (projection === undefined) throw new Error(`no byte projection for ${fields.join(',')}`);
   return projectedTail(eventType, ts, projection, buf, 0, codec.leafStarts(buf, 0)).toString('utf8');
 }
@@ -146,5 +147,53 @@ describe('the byte projection of edge cases', () => {
 
   it('should leave field sets that read below a leaf to the decoded projection', () => {
     expect(avroProjections(codecOf(http)).get(projectionKey(['http.request.headers.Accept']))).toBeUndefined();
+  });
+});
+
+/** The payload tail as the router writes it without a byte projection: decode, project, convert the times (timestamp-format.ts), stringify. */
+function decodedThenFormattedTail(eventType: TrafficEventType, fields: readonly string[], buf: Buffer, ts: number, format: TimestampFormat): string {
+  const object = JSON.stringify(formatObjectTimes(eventType, projectorFor(fields)(codecOf(eventType).decodeFull(buf, 0)), format));
+  return payloadTail(tailBeforeObject(eventType, formatEventTime(ts, format), 'null'), object).toString('utf8');
+}
+
+describe.each(TIMESTAMP_FORMATS.map((f) => [f]))('the byte projection in the timestamp format %s', (format: TimestampFormat) => {
+  it.each(TRAFFIC_EVENT_TYPES.map((t) => [t]))('should write the text of the decoded, projected and converted %s record for any record, field set and Kafka timestamp', (eventType: TrafficEventType) => {
+    fc.assert(
+      fc.property(recordArbitrary(eventType), fc.subarray(names(eventType), { minLength: 0 }), fc.integer({ min: 0, max: 2 ** 45 }), (record, fields, ts) => {
+        const buf = avroOf(eventType, record);
+        expect(projectedTailText(eventType, fields, buf, ts, format)).toBe(decodedThenFormattedTail(eventType, fields, buf, ts, format));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('should write the converted text for timestamps at the epoch, before it, far from it and with short fractions', () => {
+    const tcp = 'tcp_connection_closed.v0' as const;
+    const conn = { client_ip: '203.0.113.7', server_ip: '198.51.100.1', server_name: 'db.example.com', server_port: 5432, bytes_in: 10, bytes_out: 20 };
+    const times = ['1970-01-01T00:00:00Z', '1969-12-31T23:59:59.999999Z', '1900-01-01T00:00:00.5Z', '1828-01-01T00:00:00.000001Z', '2254-01-01T00:00:00.123456Z', '2026-11-24T03:24:53.744123Z', '2026-11-24T03:24:53.7Z'];
+    for (const start of times) {
+      for (const end of [start, '2026-11-24T03:24:53.7Z']) {
+        const buf = avroOf(tcp, { conn: { ...conn, start_ts: start, end_ts: end } });
+        for (const ts of [0, 1, KAFKA_TS, 1795490693744]) {
+          expect(projectedTailText(tcp, ['conn.start_ts', 'conn.end_ts', 'conn.server_port'], buf, ts, format)).toBe(decodedThenFormattedTail(tcp, ['conn.start_ts', 'conn.end_ts', 'conn.server_port'], buf, ts, format));
+        }
+      }
+    }
+  });
+});
+
+describe('the byte projection in a timestamp format, by the documented example', () => {
+  // docs/subscription-controls.md: 2026-11-24T03:24:53.744123Z in each format.
+  const written: Readonly<Record<TimestampFormat, string>> = {
+    rfc3339: '"2026-11-24T03:24:53.744123Z"',
+    unix: '1795490693.744123',
+    unixmilli: '1795490693744',
+    unixnano: '"1795490693744123000"',
+  };
+  const tcp = 'tcp_connection_closed.v0' as const;
+  const buf = avroOf(tcp, { conn: { client_ip: '203.0.113.7', server_ip: '198.51.100.1', server_name: 'db.example.com', server_port: 5432, bytes_in: 10, bytes_out: 20, start_ts: '2026-11-24T03:24:53.744123Z', end_ts: '2026-11-24T03:24:54Z' } });
+
+  it.each(TIMESTAMP_FORMATS.map((f) => [f]))('should write conn.start_ts in %s as the document shows', (format: TimestampFormat) => {
+    expect(objectOf(projectedTailText(tcp, ['conn.start_ts'], buf, KAFKA_TS, format))).toBe(`{"conn":{"start_ts":${written[format]}}}`);
   });
 });

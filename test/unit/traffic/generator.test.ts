@@ -145,6 +145,16 @@ describe('traffic generator: a network and a port picked by the user', () => {
     expect(conns.filter((c) => c.server_port !== 443).every((c) => c.server_port >= 10_000 && c.server_port <= 29_999)).toBe(true);
   });
 
+  it('should send the asked share of HTTP requests to the given hostname, and the rest to generated ones', () => {
+    const g = new TrafficGenerator({ seed: 9, httpShare: 1, httpHost: { name: 'www.shop.example.com', share: 0.3 } });
+    const names = Array.from({ length: 4000 }, () => connOf(g.next().record).server_name);
+    const ours = names.filter((n) => n === 'www.shop.example.com').length / names.length;
+    expect(ours).toBeGreaterThan(0.27);
+    expect(ours).toBeLessThan(0.33);
+    expect(new Set(names.filter((n) => n !== 'www.shop.example.com')).size).toBeGreaterThan(100);
+    expect(() => new TrafficGenerator({ httpHost: { name: 'not a host', share: 0.5 } })).toThrow(RangeError);
+  });
+
   it('should refuse a network that is not a CIDR and a port out of range', () => {
     expect(() => new TrafficGenerator({ clientNetwork: { cidr: '10.0.0.0', share: 0.5 } })).toThrow(RangeError);
     expect(() => new TrafficGenerator({ tcpPort: { port: 70_000, share: 0.5 } })).toThrow(RangeError);

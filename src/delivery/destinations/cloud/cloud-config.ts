@@ -1,6 +1,8 @@
 // Config of a cloud destination: the resource ARN, auth as exactly one of a role or an access key pair,
 // this service's optional endpoint override, and any option of the kind's own. Each cloud kind states
 // its resource (CloudKindSpec); the rules below are the same for all of them.
+import type { AccountContext } from '../../../accounts/account.js';
+import type { EgressRules } from '../../egress-rules.js';
 import { ConfigReader, isPlainObject, problem, type ConfigProblem, type ParseResult } from '../../destination-config.js';
 import type { JsonSchema } from '../../destination-kind.js';
 import { httpUrlSchema } from '../../../net/http-url.js';
@@ -9,7 +11,8 @@ import { ROLE_ARN, parseResourceArn, type ArnRule, type ResourceArn } from './ar
 
 export type CloudAuth =
   | { readonly kind: 'creds'; readonly accessKeyId: string; readonly secretAccessKey: string }
-  | { readonly kind: 'role'; readonly roleArn: string };
+  /** `externalId` is the id of the account the destination belongs to: the role's trust policy names it (README.md here). */
+  | { readonly kind: 'role'; readonly roleArn: string; readonly externalId: string };
 
 export interface CloudTargetConfig {
   readonly resource: ResourceArn;
@@ -83,7 +86,7 @@ function arnProblem(r: ConfigReader, field: string, rule: ArnRule): ResourceArn 
   return arn;
 }
 
-function parseAuth(raw: unknown, field: string, problems: ConfigProblem[]): CloudAuth | undefined {
+function parseAuth(raw: unknown, field: string, problems: ConfigProblem[], account: AccountContext): CloudAuth | undefined {
   if (!isPlainObject(raw)) {
     problems.push(problem.auth(field, 'neither'));
     return undefined;
@@ -96,10 +99,11 @@ function parseAuth(raw: unknown, field: string, problems: ConfigProblem[]): Clou
     return undefined;
   }
   if (given[0] === 'role') {
-    const role = new ConfigReader(raw.role, `${field}.role`, ['role_arn']);
+    // external_id is read-only (the account's id, whatever a request sends back): acceptTarget drops it.
+    const role = new ConfigReader(raw.role, `${field}.role`, ['role_arn', 'external_id']);
     const arn = role.problems.length === 0 ? arnProblem(role, 'role_arn', ROLE_ARN) : undefined;
     problems.push(...role.problems);
-    return arn === undefined ? undefined : { kind: 'role', roleArn: arn.arn };
+    return arn === undefined ? undefined : { kind: 'role', roleArn: arn.arn, externalId: account.accountId };
   }
   const creds = new ConfigReader(raw.creds, `${field}.creds`, ['cloud_access_key_id', 'cloud_secret_access_key']);
   const accessKeyId = creds.string('cloud_access_key_id', true);
@@ -120,7 +124,7 @@ function parseAuth(raw: unknown, field: string, problems: ConfigProblem[]): Clou
  * Validates one cloud target, collecting every problem at once in the order the API reports the first
  * of them: unknown fields, the resource ARN, the options, then auth.
  */
-export function parseCloudTarget(spec: CloudKindSpec, raw: unknown, prefix: string): ParseResult<CloudTargetConfig> {
+export function parseCloudTarget(spec: CloudKindSpec, raw: unknown, prefix: string, account: AccountContext, egress?: EgressRules): ParseResult<CloudTargetConfig> {
   const options = cloudOptions(spec);
   const r = new ConfigReader(raw, prefix, ['auth', spec.arnField, ...options.map((o) => o.name)]);
   if (!isPlainObject(raw)) return { ok: false, problems: r.problems };
@@ -132,7 +136,11 @@ export function parseCloudTarget(spec: CloudKindSpec, raw: unknown, prefix: stri
     if (why !== undefined) r.invalid(option.name, why);
     else set[option.name] = r.obj[option.name] as string;
   }
-  const auth = parseAuth(raw.auth, r.path('auth'), r.problems);
+  // A normal account's endpoint override is what a customer provides: held to the http destinations' rules
+  // as written (SECURITY.md "Egress"); the operator's may name a private endpoint or an emulator.
+  const refused = set.endpoint === undefined || account.isOperator ? undefined : egress?.urlRefusal(new URL(set.endpoint));
+  if (refused !== undefined) r.add(problem.egress(refused.code, r.path('endpoint'), refused.reason));
+  const auth = parseAuth(raw.auth, r.path('auth'), r.problems, account);
   // Every path that leaves resource or auth undefined has added a problem.
   if (r.problems.length > 0 || resource === undefined || auth === undefined) return { ok: false, problems: r.problems };
   const { endpoint, ...own } = set;

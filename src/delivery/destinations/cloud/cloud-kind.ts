@@ -1,8 +1,9 @@
 // A cloud destination kind from its spec: the schemas, rules, secret and view every cloud kind shares
 // (auth as a role or an access key pair, the endpoint override), with the kind's own resource and writer.
+import type { AccountContext } from '../../../accounts/account.js';
 import { isPlainObject } from '../../destination-config.js';
 import type { DestinationKind, JsonSchema } from '../../destination-kind.js';
-import { NULL, obj, patterned, secretRequest, secretResponse, str } from '../target-schema.js';
+import { NULL, nullable, obj, patterned, secretRequest, secretResponse, str } from '../target-schema.js';
 import { ROLE_ARN } from './arn.js';
 import { verifyCloudTarget, type CheckableCloudKind } from './cloud-check.js';
 import { ACCESS_KEY_ID, MAX_SECRET_KEY_LENGTH, cloudOptions, parseCloudTarget, type CloudKindSpec, type CloudTargetConfig } from './cloud-config.js';
@@ -11,13 +12,19 @@ import type { WriterLimits } from '../../contract.js';
 const ROLE_ARN_FIELD = patterned(ROLE_ARN.pattern.source, `Cloud resource name of the role used to deliver, e.g. ${ROLE_ARN.example}.`, { examples: [ROLE_ARN.example] });
 const KEY_ID = patterned(ACCESS_KEY_ID.source, 'ID portion of a cloud access key (16 to 128 letters, digits or underscores).', { examples: ['AKIAIOSFODNN7EXAMPLE'] });
 const SECRET_ABOUT = 'Secret portion of a cloud access key.';
+const EXTERNAL_ID_ABOUT =
+  "Read-only: the ExternalId the service passes to AssumeRole, the id of the account the destination belongs to; the role's trust policy should require it (sts:ExternalId). A request may send it back; it is ignored.";
 
 /**
  * Exactly one of role or creds. In a request the other one may be null; a response holds only the one
  * set, its secret null. On an update the secret may be left out to keep the stored one (same key id).
  */
 function authSchema(use: 'request' | 'response'): JsonSchema {
-  const role = obj({ role_arn: use === 'request' ? ROLE_ARN_FIELD : str('Cloud resource name of the role used to deliver.') }, ['role_arn']);
+  const externalId = str(EXTERNAL_ID_ABOUT, { readOnly: true });
+  const role =
+    use === 'request'
+      ? obj({ role_arn: ROLE_ARN_FIELD, external_id: nullable(externalId) }, ['role_arn'])
+      : obj({ role_arn: str('Cloud resource name of the role used to deliver.'), external_id: externalId }, ['role_arn', 'external_id']);
   const creds =
     use === 'request'
       ? obj({ cloud_access_key_id: KEY_ID, cloud_secret_access_key: secretRequest(SECRET_ABOUT, { min: 1, max: MAX_SECRET_KEY_LENGTH }) }, ['cloud_access_key_id', 'cloud_secret_access_key'])
@@ -46,10 +53,10 @@ function cloudSchema(spec: CloudKindSpec, use: 'request' | 'response'): JsonSche
 }
 
 /** The stored object as answered: the auth given (the secret null), the ARN, and every option (null when unset). */
-function cloudView(spec: CloudKindSpec, stored: Readonly<Record<string, unknown>>): Record<string, unknown> {
+function cloudView(spec: CloudKindSpec, stored: Readonly<Record<string, unknown>>, account: AccountContext): Record<string, unknown> {
   const auth = isPlainObject(stored.auth) ? stored.auth : {};
   let authView: Record<string, unknown> = {};
-  if (isPlainObject(auth.role)) authView = { role: { role_arn: auth.role.role_arn } };
+  if (isPlainObject(auth.role)) authView = { role: { role_arn: auth.role.role_arn, external_id: account.accountId } };
   else if (isPlainObject(auth.creds)) authView = { creds: { cloud_access_key_id: auth.creds.cloud_access_key_id, cloud_secret_access_key: null } };
   return { auth: authView, [spec.arnField]: stored[spec.arnField], ...Object.fromEntries(cloudOptions(spec).map((o) => [o.name, stored[o.name] ?? null])) };
 }
@@ -68,6 +75,8 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
         rule: `target.${parts.name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,
         updateOnly: true,
       },
+      { code: 'insecure_url', rule: `for every account but the operator's, target.${parts.name}.endpoint uses https, unless the service allows http (EGRESS_ALLOW_HTTP)` },
+      { code: 'internal_address', rule: `for every account but the operator's, target.${parts.name}.endpoint's host is not an internal address (loopback, link-local, private, ...), unless EGRESS_ALLOW_CIDRS opens it` },
       {
         code: 'destination_check_failed',
         rule: `unless "verify" is false, the ${parts.name} target is described with its own auth (the role assumed first) before it is stored; a failure is answered 422 with the cloud's error code`,
@@ -76,8 +85,9 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
     // A new key id needs its own secret; the same key id keeps the stored one when the secret is omitted.
     secrets: [{ path: 'auth.creds.cloud_secret_access_key', required: true, removable: false, keptWhileSame: 'cloud_access_key_id' }],
     limits: parts.limits,
-    parse: (raw, prefix) => parseCloudTarget(parts, raw, prefix),
-    view: (stored) => cloudView(parts, stored),
+    readOnly: ['auth.role.external_id'],
+    parse: (raw, prefix, account, egress) => parseCloudTarget(parts, raw, prefix, account, egress),
+    view: (stored, deps) => cloudView(parts, stored, deps.account),
     createWriter: parts.createWriter,
     verify: (config, deps) => verifyCloudTarget(parts, config, deps),
   };

@@ -18,7 +18,7 @@ function fakeSts(lifetimeMs: number, now: () => number) {
 function clockedRole(lifetimeMs: number) {
   let t = 0;
   const sts = fakeSts(lifetimeMs, () => t);
-  const role = new AssumedRoleCredentials({ roleArn: 'r', sessionName: 's', assume: sts.assume, now: () => t });
+  const role = new AssumedRoleCredentials({ roleArn: 'r', externalId: 'acct_x', sessionName: 's', assume: sts.assume, now: () => t });
   return { sts, role, at: (ms: number) => (t = ms) };
 }
 

@@ -18,8 +18,12 @@ export interface Credentials {
 
 export type CredentialProvider = () => Promise<Credentials>;
 
-/** What AssumeRole is asked for; a function so tests can stand in for STS. */
-export type AssumeRole = (roleArn: string, sessionName: string, durationSeconds: number, signal?: AbortSignal) => Promise<Credentials>;
+/**
+ * What AssumeRole is asked for; a function so tests can stand in for STS. `externalId` is the id of the
+ * account the destination belongs to, so a role that trusts the service answers only that account's
+ * destinations (the confused deputy, README.md here "Role auth").
+ */
+export type AssumeRole = (roleArn: string, sessionName: string, durationSeconds: number, externalId: string, signal?: AbortSignal) => Promise<Credentials>;
 
 // The SDK's own rule for temporary credentials: refresh when fewer than 5 minutes are left.
 const REFRESH_BEFORE_MS = 5 * 60_000;
@@ -31,6 +35,7 @@ export const DEFAULT_ROLE_SESSION_SECONDS = 3600;
 
 export interface AssumedRoleOptions {
   readonly roleArn: string;
+  readonly externalId: string;
   readonly sessionName: string;
   readonly durationSeconds?: number;
   readonly assume: AssumeRole;
@@ -81,7 +86,7 @@ export class AssumedRoleCredentials {
     this.refreshing ??= (async () => {
       const issuedAt = this.now();
       this.assumeCalls++;
-      const creds = await this.opts.assume(this.opts.roleArn, this.opts.sessionName, this.opts.durationSeconds ?? DEFAULT_ROLE_SESSION_SECONDS);
+      const creds = await this.opts.assume(this.opts.roleArn, this.opts.sessionName, this.opts.durationSeconds ?? DEFAULT_ROLE_SESSION_SECONDS, this.opts.externalId);
       this.current = creds;
       this.issuedAt = issuedAt;
       return creds;
@@ -104,11 +109,11 @@ export function stsAssumeRole(region: string, deps: CloudDeps): AssumeRole & { d
         await awsClientConfig({ region, endpoint: deps.stsEndpoint ?? deps.endpoint, credentials: deps.baseCredentials, timeoutMs: deps.timeoutMs }),
       ),
   );
-  const assume: AssumeRole = async (roleArn, sessionName, durationSeconds, signal) => {
+  const assume: AssumeRole = async (roleArn, sessionName, durationSeconds, externalId, signal) => {
     try {
       const { AssumeRoleCommand } = await stsSdk();
       const out = await (await client.get()).send(
-        new AssumeRoleCommand({ RoleArn: roleArn, RoleSessionName: sessionName, DurationSeconds: durationSeconds }),
+        new AssumeRoleCommand({ RoleArn: roleArn, RoleSessionName: sessionName, DurationSeconds: durationSeconds, ExternalId: externalId }),
         signal === undefined ? {} : { abortSignal: signal },
       );
       const c = out.Credentials;
@@ -155,6 +160,7 @@ export function credentialsFor(auth: CloudAuth, region: string, deps: CloudDeps)
   const assume = deps.assumeRole ?? (own as AssumeRole);
   const role = new AssumedRoleCredentials({
     roleArn: auth.roleArn,
+    externalId: auth.externalId,
     sessionName: roleSessionName(String(process.pid)),
     ...(deps.roleSessionSeconds !== undefined && { durationSeconds: deps.roleSessionSeconds }),
     assume,

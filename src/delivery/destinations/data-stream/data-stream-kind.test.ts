@@ -20,6 +20,6 @@ describe('data_stream kind', () => {
 
   it('should hand the partition key path to the writer and answer it as null when unset', () => {
     expect(dataStreamKind.parse({ auth: role, stream_arn: ARN, partition_key: 'object.k' }, 't', OPERATOR)).toMatchObject({ ok: true, config: { options: { partition_key: 'object.k' } } });
-    expect(dataStreamKind.view({ auth: role, stream_arn: ARN }, { fileRoot: '.' })).toEqual({ auth: role, stream_arn: ARN, endpoint: null, partition_key: null });
+    expect(dataStreamKind.view({ auth: role, stream_arn: ARN }, { fileRoot: '.', account: OPERATOR })).toEqual({ auth: { role: { ...role.role, external_id: OPERATOR.accountId } }, stream_arn: ARN, endpoint: null, partition_key: null });
   });
 });

@@ -1,10 +1,16 @@
 // Config of the file destination: a path relative to the service's file root, its JSON schema and its rules.
+import { posix } from 'node:path';
+import type { AccountContext } from '../../../accounts/account.js';
+import { accountFolder, type EgressRules } from '../../egress-rules.js';
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
 import { nullable, obj, str, withError } from '../target-schema.js';
 import { relativePathProblem } from './safe-path.js';
 
 export interface FileTargetConfig {
-  /** Relative to the configured root directory; it can never point outside it. */
+  /**
+   * Relative to the configured root directory; it can never point outside it. Parsed for a normal account,
+   * it begins with the account's folder (egress-rules.ts accountFolder); stored, it is the path as sent.
+   */
   readonly path: string;
 }
 
@@ -15,7 +21,7 @@ export interface FileTargetConfig {
  */
 const FILE_PATH = '^(?:[^/\\\\\\x00]|[^/\\\\\\x00A-Za-z][^\\x00]*[^/\\x00]|[A-Za-z](?:[^:/\\x00]|[^:\\x00][^\\x00]*[^/\\x00]))$';
 
-const about = "Path of the file, relative to the service's file destination root; it cannot leave the root.";
+const about = "Path of the file, relative to the account's folder of the service's file destination root (the root itself for the operator account, <root>/<account id> for the others); it cannot leave that folder.";
 const resolvedPath =
   "Read-only: where the workers write the file, the path under the service's file destination root (FILE_DESTINATION_ROOT) made absolute, as this API process resolves it. Rotated files add .1, .2, ... A request may send it back; it is ignored.";
 
@@ -39,10 +45,19 @@ export const FILE_PATH_RULE = {
   rule: 'target.file.path stays under the file root once its ".." segments are resolved, names a file (not "." or a directory), and has names of at most 255 bytes, the last at most 250',
 } as const;
 
-export function parseFileTarget(raw: unknown, prefix: string): ParseResult<FileTargetConfig> {
+export const FILE_ACCOUNT_RULE = {
+  code: 'file_destinations_disabled',
+  rule: 'an account other than the operator\'s may have file destinations only while the service allows it (FILE_DESTINATIONS_FOR_ACCOUNTS); their paths are under the account\'s own folder of the file root',
+} as const;
+
+/** The file target of a destination of `account`: its path under the account's folder (the root itself for the operator). */
+export function parseFileTarget(raw: unknown, prefix: string, account: AccountContext, egress?: EgressRules): ParseResult<FileTargetConfig> {
   const r = new ConfigReader(raw, prefix, ['path']);
   const path = r.string('path', true);
   const why = path === undefined ? undefined : relativePathProblem(path);
   if (why !== undefined) r.add(problem.filePath(r.path('path'), why.replace(/\.$/, '')));
-  return r.result({ path: path ?? '' });
+  const refused = egress?.fileRefusal(account);
+  if (refused !== undefined) r.add(problem.egress('file_destinations_disabled', prefix, refused));
+  const folder = accountFolder(account);
+  return r.result({ path: folder === '' || path === undefined ? (path ?? '') : posix.join(folder, path) });
 }

@@ -1,7 +1,11 @@
-// Config of the http destination: the receiver's URL, an optional signing secret and a request timeout;
-// its JSON schemas and its rules.
+// Config of the http destination: the receiver's URL (its secret parts sealed apart), an optional signing
+// secret and a request timeout; its JSON schemas and its rules.
+import type { AccountContext } from '../../../accounts/account.js';
 import { httpUrlSchema } from '../../../net/http-url.js';
-import { ConfigReader, type ParseResult } from '../../destination-config.js';
+import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
+import type { InlineSecrets } from '../../destination-kind.js';
+import type { EgressRules } from '../../egress-rules.js';
+import { URL_SECRET_MARK, concealUrl, keepRedactedParts, readSecrets, revealUrl, sealableSecrets } from './url-secrets.js';
 import { nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
 
 export interface HttpTargetConfig {
@@ -19,10 +23,11 @@ const MAX_SECRET_LENGTH = 1024;
 
 const url = withError(
   httpUrlSchema(
-    'http or https URL that receives batches of events (POST, application/x-ndjson): a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, then printable ASCII; no user info.',
+    `URL that receives batches of events (POST, application/json): https (http only where the service allows it, EGRESS_ALLOW_HTTP), a DNS name, IPv4 or [IPv6] host that is not an internal address, an optional port 1-65535, then printable ASCII. A password in the user info and the values of query parameters are secrets: stored sealed and answered as ${URL_SECRET_MARK}; an update that sends ${URL_SECRET_MARK} back keeps the stored value.`,
+    { userInfo: true },
   ),
   'invalid_body',
-  { reason: 'must be an http or https URL with a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, then printable ASCII, and no user info' },
+  { reason: 'must be an http or https URL with optional user info, a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, then printable ASCII' },
 );
 const timeout = 'Request timeout; null means the default (10 s).';
 
@@ -42,15 +47,35 @@ export const HTTP_TARGET_SCHEMA = {
     'An HTTP endpoint.',
   ),
   response: obj(
-    { url: { type: 'string', description: url.description }, secret: secretResponse('HMAC-SHA256 signing secret.'), timeout_ms: nullable({ type: 'integer', description: timeout }) },
+    { url: { type: 'string', description: `${url.description as string} Answered with ${URL_SECRET_MARK} in place of every secret part.` }, secret: secretResponse('HMAC-SHA256 signing secret.'), timeout_ms: nullable({ type: 'integer', description: timeout }) },
     ['url', 'secret', 'timeout_ms'],
     'An HTTP endpoint.',
   ),
 };
 
-export function parseHttpTarget(raw: unknown, prefix: string): ParseResult<HttpTargetConfig> {
-  const r = new ConfigReader(raw, prefix, ['url', 'secret', 'timeout_ms']);
-  const url = r.string('url', true);
+/** Rules of an http target beyond its schema, each with its code (the kind lists them; the API states them). */
+export const HTTP_RULES = [
+  { code: 'insecure_url', rule: 'target.http.url uses https, unless the service allows http (EGRESS_ALLOW_HTTP)' },
+  {
+    code: 'internal_address',
+    rule: "target.http.url's host is not, and does not resolve to, a loopback, link-local, private, shared, multicast or unspecified address (IPv4-mapped IPv6 included), unless the service opens its range (EGRESS_ALLOW_CIDRS); checked when the target is set, \"verify\": false or not, and again at every connect",
+  },
+  { code: 'secret_required', rule: `a ${URL_SECRET_MARK} part of target.http.url keeps the stored value of that part (the password, or the query parameter of that name); with nothing stored to keep it is refused` },
+] as const;
+
+/**
+ * The http target of a destination of `account`. A stored target carries its URL's secrets apart
+ * (`url_secrets`, opened), which are put back in the URL.
+ */
+export function parseHttpTarget(raw: unknown, prefix: string, _account: AccountContext, egress?: EgressRules): ParseResult<HttpTargetConfig> {
+  const r = new ConfigReader(raw, prefix, ['url', 'secret', 'timeout_ms', 'url_secrets']);
+  let url: string | undefined = r.string('url', true);
+  const inline = r.string('url_secrets', false);
+  if (url !== undefined && inline !== undefined) {
+    const secrets = readSecrets(inline);
+    url = secrets === undefined ? undefined : revealUrl(url, secrets);
+    if (url === undefined) r.invalid('url', 'does not fit the secrets stored with it; set it again');
+  }
   // Laxer than the schema, which the API applies on top: targets stored before the schema was narrowed still load.
   if (url !== undefined) {
     let parsed: URL | undefined;
@@ -60,6 +85,10 @@ export function parseHttpTarget(raw: unknown, prefix: string): ParseResult<HttpT
       r.invalid('url', 'is not a valid URL');
     }
     if (parsed !== undefined && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') r.invalid('url', 'must use http or https');
+    else if (parsed !== undefined) {
+      const refused = egress?.urlRefusal(parsed);
+      if (refused !== undefined) r.add(problem.egress(refused.code, r.path('url'), refused.reason));
+    }
   }
   const secret = r.string('secret', false);
   // The problem must not echo the secret. Characters are code points, as the schema's lengths count them.
@@ -70,3 +99,31 @@ export function parseHttpTarget(raw: unknown, prefix: string): ParseResult<HttpT
   const timeout = r.integer('timeout_ms', MIN_TIMEOUT_MS, MAX_TIMEOUT_MS);
   return r.result({ url: url ?? '', ...(secret !== undefined && { secret }), ...(timeout !== undefined && { timeout_ms: timeout }) });
 }
+
+/** The URL's secrets (SECURITY.md "Secrets"): kept on an update from the stored URL, taken out to be sealed apart. */
+export const HTTP_INLINE_SECRETS: InlineSecrets = {
+  keep(sent, stored) {
+    if (typeof sent.url !== 'string' || !sent.url.includes(URL_SECRET_MARK)) return undefined;
+    let text: string | undefined;
+    try {
+      const storedSecrets = typeof stored?.url_secrets === 'string' ? readSecrets(stored.url_secrets) : undefined;
+      const storedUrl = typeof stored?.url === 'string' ? stored.url : undefined;
+      text = storedUrl === undefined ? undefined : storedSecrets === undefined ? storedUrl : revealUrl(storedUrl, storedSecrets);
+      const kept = keepRedactedParts(sent.url, text);
+      if ('missing' in kept) {
+        const reason = `to carry ${kept.missing} itself: ${URL_SECRET_MARK} keeps a stored value, and there is none`;
+        return problem.secretRequired('target.http.url', reason);
+      }
+      sent.url = kept.url;
+    } catch {
+      // Not a URL: parse() says so.
+    }
+    return undefined;
+  },
+  conceal(sent, seal) {
+    if (typeof sent.url !== 'string') return;
+    const { url, secrets } = concealUrl(sent.url);
+    sent.url = url;
+    if (secrets !== undefined) sent.url_secrets_enc = seal(sealableSecrets(secrets));
+  },
+};

@@ -1,3 +1,4 @@
+import { OPERATOR } from '../../../accounts/account.js';
 import { describe, expect, it } from 'vitest';
 import { describeKindContract } from '../../../../test/support/destination-kind-contract.js';
 import { httpKind } from './http-kind.js';
@@ -15,6 +16,6 @@ describe('http kind', () => {
   });
 
   it('should answer the secret as null and the default timeout as null', () => {
-    expect(httpKind.view({ url: 'https://a.example', secret_enc: 'v1.x' }, { fileRoot: '.' })).toEqual({ url: 'https://a.example', secret: null, timeout_ms: null });
+    expect(httpKind.view({ url: 'https://a.example', secret_enc: 'v1.x' }, { fileRoot: '.', account: OPERATOR })).toEqual({ url: 'https://a.example', secret: null, timeout_ms: null });
   });
 });

@@ -1,16 +1,36 @@
 // The http destination kind: each batch POSTed as a JSON array, optionally signed (README.md here).
+import { isIP } from 'node:net';
+import { refusalAmong, systemResolver } from '../../../net/guarded-lookup.js';
+import { problem } from '../../destination-config.js';
 import type { DestinationKind } from '../../destination-kind.js';
-import { HTTP_TARGET_SCHEMA, parseHttpTarget, type HttpTargetConfig } from './config.js';
+import { HTTP_INLINE_SECRETS, HTTP_RULES, HTTP_TARGET_SCHEMA, parseHttpTarget, type HttpTargetConfig } from './config.js';
 import { HTTP_LIMITS, HttpWriter } from './http-writer.js';
 
 export const httpKind: DestinationKind<HttpTargetConfig> = {
   name: 'http',
   schema: HTTP_TARGET_SCHEMA,
+  rules: HTTP_RULES,
   // "" removes the signing secret; omitted or null on an update keeps it.
   secrets: [{ path: 'secret', required: false, removable: true }],
+  inlineSecrets: HTTP_INLINE_SECRETS,
   limits: HTTP_LIMITS,
   parse: parseHttpTarget,
+  // The stored URL holds REDACTED in place of its secret parts (url-secrets.ts).
   view: (stored) => ({ url: stored.url, secret: null, timeout_ms: stored.timeout_ms ?? null }),
-  createWriter: (config) => new HttpWriter(config),
-  // verify: none yet; the health check (a TCP connect) runs when the destination is parked.
+  createWriter: (config, deps) => new HttpWriter(config, { egress: deps.egress, resolveHost: deps.resolveHost }),
+  // verify: none; a receiver may be down for a while. The health check (a TCP connect) runs when the destination is parked.
+  // guard: a host name is refused when any of its addresses is (an IP literal was judged by parse()).
+  async guard(config, deps) {
+    const host = new URL(config.url).hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0) return [];
+    let addresses;
+    try {
+      addresses = await (deps.resolveHost ?? systemResolver)(host);
+    } catch {
+      // A name that does not resolve yet reaches nothing; the writer checks again at every connect.
+      return [];
+    }
+    const why = refusalAmong(addresses, deps.egress.addressRefusal);
+    return why === undefined ? [] : [problem.egress('internal_address', 'target.http.url', `its host ${host} resolves to an address destinations may not reach: ${why}`, { host })];
+  },
 };

@@ -1,7 +1,12 @@
-// The http destination writer: POSTs each batch as a JSON array of envelopes, optionally signed, and
-// classifies the answer so the runner knows what to retry and what to dead-letter.
-import { connect as tcpConnect } from 'node:net';
+// The http destination writer: POSTs each batch as a JSON array of envelopes, optionally signed, through a
+// connection whose address is judged at connect time (SECURITY.md "Egress"), and classifies the answer so
+// the runner knows what to retry and what to dead-letter.
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { connect as tcpConnect, isIP, type LookupFunction } from 'node:net';
+import { AddressRefusedError, guardedLookup, systemResolver, type HostResolver } from '../../../net/guarded-lookup.js';
 import { DELIVERED, copyPayload, payloadSize, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
+import type { EgressRules } from '../../egress-rules.js';
 import { DeliveryError } from '../../errors.js';
 import { DEFAULT_HTTP_TIMEOUT_MS, type HttpTargetConfig } from './config.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -15,8 +20,6 @@ export const HTTP_LIMITS: WriterLimits = Object.freeze({
   recordOverheadBytes: 1,
 });
 
-// Enough of an error response to explain it in a log line and a dead-letter header.
-const MAX_ERROR_BODY = 512;
 
 const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
@@ -37,11 +40,18 @@ export function jsonArrayBody(batch: readonly DeliveryItem[]): Buffer {
 }
 
 export interface HttpWriterOptions {
+  /** Where it may connect (egress-rules.ts): the address of every connect is judged, IP literal or resolved name. */
+  readonly egress: Pick<EgressRules, 'addressRefusal'>;
+  /** How host names are resolved; absent: the system resolver. */
+  readonly resolveHost?: HostResolver | undefined;
   readonly timeoutMs?: number;
   readonly limits?: Partial<WriterLimits>;
   /** Clock for the signature timestamp. */
   readonly now?: () => number;
 }
+
+/** An answer is read this far to reuse its connection, and never kept: what a receiver says is not ours to repeat. */
+const MAX_DRAINED_BYTES = 64 * 1024;
 
 export class HttpWriter implements DestinationWriter {
   readonly kind = 'http';
@@ -49,20 +59,26 @@ export class HttpWriter implements DestinationWriter {
   private readonly url: URL;
   private readonly timeoutMs: number;
   private readonly now: () => number;
-  private readonly inFlight = new Set<AbortController>();
+  private readonly agent: HttpAgent;
+  private readonly lookup: LookupFunction;
+  private readonly inFlight = new Set<ClientRequest>();
   private closed = false;
 
   constructor(
     private readonly config: HttpTargetConfig,
-    opts: HttpWriterOptions = {},
+    private readonly opts: HttpWriterOptions,
   ) {
     this.url = new URL(config.url);
     this.timeoutMs = config.timeout_ms ?? opts.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
     this.limits = { ...HTTP_LIMITS, ...opts.limits };
     this.now = opts.now ?? Date.now;
+    // The agent connects through the guarded lookup, so the address checked is the address connected to.
+    this.lookup = guardedLookup(opts.resolveHost ?? systemResolver, opts.egress.addressRefusal);
+    const agentOptions = { keepAlive: true, lookup: this.lookup };
+    this.agent = this.url.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   }
 
-  /** Nothing to open: each write is one request over the runtime's keep-alive pool. */
+  /** Nothing to open: each write is one request over the writer's keep-alive agent. */
   async connect(): Promise<void> {
     if (this.closed) throw new DeliveryError('WRITER_CLOSED', 'The http writer is closed.');
   }
@@ -70,51 +86,35 @@ export class HttpWriter implements DestinationWriter {
   async write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
     if (this.closed) throw new DeliveryError('WRITER_CLOSED', 'The http writer is closed.');
     if (batch.length === 0) return DELIVERED;
+    this.refuseLiteral();
     const body = jsonArrayBody(batch);
-    const headers: Record<string, string> = {
+    const headers: Record<string, string | number> = {
       'content-type': 'application/json',
+      'content-length': body.length,
       'user-agent': 'edge-events',
       'x-edge-event-count': String(batch.length),
     };
     if (this.config.secret !== undefined) {
       headers[SIGNATURE_HEADER] = signBody(this.config.secret, body, Math.floor(this.now() / 1000));
     }
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.timeoutMs);
-    this.inFlight.add(controller);
-    try {
-      // Redirects are not followed: a 301/302 turns a POST into a GET and the batch would be lost.
-      const res = await fetch(this.url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' });
-      const text = await readCapped(res);
-      if (res.status >= 200 && res.status < 300) return DELIVERED;
-      throw this.statusError(res.status, text, res.headers.get('retry-after'));
-    } catch (err) {
-      if (err instanceof DeliveryError) throw err;
-      if (timedOut) {
-        throw new DeliveryError('DESTINATION_TIMEOUT', `${this.url.host} did not answer within ${this.timeoutMs} ms.`, { cause: err });
-      }
-      if (this.closed) throw new DeliveryError('WRITER_CLOSED', 'The http writer was closed during a request.', { cause: err });
-      throw new DeliveryError('DESTINATION_UNREACHABLE', `${this.url.host} could not be reached: ${describe(err)}`, { cause: err });
-    } finally {
-      clearTimeout(timer);
-      this.inFlight.delete(controller);
-    }
+    const res = await this.post(body, headers);
+    // Redirects are not followed: a 301/302 turns a POST into a GET, and a redirect may point anywhere.
+    if (res.status >= 200 && res.status < 300) return { failed: [], status: res.status };
+    throw this.statusError(res.status, res.retryAfter);
   }
 
-  /** A TCP connect to the receiver: proves reachability without posting anything it would have to process. */
+  /** A TCP connect to the receiver through the same guard: proves reachability without posting anything it would have to process. */
   healthcheck(): Promise<void> {
     const port = Number(this.url.port || (this.url.protocol === 'https:' ? 443 : 80));
-    const host = this.url.hostname.replace(/^\[|\]$/g, '');
+    const host = this.host();
     return new Promise((resolve, reject) => {
-      const socket = tcpConnect({ host, port, timeout: this.timeoutMs });
       const fail = (reason: string): void => {
         socket.destroy();
         reject(new DeliveryError('DESTINATION_UNHEALTHY', `${this.url.host} is not reachable: ${reason}`));
       };
+      const literal = isIP(host) === 0 ? undefined : this.opts.egress.addressRefusal(host);
+      const socket = tcpConnect({ host, port, timeout: this.timeoutMs, lookup: this.lookup });
+      if (literal !== undefined) return fail(`its address is refused: ${literal}`);
       socket.once('connect', () => {
         socket.end();
         resolve();
@@ -127,37 +127,91 @@ export class HttpWriter implements DestinationWriter {
   /** Aborts requests still running; their batches fail as retryable and stay uncommitted. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const controller of this.inFlight) controller.abort();
+    for (const req of this.inFlight) req.destroy();
+    this.agent.destroy();
+  }
+
+  private host(): string {
+    return this.url.hostname.replace(/^\[|\]$/g, '');
+  }
+
+  /** A socket to an IP literal skips lookup, so its address is judged here. */
+  private refuseLiteral(): void {
+    const host = this.host();
+    const why = isIP(host) === 0 ? undefined : this.opts.egress.addressRefusal(host);
+    if (why !== undefined) throw new DeliveryError('DESTINATION_ADDRESS_REFUSED', `${this.url.host} is refused: ${why}.`);
+  }
+
+  /** One POST; resolves with the answer's status once its body is drained (never kept), rejects with a DeliveryError. */
+  private post(body: Buffer, headers: Record<string, string | number>): Promise<{ status: number; retryAfter: string | undefined }> {
+    const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const auth = this.url.username === '' && this.url.password === '' ? undefined : `${decodeURIComponent(this.url.username)}:${decodeURIComponent(this.url.password)}`;
+    return new Promise((resolve, reject) => {
+      let timedOut = false;
+      const req = send({
+        protocol: this.url.protocol,
+        hostname: this.host(),
+        port: this.url.port === '' ? undefined : Number(this.url.port),
+        path: `${this.url.pathname}${this.url.search}`,
+        method: 'POST',
+        headers,
+        agent: this.agent,
+        lookup: this.lookup,
+        ...(auth !== undefined && { auth }),
+      });
+      this.inFlight.add(req);
+      const timer = setTimeout(() => {
+        timedOut = true;
+        req.destroy();
+      }, this.timeoutMs);
+      const settle = (): void => {
+        clearTimeout(timer);
+        this.inFlight.delete(req);
+      };
+      req.once('error', (err) => {
+        settle();
+        reject(this.requestError(err, timedOut));
+      });
+      req.once('response', (res) => {
+        const status = res.statusCode ?? 0;
+        const retryAfter = res.headers['retry-after'];
+        let drained = 0;
+        res.on('data', (chunk: Buffer) => {
+          drained += chunk.length;
+          if (drained > MAX_DRAINED_BYTES) res.destroy();
+        });
+        const done = (): void => {
+          settle();
+          resolve({ status, retryAfter });
+        };
+        res.once('end', done);
+        res.once('close', done);
+        res.once('error', done);
+      });
+      req.end(body);
+    });
+  }
+
+  private requestError(err: Error, timedOut: boolean): DeliveryError {
+    if (err instanceof AddressRefusedError) return new DeliveryError('DESTINATION_ADDRESS_REFUSED', `${this.url.host} is refused at connect: ${err.reason}.`, { cause: err });
+    if (timedOut) return new DeliveryError('DESTINATION_TIMEOUT', `${this.url.host} did not answer within ${this.timeoutMs} ms.`, { cause: err });
+    if (this.closed) return new DeliveryError('WRITER_CLOSED', 'The http writer was closed during a request.', { cause: err });
+    return new DeliveryError('DESTINATION_UNREACHABLE', `${this.url.host} could not be reached: ${describe(err)}`, { cause: err });
   }
 
   // 2xx is success; 429 and 5xx are retried; 408 is retried too, since RFC 9110 defines it as the server
-  // giving up on a slow request, which a repeat may fix; every other status is a refusal for good.
-  private statusError(status: number, body: string, retryAfter: string | null): DeliveryError {
-    const text = `${this.url.host} answered ${status}${body === '' ? '' : `: ${body}`}`;
+  // giving up on a slow request, which a repeat may fix; a 3xx is a redirect, never followed; every other
+  // status is a refusal for good. The message is ours alone: nothing the receiver wrote is repeated.
+  private statusError(status: number, retryAfter: string | undefined): DeliveryError {
+    const text = `${this.url.host} answered ${status}`;
     const retryAfterMs = parseRetryAfter(retryAfter, this.now());
-    if (status === 429) return new DeliveryError('DESTINATION_THROTTLED', text, { retryAfterMs });
-    if (status >= 500 || status === 408) return new DeliveryError('DESTINATION_SERVER_ERROR', text, { retryAfterMs });
-    return new DeliveryError('DESTINATION_REJECTED', text);
-  }
-}
-
-// Reads at most MAX_ERROR_BODY bytes, then cancels; a success body is drained so the connection is reused.
-async function readCapped(res: Response): Promise<string> {
-  if (res.body === null) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size < MAX_ERROR_BODY) chunks.push(value);
-    size += value.length;
-    if (size > 64 * 1024) {
-      await reader.cancel();
-      break;
+    if (status === 429) return new DeliveryError('DESTINATION_THROTTLED', `${text} (too many requests).`, { retryAfterMs, status });
+    if (status >= 500 || status === 408) return new DeliveryError('DESTINATION_SERVER_ERROR', `${text}, an error on its side.`, { retryAfterMs, status });
+    if (status >= 300 && status < 400) {
+      return new DeliveryError('DESTINATION_REDIRECTED', `${text}, a redirect, which is not followed: set the destination's URL to where it points.`, { status });
     }
+    return new DeliveryError('DESTINATION_REJECTED', `${text}, a refusal of the request.`, { status });
   }
-  return Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_BODY).trim();
 }
 
 function describe(err: unknown): string {

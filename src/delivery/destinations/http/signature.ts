@@ -22,8 +22,8 @@ export interface VerifyOptions {
 
 /**
  * True when `header` carries a v1 signature of exactly `body` made with `secret`, within the time
- * tolerance. Several v1 entries are accepted (any may match) so a sender can sign with an old and a new
- * secret while it is being rotated. The comparison is constant-time.
+ * tolerance. Several v1 entries are accepted (any may match), as receivers are told to (README.md here);
+ * the service itself signs with one secret. The comparison is constant-time.
  */
 export function verifySignature(secret: string, header: string | undefined, body: Buffer | string, opts: VerifyOptions = {}): boolean {
   if (header === undefined) return false;

@@ -1,24 +1,25 @@
+import { OPERATOR } from '../../../accounts/account.js';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EGRESS } from '../../../../test/support/writer-deps.js';
 import { parseKafkaTarget, topicNameProblem } from './config.js';
 
 describe('kafka target config', () => {
   it('should accept a topic alone, or with other brokers, a key path and creation settings', () => {
-    expect(parseKafkaTarget({ topic: 'customer.events' }, 't')).toEqual({ ok: true, config: { topic: 'customer.events' } });
-    expect(parseKafkaTarget({ topic: 'a', brokers: ['k1:9092', 'k2:9093'], key: 'object.conn.client_ip', partitions: 6, replication_factor: 3 }, 't')).toEqual({
+    expect(parseKafkaTarget({ topic: 'customer.events' }, 't', OPERATOR)).toEqual({ ok: true, config: { topic: 'customer.events' } });
+    expect(parseKafkaTarget({ topic: 'a', brokers: ['k1:9092', 'k2:9093'], key: 'object.conn.client_ip', partitions: 6, replication_factor: 3 }, 't', OPERATOR)).toEqual({
       ok: true,
       config: { topic: 'a', brokers: ['k1:9092', 'k2:9093'], key: 'object.conn.client_ip', partitions: 6, replication_factor: 3 },
     });
   });
 
   it('should reject an illegal topic name, a broker without a port and a bad key path', () => {
-    const result = parseKafkaTarget({ topic: 'bad topic!', brokers: ['k1'], key: 'object..x' }, 'target.kafka');
+    const result = parseKafkaTarget({ topic: 'bad topic!', brokers: ['k1'], key: 'object..x' }, 'target.kafka', OPERATOR);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.problems.map((p) => p.field)).toEqual(['target.kafka.topic', 'target.kafka.brokers', 'target.kafka.key']);
-    expect(parseKafkaTarget({ topic: '..' }, 't').ok).toBe(false);
-    expect(parseKafkaTarget({ topic: 'x'.repeat(250) }, 't').ok).toBe(false);
-    expect(parseKafkaTarget({}, 't').ok).toBe(false);
+    expect(parseKafkaTarget({ topic: '..' }, 't', OPERATOR).ok).toBe(false);
+    expect(parseKafkaTarget({ topic: 'x'.repeat(250) }, 't', OPERATOR).ok).toBe(false);
+    expect(parseKafkaTarget({}, 't', OPERATOR).ok).toBe(false);
   });
 
   it("should name the rule of Kafka's a topic name breaks", () => {
@@ -30,8 +31,8 @@ describe('kafka target config', () => {
   });
 
   it("should refuse the service's own topics only when it is given the rules", () => {
-    expect(parseKafkaTarget({ topic: 'edge.dlq' }, 't').ok).toBe(true);
-    const refused = parseKafkaTarget({ topic: 'edge.dlq' }, 'target.kafka', DEFAULT_EGRESS);
+    expect(parseKafkaTarget({ topic: 'edge.dlq' }, 't', OPERATOR).ok).toBe(true);
+    const refused = parseKafkaTarget({ topic: 'edge.dlq' }, 'target.kafka', OPERATOR, DEFAULT_EGRESS);
     expect(refused.ok ? [] : refused.problems.map((p) => [p.code, p.details.reason])).toEqual([['internal_topic', 'it is the dead-letter topic of this service']]);
   });
 });

@@ -1,5 +1,6 @@
 // Config of the kafka destination: a topic on this cluster or another one, an optional key path, and
 // how to create the topic when it is missing; its JSON schemas and its rules.
+import type { AccountContext } from '../../../accounts/account.js';
 import { HOST_NAME, IPV4, PORT } from '../../../net/ip-patterns.js';
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
 import type { EgressRules } from '../../egress-rules.js';
@@ -85,7 +86,7 @@ export function topicNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-export function parseKafkaTarget(raw: unknown, prefix: string, egress?: EgressRules): ParseResult<KafkaTargetConfig> {
+export function parseKafkaTarget(raw: unknown, prefix: string, account: AccountContext, egress?: EgressRules): ParseResult<KafkaTargetConfig> {
   const r = new ConfigReader(raw, prefix, ['topic', 'brokers', 'key', 'partitions', 'replication_factor']);
   const topic = r.string('topic', true);
   if (topic !== undefined) {
@@ -93,8 +94,10 @@ export function parseKafkaTarget(raw: unknown, prefix: string, egress?: EgressRu
     const refused = broken === undefined ? egress?.topicRefusal(topic) : undefined;
     // A name too long to print whole is cut in the problem: it travels in the API error and in logs.
     const shown = topic.length > 80 ? `${topic.slice(0, 80)}…` : topic;
+    const accountPrefix = egress?.topicPrefix(account);
     if (broken !== undefined) r.add(problem.topicName(r.path('topic'), shown, broken));
     else if (refused !== undefined) r.add(problem.internalTopic(r.path('topic'), topic, refused));
+    else if (accountPrefix !== undefined && !topic.startsWith(accountPrefix)) r.add(problem.topicPrefix(r.path('topic'), topic, accountPrefix));
   }
   const brokers = r.stringList('brokers');
   for (const b of brokers ?? []) {

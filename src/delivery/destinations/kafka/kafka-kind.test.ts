@@ -1,3 +1,4 @@
+import { OPERATOR } from '../../../accounts/account.js';
 import { describe, expect, it } from 'vitest';
 import { describeKindContract } from '../../../../test/support/destination-kind-contract.js';
 import { kafkaKind } from './kafka-kind.js';
@@ -27,6 +28,6 @@ describe('kafka kind', () => {
   });
 
   it('should answer the service cluster, the event id key and the default creation settings as null', () => {
-    expect(kafkaKind.view({ topic: 't' }, { fileRoot: '.' })).toEqual({ topic: 't', brokers: null, key: null, partitions: null, replication_factor: null });
+    expect(kafkaKind.view({ topic: 't' }, { fileRoot: '.', account: OPERATOR })).toEqual({ topic: 't', brokers: null, key: null, partitions: null, replication_factor: null });
   });
 });

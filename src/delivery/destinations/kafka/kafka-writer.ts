@@ -1,7 +1,7 @@
 // The kafka destination writer: an idempotent producer with acks=all, one message per event, keyed by
 // the event id unless the destination names an envelope field.
-import type { Kafka, Message } from 'kafkajs';
 import { LazyProducer } from '../../../kafka/lazy-producer.js';
+import { withAdmin, type KafkaClient, type OutgoingMessage } from '../../../kafka/seam.js';
 import { DELIVERED, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { DeliveryError } from '../../errors.js';
 import { compileKeyPath, type KeyOf } from '../../key-path.js';
@@ -29,15 +29,15 @@ export class KafkaWriter implements DestinationWriter {
 
   constructor(
     private readonly config: KafkaTargetConfig,
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     limits: Partial<WriterLimits> = {},
   ) {
     this.limits = { ...KAFKA_LIMITS, ...limits };
     this.keyOf = compileKeyPath(config.key);
     // Retries inside the client stay short: the runner owns backoff.
     this.producer = new LazyProducer(kafka, {
-      retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 },
-      connectError: (err) => toKafkaDeliveryError(err, config.topic),
+      retries: 2,
+      connectError: (err) => toKafkaDeliveryError(kafka, err, config.topic),
       closedError: () => new DeliveryError('WRITER_CLOSED', 'The kafka writer is closed.'),
     });
   }
@@ -54,20 +54,16 @@ export class KafkaWriter implements DestinationWriter {
     } catch (err) {
       // The broker refuses a batch over the topic's max.message.bytes without saying which record is
       // too big; sending one by one tells them apart, so only the oversized ones are dead-lettered.
-      if (tooLarge(err) && batch.length > 1) return this.writeOneByOne(batch);
-      throw toKafkaDeliveryError(err, this.config.topic);
+      if (this.kafka.errorKind(err) === 'too_large' && batch.length > 1) return this.writeOneByOne(batch);
+      throw toKafkaDeliveryError(this.kafka, err, this.config.topic);
     }
   }
 
   async healthcheck(): Promise<void> {
-    const admin = this.kafka.admin();
     try {
-      await admin.connect();
-      await admin.fetchTopicMetadata({ topics: [this.config.topic] });
+      await withAdmin(this.kafka, (admin) => admin.checkTopic(this.config.topic));
     } catch (err) {
       throw new DeliveryError('DESTINATION_UNHEALTHY', `Topic ${this.config.topic} is not available: ${message(err)}`, { cause: err });
-    } finally {
-      await admin.disconnect().catch(() => undefined);
     }
   }
 
@@ -77,9 +73,9 @@ export class KafkaWriter implements DestinationWriter {
 
   private async send(batch: readonly DeliveryItem[]): Promise<void> {
     const producer = await this.producer.get();
-    const messages: Message[] = batch.map((item) => ({ key: this.keyOf(item), value: item.payload, headers: HEADERS }));
+    const messages: OutgoingMessage[] = batch.map((item) => ({ key: this.keyOf(item), value: item.payload, headers: HEADERS }));
     try {
-      await producer.send({ topic: this.config.topic, messages, acks: -1 });
+      await producer.send(this.config.topic, messages);
     } catch (err) {
       // A producer that failed may hold dead sockets or a fenced epoch; the next write starts a fresh one.
       await this.producer.reset();
@@ -93,7 +89,7 @@ export class KafkaWriter implements DestinationWriter {
       try {
         await this.send([item]);
       } catch (err) {
-        failed.push({ item, error: toKafkaDeliveryError(err, this.config.topic) });
+        failed.push({ item, error: toKafkaDeliveryError(this.kafka, err, this.config.topic) });
       }
     }
     return { failed };
@@ -104,27 +100,19 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function causes(err: unknown): unknown[] {
-  const chain: unknown[] = [];
-  for (let e = err; e !== undefined && e !== null && chain.length < 5; e = (e as { cause?: unknown }).cause) chain.push(e);
-  return chain;
-}
-
-function tooLarge(err: unknown): boolean {
-  return causes(err).some((e) => (e as { type?: string }).type === 'MESSAGE_TOO_LARGE');
-}
-
-function toKafkaDeliveryError(err: unknown, topic: string): DeliveryError {
+function toKafkaDeliveryError(kafka: KafkaClient, err: unknown, topic: string): DeliveryError {
   if (err instanceof DeliveryError) return err;
-  const chain = causes(err);
-  const names = chain.map((e) => (e as { name?: string }).name ?? '');
   const text = `Producing to ${topic} failed: ${message(err)}`;
-  if (tooLarge(err)) return new DeliveryError('RECORD_TOO_LARGE', text, { cause: err });
-  if (names.some((n) => n === 'KafkaJSRequestTimeoutError')) return new DeliveryError('DESTINATION_TIMEOUT', text, { cause: err });
-  if (names.some((n) => n === 'KafkaJSConnectionError' || n === 'KafkaJSConnectionClosedError' || n === 'KafkaJSBrokerNotFound')) {
-    return new DeliveryError('DESTINATION_UNREACHABLE', text, { cause: err });
+  switch (kafka.errorKind(err)) {
+    case 'too_large':
+      return new DeliveryError('RECORD_TOO_LARGE', text, { cause: err });
+    case 'timeout':
+      return new DeliveryError('DESTINATION_TIMEOUT', text, { cause: err });
+    case 'unreachable':
+      return new DeliveryError('DESTINATION_UNREACHABLE', text, { cause: err });
+    default:
+      // Authorization or unknown-topic errors may be fixed by an operator; retrying (and, with parking,
+      // parking) loses nothing, where dead-lettering a whole batch would.
+      return new DeliveryError('DESTINATION_SERVER_ERROR', text, { cause: err });
   }
-  // Authorization or unknown-topic errors may be fixed by an operator; retrying (and, with parking,
-  // parking) loses nothing, where dead-lettering a whole batch would.
-  return new DeliveryError('DESTINATION_SERVER_ERROR', text, { cause: err });
 }

@@ -25,8 +25,17 @@ export function eventTimestamp(item: DeliveryItem, now: number): number {
       return now;
     }
   }
-  const ms = typeof text === 'string' ? Date.parse(text) : NaN;
+  const ms = typeof text === 'string' ? (/^\d+$/.test(text) ? Number(text) / 1e6 : Date.parse(text)) : typeof text === 'number' ? epochMs(text) : NaN;
   return Number.isFinite(ms) ? ms : now;
+}
+
+/**
+ * A destination's timestamp_format (src/events/timestamp-format.ts) writes numbers in seconds (unix) or
+ * milliseconds (unixmilli), and unixnano as a string of digits. Seconds stay below 1e11 until the year
+ * 5138, and milliseconds are above it after 1973, so the size tells them apart.
+ */
+function epochMs(n: number): number {
+  return n < 1e11 ? n * 1000 : n;
 }
 
 /**

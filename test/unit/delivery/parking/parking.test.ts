@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../../../src/kafka/seam.js';
 import { describe, expect, it } from 'vitest';
 import { DeliveryError } from '../../../../src/delivery/errors.js';
 import type { FailFastWriter } from '../../../../src/delivery/parking/fail-fast-writer.js';
@@ -15,7 +15,7 @@ describe('parking', () => {
       park: async (id: string) => (parked.push(id), []),
     } as unknown as KafkaParkingStore;
     const parking = new Parking({
-      kafka: {} as Kafka,
+      kafka: {} as KafkaClient,
       store,
       prefix: 'edge.retry.',
       groupPrefix: 'g',

@@ -1,6 +1,5 @@
 // The re-driver's own bookkeeping at a stop, with a consumer fake that hands it one batch of a retry
 // topic and records what it resolves and commits (the real broker's side is in the integration tests).
-import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryItem, WriteOutcome } from '../../../../src/delivery/contract.js';
 import { DestinationRunner } from '../../../../src/delivery/destination-runner.js';
@@ -8,48 +7,42 @@ import { DeliveryError } from '../../../../src/delivery/errors.js';
 import { InFlightBudget } from '../../../../src/delivery/in-flight-budget.js';
 import { toParkedMessage } from '../../../../src/delivery/parking/parked-record.js';
 import { ReDriver, type ReDriverOptions } from '../../../../src/delivery/parking/re-driver.js';
+import type { BatchHandler, GroupConsumer, IncomingMessage, KafkaClient } from '../../../../src/kafka/seam.js';
 import { FakeWriter, RecordingDeadLetterSink, item } from '../fakes.js';
 
-/** A consumer of one retry topic partition: runs eachBatch once and lets disconnect wait for it. */
-class OneBatchConsumer {
-  readonly events = { GROUP_JOIN: 'group_join' };
+/** A consumer of one retry topic partition: runs the batch handler once and lets stop wait for it. */
+class OneBatchConsumer implements GroupConsumer {
   readonly resolved: string[] = [];
   readonly commits: string[] = [];
   running = true;
   batch: Promise<void> | undefined;
-  private eachBatch: ((p: EachBatchPayload) => Promise<void>) | undefined;
+  readonly connected = true;
+  private handler: BatchHandler | undefined;
 
-  async connect(): Promise<void> {}
-  async subscribe(): Promise<void> {}
-  on(): void {}
-  async run(cfg: { eachBatch: (p: EachBatchPayload) => Promise<void> }): Promise<void> {
-    this.eachBatch = cfg.eachBatch;
+  async start(handler: BatchHandler): Promise<void> {
+    this.handler = handler;
   }
-  async commitOffsets(offsets: Array<{ offset: string }>): Promise<void> {
-    this.commits.push(...offsets.map((o) => o.offset));
+  async commit(_topic: string, _partition: number, offset: number): Promise<void> {
+    this.commits.push(String(offset));
   }
-  async disconnect(): Promise<void> {
+  async stop(): Promise<void> {
     this.running = false;
     await this.batch;
   }
 
-  deliver(topic: string, messages: KafkaMessage[]): void {
-    const payload = {
-      batch: { topic, partition: 0, messages, highWatermark: String(messages.length) },
-      resolveOffset: (o: string) => this.resolved.push(o),
-      heartbeat: async () => undefined,
-      isRunning: () => this.running,
-      isStale: () => false,
-    } as unknown as EachBatchPayload;
-    this.batch = this.eachBatch?.(payload);
+  deliver(topic: string, messages: IncomingMessage[]): void {
+    this.batch = this.handler?.(
+      { topic, partition: 0, messages, highWatermark: String(messages.length) },
+      { heartbeat: async () => undefined, isStale: () => !this.running, resolve: (o) => this.resolved.push(o) },
+    );
   }
 }
 
-function parked(items: readonly DeliveryItem[]): KafkaMessage[] {
+function parked(items: readonly DeliveryItem[]): IncomingMessage[] {
   const error = new DeliveryError('DESTINATION_UNREACHABLE', 'down');
   return items.map((i, n) => {
     const m = toParkedMessage(i, 'ed_test', error, 1_000);
-    return { ...m, offset: String(n), timestamp: '1000', attributes: 0, size: 0 } as unknown as KafkaMessage;
+    return { key: Buffer.from(String(m.key)), value: m.value as Buffer, headers: m.headers, offset: String(n), timestamp: '1000' };
   });
 }
 
@@ -57,7 +50,7 @@ function parked(items: readonly DeliveryItem[]): KafkaMessage[] {
 async function setup(writer: FakeWriter, opts: Partial<ReDriverOptions> = {}): Promise<{ reDriver: ReDriver; runner: DestinationRunner; consumer: OneBatchConsumer }> {
   const consumer = new OneBatchConsumer();
   const reDriver: ReDriver = new ReDriver({
-    kafka: { consumer: () => consumer } as unknown as Kafka,
+    kafka: { groupConsumer: () => consumer } as unknown as KafkaClient,
     destinationId: 'ed_test',
     topic: 'edge.retry.ed_test',
     groupId: 'g',

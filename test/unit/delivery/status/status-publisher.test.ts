@@ -1,22 +1,22 @@
-import type { Kafka, Message } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import type { DestinationStatus } from '../../../../src/delivery/destination-health.js';
 import { StatusPublisher } from '../../../../src/delivery/status/status-publisher.js';
+import type { KafkaClient, OutgoingMessage } from '../../../../src/kafka/seam.js';
 import { decodeReport, type ParkedBacklog } from '../../../../src/delivery/status/status-report.js';
 import { createRootLogger } from '../../../../src/telemetry/logger.js';
 import { VirtualClock } from '../fakes.js';
 
 /** Just the producer calls the publisher makes; `down` makes sends fail. */
 class RecordingKafka {
-  readonly sends: Message[][] = [];
+  readonly sends: OutgoingMessage[][] = [];
   down = false;
-  producer() {
+  idempotentProducer() {
     return {
       connect: async () => undefined,
-      disconnect: async () => undefined,
-      send: async ({ messages }: { messages: Message[] }) => {
+      close: async () => undefined,
+      send: async (_topic: string, messages: readonly OutgoingMessage[]) => {
         if (this.down) throw new Error('the broker is down');
-        this.sends.push(messages);
+        this.sends.push([...messages]);
       },
     };
   }
@@ -30,7 +30,7 @@ function setup() {
   const health = new Map<string, DestinationStatus>();
   const backlog = new Map<string, ParkedBacklog>();
   const publisher = new StatusPublisher({
-    kafka: kafka as unknown as Kafka,
+    kafka: kafka as unknown as KafkaClient,
     topic: 'edge.status',
     workerId: 'w1',
     health: { statuses: () => health.entries() },

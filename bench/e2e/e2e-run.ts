@@ -1,0 +1,161 @@
+// The end-to-end measurement the e2e and kafka-client benchmarks share: on one broker and the same
+// preloaded records, the kcat copy, then per Kafka client its own copy (the passthrough) and the worker on
+// two workloads; every rate is also given as a share of the kcat copy and of the same client's copy.
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { KafkaClientName } from '../../src/kafka/seam.js';
+import type { BenchReport, BenchRow } from '../lib/types.js';
+import type { SubscriptionKind } from '../workload/subscriptions.js';
+import { ensureKcat } from './kcat.js';
+import type { LatencyResult } from './latency.js';
+import { KafkaBenchSession, type Configuration, type DrainReport } from './session.js';
+
+export interface E2eOptions {
+  readonly clients: readonly KafkaClientName[];
+  readonly records: number;
+  readonly latencySeconds: number;
+  /** Also the default workload's worker with V8's own heap sizing (HEAP_GROWTH_PERCENT=0). */
+  readonly heapVariant: boolean;
+}
+
+/** The latency runs send at this share of the configuration's own drain rate ("half load"). */
+const LATENCY_LOAD = 0.5;
+const SUBSCRIPTIONS = 100;
+const WORKLOADS: ReadonlyArray<{ kind: SubscriptionKind; label: string; target: number }> = [
+  { kind: 'one-percent', label: 'each about 1% of records', target: 0.5 },
+  { kind: 'fifth-percent', label: 'together about 20% of records', target: 0.8 },
+];
+const TARGET_PER_CORE = 50_000;
+const TARGET_P99_MS = 250;
+const PASSTHROUGH: Record<KafkaClientName, string> = {
+  kafkajs: fileURLToPath(new URL('./passthrough-kafkajs.ts', import.meta.url)),
+  platformatic: fileURLToPath(new URL('./passthrough-platformatic.ts', import.meta.url)),
+};
+const PACKAGES: Record<KafkaClientName, string> = { kafkajs: 'kafkajs', platformatic: '@platformatic/kafka' };
+
+const round = (n: number, d = 0): number => Math.round(n * 10 ** d) / 10 ** d;
+const grouped = (n: number): string => Math.round(n).toLocaleString('en-US');
+const met = (ok: boolean): string => (ok ? 'met' : 'missed');
+
+/** "kafkajs 2.2.4": the installed version of a client's package (not every package exports its package.json). */
+export function clientLabel(client: KafkaClientName): string {
+  const pkg = PACKAGES[client];
+  const { version } = JSON.parse(readFileSync(new URL(`../../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string };
+  return `${pkg} ${version}`;
+}
+
+interface Measured {
+  readonly config: Configuration;
+  readonly label: string;
+  readonly client?: KafkaClientName;
+  readonly workload?: (typeof WORKLOADS)[number];
+  /** The same client's copy, for workers. */
+  readonly copy?: Measured;
+  drain?: DrainReport;
+  latency?: LatencyResult;
+}
+
+export async function runE2e(title: string, progress: (m: string) => void, o: E2eOptions): Promise<BenchReport> {
+  const started = Date.now();
+  const loadBefore = loadavg()[0] ?? 0;
+  const kcatVersion = ensureKcat(progress);
+  const drainTimeoutMs = Math.max(120_000, (o.records / 2_000) * 1000);
+  const session = await KafkaBenchSession.open('e2e', progress);
+  try {
+    await session.preload(o.records);
+    const kcat: Measured = { config: session.kcatCopy('kcat'), label: `kcat copy (${kcatVersion})` };
+    const all: Measured[] = [kcat];
+    for (const client of o.clients) {
+      const env = { KAFKA_CLIENT: client };
+      const copy: Measured = { config: session.passthrough(`copy-${client}`, PASSTHROUGH[client]), label: `copy, ${clientLabel(client)}`, client };
+      all.push(copy);
+      for (const workload of WORKLOADS) {
+        const config = session.worker(`worker-${client}-${workload.kind}`, SUBSCRIPTIONS, { kind: workload.kind, env });
+        all.push({ config, label: `worker, ${client}, ${SUBSCRIPTIONS} subscriptions matching ${workload.label}`, client, workload, copy });
+      }
+      if (o.heapVariant && client === o.clients[0]) {
+        const config = session.worker(`worker-${client}-v8-heap`, SUBSCRIPTIONS, { env: { ...env, HEAP_GROWTH_PERCENT: '0' } });
+        all.push({ config, label: `worker, ${client}, ${SUBSCRIPTIONS} subscriptions, HEAP_GROWTH_PERCENT=0 (V8's heap sizing)`, client, copy });
+      }
+    }
+    for (const m of all) m.drain = await session.drain(m.config, drainTimeoutMs);
+    for (const m of all) {
+      if (m.config.measuredBy === 'outputs') continue;
+      m.latency = await session.latency(m.config, LATENCY_LOAD * (m.drain as DrainReport).recordsPerSecond, o.latencySeconds, drainTimeoutMs);
+    }
+
+    const kcatRate = (kcat.drain as DrainReport).recordsPerSecond;
+    const rows: BenchRow[] = all.map((m) => {
+      const d = m.drain as DrainReport;
+      return {
+        configuration: m.label,
+        'records/s': round(d.recordsPerSecond),
+        'x kcat': round(d.recordsPerSecond / kcatRate, 2),
+        'x same-client copy': m.copy === undefined ? null : round(d.recordsPerSecond / (m.copy.drain as DrainReport).recordsPerSecond, 2),
+        'events/record': round(d.eventsPerRecord, 2),
+        'CPU cores': round(d.cores, 2),
+        'records/s per core': round(d.recordsPerSecond / d.cores),
+        'peak RSS MiB': round(d.peakRssMiB),
+        'latency at records/s': m.latency === undefined ? null : round(LATENCY_LOAD * d.recordsPerSecond),
+        'p50 ms': m.latency === undefined ? null : round(m.latency.p50),
+        'p99 ms': m.latency === undefined ? null : round(m.latency.p99),
+      };
+    });
+    const summary = all
+      .filter((m) => m.workload !== undefined)
+      .map((m) => {
+        const d = m.drain as DrainReport;
+        const w = m.workload as (typeof WORKLOADS)[number];
+        const share = d.recordsPerSecond / kcatRate;
+        const perCore = d.recordsPerSecond / d.cores;
+        const p99 = (m.latency as LatencyResult).p99;
+        return (
+          `Worker on ${m.client} (${clientLabel(m.client as KafkaClientName)}), ${SUBSCRIPTIONS} subscriptions matching ${w.label} (${round(d.eventsPerRecord, 2)} events/record): ` +
+          `${grouped(d.recordsPerSecond)} records/s = ${round(share, 2)}x kcat (target >= ${w.target}: ${met(share >= w.target)}), ` +
+          `${round(d.recordsPerSecond / ((m.copy as Measured).drain as DrainReport).recordsPerSecond, 2)}x the ${m.client} copy; ` +
+          `${grouped(perCore)} records/s per core on ${round(d.cores, 2)} cores (target >= ${grouped(TARGET_PER_CORE)}: ${met(perCore >= TARGET_PER_CORE)}); ` +
+          `p99 ${round(p99)} ms at half load (target <= ${TARGET_P99_MS}: ${met(p99 <= TARGET_P99_MS)}).`
+        );
+      });
+    const notes = [
+      ...summary,
+      `Throughput: ${o.records.toLocaleString('en-US')} generated Avro records (80% http_request_complete.v0) were preloaded into the two raw topics (6 partitions each); each configuration then started in its own consumer group and read them all from the beginning. records/s counts the records committed between the first commit seen and the last (start-up and the group join excluded), polling the group's offsets every 250 ms; for the kcat copy, which commits on a timer of its own, the records written to its output topic instead. Events/s counts what reached the output topics over the same records.`,
+      `The kcat copy (bench/e2e/kcat.ts): Debian's kcat as a consumer group over both raw topics piped into kcat producing every record unchanged to one topic, idempotent with acks=all (librdkafka's other defaults); its CPU and memory are both kcat processes'. It is the floor of what a topic-to-topic copy costs on this broker and machine.`,
+      `The worker is the real service (src/main.ts, ROLES=worker) in its own process with KAFKA_CLIENT set, its ${SUBSCRIPTIONS} subscriptions written to the config log and delivering to one kafka destination (acks=all, idempotent, the runner's default batching). A client's copy (bench/e2e/passthrough-*.ts) uses that client with the worker's consumer settings and the kafka writer's producer settings, and produces every record unchanged to one topic.`,
+      `Latency: after the drains, each configuration resumed its group and caught up, then ${o.latencySeconds} s of records were sent at ${LATENCY_LOAD * 100}% of its own drain rate ("half load"). Latency = the output record's broker append time (LogAppendTime) minus the raw record's create time, same clock.`,
+      `CPU cores: user+system CPU time of the measured process(es) over the drain window divided by its length (from /proc). records/s per core = records/s / CPU cores. Peak RSS: VmHWM of the process (the larger kcat process for the copy).`,
+      `Broker: Kafka ${session.broker.version}, single node on 127.0.0.1, extra JVM flags "${session.broker.jvmOpts}". Producer, broker and the measured processes share the same ${cpus().length} cores, so absolute rates are low; the ratios within one run are the result. 1-minute load average ${round(loadBefore, 1)} at the start, ${round(loadavg()[0] ?? 0, 1)} at the end.`,
+      `This run took ${round((Date.now() - started) / 1000)} s in all.`,
+    ];
+    const labels = rows.map((r) => String(r.configuration));
+    const withLatency = all.filter((m) => m.latency !== undefined);
+    return {
+      title,
+      usesKafka: true,
+      settings: { records: o.records, clients: o.clients.join(' '), subscriptions: SUBSCRIPTIONS, latencySeconds: o.latencySeconds, latencyLoad: LATENCY_LOAD, kcat: kcatVersion, ...Object.fromEntries(o.clients.map((c) => [c, clientLabel(c)])), brokerJvmOpts: session.broker.jvmOpts },
+      rows,
+      notes,
+      charts: [
+        {
+          kind: 'bar',
+          id: 'throughput',
+          title: 'End to end: records/s drained from the raw topics',
+          yLabel: 'records per second',
+          categories: labels,
+          series: [{ name: 'records/s', points: rows.map((r, i) => [i, Number(r['records/s'])]) }],
+        },
+        {
+          kind: 'bar',
+          id: 'latency',
+          title: 'End to end latency, produce to delivered, at half of each configuration\'s drain rate',
+          yLabel: 'milliseconds',
+          categories: withLatency.map((m) => m.label),
+          series: (['p50', 'p90', 'p99'] as const).map((p) => ({ name: p, points: withLatency.map((m, i) => [i, round((m.latency as LatencyResult)[p])] as [number, number]) })),
+        },
+      ],
+    };
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,74 @@
+// The seam's group consumer over kafkajs's eachBatch: kafkajs heartbeats only when asked (from inside a
+// batch), reads every assigned partition again from its committed offset after a join, and waits for
+// running batches before it rejoins or disconnects.
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { BatchHandler, GroupConsumer, GroupConsumerOptions, GroupListener } from '../seam.js';
+
+/** The coordinator's answers to a heartbeat that the listener hears about (Kafka's protocol error names). */
+const GROUP_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID']);
+
+export class KafkajsGroupConsumer implements GroupConsumer {
+  private readonly consumer: Consumer;
+  private isConnected = false;
+
+  constructor(
+    kafka: Kafka,
+    private readonly options: GroupConsumerOptions,
+    private readonly listener: GroupListener,
+  ) {
+    this.consumer = kafka.consumer({
+      groupId: options.groupId,
+      maxWaitTimeInMs: options.maxWaitMs,
+      readUncommitted: false,
+      allowAutoTopicCreation: false,
+      sessionTimeout: options.sessionTimeoutMs,
+      heartbeatInterval: options.heartbeatIntervalMs,
+      rebalanceTimeout: options.rebalanceTimeoutMs ?? Math.max(60_000, options.sessionTimeoutMs),
+    });
+    const c = this.consumer;
+    c.on(c.events.GROUP_JOIN, (e) => listener.onJoin?.(e.payload.memberAssignment, { memberId: e.payload.memberId, durationMs: e.payload.duration }));
+    c.on(c.events.CONNECT, () => (this.isConnected = true));
+    c.on(c.events.DISCONNECT, () => (this.isConnected = false));
+    c.on(c.events.CRASH, (e) => listener.onCrash?.(e.payload.error, e.payload.restart));
+  }
+
+  get connected(): boolean {
+    return this.isConnected;
+  }
+
+  async start(handler: BatchHandler): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.options.partitionsConcurrently ?? 1,
+      eachBatch: (payload) => this.onBatch(payload, handler),
+    });
+  }
+
+  async commit(topic: string, partition: number, offset: number): Promise<void> {
+    await this.consumer.commitOffsets([{ topic, partition, offset: String(offset) }]);
+  }
+
+  stop(): Promise<void> {
+    return this.consumer.disconnect();
+  }
+
+  private async onBatch(payload: EachBatchPayload, handler: BatchHandler): Promise<void> {
+    const { batch, heartbeat, isRunning, isStale, resolveOffset } = payload;
+    await handler(
+      { topic: batch.topic, partition: batch.partition, messages: batch.messages, highWatermark: batch.highWatermark },
+      {
+        heartbeat: () =>
+          heartbeat().catch((err: unknown) => {
+            const type = (err as { type?: unknown }).type;
+            if (typeof type === 'string' && GROUP_ERRORS.has(type)) this.listener.onGroupError?.(type);
+          }),
+        // isStale() builds a key and looks up the group's seek offsets; callers ask it every few records.
+        isStale: () => !isRunning() || isStale(),
+        resolve: resolveOffset,
+      },
+    );
+  }
+}

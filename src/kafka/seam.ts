@@ -1,0 +1,253 @@
+// The Kafka client seam: the few calls the service makes to Kafka, one adapter per client library behind
+// them (kafkajs/, platformatic/), chosen by KAFKA_CLIENT (ARCHITECTURE.md "Kafka client"). Nothing outside
+// src/kafka/ imports a client library but the load tools: the traffic generator (src/traffic/), the tests'
+// and the benchmarks' own clients (a test's producer need not be the service's client).
+
+export const KAFKA_CLIENT_NAMES = ['platformatic', 'kafkajs'] as const;
+export type KafkaClientName = (typeof KAFKA_CLIENT_NAMES)[number];
+
+/** A header value as a consumer hands it over: one value, or several under the same name. */
+export type HeaderValue = Buffer | string | readonly (Buffer | string)[] | undefined;
+
+/** A record to produce. Without `partition`, a keyed record goes where the Java client puts it (murmur2). */
+export interface OutgoingMessage {
+  readonly key?: Buffer | string | null;
+  readonly value: Buffer | string | null;
+  readonly headers?: Readonly<Record<string, string | Buffer>>;
+  readonly partition?: number;
+}
+
+/** A consumed record. Offsets and timestamps are decimal strings (Kafka's int64). */
+export interface IncomingMessage {
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly offset: string;
+  /** The record's timestamp in milliseconds since the epoch. */
+  readonly timestamp: string;
+  readonly headers?: Readonly<Record<string, HeaderValue>>;
+}
+
+export interface TopicMessages {
+  readonly topic: string;
+  readonly messages: readonly OutgoingMessage[];
+}
+
+/**
+ * An idempotent producer: acks from all in-sync replicas, one request in flight, so the client's own
+ * retries neither duplicate nor reorder. A send that fails may still have been written (its answer lost):
+ * after a failure the caller closes the producer and sends again with a new one (LazyProducer.reset).
+ */
+export interface IdempotentProducer {
+  connect(): Promise<void>;
+  /** Resolves once the broker acknowledged every message. */
+  send(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface IdempotentProducerOptions {
+  /** The client's retries of one send, which the caller's backoff wraps: bounded, so a send fails while a broker is down. */
+  readonly retries: number;
+}
+
+/**
+ * A transactional producer under one transactional id. connect() initializes the id, which fences every
+ * earlier producer of it: the broker completes a commit the old one had begun and aborts anything else.
+ */
+export interface TransactionalProducer {
+  connect(): Promise<void>;
+  /** Sends every record in one transaction and commits it. When this throws, the outcome is unknown. */
+  commitTransaction(records: readonly TopicMessages[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TransactionalProducerOptions {
+  readonly transactionalId: string;
+  /** How long the broker lets a transaction stay open before it aborts it. */
+  readonly transactionTimeoutMs: number;
+}
+
+/** A topic to create. */
+export interface TopicSpec {
+  topic: string;
+  /** Default 1; -1 asks for the broker's num.partitions. */
+  partitions?: number;
+  /** Default (and -1): the broker's default.replication.factor. */
+  replicationFactor?: number;
+  /** cleanup.policy=compact: the log keeps the latest record per key, and a null value deletes the key. */
+  compacted?: boolean;
+  /** Other topic-level settings, e.g. { 'retention.ms': '604800000' }. */
+  config?: Record<string, string>;
+}
+
+/** The topic settings a spec asks for, compaction included. */
+export function topicConfigOf(spec: TopicSpec): Record<string, string> {
+  return { ...spec.config, ...(spec.compacted === true ? { 'cleanup.policy': 'compact' } : {}) };
+}
+
+export interface PartitionOffsets {
+  readonly partition: number;
+  readonly low: number;
+  readonly high: number;
+}
+
+/** The admin calls the service makes. Every call connects as needed; close() ends the connections. */
+export interface KafkaAdmin {
+  listTopics(): Promise<string[]>;
+  /** Creates the topics and waits for their leaders; a topic that exists meanwhile is not an error. */
+  createTopics(specs: readonly TopicSpec[]): Promise<void>;
+  deleteTopics(topics: readonly string[]): Promise<void>;
+  /** The named settings of a topic as the broker applies them (its own, or the broker's default). */
+  topicConfig(topic: string, names: readonly string[]): Promise<Map<string, string>>;
+  /** Throws when the topic does not exist or has no leader. */
+  checkTopic(topic: string): Promise<void>;
+  /** False when the cluster does not have the topic; throws when it cannot tell (unreachable, refused). */
+  topicExists(topic: string): Promise<boolean>;
+  /** Each partition's first offset retention kept (low) and its end offset, the next record's (high). */
+  partitionOffsets(topic: string): Promise<PartitionOffsets[]>;
+  /** The group's committed offset of each partition of `topic`; -1 where it committed none. */
+  committedOffsets(groupId: string, topic: string): Promise<Map<number, number>>;
+  deleteGroups(groupIds: readonly string[]): Promise<void>;
+  /** The cluster the brokers belong to: its id and how many brokers it has. */
+  cluster(): Promise<{ id: string; brokers: number }>;
+  /** Throws while a group's coordinator is not available or still loading (the readiness probe). */
+  describeGroups(groupIds: readonly string[]): Promise<void>;
+  /** The member ids of a consumer group now (none when it has no members). */
+  groupMembers(groupId: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export interface GroupConsumerOptions {
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  /** How long the group waits for its members to rejoin; default the larger of 60 s and the session. */
+  readonly rebalanceTimeoutMs?: number;
+  /** How long the broker may hold a fetch waiting for records. */
+  readonly maxWaitMs: number;
+  /** How many partitions' batches are handled at once (one batch per partition at a time). */
+  readonly partitionsConcurrently?: number;
+  /**
+   * A stable member name across restarts (Kafka's static membership, group.instance.id): a restarted
+   * member takes its partitions back at once instead of after the session timeout. Ignored by clients
+   * without it (kafkajs).
+   */
+  readonly groupInstanceId?: string;
+}
+
+/** One fetched batch of one partition, in offset order. Reads are read-committed. */
+export interface PartitionBatch {
+  readonly topic: string;
+  readonly partition: number;
+  readonly messages: readonly IncomingMessage[];
+  /** The partition's end offset when the batch was fetched. */
+  readonly highWatermark: string;
+}
+
+/** What a batch handler can ask of the consumer while it works. */
+export interface BatchScope {
+  /**
+   * Lets the group know the member is alive during a long batch. Never throws: what the coordinator
+   * answered is reported through GroupListener.onGroupError. A no-op for clients that heartbeat on
+   * their own.
+   */
+  heartbeat(): Promise<void>;
+  /**
+   * True once the batch's records should no longer be worked on: the consumer is stopping, the group
+   * was joined again since the batch was fetched, or the partition is to be read again from another
+   * offset.
+   */
+  isStale(): boolean;
+  /**
+   * Marks the batch's records up to and including `offset` as handled (not committed): the partition's
+   * next batch starts after them. Records a handler leaves unresolved are read again, from the committed
+   * offset.
+   */
+  resolve(offset: string): void;
+}
+
+/** About one completed join. */
+export interface JoinFacts {
+  /** The member id the coordinator gave this member (a live tap's acknowledgement names it). */
+  readonly memberId: string;
+  /** From the member's start, or from the rebalance it noticed, to its assignment (when the client can tell). */
+  readonly durationMs?: number;
+}
+
+/** The group's news, as the member sees it. */
+export interface GroupListener {
+  /**
+   * A join completed with this assignment (topic -> partitions). After every join each assigned
+   * partition is read again from its committed offset, so no bookkeeping of earlier batches carries over.
+   */
+  onJoin?(assignment: Readonly<Record<string, readonly number[]>>, join: JoinFacts): void;
+  /**
+   * The coordinator answered with a group error (Kafka's names): REBALANCE_IN_PROGRESS (a rebalance
+   * began; the member still owns its partitions until it rejoins), or ILLEGAL_GENERATION,
+   * UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID (the group moved on without this member).
+   */
+  onGroupError?(code: string): void;
+  /** The consumer failed; `restarting` when the client starts it again by itself. */
+  onCrash?(err: unknown, restarting: boolean): void;
+}
+
+export type BatchHandler = (batch: PartitionBatch, scope: BatchScope) => Promise<void>;
+
+/** A member of a consumer group that hands its records over in per-partition batches; offsets are committed by hand only. */
+export interface GroupConsumer {
+  /** Joins the group, reading partitions without a committed offset from the beginning; resolves once consuming. */
+  start(handler: BatchHandler): Promise<void>;
+  /** Commits `offset` (the next record to read) for the partition, in the member's current generation. */
+  commit(topic: string, partition: number, offset: number): Promise<void>;
+  /** Stops fetching, waits for the running handlers, and leaves the group. Safe to call twice. */
+  stop(): Promise<void>;
+  /** True while connected to the broker. */
+  readonly connected: boolean;
+}
+
+/** What a failed call was, for the callers that react differently (the kafka writer, the parking store). */
+export type KafkaErrorKind = 'too_large' | 'timeout' | 'unreachable' | 'other';
+
+/** A failed call in words: Kafka's error name when a broker answered with one (e.g. INVALID_REPLICATION_FACTOR), and its text. */
+export interface KafkaErrorDescription {
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface KafkaClientOptions {
+  readonly clientId: string;
+  readonly brokers: readonly string[];
+  /**
+   * Logs the client's own lines at debug: for clients whose caller reports their failures itself (the
+   * kafka destinations, whose failures their destination's state reports).
+   */
+  readonly quiet?: boolean;
+  /** Nothing logged at all (the readiness probe, which expects refused connections). */
+  readonly silent?: boolean;
+  /** Retries of one request; the adapter's default (about a minute of backoff) when absent. */
+  readonly retries?: number;
+  /** How long a connection attempt may take; default 3 s. */
+  readonly connectionTimeoutMs?: number;
+}
+
+/** One client library behind the seam, for one cluster. */
+export interface KafkaClient {
+  readonly name: KafkaClientName;
+  readonly brokers: readonly string[];
+  admin(): KafkaAdmin;
+  idempotentProducer(options: IdempotentProducerOptions): IdempotentProducer;
+  transactionalProducer(options: TransactionalProducerOptions): TransactionalProducer;
+  groupConsumer(options: GroupConsumerOptions, listener?: GroupListener): GroupConsumer;
+  errorKind(err: unknown): KafkaErrorKind;
+  describeError(err: unknown): KafkaErrorDescription;
+}
+
+/** Runs `fn` with an admin client and always closes it. */
+export async function withAdmin<T>(client: KafkaClient, fn: (admin: KafkaAdmin) => Promise<T>): Promise<T> {
+  const admin = client.admin();
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.close().catch(() => undefined);
+  }
+}

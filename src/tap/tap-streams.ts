@@ -1,0 +1,125 @@
+// The API side of live taps (ARCHITECTURE.md "Live tap"): opens and closes taps on the requests topic,
+// and reads the events topic, handing each message to the stream of this process that opened its tap.
+import { randomUUID } from 'node:crypto';
+import { LazyProducer } from '../kafka/lazy-producer.js';
+import type { GroupConsumer, KafkaAdmin, KafkaClient } from '../kafka/seam.js';
+import { createLogger } from '../telemetry/logger.js';
+import { TAP_KIND_HEADER, type TapAck, type TapOpen, type TapRequest, type TapSkipped } from './tap-protocol.js';
+
+const log = createLogger('tap');
+
+/** What a stream hears of its tap. */
+export interface TapListener {
+  /** An event's payload (the envelope's JSON bytes). */
+  event(payload: Buffer): void;
+  /** A worker did not send this many events, over its share of the rate. */
+  skipped(count: number): void;
+  /** A worker applied the tap; `member` is its id in the ingest group. */
+  ack(member: string | undefined): void;
+}
+
+export interface TapStreamsOptions {
+  readonly kafka: KafkaClient;
+  readonly requestsTopic: string;
+  readonly eventsTopic: string;
+  /** The workers' consumer group: its members are the workers a tap waits for. */
+  readonly consumerGroup: string;
+}
+
+export class TapStreams {
+  private readonly listeners = new Map<string, TapListener>();
+  private readonly consumer: GroupConsumer;
+  private readonly producer: LazyProducer;
+  private admin: KafkaAdmin | undefined;
+
+  constructor(private readonly opts: TapStreamsOptions) {
+    // Every API process reads every message and keeps those of its own taps; offsets are never committed.
+    this.consumer = opts.kafka.groupConsumer({
+      groupId: `edge-tap-streams-${randomUUID()}`,
+      topics: [opts.eventsTopic],
+      sessionTimeoutMs: 30_000,
+      heartbeatIntervalMs: 3_000,
+      maxWaitMs: 100,
+    });
+    this.producer = new LazyProducer(opts.kafka, { retries: 3 });
+  }
+
+  get open(): number {
+    return this.listeners.size;
+  }
+
+  async start(): Promise<void> {
+    // From the beginning (the topic keeps minutes): nothing produced after a tap opens can be missed.
+    await this.consumer.start(async ({ messages }, scope) => {
+      for (const message of messages) {
+        const tap = message.key?.toString('utf8');
+        const listener = tap === undefined ? undefined : this.listeners.get(tap);
+        if (listener !== undefined && message.value !== null) this.dispatch(listener, String(message.headers?.[TAP_KIND_HEADER] ?? ''), message.value);
+      }
+      const last = messages[messages.length - 1];
+      if (last !== undefined) scope.resolve(last.offset);
+    });
+  }
+
+  async stop(): Promise<void> {
+    const open = [...this.listeners.keys()];
+    this.listeners.clear();
+    await Promise.allSettled(open.map((tap) => this.send({ v: 1, op: 'close', tap })));
+    await Promise.allSettled([this.consumer.stop(), this.producer.close(), this.admin?.close()]);
+  }
+
+  /**
+   * Opens a tap: the listener hears of it from now on. Resolves to the member ids of the workers in the
+   * group, or undefined when they could not be listed.
+   */
+  async openTap(request: TapOpen, listener: TapListener): Promise<string[] | undefined> {
+    this.listeners.set(request.tap, listener);
+    try {
+      await this.send(request);
+    } catch (err) {
+      this.listeners.delete(request.tap);
+      throw err;
+    }
+    return this.workers();
+  }
+
+  /** Closes a tap (its end, or its client went away); the workers drop it. */
+  closeTap(tap: string): void {
+    if (!this.listeners.delete(tap)) return;
+    this.send({ v: 1, op: 'close', tap }).catch((err: unknown) => {
+      // The workers drop the tap at its expiry anyway.
+      log.warn({ err, tap }, 'A tap could not be closed on the workers; they drop it when it expires.');
+    });
+  }
+
+  private dispatch(listener: TapListener, kind: string, value: Buffer): void {
+    try {
+      if (kind === 'event') listener.event(value);
+      else if (kind === 'skipped') listener.skipped(Number((JSON.parse(value.toString('utf8')) as TapSkipped).skipped) || 0);
+      else if (kind === 'ack') listener.ack((JSON.parse(value.toString('utf8')) as TapAck).member);
+    } catch (err) {
+      log.warn({ err, kind }, 'A tap message could not be read and was skipped.');
+    }
+  }
+
+  private async send(request: TapRequest): Promise<void> {
+    const producer = await this.producer.get();
+    try {
+      await producer.send(this.opts.requestsTopic, [{ key: request.tap, value: JSON.stringify(request) }]);
+    } catch (err) {
+      await this.producer.reset();
+      throw err;
+    }
+  }
+
+  /** The member ids of the workers in the group now. */
+  private async workers(): Promise<string[] | undefined> {
+    try {
+      this.admin ??= this.opts.kafka.admin();
+      return await this.admin.groupMembers(this.opts.consumerGroup);
+    } catch (err) {
+      log.warn({ err }, 'The workers of the group could not be listed; the tap does not wait for them.');
+      return undefined;
+    }
+  }
+}

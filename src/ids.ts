@@ -72,13 +72,14 @@ export function eventTimeDigits(timestampMs: number): string {
 
 /** The record's part of its event ids: 16 digit values (0-31). */
 export function recordDigits(topic: string, partition: number, offset: string | number): Uint8Array {
-  // The one-shot hash() is the same SHA-256 as createHash().update().digest() without the stream object.
-  return digitsOf(hash('sha256', `${topic}\0${partition}\0${offset}`, 'buffer'));
+  // The one-shot hash() is the same SHA-256 as createHash().update().digest() without the stream object;
+  // its hex output costs less than half of its buffer output (about 0.3 against 0.8 µs here).
+  return hexDigits(hash('sha256', `${topic}\0${partition}\0${offset}`));
 }
 
 /** A (subscription, destination) pair's part of its event ids: 16 digit values (0-31). */
 export function pairDigits(subscriptionId: string, destinationId: string): Uint8Array {
-  return digitsOf(hash('sha256', `${subscriptionId}\0${destinationId}`, 'buffer'));
+  return hexDigits(hash('sha256', `${subscriptionId}\0${destinationId}`));
 }
 
 /** The first 80 bits of `bytes` as 16 five-bit values, most significant first. */
@@ -94,6 +95,24 @@ function digitsOf(bytes: Uint8Array): Uint8Array {
       bits -= 5;
       out[n++] = (acc >>> bits) & 31;
     }
+  }
+  return out;
+}
+
+/** digitsOf the bytes a lowercase hex digest spells. */
+function hexDigits(hex: string): Uint8Array {
+  const out = new Uint8Array(EVENT_HASH_DIGITS);
+  // Five hex digits (20 bits) make four five-bit values.
+  for (let g = 0; g < 4; g++) {
+    let acc = 0;
+    for (let i = 5 * g; i < 5 * g + 5; i++) {
+      const c = hex.charCodeAt(i);
+      acc = (acc << 4) | (c <= 0x39 ? c - 0x30 : c - 0x57);
+    }
+    out[4 * g] = acc >>> 15;
+    out[4 * g + 1] = (acc >>> 10) & 31;
+    out[4 * g + 2] = (acc >>> 5) & 31;
+    out[4 * g + 3] = acc & 31;
   }
   return out;
 }

@@ -24,6 +24,8 @@ export type RouteMode = 'decode' | 'filterable' | 'route' | 'route-write';
 export interface RouteArgs {
   readonly mode: RouteMode;
   readonly subscriptions: number;
+  /** The filters' kind (bench/workload/subscriptions.ts); default 'one-percent'. */
+  readonly workload?: 'one-percent' | 'rare';
   readonly records: number;
   readonly httpShare: number;
   /** Decoder options under test (e.g. validating every record). */
@@ -88,7 +90,7 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     count: args.subscriptions,
     destinationIds: Array.from({ length: 20 }, (_, i) => `ed_BENCH${String(i).padStart(22, '0')}`),
     httpShare: args.httpShare,
-    kind: 'one-percent',
+    kind: args.workload ?? 'one-percent',
   });
   const subscriptions = new SubscriptionSet();
   for (const s of workload.subscriptions) subscriptions.put(s);

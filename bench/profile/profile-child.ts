@@ -4,13 +4,14 @@ import { Session } from 'node:inspector/promises';
 import { prepareRoute, type RouteMode } from '../hotpath/route-measure.js';
 
 const [out, mode = 'route', subs = '100', seconds = '4', ...flags] = process.argv.slice(2);
-if (out === undefined) throw new Error('usage: profile-child.ts <profile file> [mode] [subscriptions] [seconds] [--validate-all]');
+if (out === undefined) throw new Error('usage: profile-child.ts <profile file> [mode] [subscriptions] [seconds] [--validate-all] [--rare]');
 const { fn, records } = prepareRoute({
   mode: mode as RouteMode,
   subscriptions: Number(subs),
   records: 4096,
   httpShare: 0.8,
   ...(flags.includes('--validate-all') && { decoder: { validateAll: true } }),
+  ...(flags.includes('--rare') && { workload: 'rare' as const }),
 });
 const loop = (ms: number): number => {
   const end = performance.now() + ms;

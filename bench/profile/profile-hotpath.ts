@@ -1,4 +1,4 @@
-// Profiles the hot path: `npx tsx bench/profile/profile-hotpath.ts [mode] [subscriptions] [seconds] [--validate-all] [--no-inlining]`.
+// Profiles the hot path: `npx tsx bench/profile/profile-hotpath.ts [mode] [subscriptions] [seconds] [--validate-all] [--rare] [--no-inlining]`.
 // The child samples only the timed loop (V8's CPU profiler, as node --cpu-prof uses it) and this prints the top frames.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

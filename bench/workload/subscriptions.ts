@@ -22,10 +22,14 @@ const TEMPLATES: Readonly<Record<TrafficEventType, readonly (readonly string[])[
   ],
 };
 
-export type SubscriptionKind = 'one-percent' | 'fifth-percent' | 'tenant';
+export type SubscriptionKind = 'one-percent' | 'fifth-percent' | 'rare' | 'tenant';
 
 /** The share of all records each subscription of a kind matches, from the filters' candidates (filters.ts). */
-const SHARE_RANGES: Partial<Record<SubscriptionKind, readonly [number, number]>> = { 'one-percent': [0.006, 0.016], 'fifth-percent': [0.0012, 0.003] };
+const SHARE_RANGES: Partial<Record<SubscriptionKind, readonly [number, number]>> = {
+  'one-percent': [0.006, 0.016],
+  'fifth-percent': [0.0012, 0.003],
+  rare: [0.00005, 0.0002],
+};
 
 export interface SubscriptionSetOptions {
   readonly count: number;
@@ -36,6 +40,8 @@ export interface SubscriptionSetOptions {
   /**
    * 'one-percent': each subscription matches about 1% of all records (the hot-path workload, bench/results/hotpath.md).
    * 'fifth-percent': each matches about 0.2%, so 100 of them match about 20% of the records.
+   * 'rare': each subscription matches about 0.01% of all records, so 100 of them match about 1% (the
+   * hot-path workload where almost nothing matches).
    * 'tenant': each subscription follows one host or TCP address of its own (a realistic multi-tenant load).
    */
   readonly kind: SubscriptionKind;

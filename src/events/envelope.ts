@@ -1,5 +1,7 @@
 // The delivered event envelope (ARCHITECTURE.md "Delivered envelope", "Event ids"): the one shape every destination receives, and its
 // payload bytes.
+import { writeMillis } from '../records/timestamps.js';
+import { DEFAULT_TIMESTAMP_FORMAT, formatEventTime, type TimestampFormat } from './timestamp-format.js';
 import { EVENT_DIGIT_CODES, EVENT_HASH_DIGITS, ID_PREFIXES, eventTimeDigits, newId } from '../ids.js';
 
 export interface Principal {
@@ -45,14 +47,56 @@ export const PAYLOAD_ID_AT = ID_KEY.length;
 export const EVENT_ID_LENGTH = ID_PREFIXES.event.length + 1 + 10 + EVENT_HASH_DIGITS;
 const HEAD_LENGTH = PAYLOAD_ID_AT + EVENT_ID_LENGTH - EVENT_HASH_DIGITS;
 
-/** The head of every payload of a record with this Kafka timestamp. */
+const HEAD_PREFIX = Buffer.from(`${ID_KEY}${ID_PREFIXES.event}_`, 'latin1');
+
+/** The head of every payload of a record with this Kafka timestamp; written byte by byte, it is made for every matched record. */
 export function payloadHead(timestampMs: number): Buffer {
-  return Buffer.from(`${ID_KEY}${ID_PREFIXES.event}_${eventTimeDigits(timestampMs)}`, 'latin1');
+  let ms = Math.max(0, timestampMs);
+  if (!Number.isSafeInteger(ms)) return Buffer.from(`${ID_KEY}${ID_PREFIXES.event}_${eventTimeDigits(timestampMs)}`, 'latin1');
+  const head = Buffer.allocUnsafe(HEAD_LENGTH);
+  for (let i = 0; i < HEAD_PREFIX.length; i++) head[i] = HEAD_PREFIX[i] as number;
+  // eventTimeDigits: ten base32 digits, most significant first.
+  for (let i = HEAD_LENGTH - 1; i >= HEAD_PREFIX.length; i--) {
+    const d = ms % 32;
+    head[i] = EVENT_DIGIT_CODES[d] as number;
+    ms = (ms - d) / 32;
+  }
+  return head;
 }
 
 /** The text between the event id and the object: the id's closing quote and the other fields. */
 export function tailBeforeObject(eventType: string, timestamp: string | number, principalJson: string): string {
   return `","event_type":${JSON.stringify(eventType)},"event_timestamp":${JSON.stringify(timestamp)},"principal":${principalJson},"object":`;
+}
+
+/** The two constant parts of tailBeforeObject's text for a traffic event type (no principal), around the timestamp. */
+const trafficBefore = new Map<string, readonly [Buffer, Buffer]>();
+
+/**
+ * tailBeforeObject(eventType, formatEventTime(timestampMs, format), 'null') as bytes, written into `out`
+ * at `at`; returns the end. At most 3 x eventType.length + 160 bytes.
+ */
+export function writeTrafficTailBefore(out: Buffer, at: number, eventType: string, timestampMs: number, format: TimestampFormat = DEFAULT_TIMESTAMP_FORMAT): number {
+  let parts = trafficBefore.get(eventType);
+  if (parts === undefined) {
+    // The timestamp is the last string of the text: split it at a placeholder there.
+    const text = tailBeforeObject(eventType, '@', 'null');
+    const at = text.lastIndexOf('"@"') + 1;
+    trafficBefore.set(eventType, (parts = [Buffer.from(text.slice(0, at)), Buffer.from(text.slice(at + 1))]));
+  }
+  const [a, b] = parts;
+  if (format !== DEFAULT_TIMESTAMP_FORMAT) {
+    // A number or a quoted string of digits in place of the quoted text: drop the quotes around it.
+    for (let i = 0; i < a.length - 1; i++) out[at++] = a[i] as number;
+    const text = JSON.stringify(formatEventTime(timestampMs, format));
+    for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+    for (let i = 1; i < b.length; i++) out[at++] = b[i] as number;
+    return at;
+  }
+  for (let i = 0; i < a.length; i++) out[at++] = a[i] as number;
+  at = writeMillis(out, at, timestampMs);
+  for (let i = 0; i < b.length; i++) out[at++] = b[i] as number;
+  return at;
 }
 
 /** The payload tail: `before` from tailBeforeObject(), the object's JSON, and the envelope's closing brace. */

@@ -1,22 +1,26 @@
-// The hot path for one consumed record: decode the filterable fields, match subscriptions, decode the
-// rest only on a match, project and serialize once per distinct field set, and list the deliveries: one
-// per (subscription, destination), each an event with its own id.
+// The hot path for one consumed record: decode the filterable fields, offer it to the live taps, match
+// subscriptions, sample, project once per distinct (field set, timestamp format) on a match (an Avro
+// record from its bytes, a JSON record from its decoded form), and list the deliveries: one per
+// (subscription, destination), each an event with its own id.
 import type { DeliveryItem, SourceRef } from '../delivery/contract.js';
 import type { DeadLetter } from '../delivery/dead-letter.js';
 import { payloadHead, payloadTail, tailBeforeObject, type Principal } from '../events/envelope.js';
 import type { TrafficEventType } from '../events/catalog.js';
-import { formatAt, formatTimestampValue } from '../events/timestamp-format.js';
+import { DEFAULT_TIMESTAMP_FORMAT, formatAt, formatTimestampValue } from '../events/timestamp-format.js';
 import { EVENT_HASH_DIGITS, recordDigits } from '../ids.js';
 import type { AuditDecoder, AuditEvent } from '../records/audit-decoder.js';
 import type { RecordDecoder } from '../records/record-decoder.js';
 import type { HeaderValue } from '../records/record-types.js';
+import { avroProjections, projectedTail } from '../projection/avro-projection.js';
 import type { LeafJsonCache, Projector } from '../projection/projector.js';
-import type { DecodedRecord } from '../records/record-types.js';
+import type { FullDecodeResult } from '../records/record-types.js';
+import { formatMillis } from '../records/timestamps.js';
 import { SAMPLE_ALL, sampled } from '../subscriptions/sampling.js';
 import type { SubscriptionSet, TrafficRoute } from '../subscriptions/subscription-set.js';
 import { decodeFailures, subscriptionMatches, unownedRecords } from '../telemetry/metrics.js';
 import { EventItem, type EventParts, type PayloadParts } from './event-item.js';
 import { FormattedEvents } from './formatted-events.js';
+import { ProjectedEvent } from './projected-event.js';
 import type { TapHub } from '../tap/tap-hub.js';
 
 export interface ConsumedMessage {
@@ -56,24 +60,6 @@ export interface RecordRouterOptions {
   readonly clockSkewMs: number;
   /** The live taps of this worker (src/tap/): offered each record while one is open. */
   readonly taps?: TapHub;
-}
-
-/** The parts a record's deliveries with one field set share: the object is projected on first use. */
-class ProjectedEvent implements EventParts {
-  readonly principal = null;
-  private projected: Record<string, unknown> | undefined;
-
-  constructor(
-    readonly eventType: TrafficEventType,
-    readonly timestamp: string,
-    private readonly project: Projector,
-    private readonly record: DecodedRecord,
-  ) {}
-
-  object(): Record<string, unknown> {
-    this.projected ??= this.project(this.record);
-    return this.projected;
-  }
 }
 
 /** What the deliveries of one audit record share. */
@@ -144,8 +130,21 @@ export class RecordRouter {
     if (taps?.active === true) taps.offerTraffic(eventType, decoded, { topic, partition, offset: msg.offset, timestampMs: Number(msg.timestamp) });
     const runs = this.opts.subscriptions.matcher(eventType).matchRuns(decoded.filterable);
     if (runs.length === 0) return NOTHING;
-    const full = decoded.full();
-    if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
+    // An Avro record is projected from its bytes once validated (src/projection/avro-projection.ts); a
+    // JSON record, or a field set without a byte projection, from the decoded record.
+    const avro = decoded.avro;
+    let starts: Int32Array | undefined;
+    let full: FullDecodeResult | undefined;
+    try {
+      if (avro !== undefined) starts = avro.codec.leafStarts(avro.buf, avro.pos);
+    } catch {
+      // Refused below as the full decode refuses it, with its code and message.
+    }
+    if (starts === undefined) {
+      full = decoded.full();
+      if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
+    }
+    const projections = avro === undefined ? undefined : avroProjections(avro.codec);
 
     const source = { topic, partition, offset: Number(msg.offset) };
     const ts = Number(msg.timestamp);
@@ -153,16 +152,16 @@ export class RecordRouter {
     const createdBy = ts + this.opts.clockSkewMs;
     const head = payloadHead(ts);
     const digits = recordDigits(topic, partition, msg.offset);
-    const timestamp = new Date(ts).toISOString();
-    // The envelope's JSON between the event id and the object, the same for every field set.
-    const before = tailBeforeObject(eventType, timestamp, 'null');
+    // The envelope's JSON between the event id and the object, the same for every field set; the byte
+    // projections write it themselves (projectedTail).
+    let before: string | undefined;
     // Equal field sets share one projector function (projector.ts), so the projector identifies the
     // object. A record meets a handful of distinct field sets even at 10,000 subscriptions, and a scan
     // of a short array beats hashing long projection keys in a Map.
     const projectors: Projector[] = [];
     const payloads: PayloadParts[] = [];
     const parts: ProjectedEvent[] = [];
-    const leafJson: LeafJsonCache = [];
+    let leafJson: LeafJsonCache | undefined;
     const deliveries: Delivery[] = [];
     // Events in a timestamp format other than rfc3339, made the first time a destination asks for one.
     let formatted: FormattedEvents | undefined;
@@ -173,26 +172,42 @@ export class RecordRouter {
         if (route.createdAtMs > createdBy) continue;
         if (route.sampleBelow < SAMPLE_ALL && !sampled(digits, route.sampleSeed, route.sampleBelow)) continue;
         if (route.unflushedMatches++ === 0) this.counted.push(route);
-        let k = projectors.indexOf(route.project);
-        if (k < 0) {
-          k = projectors.length;
-          projectors.push(route.project);
-          payloads.push({ head, recordDigits: digits, tail: payloadTail(before, route.project.serialize(full.record, leafJson)) });
-          parts.push(new ProjectedEvent(eventType, timestamp, route.project, full.record));
+        const formats = route.formats;
+        // The default format's event, unless every destination of the route takes another format.
+        let k = -1;
+        if (formats === undefined || formats.indexOf(0) >= 0) {
+          k = projectors.indexOf(route.project);
+          if (k < 0) {
+            k = projectors.length;
+            const byteProjection = starts === undefined ? undefined : projections?.get(route.projectionKey);
+            let tail: Buffer;
+            if (byteProjection !== undefined && avro !== undefined && starts !== undefined) tail = projectedTail(eventType, ts, byteProjection, avro.buf, avro.pos, starts);
+            else {
+              full ??= decoded.full();
+              if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
+              before ??= tailBeforeObject(eventType, formatMillis(ts), 'null');
+              leafJson ??= [];
+              tail = payloadTail(before, route.project.serialize(full.record, leafJson));
+            }
+            projectors.push(route.project);
+            payloads.push({ head, recordDigits: digits, tail });
+            parts.push(new ProjectedEvent(eventType, ts, DEFAULT_TIMESTAMP_FORMAT, route.project, decoded));
+          }
         }
+        // Read only for a destination in the default format, so never at k = -1.
         const payload = payloads[k] as PayloadParts;
         const shared = parts[k] as ProjectedEvent;
         // Each (record, subscription, destination) is an event of its own, with its own id (ids.ts).
         const destinationIds = route.destinationIds;
-        const formats = route.formats;
         for (let d = 0; d < destinationIds.length; d++) {
           const format = formats === undefined ? 0 : (formats[d] as number);
           if (format === 0) {
             deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, shared) });
             continue;
           }
-          formatted ??= new FormattedEvents(eventType, ts, head, digits, full.record);
-          const f = formatted.get(route.project, format);
+          formatted ??= new FormattedEvents(eventType, ts, head, digits, decoded, starts);
+          const f = formatted.get(route.project, route.projectionKey, format);
+          if (!f.ok) return this.reject(topic, partition, msg, f.code, f.message);
           deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(f.payload, route.idDigits, d * EVENT_HASH_DIGITS, source, f.parts) });
         }
       }

@@ -13,10 +13,18 @@ export interface Projector {
   readonly serialize: (record: Record<string, unknown>, cache: LeafJsonCache) => string;
 }
 
-interface Node {
+/** A projected object's shape: its keys in output order. */
+export interface FieldNode {
   readonly name: string;
   /** Children for an intermediate path segment; undefined for a selected leaf field. */
-  readonly children?: Node[];
+  readonly children?: FieldNode[];
+}
+
+type Node = FieldNode;
+
+/** The shape of the object projected for a projection key (projectionKey): the keys in the order every projector writes them. */
+export function fieldTree(key: string): FieldNode[] {
+  return buildTree(key === '' ? [] : key.split(','));
 }
 
 /**
@@ -38,7 +46,7 @@ export function projectorFor(fields: readonly string[]): Projector {
   const key = projectionKey(fields);
   let p = cache.get(key);
   if (p === undefined) {
-    const tree = buildTree(key === '' ? [] : key.split(','));
+    const tree = fieldTree(key);
     p = Object.assign(lazyProjector(tree), { serialize: compileSerializer(tree) });
     cache.set(key, p);
     keys.set(key, key);

@@ -43,14 +43,14 @@ function readString(buf: Buffer, a: number, b: number, path: string): string {
   return (buf as unknown as Latin1).latin1Slice(a, b);
 }
 
-/** The validating form of readString: the same refusal, no string made. */
+/**
+ * The validating form of readString: the same refusal, no string made. The bytes are OR-ed without a
+ * branch per byte; the check is more than half of validating a record (bench/results/PROFILE.md).
+ */
 function checkString(buf: Buffer, a: number, b: number, path: string): void {
-  for (let i = a; i < b; i++) {
-    if ((buf[i] as number) >= 0x80) {
-      if (!isUtf8(buf.subarray(a, b))) throw new DecodeError('invalid_utf8', `${path} is not valid UTF-8.`);
-      return;
-    }
-  }
+  let any = 0;
+  for (let i = a; i < b; i++) any |= buf[i] as number;
+  if (any >= 0x80 && !isUtf8(buf.subarray(a, b))) throw new DecodeError('invalid_utf8', `${path} is not valid UTF-8.`);
 }
 
 /** The refusal of a log value that is not a JSON text of bounded depth, or undefined (json-record.ts rules). */
@@ -89,6 +89,8 @@ interface Gen {
   readonly mode: 'read' | 'validate';
   /** In 'validate' mode, string paths whose values must be JSON texts (the log values). */
   readonly jsonTextPaths: ReadonlySet<string>;
+  /** In 'validate' mode, the leaves whose start the scan records in P, by path, with their slot in P. */
+  readonly located: ReadonlyMap<string, number>;
 }
 
 const q = (s: string): string => JSON.stringify(s);
@@ -100,7 +102,10 @@ function long(g: Gen, path: string): string {
   g.lines.push(
     `let ${v}; { const ${b} = buf[p++];`,
     `  if (${b} === undefined) H.truncated(${q(path)});`,
-    `  if (${b} < 128) ${v} = (${b} >>> 1) ^ -(${b} & 1); else { ${v} = H.readLongSlow(buf, p - 1, ${q(path)}, S); p = S.pos; } }`,
+    // One- and two-byte varints (lengths below 8,192) are read here, longer ones by the scanner's reader.
+    `  if (${b} < 128) ${v} = (${b} >>> 1) ^ -(${b} & 1);`,
+    `  else if (buf[p] < 128) { const n = (${b} & 127) | (buf[p++] << 7); ${v} = (n >>> 1) ^ -(n & 1); }`,
+    `  else { ${v} = H.readLongSlow(buf, p - 1, ${q(path)}, S); p = S.pos; } }`,
   );
   return v;
 }
@@ -231,7 +236,12 @@ function value(g: Gen, t: AvroSchema, path: string, nested = false): string {
 /** Reads the fields in schema order into variables; the object literal lists them in the same order. */
 function recordValue(g: Gen, c: AvroComplexType, path: string, nested: boolean): string {
   if (g.mode === 'validate') {
-    for (const f of c.fields ?? []) value(g, f.type, path === '' ? f.name : `${path}.${f.name}`, nested);
+    for (const f of c.fields ?? []) {
+      const fieldPath = path === '' ? f.name : `${path}.${f.name}`;
+      const slot = g.located.get(fieldPath);
+      if (slot !== undefined) g.lines.push(`P[${slot}] = p;`);
+      value(g, f.type, fieldPath, nested);
+    }
     return 'null';
   }
   const members: string[] = [];
@@ -259,7 +269,7 @@ function recordValue(g: Gen, c: AvroComplexType, path: string, nested: boolean):
  * text holds only reads, checks and object literals.
  */
 export function compileReader(schema: AvroSchema, plan: RecordPlan | undefined, converters: LeafConverters, exactEnd: boolean): GeneratedReader {
-  const g: Gen = { lines: [], next: 0, leaves: new Map((plan?.leaves ?? []).map((l) => [l.path, l])), mode: 'read', jsonTextPaths: new Set() };
+  const g: Gen = { lines: [], next: 0, leaves: new Map((plan?.leaves ?? []).map((l) => [l.path, l])), mode: 'read', jsonTextPaths: new Set(), located: new Map() };
   const root = value(g, schema, '');
   const end = exactEnd ? `if (p !== len) H.malformed("The record ends " + (len - p) + " bytes before the value does.");` : '';
   const body = `return function read(buf, start) {\n  const len = buf.length;\n  let p = start;\n  ${g.lines.join('\n  ')}\n  ${end}\n  return ${root};\n};`;
@@ -268,16 +278,24 @@ export function compileReader(schema: AvroSchema, plan: RecordPlan | undefined, 
 }
 
 /**
+ * Checks a whole record without building it and writes where each located leaf starts into
+ * `positions` (the slots given to compileValidatorCode), which the byte projections read
+ * (src/projection/avro-projection.ts). Throws DecodeError.
+ */
+export type GeneratedValidator = (buf: Buffer, pos: number, positions: Int32Array) => void;
+
+/**
  * A validator for `schema`: the checks of compileReader (and of avro-scan.ts compileValidator, the
  * reference) without making strings or objects. The record must end at the end of `buf`; string values
- * at `jsonTextPaths` must be JSON texts, refused after every structural check.
+ * at `jsonTextPaths` must be JSON texts, refused after every structural check. The start of each leaf
+ * named in `located` is stored in its slot as the scan passes it.
  */
-export function compileValidatorCode(schema: AvroSchema, jsonTextPaths: ReadonlySet<string>): (buf: Buffer, pos: number) => void {
-  const g: Gen = { lines: [], next: 0, leaves: new Map(), mode: 'validate', jsonTextPaths };
+export function compileValidatorCode(schema: AvroSchema, jsonTextPaths: ReadonlySet<string>, located: ReadonlyMap<string, number> = new Map()): GeneratedValidator {
+  const g: Gen = { lines: [], next: 0, leaves: new Map(), mode: 'validate', jsonTextPaths, located };
   value(g, schema, '');
   const body =
-    `return function validate(buf, start) {\n  const len = buf.length;\n  let p = start;\n  let D;\n  ${g.lines.join('\n  ')}\n` +
+    `return function validate(buf, start, P) {\n  const len = buf.length;\n  let p = start;\n  let D;\n  ${g.lines.join('\n  ')}\n` +
     `  if (p !== len) H.malformed("The record ends " + (len - p) + " bytes before the value does.");\n  if (D !== undefined) throw D;\n};`;
-  const factory = new Function('H', 'S', body) as (h: typeof helpers, s: State) => (buf: Buffer, pos: number) => void;
+  const factory = new Function('H', 'S', body) as (h: typeof helpers, s: State) => GeneratedValidator;
   return factory(helpers, { pos: 0 });
 }

@@ -1,6 +1,6 @@
 // Plain Avro binary for one schema version: the cheap prefix read of the filterable fields, the full read, and the write.
 import avro from 'avsc';
-import { compileReader, compileValidatorCode, type GeneratedReader } from './avro-codegen.js';
+import { compileReader, compileValidatorCode, type GeneratedReader, type LeafConverters } from './avro-codegen.js';
 import { DecodeError } from './errors.js';
 import { FILTERABLE_PATHS, checkFilterable } from './filterable.js';
 import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
@@ -21,6 +21,14 @@ export interface AvroCodec {
    * the end of the bytes, and log values that must be JSON texts). Throws DecodeError.
    */
   validate(buf: Buffer, pos: number): void;
+  /**
+   * Where each leaf of `plan.leaves` starts in the record at `pos`, by its index there, validating the
+   * record first unless it was the last one validated. The array is the codec's own and is overwritten
+   * by the next record's validation: read it before validating another. Throws DecodeError.
+   */
+  leafStarts(buf: Buffer, pos: number): Int32Array;
+  /** The converters of decodeFull, for readers of single leaves. */
+  readonly converters: LeafConverters;
   /** Writes a record already validated by the JSON rules (json-record.ts). Throws on an invalid value. */
   encode(record: DecodedRecord): Buffer;
 }
@@ -154,8 +162,18 @@ export function createAvroCodec(schemaVersion: SchemaVersion): AvroCodec {
   const readFull: GeneratedReader = compileReader(schema, plan, converters, true);
   // The full decode refuses a log value that is not a JSON text (logsOf); the validating scan must too.
   const jsonTextPaths = new Set(plan.leaves.filter((l) => l.type === 'logs').map((l) => `${l.path}[]{}`));
-  const validate = compileValidatorCode(schema, jsonTextPaths);
+  const validateAt = compileValidatorCode(schema, jsonTextPaths, new Map(plan.leaves.map((l, i) => [l.path, i])));
   const toAvro = compileGroup(plan.root, toAvroLeaf);
+  const starts = new Int32Array(plan.leaves.length);
+  // The record whose leaf starts are in `starts`.
+  let lastBuf: Buffer | undefined;
+  let lastPos = -1;
+  const validate = (buf: Buffer, pos: number): void => {
+    lastBuf = undefined;
+    validateAt(buf, pos, starts);
+    lastBuf = buf;
+    lastPos = pos;
+  };
 
   return {
     schemaVersion,
@@ -172,6 +190,11 @@ export function createAvroCodec(schemaVersion: SchemaVersion): AvroCodec {
       return record;
     },
     validate,
+    leafStarts(buf, pos) {
+      if (buf !== lastBuf || pos !== lastPos) validate(buf, pos);
+      return starts;
+    },
+    converters,
     encode(record) {
       return fullType.toBuffer(toAvro(record as Record<string, unknown>));
     },

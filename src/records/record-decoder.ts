@@ -6,7 +6,7 @@ import { DecodeError, decodeFailure, type DecodeFailure } from './errors.js';
 import { FILTERABLE_GROUP, filterableOf, sameFilterable } from './filterable.js';
 import { leadingMemberSpan } from './json-lead.js';
 import { compileJsonValidator, jsonFilterable, type JsonRecordValidator } from './json-record.js';
-import type { DecodedRecord, FilterableResult, FullDecodeResult, RawMessage } from './record-types.js';
+import type { AvroBytes, DecodedRecord, FilterableDecoded, FilterableFields, FilterableResult, FullDecodeResult, RawMessage } from './record-types.js';
 import { DEFAULT_SCHEMA_IDS, SCHEMA_VERSIONS, latestSchema, schemaVersion, type SchemaRef, type SchemaVersion } from './schema-registry.js';
 import { CONFLUENT_HEADER_BYTES, detectWireForm } from './wire-form.js';
 
@@ -69,6 +69,30 @@ function attempt(decode: () => DecodedRecord): FullDecodeResult {
   }
 }
 
+/**
+ * A decoded Avro record: its filterable fields, and its bytes for the whole record on demand. One object
+ * per record, where closures for full() cost several allocations on every record routed.
+ */
+class AvroDecoded implements FilterableDecoded, AvroBytes {
+  readonly ok = true;
+  readonly avro: AvroBytes = this;
+  private result: FullDecodeResult | undefined;
+
+  constructor(
+    readonly eventType: TrafficEventType,
+    readonly form: 'avro' | 'confluent',
+    readonly filterable: FilterableFields,
+    readonly codec: AvroCodec,
+    readonly buf: Buffer,
+    readonly pos: number,
+  ) {}
+
+  full(): FullDecodeResult {
+    this.result ??= attempt(() => this.codec.decodeFull(this.buf, this.pos));
+    return this.result;
+  }
+}
+
 function memo(compute: () => FullDecodeResult): () => FullDecodeResult {
   let result: FullDecodeResult | undefined;
   return () => (result ??= compute());
@@ -100,7 +124,7 @@ export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDeco
   const decodeAvro = (eventType: TrafficEventType, codec: AvroCodec, buf: Buffer, pos: number, form: 'avro' | 'confluent'): FilterableResult => {
     const filterable = codec.decodePrefix(buf, pos);
     if (validateAll) codec.validate(buf, pos);
-    return { ok: true, eventType, form, filterable, full: memo(() => attempt(() => codec.decodeFull(buf, pos))) };
+    return new AvroDecoded(eventType, form, filterable, codec, buf, pos);
   };
 
   const decodeConfluent = (eventType: TrafficEventType, buf: Buffer): FilterableResult => {

@@ -1,5 +1,6 @@
 // The public shapes of raw-record decoding: the Kafka message in, the filterable fields and the decoded record out.
 import type { TrafficEventType } from '../events/catalog.js';
+import type { AvroCodec } from './avro-record.js';
 import type { DecodeFailure } from './errors.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -46,6 +47,16 @@ export interface FilterableDecoded {
    * still fail: the caller sends the record to the dead-letter topic then. The result is memoized.
    */
   full(): FullDecodeResult;
+  /** An Avro record's bytes, for projecting it without decoding it (src/projection/avro-projection.ts); absent for JSON. */
+  readonly avro?: AvroBytes;
+}
+
+/** Where an Avro record sits and how to read it. */
+export interface AvroBytes {
+  readonly codec: AvroCodec;
+  readonly buf: Buffer;
+  /** Where the Avro value starts (after a Confluent frame's header). */
+  readonly pos: number;
 }
 
 export type FilterableResult = FilterableDecoded | DecodeFailure;

@@ -53,12 +53,17 @@ const MICROS_PER_DAY = 86_400_000_000;
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 
+/** The civil time of the last civilTime() call: year, month, day, hour, minute, second, microseconds. */
+const civil = new Int32Array(7);
+/** The day (since the epoch) whose date is in civil[0..2]. */
+let civilDay = Number.NaN;
+
 /**
- * The canonical RFC 3339 text of a timestamp: UTC, "Z", always six fraction digits. Written with
- * integer arithmetic (the days-to-civil-date algorithm of H. Hinnant's "chrono-Compatible Low-Level Date
- * Algorithms") rather than Date.toISOString, which costs several times more and stops at milliseconds.
+ * Splits a timestamp into its UTC civil date and time (into `civil`) with integer arithmetic: the
+ * days-to-civil-date algorithm of H. Hinnant's "chrono-Compatible Low-Level Date Algorithms", which costs
+ * several times less than Date and keeps microseconds.
  */
-export function formatMicros(micros: number): string {
+function civilTime(micros: number): void {
   const days = Math.floor(micros / MICROS_PER_DAY);
   let rem = micros - days * MICROS_PER_DAY;
   const hour = Math.floor(rem / 3_600_000_000);
@@ -66,7 +71,13 @@ export function formatMicros(micros: number): string {
   const minute = Math.floor(rem / 60_000_000);
   rem -= minute * 60_000_000;
   const second = Math.floor(rem / 1_000_000);
-  const fraction = rem - second * 1_000_000;
+  civil[3] = hour;
+  civil[4] = minute;
+  civil[5] = second;
+  civil[6] = rem - second * 1_000_000;
+  // The records of a batch mostly fall on one day: its date is kept from the last call.
+  if (days === civilDay) return;
+  civilDay = days;
   // civil_from_days: eras of 400 years (146097 days) starting on 1 March 0000.
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
@@ -74,8 +85,82 @@ export function formatMicros(micros: number): string {
   const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  return `${year}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:${pad2(second)}.${String(fraction).padStart(6, '0')}Z`;
+  civil[0] = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  civil[1] = month;
+  civil[2] = doy - Math.floor((153 * mp + 2) / 5) + 1;
+}
+
+/** The canonical RFC 3339 text of a timestamp: UTC, "Z", always six fraction digits. */
+export function formatMicros(micros: number): string {
+  civilTime(micros);
+  const c = civil as unknown as readonly number[];
+  return `${c[0]}-${pad2(c[1] as number)}-${pad2(c[2] as number)}T${pad2(c[3] as number)}:${pad2(c[4] as number)}:${pad2(c[5] as number)}.${String(c[6]).padStart(6, '0')}Z`;
+}
+
+/** Writes `value` as `width` decimal digits (zero-padded) into `out` at `at`. */
+function digits(out: Uint8Array, at: number, value: number, width: number): void {
+  // Int32 arithmetic: % and / on doubles cost several times more (the parts are all below 2^31).
+  let v = value | 0;
+  for (let i = at + width - 1; i >= at; i--) {
+    const q = (v / 10) | 0;
+    out[i] = 0x30 + v - q * 10;
+    v = q;
+  }
+}
+
+/**
+ * formatMicros' text as bytes into `out` at `at`, returning the end: the byte projections write
+ * timestamps without making a string (src/projection/avro-projection.ts). Years outside 1000-9999 (none
+ * within MAX_INT64_MAGNITUDE) go through formatMicros.
+ */
+export function writeMicros(out: Uint8Array, at: number, micros: number): number {
+  civilTime(micros);
+  const year = civil[0] as number;
+  if (year < 1000 || year > 9999) {
+    const text = formatMicros(micros);
+    for (let i = 0; i < text.length; i++) out[at + i] = text.charCodeAt(i);
+    return at + text.length;
+  }
+  digits(out, at, year, 4);
+  out[at + 4] = 0x2d;
+  digits(out, at + 5, civil[1] as number, 2);
+  out[at + 7] = 0x2d;
+  digits(out, at + 8, civil[2] as number, 2);
+  out[at + 10] = 0x54;
+  digits(out, at + 11, civil[3] as number, 2);
+  out[at + 13] = 0x3a;
+  digits(out, at + 14, civil[4] as number, 2);
+  out[at + 16] = 0x3a;
+  digits(out, at + 17, civil[5] as number, 2);
+  out[at + 19] = 0x2e;
+  digits(out, at + 20, civil[6] as number, 6);
+  out[at + 26] = 0x5a;
+  return at + 27;
+}
+
+/** Where formatMillis writes the text itself: four-digit years, within formatMicros' exact range. */
+const FAST_MILLIS_FROM = Date.UTC(1000, 0, 1);
+const FAST_MILLIS_TO = Math.floor(MAX_INT64_MAGNITUDE / 1000);
+
+/**
+ * Date.prototype.toISOString of a time in ms (three fraction digits), written by formatMicros for the
+ * years 1000 to 2254: Date's own formatting cost about 0.5 µs, a tenth of routing a record (bench/results/PROFILE.md).
+ */
+export function formatMillis(ms: number): string {
+  if (!Number.isInteger(ms) || ms < FAST_MILLIS_FROM || ms > FAST_MILLIS_TO) return new Date(ms).toISOString();
+  return `${formatMicros(ms * 1000).slice(0, 23)}Z`;
+}
+
+/** formatMillis' text as bytes into `out` at `at`, returning the end. */
+export function writeMillis(out: Uint8Array, at: number, ms: number): number {
+  if (!Number.isInteger(ms) || ms < FAST_MILLIS_FROM || ms > FAST_MILLIS_TO) {
+    const text = new Date(ms).toISOString();
+    for (let i = 0; i < text.length; i++) out[at + i] = text.charCodeAt(i);
+    return at + text.length;
+  }
+  // writeMicros' text with three fraction digits: the other three are zeros.
+  writeMicros(out, at, ms * 1000);
+  out[at + 23] = 0x5a;
+  return at + 24;
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eventIdOf, isId, newId } from '../../src/ids.js';
 
@@ -23,6 +25,18 @@ describe('ids', () => {
 
 describe('event ids', () => {
   const T = 1_700_000_000_000;
+
+  it('should spell the first 80 bits of the XOR of the two SHA-256 digests in base32 after the time digits (ARCHITECTURE.md "Event ids")', () => {
+    const first80 = (text: string): bigint => BigInt(`0x${createHash('sha256').update(text).digest('hex').slice(0, 20)}`);
+    fc.assert(
+      fc.property(fc.string(), fc.nat(100), fc.nat(), fc.string(), fc.string(), (topic, partition, offset, sub, dest) => {
+        let v = first80(`${topic}\0${partition}\0${offset}`) ^ first80(`${sub}\0${dest}`);
+        let digits = '';
+        for (let i = 0; i < 16; i++, v >>= 5n) digits = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'[Number(v & 31n)] + digits;
+        expect(eventIdOf(T, topic, partition, offset, sub, dest).slice(-16)).toBe(digits);
+      }),
+    );
+  });
 
   it('should give a (record, subscription, destination) the same id every time, and change it when any of them changes', () => {
     const a = eventIdOf(T, 'edge.traffic.x', 3, '42', 'esb_1', 'ed_1');

@@ -1,9 +1,11 @@
 // Tests of the record router's hot path: one event per (subscription, destination) over one serialized object per field set, batched match counting, and validate-all dead-lettering.
 import { describe, expect, it } from 'vitest';
-import type { StoredSubscription } from '../../../src/configlog/resources.js';
+import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
 import { copyPayload, payloadSize } from '../../../src/delivery/contract.js';
 import { makeEnvelope } from '../../../src/events/envelope.js';
+import { formatEventTime, formatObjectTimes, TIMESTAMP_FORMATS } from '../../../src/events/timestamp-format.js';
+import { projectorFor } from '../../../src/projection/projector.js';
 import { eventIdOf } from '../../../src/ids.js';
 import { RecordRouter, type ConsumedMessage } from '../../../src/ingest/record-router.js';
 import { createAuditDecoder } from '../../../src/records/audit-decoder.js';
@@ -173,6 +175,27 @@ describe('record router', () => {
     expect((await matchesOf('esb_COUNT')) - before).toBe(5);
   });
 
+  it('should dead-letter a matched record whose tail is malformed with the code and message of the full decode, in either mode', () => {
+    const good = encodeRecord(HTTP, { ...record, http: { ...(record.http as object), request: { ...((record.http as { request: object }).request), user_agent: 'agent-zz' } } }, 'avro').value;
+    const trailing = Buffer.concat([good, Buffer.from([0])]);
+    // A byte that is not UTF-8 in a string after the filterable fields.
+    const badUtf8 = Buffer.from(good);
+    badUtf8[good.indexOf('agent-zz') + 6] = 0xff;
+    const matched = [sub('esb_ALL', ['conn.client_ip', 'http.request.user_agent'], all, 'ed_1')];
+    for (const bad of [trailing, badUtf8]) {
+      const decoded = createRecordDecoder().decodeFilterable(HTTP, message(bad));
+      const full = decoded.ok ? decoded.full() : decoded;
+      expect(full.ok).toBe(false);
+      for (const validateAll of [false, true]) {
+        const result = router(matched, { validateAll }).route('raw.http', 0, message(bad));
+        expect(result.type).toBe('dead_letter');
+        if (result.type === 'dead_letter' && !full.ok) expect([result.letter.errorCode, result.letter.errorMessage]).toEqual([full.code, full.message]);
+      }
+    }
+    const delivered = router(matched).route('raw.http', 0, message(good));
+    expect(delivered.type === 'deliver' && delivered.deliveries.length).toBe(1);
+  });
+
   it('should dead-letter a record with a malformed tail that matches nothing only when validating every record', () => {
     const good = encodeRecord(HTTP, record, 'avro').value;
     // One byte more than the record: the filterable fields read fine, the whole record does not.
@@ -183,5 +206,50 @@ describe('record router', () => {
     expect(strict.type).toBe('dead_letter');
     if (strict.type === 'dead_letter') expect(strict.letter.errorCode).toBe('malformed_avro');
     expect(router(none, { validateAll: true }).route('raw.http', 0, message(good))).toEqual({ type: 'deliver', deliveries: [] });
+  });
+});
+
+describe('record router with destinations in every timestamp format', () => {
+  const record = seededRecord(HTTP, 5);
+  const host = (record.conn as { server_name: string }).server_name;
+  const filter = `ev.conn.server_name == ${JSON.stringify(host)}`;
+  const ts = Date.UTC(2024, 4, 1, 10, 20, 30, 456);
+
+  function formatRouter(fields: string[]): RecordRouter {
+    const set = new SubscriptionSet();
+    for (const f of TIMESTAMP_FORMATS) set.setFormat({ id: `ed_${f}`, timestamp_format: f } as StoredDestination);
+    // Two subscriptions of one field set: events in one format share their payload tail, not their ids.
+    for (const id of ['esb_F1', 'esb_F2']) {
+      set.put({ id, created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: HTTP, fields, filter }], destination_ids: TIMESTAMP_FORMATS.map((f) => `ed_${f}`) });
+    }
+    return new RecordRouter({ subscriptions: set, decoder: createRecordDecoder(), auditDecoder: createAuditDecoder(), trafficTopics: new Map([['raw.http', HTTP]]), auditTopic: 'audit', clockSkewMs: 0 });
+  }
+
+  // A byte projection (Avro, leaves), the decoded fallback (JSON), and a field set reading below a leaf (no byte projection).
+  it.each([
+    ['avro', ['conn.start_ts', 'conn.client_ip', 'http.response.status_code']],
+    ['json', ['conn.start_ts', 'conn.client_ip', 'http.response.status_code']],
+    ['avro', ['conn.start_ts', 'http.request.headers.Accept']],
+  ] as const)('should write event_timestamp and conn.start_ts of a %s record selecting %j in each destination\'s format', (form, fields) => {
+    const encoded = encodeRecord(HTTP, record, form);
+    const msg = { ...message(encoded.value, 9, ts), headers: encoded.headers };
+    const result = formatRouter([...fields]).route('raw.http', 0, msg);
+    if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
+    expect(result.deliveries).toHaveLength(2 * TIMESTAMP_FORMATS.length);
+    const full = createRecordDecoder().decodeFilterable(HTTP, msg);
+    if (!full.ok) throw new Error(full.message);
+    const decoded = full.full();
+    if (!decoded.ok) throw new Error(decoded.message);
+    for (const d of result.deliveries) {
+      const format = TIMESTAMP_FORMATS.find((f) => d.destinationId === `ed_${f}`);
+      if (format === undefined) throw new Error(`unexpected destination ${d.destinationId}`);
+      const parsed = JSON.parse(String(d.item.payload)) as Record<string, unknown>;
+      // What the live tap sends for this format: decode, project, convert the times.
+      expect(parsed.event_timestamp).toEqual(formatEventTime(ts, format));
+      expect(parsed.object).toEqual(formatObjectTimes(HTTP, projectorFor([...fields])(decoded.record), format));
+      expect(d.item.envelope).toEqual(parsed);
+    }
+    const nano = result.deliveries.find((d) => d.destinationId === 'ed_unixnano');
+    expect((JSON.parse(String(nano?.item.payload)) as { event_timestamp: unknown }).event_timestamp).toBe(`${ts}000000`);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_INT64_MAGNITUDE, formatMicros, parseRfc3339 } from '../../../src/records/timestamps.js';
+import { MAX_INT64_MAGNITUDE, formatMicros, formatMillis, parseRfc3339, writeMicros, writeMillis } from '../../../src/records/timestamps.js';
 
 describe('RFC 3339 timestamps', () => {
   it('should read a UTC time with microseconds', () => {
@@ -72,6 +72,36 @@ describe('RFC 3339 timestamps', () => {
     fc.assert(
       fc.property(fc.integer({ min: -MAX_INT64_MAGNITUDE, max: MAX_INT64_MAGNITUDE }), (micros) => {
         expect(parseRfc3339(formatMicros(micros))).toBe(micros);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('should format and write a time in ms exactly as Date.toISOString does, over the whole range of Date', () => {
+    const anyTime = fc.integer({ min: -8_640_000_000_000_000, max: 8_640_000_000_000_000 });
+    const recent = fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2100, 0, 1) });
+    fc.assert(
+      fc.property(fc.oneof(anyTime, recent), (ms) => {
+        expect(formatMillis(ms)).toBe(new Date(ms).toISOString());
+        const out = Buffer.alloc(40);
+        expect(out.toString('latin1', 3, writeMillis(out, 3, ms))).toBe(new Date(ms).toISOString());
+      }),
+      { numRuns: 2000 },
+    );
+    for (const ms of [0, -1, 999, Date.UTC(1000, 0, 1), Date.UTC(1000, 0, 1) - 1, Date.UTC(2254, 11, 31, 23, 59, 59, 999)]) expect(formatMillis(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('should write the bytes of formatMicros for any timestamp a record can hold', () => {
+    const out = Buffer.alloc(64);
+    fc.assert(
+      fc.property(fc.integer({ min: -MAX_INT64_MAGNITUDE, max: MAX_INT64_MAGNITUDE }), fc.nat(8), (micros, at) => {
+        // Neighbouring times too: the date of the last day written is reused.
+        for (const t of [micros, micros + 1, micros + 3_600_000_000, micros - 1]) {
+          if (Math.abs(t) > MAX_INT64_MAGNITUDE) continue;
+          const end = writeMicros(out, at, t);
+          expect(out.toString('latin1', at, end)).toBe(new Date(Math.floor(t / 1000)).toISOString().slice(0, 23) + String(((t % 1000) + 1000) % 1000).padStart(3, '0') + 'Z');
+          expect(formatMicros(t)).toBe(out.toString('latin1', at, end));
+        }
       }),
       { numRuns: 2000 },
     );

@@ -1,0 +1,209 @@
+// JSON text written straight from Avro bytes the validator has already checked (avro-codegen.ts): the
+// leaf writers of the byte projections (avro-projection.ts). Each takes the output buffer, where to
+// write, the record's bytes and where the Avro value starts, and returns where its text ends. The text is
+// what JSON.stringify writes for the decoded value, as UTF-8.
+import { readLong } from '../records/avro-scan.js';
+
+/** Where the last varint read by varint() ended. */
+const end = { pos: 0 };
+
+/** The zig-zag varint at `p` (already validated); its end in `end.pos`. */
+export function varint(buf: Buffer, p: number): number {
+  const b = buf[p] as number;
+  if (b < 128) {
+    end.pos = p + 1;
+    return (b >>> 1) ^ -(b & 1);
+  }
+  const b2 = buf[p + 1] as number;
+  if (b2 < 128) {
+    const n = (b & 127) | (b2 << 7);
+    end.pos = p + 2;
+    return (n >>> 1) ^ -(n & 1);
+  }
+  return readLong(buf, p, 'long', end);
+}
+
+const HEX = '0123456789abcdef';
+
+/**
+ * JSON.stringify's escape of one byte below 0x20, a quote or a backslash. Bytes of 0x80 and above are
+ * parts of valid UTF-8 sequences (checked by the validator) and are copied: a well-formed string has no
+ * lone surrogates, the only other characters JSON.stringify escapes.
+ */
+function escapeByte(out: Buffer, at: number, c: number): number {
+  out[at++] = 0x5c;
+  switch (c) {
+    case 0x22:
+    case 0x5c:
+      out[at++] = c;
+      return at;
+    case 0x08:
+      out[at++] = 0x62;
+      return at;
+    case 0x09:
+      out[at++] = 0x74;
+      return at;
+    case 0x0a:
+      out[at++] = 0x6e;
+      return at;
+    case 0x0c:
+      out[at++] = 0x66;
+      return at;
+    case 0x0d:
+      out[at++] = 0x72;
+      return at;
+    default:
+      out[at++] = 0x75;
+      out[at++] = 0x30;
+      out[at++] = 0x30;
+      out[at++] = HEX.charCodeAt(c >> 4);
+      out[at++] = HEX.charCodeAt(c & 15);
+      return at;
+  }
+}
+
+/** 1 for the bytes JSON.stringify escapes: below 0x20, the quote and the backslash. */
+const ESCAPED = Uint8Array.from({ length: 256 }, (_, c) => (c < 0x20 || c === 0x22 || c === 0x5c ? 1 : 0));
+
+/**
+ * The JSON string of the UTF-8 bytes [a, e). A byte loop: Buffer.copy costs more than the loop for the
+ * strings of records (a few dozen bytes), measured.
+ */
+export function stringBytes(out: Buffer, at: number, buf: Buffer, a: number, e: number): number {
+  out[at++] = 0x22;
+  for (let i = a; i < e; i++) {
+    const c = buf[i] as number;
+    if (ESCAPED[c] === 0) out[at++] = c;
+    else at = escapeByte(out, at, c);
+  }
+  out[at++] = 0x22;
+  return at;
+}
+
+/** The JSON string of the Avro string at `p` (its length, then its bytes); the end of the value in `end.pos`. */
+export function string(out: Buffer, at: number, buf: Buffer, p: number): number {
+  const n = varint(buf, p);
+  const a = end.pos;
+  end.pos = a + n;
+  return stringBytes(out, at, buf, a, a + n);
+}
+
+/** The decimal text of an integer of at most 2^53 in magnitude, as JSON.stringify writes it. */
+export function integer(out: Buffer, at: number, v: number): number {
+  if (v < 0) {
+    out[at++] = 0x2d;
+    v = -v;
+  }
+  if (v < 10) {
+    out[at++] = 0x30 + v;
+    return at;
+  }
+  if (v < 2 ** 31) {
+    // Int32 arithmetic, several times cheaper than % and / on doubles.
+    let n = v | 0;
+    let digits = 1;
+    for (let t = n; t >= 10; t = (t / 10) | 0) digits++;
+    for (let i = at + digits - 1; i >= at; i--) {
+      const q = (n / 10) | 0;
+      out[i] = 0x30 + n - q * 10;
+      n = q;
+    }
+    return at + digits;
+  }
+  let digits = 1;
+  for (let t = v; t >= 10; t = (t - (t % 10)) / 10) digits++;
+  let i = at + digits;
+  for (let t = v; i > at; t = (t - (t % 10)) / 10) out[--i] = 0x30 + (t % 10);
+  return at + digits;
+}
+
+export function literal(out: Buffer, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+  return at;
+}
+
+/** An Avro boolean's JSON. */
+export function boolean(out: Buffer, at: number, buf: Buffer, p: number): number {
+  return literal(out, at, buf[p] === 1 ? 'true' : 'false');
+}
+
+/** The items count of the Avro block at `p`, skipping a negative count's byte size; the block's first item at `end.pos`. */
+function blockCount(buf: Buffer, p: number): number {
+  const n = varint(buf, p);
+  if (n >= 0) return n;
+  varint(buf, end.pos);
+  return -n;
+}
+
+/** An Avro array of strings as a JSON array; the end of the value in `end.pos`. */
+export function stringArray(out: Buffer, at: number, buf: Buffer, p: number): number {
+  out[at++] = 0x5b;
+  let first = true;
+  for (let n = blockCount(buf, p); n !== 0; n = blockCount(buf, p)) {
+    p = end.pos;
+    for (let k = 0; k < n; k++) {
+      if (!first) out[at++] = 0x2c;
+      first = false;
+      at = string(out, at, buf, p);
+      p = end.pos;
+    }
+  }
+  // end.pos is past the block count of 0 that closed the array.
+  out[at++] = 0x5d;
+  return at;
+}
+
+/** Starts and lengths of the keys of the map being written, to find a repeated key. */
+let keySpans = new Int32Array(64);
+
+function repeatsKey(buf: Buffer, count: number, a: number, n: number): boolean {
+  for (let k = 0; k < count; k++) {
+    if (keySpans[2 * k + 1] !== n) continue;
+    const b = keySpans[2 * k] as number;
+    let same = true;
+    for (let i = 0; i < n; i++) {
+      if (buf[a + i] !== buf[b + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return true;
+  }
+  return false;
+}
+
+/**
+ * An Avro map of string arrays (the headers) as a JSON object, or -1 when the decoded object would not
+ * keep the map's order and entries: a repeated key (the object keeps its first place and last value) or
+ * a key starting with a digit (an array index such as "1" comes first in a JavaScript object). The
+ * caller writes such a map through the decoded value instead.
+ */
+export function stringArrayMap(out: Buffer, at: number, buf: Buffer, p: number): number {
+  out[at++] = 0x7b;
+  let count = 0;
+  for (let n = blockCount(buf, p); n !== 0; n = blockCount(buf, p)) {
+    p = end.pos;
+    for (let k = 0; k < n; k++) {
+      const len = varint(buf, p);
+      const a = end.pos;
+      const first = buf[a] as number;
+      if (len > 0 && first >= 0x30 && first <= 0x39) return -1;
+      if (repeatsKey(buf, count, a, len)) return -1;
+      if (2 * count + 2 > keySpans.length) {
+        const grown = new Int32Array(keySpans.length * 2);
+        grown.set(keySpans);
+        keySpans = grown;
+      }
+      keySpans[2 * count] = a;
+      keySpans[2 * count + 1] = len;
+      if (count > 0) out[at++] = 0x2c;
+      count++;
+      at = stringBytes(out, at, buf, a, a + len);
+      out[at++] = 0x3a;
+      at = stringArray(out, at, buf, a + len);
+      p = end.pos;
+    }
+  }
+  out[at++] = 0x7d;
+  return at;
+}

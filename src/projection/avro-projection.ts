@@ -1,0 +1,398 @@
+// Byte projections: a subscription's selected fields written as JSON straight from a validated Avro
+// record, without decoding it. One program per (schema, field set, timestamp format), run by one function.
+//
+// Decoding a whole http record to objects cost about 4 µs, more than the rest of a match; reading the
+// selected leaves where the validator saw them start (AvroCodec.leafStarts) and writing their text costs
+// a fraction of that (bench/results/PROFILE.md). The text equals JSON.stringify(project(decodeFull(...)))
+// of the same record: the keys in the projector's order (fieldTree), each leaf as JSON.stringify writes
+// its decoded value; a test compares both over generated traffic and edge cases.
+import { writeTrafficTailBefore } from '../events/envelope.js';
+import { DEFAULT_TIMESTAMP_FORMAT, type TimestampFormat } from '../events/timestamp-format.js';
+import { compileReader } from '../records/avro-codegen.js';
+import type { AvroCodec } from '../records/avro-record.js';
+import type { LeafPlan } from '../records/field-plan.js';
+import type { AvroComplexType, AvroSchema } from '../records/schema-registry.js';
+import { writeMicros } from '../records/timestamps.js';
+import { boolean, integer, literal, string, stringArrayMap, varint } from './avro-json-writers.js';
+import { fieldTree, type FieldNode } from './projector.js';
+
+/** The output buffer of the projections; a projection may move its text to a larger one (ensure). */
+export interface JsonOut {
+  b: Buffer;
+  /** Where the text being written starts in `b`. */
+  start: number;
+  /** Bytes the projection may still need past the current position, besides what it checks itself. */
+  reserve: number;
+}
+
+/** Writes a projected object's JSON into `out.b` at `at` from the record whose leaf starts are `starts`; returns the end. */
+export interface AvroProjection {
+  (out: JsonOut, at: number, buf: Buffer, starts: Int32Array): number;
+  /** Most bytes the text can take beyond 8 per record byte (keys, and numbers or timestamps from short varints). */
+  readonly overhead: number;
+  /** How its timestamps are written; projectedTail writes event_timestamp in it too. */
+  readonly format: TimestampFormat;
+}
+
+/**
+ * How a timestamp leaf (Avro timestamp-micros) is written: its JSON text into `out` at `at`, returning
+ * the end; at most 48 bytes. Every timestamp of a projection goes through the one function of its format,
+ * so a per-destination format is a projection per (field set, format).
+ */
+export type TimestampWriter = (out: Buffer, at: number, micros: number) => number;
+
+/** Writes ASCII text (digits, '.', '-') byte by byte. */
+function ascii(out: Buffer, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+  return at;
+}
+
+/**
+ * The timestamp formats of a destination (docs/subscription-controls.md): the text of
+ * formatTimestampValue (src/events/timestamp-format.ts) applied to the decoded record's RFC 3339 text,
+ * from the micros themselves. RFC 3339 is what decoded records hold (timestamps.ts).
+ */
+export const TIMESTAMP_WRITERS: Readonly<Record<TimestampFormat, TimestampWriter>> = {
+  rfc3339: (out, at, micros) => {
+    out[at] = 0x22;
+    at = writeMicros(out, at + 1, micros);
+    out[at] = 0x22;
+    return at + 1;
+  },
+  // JSON.stringify of a number is its String().
+  unix: (out, at, micros) => ascii(out, at, String(micros / 1e6)),
+  unixmilli: (out, at, micros) => ascii(out, at, String(Math.floor(micros / 1000))),
+  unixnano: (out, at, micros) => {
+    out[at] = 0x22;
+    // Safe integers print exactly as BigInt does; append the three zeros of the nanoseconds.
+    const text = !Number.isSafeInteger(micros) ? (BigInt(micros) * 1000n).toString() : micros === 0 ? '0' : `${micros}000`;
+    at = ascii(out, at + 1, text);
+    out[at] = 0x22;
+    return at + 1;
+  },
+};
+
+/** Per leaf allowance in `overhead`: a timestamp or a long written from a short varint, and its key. */
+const LEAF_OVERHEAD = 48;
+
+const typeOf = (t: AvroSchema): AvroComplexType => (typeof t === 'string' ? { type: t } : (t as AvroComplexType));
+
+/** The Avro type of the field at a dotted path, or undefined. */
+function avroTypeAt(schema: AvroSchema, path: string): AvroSchema | undefined {
+  let t: AvroSchema | undefined = schema;
+  for (const name of path.split('.')) {
+    if (t === undefined || Array.isArray(t)) return undefined;
+    t = typeOf(t).fields?.find((f) => f.name === name)?.type;
+  }
+  return t;
+}
+
+/** A reader of one leaf's decoded value (for the leaves written through JSON.stringify). */
+type LeafText = (buf: Buffer, pos: number) => string;
+
+/** The readers of each codec's leaves by slot, compiled on first use: few leaves ever need one. */
+const leafTextReaders = new WeakMap<AvroCodec, LeafText[]>();
+
+/** The JSON text of the decoded leaf in `slot` of the record at its start `pos`. */
+function decodedLeafText(codec: AvroCodec, slot: number, buf: Buffer, pos: number): string {
+  let readers = leafTextReaders.get(codec);
+  if (readers === undefined) leafTextReaders.set(codec, (readers = []));
+  let reader = readers[slot];
+  if (reader === undefined) {
+    const leaf = codec.plan.leaves[slot] as LeafPlan;
+    readers[slot] = reader = leafText(codec, leaf, avroTypeAt(codec.schemaVersion.schema, leaf.path) as AvroSchema);
+  }
+  return reader(buf, pos);
+}
+
+function leafText(codec: AvroCodec, leaf: LeafPlan, t: AvroSchema): LeafText {
+  const read = compileReader(t, undefined, codec.converters, false) as unknown as (buf: Buffer, pos: number) => unknown;
+  const { timestamp, logs } = codec.converters;
+  if (leaf.type === 'timestamp') return (buf, pos) => JSON.stringify(timestamp(read(buf, pos) as number | null));
+  if (leaf.type === 'logs') return (buf, pos) => JSON.stringify(logs(read(buf, pos) as Record<string, string>[] | null, leaf.path));
+  return (buf, pos) => JSON.stringify(read(buf, pos));
+}
+
+/**
+ * Makes room for `n` more bytes at `at` besides the reserve and returns where to write them: when the
+ * buffer is short, the tail written so far moves to the start of a larger one.
+ */
+function ensure(out: JsonOut, at: number, n: number): number {
+  if (at + n + out.reserve <= out.b.length) return at;
+  const written = at - out.start;
+  const grown = Buffer.allocUnsafe(Math.max(SLAB_BYTES, 2 * (written + n + out.reserve)));
+  out.b.copy(grown, 0, out.start, at);
+  out.b = grown;
+  out.start = 0;
+  return written;
+}
+
+/** Writes a leaf's text made by JSON.stringify, growing the output when it needs to. */
+function writeText(out: JsonOut, at: number, text: string): number {
+  at = ensure(out, at, 3 * text.length);
+  return at + out.b.write(text, at);
+}
+
+/**
+ * The texts of leaves (strings, timestamps, maps, logs) already written for a record, by leaf slot:
+ * where they lie in which output buffer, and for which record bytes. A record that meets several field
+ * sets selecting the same leaf copies its text instead of writing it again (at 10,000 subscriptions a
+ * record meets about 13 field sets). Output buffers are only appended to, so a text stays where it was written.
+ */
+interface LeafTexts {
+  readonly from: (Buffer | undefined)[];
+  readonly at: Int32Array;
+  readonly src: Buffer[];
+  readonly start: Int32Array;
+  readonly end: Int32Array;
+}
+
+function leafTexts(leaves: number): LeafTexts {
+  return { from: new Array<Buffer | undefined>(leaves).fill(undefined), at: new Int32Array(leaves), src: new Array<Buffer>(leaves), start: new Int32Array(leaves), end: new Int32Array(leaves) };
+}
+
+/** Texts at least this long are copied by Buffer.copy, shorter ones byte by byte (cheaper than the native call). */
+const NATIVE_COPY_FROM = 64;
+
+/** Copies a leaf text written before (LeafTexts) to `at`; returns the end. */
+function copyText(out: JsonOut, at: number, src: Buffer, start: number, end: number): number {
+  at = ensure(out, at, end - start);
+  const b = out.b;
+  if (end - start >= NATIVE_COPY_FROM) return at + src.copy(b, at, start, end);
+  for (let i = start; i < end; i++) b[at++] = src[i] as number;
+  return at;
+}
+
+const isStringArrayMap = (t: AvroComplexType): boolean => t.type === 'map' && t.values !== undefined && typeOf(t.values).type === 'array' && typeOf(typeOf(t.values).items ?? 'null').type === 'string';
+
+/** How a step of a program writes its leaf (the low byte), and whether the leaf is a union with null first. */
+const KIND = { none: 0, null: 1, string: 2, integer: 3, boolean: 4, timestamp: 5, stringArrayMap: 6, text: 7 } as const;
+const OPTIONAL = 0x100;
+/** Kinds whose text is kept for the record's other field sets (LeafTexts); numbers and booleans are written as fast as a copy. */
+const KEPT = new Set<number>([KIND.string, KIND.timestamp, KIND.stringArrayMap, KIND.text]);
+
+/**
+ * A field set's projection as data: constant bytes (keys, braces) and the leaves between them. One
+ * function runs every program (run). Code generated per field set was slower once hundreds of field
+ * sets were live: each big function was compiled by V8 on its own and ran unoptimized for a while,
+ * and the call site that ran them was megamorphic (bench/results/PROFILE.md).
+ */
+interface Program {
+  /** The constant bytes of the text. */
+  readonly bytes: Buffer;
+  /** Four numbers a step: the constant bytes [start, end) written first, then the leaf's slot (-1: none) and kind. */
+  readonly steps: Int32Array;
+  readonly overhead: number;
+}
+
+/** The kind of a leaf of Avro type `t`; KIND.text when it has no byte writer. */
+function kindOf(t: AvroSchema, leaf: LeafPlan): number {
+  if (Array.isArray(t)) {
+    const branches = t as readonly AvroSchema[];
+    if (branches.length !== 2 || typeOf(branches[0] as AvroSchema).type !== 'null') return KIND.text;
+    const inner = kindOf(branches[1] as AvroSchema, leaf);
+    return inner === KIND.text ? KIND.text : inner | OPTIONAL;
+  }
+  const c = typeOf(t);
+  switch (c.type) {
+    case 'boolean':
+      return KIND.boolean;
+    case 'int':
+      return KIND.integer;
+    case 'long':
+      return leaf.type === 'timestamp' ? KIND.timestamp : KIND.integer;
+    case 'string':
+      return KIND.string;
+    case 'map':
+      return isStringArrayMap(c) ? KIND.stringArrayMap : KIND.text;
+    default:
+      return KIND.text;
+  }
+}
+
+/** A field set's program; undefined when a timestamp leaf would be written as RFC 3339 text (KIND.text) in another format. */
+function compileProgram(codec: AvroCodec, tree: readonly FieldNode[], format: TimestampFormat): Program | undefined {
+  const bytes: number[] = [];
+  const steps: number[] = [];
+  let from = 0;
+  let overhead = 0;
+  let textTimestamp = false;
+  const constant = (text: string): void => {
+    bytes.push(...Buffer.from(text));
+  };
+  const step = (slot: number, kind: number): void => {
+    steps.push(from, bytes.length, slot, kind);
+    from = bytes.length;
+  };
+  const object = (nodes: readonly FieldNode[], prefix: string): void => {
+    nodes.forEach((node, i) => {
+      constant(`${i === 0 ? '{' : ','}${JSON.stringify(node.name)}:`);
+      const path = prefix === '' ? node.name : `${prefix}.${node.name}`;
+      if (node.children !== undefined) return object(node.children, path);
+      const slot = codec.plan.leaves.findIndex((l) => l.path === path);
+      const leaf = codec.plan.leaves[slot];
+      const t = avroTypeAt(codec.schemaVersion.schema, path);
+      // A field the catalogue has and this schema version lacks is null, as in the projected object.
+      if (leaf === undefined || t === undefined) return step(-1, KIND.null);
+      overhead += LEAF_OVERHEAD;
+      const kind = kindOf(t, leaf);
+      if (kind === KIND.text && leaf.type === 'timestamp') textTimestamp = true;
+      step(slot, kind);
+    });
+    constant(nodes.length === 0 ? '{}' : '}');
+  };
+  object(tree, '');
+  step(-1, KIND.none);
+  if (textTimestamp && format !== DEFAULT_TIMESTAMP_FORMAT) return undefined;
+  return { bytes: Buffer.from(bytes), steps: Int32Array.from(steps), overhead: overhead + bytes.length };
+}
+
+/** Everything a program runs with besides the record. */
+interface Context {
+  readonly codec: AvroCodec;
+  readonly kept: LeafTexts;
+  readonly timestamps: TimestampWriter;
+}
+
+/** Writes a program's text for the record whose leaf starts are `P`; returns the end. */
+function run(pr: Program, x: Context, out: JsonOut, at: number, buf: Buffer, P: Int32Array): number {
+  const { bytes, steps } = pr;
+  const kept = x.kept;
+  let b = out.b;
+  for (let i = 0; i < steps.length; i += 4) {
+    for (let k = steps[i] as number, e = steps[i + 1] as number; k < e; k++) b[at++] = bytes[k] as number;
+    const slot = steps[i + 2] as number;
+    const kind = steps[i + 3] as number;
+    if (slot < 0) {
+      if (kind === KIND.null) at = literal(b, at, 'null');
+      continue;
+    }
+    let p = P[slot] as number;
+    const keep = KEPT.has(kind & 0xff);
+    if (keep && kept.from[slot] === buf && kept.at[slot] === p) {
+      at = copyText(out, at, kept.src[slot] as Buffer, kept.start[slot] as number, kept.end[slot] as number);
+      b = out.b;
+      continue;
+    }
+    // The offset from the tail's start: a move to a larger buffer (ensure) keeps it.
+    const from = at - out.start;
+    if ((kind & OPTIONAL) !== 0 && buf[p++] === 0) at = literal(b, at, 'null');
+    else {
+      switch (kind & 0xff) {
+        case KIND.string:
+          at = string(b, at, buf, p);
+          break;
+        case KIND.integer:
+          at = integer(b, at, varint(buf, p));
+          break;
+        case KIND.boolean:
+          at = boolean(b, at, buf, p);
+          break;
+        case KIND.timestamp:
+          at = x.timestamps(b, at, varint(buf, p));
+          break;
+        case KIND.stringArrayMap: {
+          // -1: a map the decoded object would reorder or merge (avro-json-writers.ts); written from the decoded value.
+          const e = stringArrayMap(b, at, buf, p);
+          if (e >= 0) at = e;
+          else {
+            at = writeText(out, at, decodedLeafText(x.codec, slot, buf, P[slot] as number));
+            b = out.b;
+          }
+          break;
+        }
+        default:
+          at = writeText(out, at, decodedLeafText(x.codec, slot, buf, P[slot] as number));
+          b = out.b;
+      }
+    }
+    if (keep) {
+      kept.from[slot] = buf;
+      kept.at[slot] = P[slot] as number;
+      kept.src[slot] = b;
+      kept.start[slot] = out.start + from;
+      kept.end[slot] = at;
+    }
+  }
+  return at;
+}
+
+/**
+ * The byte projection of a field set (its projectionKey) for records of the codec's schema. Field
+ * paths that are not leaves of the schema (a group, or a path below a leaf) have none: undefined, and
+ * the caller projects the decoded record instead.
+ */
+export function compileAvroProjection(codec: AvroCodec, key: string, format: TimestampFormat, kept: LeafTexts = leafTexts(codec.plan.leaves.length)): AvroProjection | undefined {
+  const tree = fieldTree(key);
+  const leafPaths = new Set(codec.plan.leaves.map((l) => l.path));
+  const groups = (nodes: readonly FieldNode[], prefix: string): boolean =>
+    nodes.some((n) => {
+      const path = prefix === '' ? n.name : `${prefix}.${n.name}`;
+      if (n.children === undefined) return !leafPaths.has(path) && avroTypeAt(codec.schemaVersion.schema, path) !== undefined;
+      // A path below a leaf reads into its decoded value (a header by name, say).
+      return leafPaths.has(path) || groups(n.children, path);
+    });
+  if (groups(tree, '')) return undefined;
+  const program = compileProgram(codec, tree, format);
+  if (program === undefined) return undefined;
+  const context: Context = { codec, kept, timestamps: TIMESTAMP_WRITERS[format] };
+  const project = (out: JsonOut, at: number, buf: Buffer, starts: Int32Array): number => run(program, context, out, at, buf, starts);
+  return Object.assign(project, { overhead: program.overhead, format });
+}
+
+/** The byte projections of one codec's records in one timestamp format, by projection key, compiled on first use. */
+export class AvroProjections {
+  private readonly byKey = new Map<string, AvroProjection | null>();
+  /** Shared by the projections of one timestamp format: their leaf texts are alike. */
+  private readonly texts: LeafTexts;
+
+  constructor(
+    private readonly codec: AvroCodec,
+    private readonly format: TimestampFormat,
+  ) {
+    this.texts = leafTexts(codec.plan.leaves.length);
+  }
+
+  get(key: string): AvroProjection | undefined {
+    let p = this.byKey.get(key);
+    if (p === undefined) this.byKey.set(key, (p = compileAvroProjection(this.codec, key, this.format, this.texts) ?? null));
+    return p ?? undefined;
+  }
+}
+
+const compiled = new WeakMap<AvroCodec, Map<TimestampFormat, AvroProjections>>();
+
+/** The byte projections of a codec's records in a timestamp format. */
+export function avroProjections(codec: AvroCodec, format: TimestampFormat = DEFAULT_TIMESTAMP_FORMAT): AvroProjections {
+  let byFormat = compiled.get(codec);
+  if (byFormat === undefined) compiled.set(codec, (byFormat = new Map()));
+  let set = byFormat.get(format);
+  if (set === undefined) byFormat.set(format, (set = new AvroProjections(codec, format)));
+  return set;
+}
+
+/** Tails are written into slabs and handed out as views of them, as Buffer.allocUnsafe does from its pool, without a copy. */
+const SLAB_BYTES = 64 * 1024;
+const out: JsonOut = { b: Buffer.allocUnsafe(SLAB_BYTES), start: 0, reserve: 0 };
+let used = 0;
+
+/**
+ * A traffic payload tail (envelope.ts payloadTail): the envelope's text before the object for this
+ * event type and Kafka timestamp (writeTrafficTailBefore), the projected object's JSON and the closing
+ * brace, as a buffer of its own. `starts` must be the record's (AvroCodec.leafStarts).
+ */
+export function projectedTail(eventType: string, timestampMs: number, project: AvroProjection, buf: Buffer, pos: number, starts: Int32Array): Buffer {
+  const need = 3 * eventType.length + 160 + project.overhead + 8 * (buf.length - pos) + 1;
+  // Twice the bound: a leaf written through JSON.stringify checks for room itself (ensure) against the whole bound.
+  if (out.b.length - used < 2 * need) {
+    out.b = Buffer.allocUnsafe(Math.max(SLAB_BYTES, 2 * need));
+    used = 0;
+  }
+  out.reserve = need;
+  out.start = used;
+  let at = writeTrafficTailBefore(out.b, used, eventType, timestampMs, project.format);
+  at = project(out, at, buf, starts);
+  out.b[at++] = 0x7d;
+  used = at;
+  return out.b.subarray(out.start, at);
+}

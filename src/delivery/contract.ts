@@ -64,7 +64,7 @@ export interface WriteOutcome {
 export const DELIVERED: WriteOutcome = Object.freeze({ failed: Object.freeze([]) });
 
 /**
- * The writer contract (STYLE.md, after Redpanda Connect's output contract). Writers hold no retry,
+ * The writer contract (after Redpanda Connect's output contract). Writers hold no retry,
  * backoff or acknowledgement logic: the destination runner owns all of that.
  */
 export interface DestinationWriter {

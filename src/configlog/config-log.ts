@@ -2,7 +2,8 @@
 // Writes are transactions (config records, any extra records such as audit events, and a sync marker);
 // a write returns after this replica has read its own sync marker back, so it sees its own writes.
 import { randomUUID } from 'node:crypto';
-import type { GroupConsumer, KafkaClient, OutgoingMessage } from '../kafka/seam.js';
+import type { KafkaClient, OutgoingMessage } from '../kafka/seam.js';
+import { WholeTopicReader } from '../kafka/whole-topic-reader.js';
 import { createLogger } from '../telemetry/logger.js';
 import { ConfigWriter, transactionalIdOf, type ExtraRecords } from './config-writer.js';
 import {
@@ -89,7 +90,7 @@ export class ConfigLog {
   private readonly waiters = new Map<string, () => void>();
   /** Names this process's sync markers and reader group: unique per run, unlike the writer id. */
   private readonly session = randomUUID();
-  private readonly consumer: GroupConsumer;
+  private readonly consumer: WholeTopicReader;
   private readonly writer: ConfigWriter;
   private syncCounter = 0;
   private started = false;
@@ -98,23 +99,13 @@ export class ConfigLog {
 
   constructor(private readonly opts: ConfigLogOptions) {
     // A group of its own so that every replica reads the whole topic (read-committed); offsets are never committed.
-    this.consumer = opts.kafka.groupConsumer({
-      groupId: `edge-config-reader-${this.session}`,
-      topics: [opts.topic],
-      sessionTimeoutMs: 30_000,
-      heartbeatIntervalMs: 3_000,
-      maxWaitMs: 100,
-    });
+    this.consumer = new WholeTopicReader(opts.kafka, { groupId: `edge-config-reader-${this.session}`, topic: opts.topic, maxWaitMs: 100 });
     this.writer = new ConfigWriter(opts.kafka, transactionalIdOf(opts.topic, opts.writerId ?? randomUUID()));
   }
 
   /** Connects, reads the topic from the beginning, and resolves once everything written before is applied. */
   async start(): Promise<void> {
-    await this.consumer.start(async ({ messages }, scope) => {
-      for (const m of messages) this.apply(m.key, m.value);
-      const last = messages[messages.length - 1];
-      if (last !== undefined) scope.resolve(last.offset);
-    });
+    await this.consumer.start((m) => this.apply(m.key, m.value));
     this.started = true;
     await this.sync();
     log.info({ resources: this.state.size }, 'The config log is loaded.');

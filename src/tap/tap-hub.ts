@@ -11,7 +11,8 @@ import { buildPayload, payloadHead, payloadTail, tailBeforeObject } from '../eve
 import { formatEventTime, formatObjectTimes, formatTimestampValue, type TimestampFormat } from '../events/timestamp-format.js';
 import { pairDigits, recordDigits } from '../ids.js';
 import { LazyProducer } from '../kafka/lazy-producer.js';
-import type { GroupConsumer, KafkaClient, OutgoingMessage } from '../kafka/seam.js';
+import type { KafkaClient, OutgoingMessage } from '../kafka/seam.js';
+import { WholeTopicReader } from '../kafka/whole-topic-reader.js';
 import { projectorFor, type Projector } from '../projection/projector.js';
 import type { AuditEvent } from '../records/audit-decoder.js';
 import type { FilterableDecoded } from '../records/record-types.js';
@@ -69,7 +70,7 @@ export class TapHub {
   active = false;
   private readonly taps = new Map<string, OpenTap>();
   private readonly closed = new Set<string>();
-  private readonly consumer: GroupConsumer;
+  private readonly consumer: WholeTopicReader;
   private readonly producer: LazyProducer;
   private pending: OutgoingMessage[] = [];
   private sendTimer: NodeJS.Timeout | undefined;
@@ -77,22 +78,12 @@ export class TapHub {
 
   constructor(private readonly opts: TapHubOptions) {
     // A group of its own per process: every worker reads every request; offsets are never committed.
-    this.consumer = opts.kafka.groupConsumer({
-      groupId: `edge-tap-reader-${randomUUID()}`,
-      topics: [opts.requestsTopic],
-      sessionTimeoutMs: 30_000,
-      heartbeatIntervalMs: 3_000,
-      maxWaitMs: 100,
-    });
+    this.consumer = new WholeTopicReader(opts.kafka, { groupId: `edge-tap-reader-${randomUUID()}`, topic: opts.requestsTopic, maxWaitMs: 100 });
     this.producer = new LazyProducer(opts.kafka, { retries: 2 });
   }
 
   async start(): Promise<void> {
-    await this.consumer.start(async ({ messages }, scope) => {
-      for (const m of messages) this.apply(m.value);
-      const last = messages[messages.length - 1];
-      if (last !== undefined) scope.resolve(last.offset);
-    });
+    await this.consumer.start((m) => this.apply(m.value));
     // Once a second: report skipped events and drop expired taps.
     this.tick = setInterval(() => this.onTick(), 1000);
     this.tick.unref();

@@ -2,7 +2,8 @@
 // and reads the events topic, handing each message to the stream of this process that opened its tap.
 import { randomUUID } from 'node:crypto';
 import { LazyProducer } from '../kafka/lazy-producer.js';
-import type { GroupConsumer, KafkaAdmin, KafkaClient } from '../kafka/seam.js';
+import type { KafkaAdmin, KafkaClient } from '../kafka/seam.js';
+import { WholeTopicReader } from '../kafka/whole-topic-reader.js';
 import { createLogger } from '../telemetry/logger.js';
 import { TAP_KIND_HEADER, type TapAck, type TapOpen, type TapRequest, type TapSkipped } from './tap-protocol.js';
 
@@ -28,19 +29,13 @@ export interface TapStreamsOptions {
 
 export class TapStreams {
   private readonly listeners = new Map<string, TapListener>();
-  private readonly consumer: GroupConsumer;
+  private readonly consumer: WholeTopicReader;
   private readonly producer: LazyProducer;
   private admin: KafkaAdmin | undefined;
 
   constructor(private readonly opts: TapStreamsOptions) {
     // Every API process reads every message and keeps those of its own taps; offsets are never committed.
-    this.consumer = opts.kafka.groupConsumer({
-      groupId: `edge-tap-streams-${randomUUID()}`,
-      topics: [opts.eventsTopic],
-      sessionTimeoutMs: 30_000,
-      heartbeatIntervalMs: 3_000,
-      maxWaitMs: 100,
-    });
+    this.consumer = new WholeTopicReader(opts.kafka, { groupId: `edge-tap-streams-${randomUUID()}`, topic: opts.eventsTopic, maxWaitMs: 100 });
     this.producer = new LazyProducer(opts.kafka, { retries: 3 });
   }
 
@@ -50,14 +45,10 @@ export class TapStreams {
 
   async start(): Promise<void> {
     // From the beginning (the topic keeps minutes): nothing produced after a tap opens can be missed.
-    await this.consumer.start(async ({ messages }, scope) => {
-      for (const message of messages) {
-        const tap = message.key?.toString('utf8');
-        const listener = tap === undefined ? undefined : this.listeners.get(tap);
-        if (listener !== undefined && message.value !== null) this.dispatch(listener, String(message.headers?.[TAP_KIND_HEADER] ?? ''), message.value);
-      }
-      const last = messages[messages.length - 1];
-      if (last !== undefined) scope.resolve(last.offset);
+    await this.consumer.start((message) => {
+      const tap = message.key?.toString('utf8');
+      const listener = tap === undefined ? undefined : this.listeners.get(tap);
+      if (listener !== undefined && message.value !== null) this.dispatch(listener, String(message.headers?.[TAP_KIND_HEADER] ?? ''), message.value);
     });
   }
 

@@ -2,7 +2,8 @@
 // beginning and followed live, and the destination's status over them (status-aggregate.ts). Workers
 // publish; the API only reads, so no worker is ever called by the API.
 import { randomUUID } from 'node:crypto';
-import type { GroupConsumer, KafkaClient } from '../../kafka/seam.js';
+import type { KafkaClient } from '../../kafka/seam.js';
+import { WholeTopicReader } from '../../kafka/whole-topic-reader.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
 import { aggregateStatus, UNKNOWN_STATUS, type DestinationStatusSummary, type StatusTiming } from './status-aggregate.js';
 import { decodeReport, parseReportKey, type StatusReport } from './status-report.js';
@@ -18,7 +19,7 @@ export interface StatusBoardOptions {
 export class StatusBoard {
   /** destination id → worker id → its latest report. */
   private readonly reports = new Map<string, Map<string, StatusReport>>();
-  private readonly consumer: GroupConsumer;
+  private readonly consumer: WholeTopicReader;
   private readonly log: Logger;
   private readonly now: () => number;
   private skipped = 0;
@@ -27,22 +28,12 @@ export class StatusBoard {
     this.log = opts.logger ?? createLogger('destination-status');
     this.now = opts.now ?? Date.now;
     // A group of its own, as the config log's readers: every API replica reads the whole topic; nothing is committed.
-    this.consumer = opts.kafka.groupConsumer({
-      groupId: `edge-status-reader-${randomUUID()}`,
-      topics: [opts.topic],
-      sessionTimeoutMs: 30_000,
-      heartbeatIntervalMs: 3_000,
-      maxWaitMs: 200,
-    });
+    this.consumer = new WholeTopicReader(opts.kafka, { groupId: `edge-status-reader-${randomUUID()}`, topic: opts.topic, maxWaitMs: 200 });
   }
 
   /** Subscribes and starts reading; answers from what it has read so far (unknown before the first report). */
   async start(): Promise<void> {
-    await this.consumer.start(async ({ messages }, scope) => {
-      for (const m of messages) this.apply(m.key, m.value);
-      const last = messages[messages.length - 1];
-      if (last !== undefined) scope.resolve(last.offset);
-    });
+    await this.consumer.start((m) => this.apply(m.key, m.value));
   }
 
   async stop(): Promise<void> {

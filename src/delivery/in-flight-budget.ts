@@ -1,6 +1,6 @@
 // The global bound on in-flight deliveries, shared by every destination runner: memory stays bounded
 // because the ingest consumer pauses when the budget is spent instead of letting a queue grow.
-import { inFlightDeliveries, inFlightDeliveryBytes } from '../telemetry/metrics.js';
+import { inFlight } from '../telemetry/metrics.js';
 
 export interface InFlightLimits {
   /** Most deliveries (one item at one destination) queued or being written, across all destinations. */
@@ -50,15 +50,15 @@ export class InFlightBudget {
   acquire(deliveries: number, bytes: number): void {
     this.deliveries += deliveries;
     this.bytes += bytes;
-    inFlightDeliveries.inc(deliveries);
-    inFlightDeliveryBytes.inc(bytes);
+    inFlight.deliveries += deliveries;
+    inFlight.deliveryBytes += bytes;
   }
 
   release(deliveries: number, bytes: number): void {
     this.deliveries -= deliveries;
     this.bytes -= bytes;
-    inFlightDeliveries.dec(deliveries);
-    inFlightDeliveryBytes.dec(bytes);
+    inFlight.deliveries -= deliveries;
+    inFlight.deliveryBytes -= bytes;
     if (this.wake !== undefined && this.hasCapacity()) {
       const wake = this.wake;
       this.wake = undefined;

@@ -16,8 +16,13 @@ const byEventId: KeyOf = (item) => item.eventId;
  * Compiles a key path once. A missing or null value falls back to the event id, so every record has a
  * key; non-string values are keyed by their JSON text.
  */
+/** True when the path keys records by the event id (the default). */
+export function isEventIdKey(path: string | undefined): path is undefined | '' | 'event_id' {
+  return path === undefined || path === '' || path === 'event_id';
+}
+
 export function compileKeyPath(path: string | undefined): KeyOf {
-  if (path === undefined || path === '' || path === 'event_id') return byEventId;
+  if (isEventIdKey(path)) return byEventId;
   const parts = path.split('.');
   return (item) => {
     // Items re-read from a topic carry only the payload; parsing it is the rare path.

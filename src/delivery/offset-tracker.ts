@@ -1,6 +1,6 @@
 // At-least-once commit bookkeeping: per topic-partition, the offset that may be committed is the first
 // record whose deliveries are not all settled (acknowledged, dead-lettered or parked).
-import { inFlightRecords } from '../telemetry/metrics.js';
+import { inFlight } from '../telemetry/metrics.js';
 import type { SourceRef } from './contract.js';
 
 interface Entry {
@@ -48,7 +48,7 @@ export class OffsetTracker {
     const entry: Entry = { source, pending: pendingDeliveries };
     state.entries.push(entry);
     state.byOffset.set(offset, entry);
-    inFlightRecords.inc();
+    inFlight.records++;
   }
 
   /** Every record up to `offset` has been read; those not passed to track() have nothing to deliver. */
@@ -69,7 +69,7 @@ export class OffsetTracker {
     entry.pending--;
     if (entry.pending > 0) return true;
     state.byOffset.delete(source.offset);
-    inFlightRecords.dec();
+    inFlight.records--;
     while (state.head < state.entries.length && (state.entries[state.head] as Entry).pending === 0) state.head++;
     if (state.head === state.entries.length) {
       state.entries = [];
@@ -121,7 +121,7 @@ export class OffsetTracker {
     const partitions = this.topics.get(topic);
     const state = partitions?.get(partition);
     if (partitions === undefined || state === undefined) return;
-    inFlightRecords.dec(state.byOffset.size);
+    inFlight.records -= state.byOffset.size;
     partitions.delete(partition);
     if (partitions.size === 0) this.topics.delete(topic);
   }

@@ -133,3 +133,13 @@ export function buildPayload(head: Buffer, record: Uint8Array, pair: Uint8Array,
 export function eventIdOfPayload(payload: Buffer): string {
   return payload.toString('latin1', PAYLOAD_ID_AT, PAYLOAD_ID_AT + EVENT_ID_LENGTH);
 }
+
+/**
+ * The event id's bytes as a view into the payload, without a copy, when the payload starts as
+ * buildPayload writes it; undefined for any other payload.
+ */
+export function eventIdBytesOfPayload(payload: Buffer): Buffer | undefined {
+  if (payload.length < PAYLOAD_ID_AT + EVENT_ID_LENGTH) return undefined;
+  for (let i = 0; i < HEAD_PREFIX.length; i++) if (payload[i] !== HEAD_PREFIX[i]) return undefined;
+  return payload.subarray(PAYLOAD_ID_AT, PAYLOAD_ID_AT + EVENT_ID_LENGTH);
+}

@@ -94,16 +94,30 @@ export function platformaticErrorDescription(err: unknown): KafkaErrorDescriptio
 
 const asBuffer = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v);
 
+type OutgoingHeaders = NonNullable<OutgoingMessage['headers']>;
+
+/**
+ * Frozen header objects (a writer's constant headers, the same for every message) are converted once:
+ * the client only reads a message's header map, so one map serves them all.
+ */
+const frozenHeaderMaps = new WeakMap<OutgoingHeaders, Map<Buffer, Buffer>>();
+
+function headerMap(headers: OutgoingHeaders): Map<Buffer, Buffer> {
+  const frozen = Object.isFrozen(headers);
+  const known = frozen ? frozenHeaderMaps.get(headers) : undefined;
+  if (known !== undefined) return known;
+  const map = new Map<Buffer, Buffer>();
+  for (const [name, value] of Object.entries(headers)) map.set(Buffer.from(name), asBuffer(value));
+  if (frozen) frozenHeaderMaps.set(headers, map);
+  return map;
+}
+
 /** The client takes Buffers only (no serializers are set), header names included; a null value is a tombstone. */
 export function toPlatformatic(topic: string, m: OutgoingMessage): MessageToProduce {
   const out: MessageToProduce = { topic, value: m.value === null ? (null as unknown as Buffer) : asBuffer(m.value) };
   if (m.key !== undefined && m.key !== null) out.key = asBuffer(m.key);
   if (m.partition !== undefined) out.partition = m.partition;
-  if (m.headers !== undefined) {
-    const headers = new Map<Buffer, Buffer>();
-    for (const [name, value] of Object.entries(m.headers)) headers.set(Buffer.from(name), asBuffer(value));
-    out.headers = headers;
-  }
+  if (m.headers !== undefined) out.headers = headerMap(m.headers);
   return out;
 }
 

@@ -13,6 +13,7 @@ import { baseOptions } from './platformatic-adapter.js';
 type PlatformaticMessage = Message<Buffer, Buffer, string, Buffer>;
 
 interface PartitionQueue {
+  readonly key: string;
   readonly topic: string;
   readonly partition: number;
   messages: IncomingMessage[];
@@ -50,6 +51,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
   private generation = 0;
   /** Per partition, in the order batches are started in (the least recently started first). */
   private readonly queues = new Map<string, PartitionQueue>();
+  private lastQueue: PartitionQueue | undefined;
   private scheduling = false;
   private readonly running = new Set<Promise<void>>();
   private buffered = 0;
@@ -213,9 +215,14 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
   }
 
   private take(m: PlatformaticMessage): void {
-    const key = `${m.topic}\u0000${m.partition}`;
-    let q = this.queues.get(key);
-    if (q === undefined) this.queues.set(key, (q = { topic: m.topic, partition: m.partition, messages: [], busy: false, highWatermark: '0' }));
+    // A fetch hands over a partition's records in a row: the queue of the previous record is usually this one's.
+    let q = this.lastQueue;
+    if (q === undefined || q.partition !== m.partition || q.topic !== m.topic || this.queues.get(q.key) !== q) {
+      const key = `${m.topic}\u0000${m.partition}`;
+      q = this.queues.get(key);
+      if (q === undefined) this.queues.set(key, (q = { key, topic: m.topic, partition: m.partition, messages: [], busy: false, highWatermark: '0' }));
+      this.lastQueue = q;
+    }
     q.messages.push({
       key: m.key ?? null,
       value: m.value ?? null,

@@ -1,10 +1,11 @@
 // The kafka destination writer: an idempotent producer with acks=all, one message per event, keyed by
 // the event id unless the destination names an envelope field.
+import { eventIdBytesOfPayload } from '../../../events/envelope.js';
 import { LazyProducer } from '../../../kafka/lazy-producer.js';
 import { withAdmin, type KafkaClient, type OutgoingMessage } from '../../../kafka/seam.js';
 import { DELIVERED, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { DeliveryError } from '../../errors.js';
-import { compileKeyPath, type KeyOf } from '../../key-path.js';
+import { compileKeyPath, isEventIdKey, type KeyOf } from '../../key-path.js';
 import type { KafkaTargetConfig } from './config.js';
 
 /**
@@ -24,7 +25,7 @@ const HEADERS = Object.freeze({ 'content-type': 'application/json' });
 export class KafkaWriter implements DestinationWriter {
   readonly kind = 'kafka';
   readonly limits: WriterLimits;
-  private readonly keyOf: KeyOf;
+  private readonly keyOf: (item: DeliveryItem) => Buffer | string;
   private readonly producer: LazyProducer;
 
   constructor(
@@ -33,7 +34,9 @@ export class KafkaWriter implements DestinationWriter {
     limits: Partial<WriterLimits> = {},
   ) {
     this.limits = { ...KAFKA_LIMITS, ...limits };
-    this.keyOf = compileKeyPath(config.key);
+    const keyOf: KeyOf = compileKeyPath(config.key);
+    // Keyed by the event id: its bytes are a view into the payload (the same bytes as the id's text).
+    this.keyOf = isEventIdKey(config.key) ? (item) => eventIdBytesOfPayload(item.payload) ?? keyOf(item) : keyOf;
     // Retries inside the client stay short: the runner owns backoff.
     this.producer = new LazyProducer(kafka, {
       retries: 2,

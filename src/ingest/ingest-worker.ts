@@ -1,7 +1,7 @@
 // The ingest worker: one member of the consumer group. Each fetched batch is routed, its deliveries
 // queued, and its offsets committed only behind records whose every delivery has settled
-// (ARCHITECTURE.md "Delivery and commits"). A batch drains before the next one of its partition
-// starts; a rebalance or a SIGTERM (the consumer's stop waits for running batches) gives the batches in
+// (ARCHITECTURE.md "Delivery and commits"). A batch's deliveries settle before the next batch of its
+// partition starts (its commit may still be in flight); a rebalance or a SIGTERM (the consumer's stop waits for running batches) gives the batches in
 // flight DRAIN_TIMEOUT_MS, then they commit what settled, and only for partitions the worker still owns.
 import { Signal } from '../delivery/clock.js';
 import { destinationRemovedLetter, type DeadLetter, type DeadLetterSink } from '../delivery/dead-letter.js';
@@ -53,6 +53,8 @@ export class IngestWorker {
   private stopping = false;
   private stopDeadline = Number.POSITIVE_INFINITY;
   private readonly stopSignal = new AbortController();
+  /** Commits of batches whose partition's next batch went on without waiting for them. */
+  private readonly commitsInFlight = new Set<Promise<void>>();
 
   constructor(private readonly opts: IngestWorkerOptions) {
     const session = opts.sessionTimeoutMs ?? 30_000;
@@ -102,6 +104,7 @@ export class IngestWorker {
     this.stopDeadline = Date.now() + this.opts.drainTimeoutMs;
     setTimeout(() => this.stopSignal.abort(), this.opts.drainTimeoutMs).unref();
     this.opts.settled.notify();
+    await Promise.allSettled([...this.commitsInFlight]);
     await this.consumer.stop();
   }
 
@@ -167,7 +170,15 @@ export class IngestWorker {
     if (letters.length > 0) this.sendLetters(letters);
     for (const r of pool.all()) void r.flush();
     await this.waitSettled(topic, partition, Number(last) + 1, beat, isStale);
-    await this.commit(topic, partition, generation);
+    const committed = this.commit(topic, partition, generation);
+    // The partition's next batch need not wait for this commit (a later commit covers it if it fails);
+    // a batch that ends the worker's hold on the partition does, and stop() waits for those in flight.
+    if (this.halted() || isStale()) {
+      await committed;
+    } else {
+      this.commitsInFlight.add(committed);
+      void committed.finally(() => this.commitsInFlight.delete(committed));
+    }
   }
 
   /** Stopping or rebalancing: route no more records. */

@@ -1,11 +1,16 @@
-// Memory of one worker with 10,000 subscriptions under steady load: peak RSS against the 300 MB target, and a bounded soak for a trend.
+// Memory of one worker with 10,000 subscriptions under steady load, once per Kafka client: peak RSS against the
+// 300 MB target, and a bounded soak for a trend. The worker runs the compiled service with the Node flags of `npm start`.
 import { cpus, loadavg } from 'node:os';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/config/service-config.js';
+import { isKafkaClientName } from '../src/kafka/client.js';
+import { KAFKA_CLIENT_NAMES, type KafkaClientName } from '../src/kafka/seam.js';
+import { buildService, serviceNodeFlags } from './e2e/child.js';
 import { produceTraffic } from '../src/traffic/kafka-traffic.js';
 import { sampleProcess } from './e2e/proc-stats.js';
 import { MemorySampler, slope } from './e2e/sampler.js';
 import { KafkaBenchSession } from './e2e/session.js';
 import { endOffsets, watchDrain } from './e2e/watch.js';
+import type { Chart } from './lib/svg-chart.js';
 import type { BenchContext, BenchReport, BenchRow } from './lib/types.js';
 
 const SUBSCRIPTIONS = Number(process.env.BENCH_MEMORY_SUBSCRIPTIONS ?? 10_000);
@@ -13,8 +18,8 @@ const SUBSCRIPTIONS = Number(process.env.BENCH_MEMORY_SUBSCRIPTIONS ?? 10_000);
 const SOAK_SECONDS = Number(process.env.BENCH_MEMORY_SOAK_SECONDS ?? 120);
 const RATE = Number(process.env.BENCH_MEMORY_RATE ?? 4_000);
 const DESTINATIONS = 4;
-/** Extra Node flags for the worker, e.g. "--max-semi-space-size=2", to try V8 heap settings. */
-const NODE_ARGS = (process.env.BENCH_MEMORY_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '');
+/** Node flags for the worker instead of those of `npm start` (package.json), e.g. "--max-semi-space-size=8", to try V8 heap settings. */
+const NODE_ARGS = process.env.BENCH_MEMORY_NODE_ARGS === undefined ? serviceNodeFlags() : process.env.BENCH_MEMORY_NODE_ARGS.split(/\s+/).filter((a) => a !== '');
 /**
  * glibc's malloc arenas, as `npm start` sets them (package.json): the worker's buffers (fetched and
  * produced records) otherwise spread over up to eight arenas per core that keep freed memory.
@@ -28,120 +33,153 @@ const WARMUP_SHARE = 0.25;
 
 const round = (n: number, d = 0): number => Math.round(n * 10 ** d) / 10 ** d;
 
+function clients(): KafkaClientName[] {
+  const names = (process.env.BENCH_MEMORY_CLIENTS ?? KAFKA_CLIENT_NAMES.join(',')).split(',').map((n) => n.trim());
+  const unknown = names.filter((n) => !isKafkaClientName(n));
+  if (unknown.length > 0) throw new Error(`BENCH_MEMORY_CLIENTS names unknown clients: ${unknown.join(', ')}`);
+  return names as KafkaClientName[];
+}
+
+interface Soak {
+  readonly row: BenchRow;
+  readonly notes: readonly string[];
+  readonly points: readonly (readonly [number, number])[];
+}
+
+/**
+ * One client's run on a broker of its own (a new group reads the raw topics from their start): the bare
+ * worker idle, then the worker with the subscriptions idle and through the soak.
+ */
+async function soak(session: KafkaBenchSession, client: KafkaClientName, progress: (m: string) => void): Promise<Soak> {
+  // The same process with no subscriptions, idle: what the service costs before any subscription or record.
+  const env = { MALLOC_ARENA_MAX, KAFKA_CLIENT: client };
+  const bare = session.worker(`${client}-bare`, 0, { kind: 'tenant', destinations: 1, nodeArgs: NODE_ARGS, env, compiled: true });
+  await bare.prepare();
+  const [bareWorker] = await bare.start(`${session.groupOf(bare)}`);
+  if (bareWorker === undefined) throw new Error('no worker process');
+  await new Promise((r) => setTimeout(r, 5_000));
+  const bareRss = new MemorySampler(bareWorker.pid).stop().points.at(-1)?.[1] ?? Number.NaN;
+  await bareWorker.stop();
+  progress(`${client}: a worker with no subscriptions: RSS ${round(bareRss)} MiB`);
+
+  const config = session.worker(`${client}-10k`, SUBSCRIPTIONS, { kind: 'tenant', destinations: DESTINATIONS, nodeArgs: NODE_ARGS, env, compiled: true });
+  await config.prepare();
+  const [worker] = await config.start(session.groupOf(config));
+  if (worker === undefined) throw new Error('no worker process');
+  try {
+    const idle = new MemorySampler(worker.pid, 500);
+    await new Promise((r) => setTimeout(r, 5_000));
+    const idleSeries = idle.stop();
+    const idleRss = idleSeries.points[idleSeries.points.length - 1]?.[1] ?? Number.NaN;
+    progress(`${client}: worker loaded ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions: RSS ${round(idleRss)} MiB before any traffic`);
+
+    const sampler = new MemorySampler(worker.pid, 1_000);
+    const cpuBefore = sampleProcess(worker.pid);
+    const count = Math.round(RATE * SOAK_SECONDS);
+    progress(`${client}: soaking: ${count.toLocaleString('en-US')} records at ${RATE.toLocaleString('en-US')}/s for ${SOAK_SECONDS} s`);
+    const sent = await produceTraffic({
+      kafka: session.kafka,
+      topics: session.topics.traffic,
+      source: session.source,
+      count,
+      rate: RATE,
+      batchSize: 200,
+      maxInFlight: 8,
+      maxDurationMs: SOAK_SECONDS * 1000 * 1.5,
+      onProgress: (p) => {
+        if (Math.round(p.elapsedMs / 1000) % 15 === 0) progress(`${client}: soak: ${p.sent.toLocaleString('en-US')} sent, ${Math.round(p.elapsedMs / 1000)} s`);
+      },
+    });
+    // The soak counts only if the worker kept up: it must commit everything shortly after the last send.
+    const target = await endOffsets(session.kafka, session.inputs);
+    await watchDrain(session.kafka, session.groupOf(config), session.inputs, target, [worker.pid], { timeoutMs: 120_000 });
+    const series = sampler.stop();
+    const cpuAfter = sampleProcess(worker.pid);
+    // What the worker's CPU did for the soak, GC included: the price of a smaller heap shows here.
+    const cpuSeconds = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter.cpuSeconds - cpuBefore.cpuSeconds : Number.NaN;
+    const cores = cpuBefore !== undefined && cpuAfter !== undefined ? cpuSeconds / ((cpuAfter.at - cpuBefore.at) / 1000) : Number.NaN;
+    const steady = series.points.filter(([t]) => t >= SOAK_SECONDS * WARMUP_SHARE);
+    const perMinute = slope(steady) * 60;
+    const rss = steady.map(([, y]) => y);
+    const meanRss = rss.reduce((a, b) => a + b, 0) / Math.max(1, rss.length);
+    const half = Math.floor(steady.length / 2);
+    const firstHalf = rss.slice(0, half).reduce((a, b) => a + b, 0) / Math.max(1, half);
+    const secondHalf = rss.slice(half).reduce((a, b) => a + b, 0) / Math.max(1, rss.length - half);
+    const outputs = await endOffsets(session.kafka, config.outputs);
+    const row: BenchRow = {
+      'Kafka client': client,
+      subscriptions: SUBSCRIPTIONS,
+      'worker flags': NODE_ARGS.join(' ') || 'none',
+      'heap growth %': HEAP_GROWTH,
+      MALLOC_ARENA_MAX,
+      'load records/s': round(sent.ratePerSecond),
+      'soak s': SOAK_SECONDS,
+      'events/record': round(outputs / Math.max(1, target), 2),
+      'worker CPU ms/record': round((cpuSeconds * 1000) / Math.max(1, target), 3),
+      'worker cores': round(cores, 2),
+      'RSS, no subscriptions MiB': round(bareRss),
+      'RSS idle MiB': round(idleRss),
+      'RSS mean MiB': round(meanRss),
+      'peak RSS MiB': round(series.peakRssMiB),
+      'peak RSS MB': round(series.peakRssMiB * 1.048576),
+      'trend MiB/min': round(perMinute, 2),
+      '1st half MiB': round(firstHalf),
+      '2nd half MiB': round(secondHalf),
+    };
+    const flat = Math.abs(perMinute) * (SOAK_SECONDS / 60) < 0.02 * meanRss;
+    const notes = [
+      `${client}: peak RSS ${round(series.peakRssMiB * 1.048576)} MB (VmHWM of the worker process, start-up included) against the target of 300 MB: ${series.peakRssMiB <= TARGET_MIB ? 'met' : 'missed'}. ` +
+        `Trend: least-squares slope of RSS over the last ${round((1 - WARMUP_SHARE) * 100)}% of the soak (the first ${round(WARMUP_SHARE * 100)}% is warm-up): ${round(perMinute, 2)} MiB/min, ${round(perMinute * (SOAK_SECONDS / 60), 1)} MiB over the soak; ` +
+        `mean of the first half ${round(firstHalf)} MiB, second half ${round(secondHalf)} MiB. ${flat ? 'No upward trend (the fitted change over the soak is under 2% of the mean).' : 'The fitted change over the soak exceeds 2% of the mean: look for a leak, or soak longer (BENCH_MEMORY_SOAK_SECONDS=600).'}`,
+    ];
+    return { row, notes, points: series.points };
+  } finally {
+    await worker.stop();
+  }
+}
+
 export default async function run(ctx: BenchContext): Promise<BenchReport> {
   const loadBefore = loadavg()[0] ?? 0;
-  const session = await KafkaBenchSession.open('memory', ctx.progress);
+  ctx.progress('compiling the service (npm run build): the worker runs dist/main.js as npm start does');
+  buildService();
+  const soaks: Soak[] = [];
+  let session: KafkaBenchSession | undefined;
+  for (const client of clients()) {
+    await session?.close();
+    session = await KafkaBenchSession.open(`memory-${client}`, ctx.progress);
+    soaks.push(await soak(session, client, ctx.progress));
+  }
   try {
-    // The same process with no subscriptions, idle: what the service costs before any subscription or record.
-    const env = { MALLOC_ARENA_MAX };
-    const bare = session.worker('worker-bare', 0, { kind: 'tenant', destinations: 1, nodeArgs: NODE_ARGS, env });
-    await bare.prepare();
-    const [bareWorker] = await bare.start(`${session.groupOf(bare)}`);
-    if (bareWorker === undefined) throw new Error('no worker process');
-    await new Promise((r) => setTimeout(r, 5_000));
-    const bareRss = new MemorySampler(bareWorker.pid).stop().points.at(-1)?.[1] ?? Number.NaN;
-    await bareWorker.stop();
-    ctx.progress(`a worker with no subscriptions: RSS ${round(bareRss)} MiB`);
-
-    const config = session.worker('worker-10k', SUBSCRIPTIONS, { kind: 'tenant', destinations: DESTINATIONS, nodeArgs: NODE_ARGS, env });
-    await config.prepare();
-    const [worker] = await config.start(session.groupOf(config));
-    if (worker === undefined) throw new Error('no worker process');
-    try {
-      const idle = new MemorySampler(worker.pid, 500);
-      await new Promise((r) => setTimeout(r, 5_000));
-      const idleSeries = idle.stop();
-      const idleRss = idleSeries.points[idleSeries.points.length - 1]?.[1] ?? Number.NaN;
-      ctx.progress(`worker loaded ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions: RSS ${round(idleRss)} MiB before any traffic`);
-
-      const sampler = new MemorySampler(worker.pid, 1_000);
-      const cpuBefore = sampleProcess(worker.pid);
-      const count = Math.round(RATE * SOAK_SECONDS);
-      ctx.progress(`soaking: ${count.toLocaleString('en-US')} records at ${RATE.toLocaleString('en-US')}/s for ${SOAK_SECONDS} s`);
-      const sent = await produceTraffic({
-        kafka: session.kafka,
-        topics: session.topics.traffic,
-        source: session.source,
-        count,
-        rate: RATE,
-        batchSize: 200,
-        maxInFlight: 8,
-        maxDurationMs: SOAK_SECONDS * 1000 * 1.5,
-        onProgress: (p) => {
-          if (Math.round(p.elapsedMs / 1000) % 15 === 0) ctx.progress(`soak: ${p.sent.toLocaleString('en-US')} sent, ${Math.round(p.elapsedMs / 1000)} s`);
-        },
-      });
-      // The soak counts only if the worker kept up: it must commit everything shortly after the last send.
-      const target = await endOffsets(session.kafka, session.inputs);
-      await watchDrain(session.kafka, session.groupOf(config), session.inputs, target, [worker.pid], { timeoutMs: 120_000 });
-      const series = sampler.stop();
-      const cpuAfter = sampleProcess(worker.pid);
-      // What the worker's CPU did for the soak, GC included: the price of a smaller heap shows here.
-      const cpuSeconds = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter.cpuSeconds - cpuBefore.cpuSeconds : Number.NaN;
-      const cores = cpuBefore !== undefined && cpuAfter !== undefined ? cpuSeconds / ((cpuAfter.at - cpuBefore.at) / 1000) : Number.NaN;
-      const steady = series.points.filter(([t]) => t >= SOAK_SECONDS * WARMUP_SHARE);
-      const perMinute = slope(steady) * 60;
-      const rss = steady.map(([, y]) => y);
-      const meanRss = rss.reduce((a, b) => a + b, 0) / Math.max(1, rss.length);
-      const half = Math.floor(steady.length / 2);
-      const firstHalf = rss.slice(0, half).reduce((a, b) => a + b, 0) / Math.max(1, half);
-      const secondHalf = rss.slice(half).reduce((a, b) => a + b, 0) / Math.max(1, rss.length - half);
-      const outputs = await endOffsets(session.kafka, config.outputs);
-      const rows: BenchRow[] = [
-        {
-          subscriptions: SUBSCRIPTIONS,
-          'worker flags': NODE_ARGS.join(' ') || 'none',
-          'heap growth %': HEAP_GROWTH,
-          MALLOC_ARENA_MAX,
-          'load records/s': round(sent.ratePerSecond),
-          'soak s': SOAK_SECONDS,
-          'events/record': round(outputs / Math.max(1, target), 2),
-          'worker CPU ms/record': round((cpuSeconds * 1000) / Math.max(1, target), 3),
-          'worker cores': round(cores, 2),
-          'RSS, no subscriptions MiB': round(bareRss),
-          'RSS idle MiB': round(idleRss),
-          'RSS mean MiB': round(meanRss),
-          'peak RSS MiB': round(series.peakRssMiB),
-          'peak RSS MB': round(series.peakRssMiB * 1.048576),
-          'trend MiB/min': round(perMinute, 2),
-          '1st half MiB': round(firstHalf),
-          '2nd half MiB': round(secondHalf),
-        },
-      ];
-      const flat = Math.abs(perMinute) * (SOAK_SECONDS / 60) < 0.02 * meanRss;
-      const notes = [
-        `Peak RSS ${round(series.peakRssMiB * 1.048576)} MB (VmHWM of the worker process, start-up included) against the target of 300 MB: ${series.peakRssMiB <= TARGET_MIB ? 'met' : 'missed'}.`,
-        `Trend: least-squares slope of RSS over the last ${round((1 - WARMUP_SHARE) * 100)}% of the soak (the first ${round(WARMUP_SHARE * 100)}% is warm-up): ${round(perMinute, 2)} MiB/min, ${round(perMinute * (SOAK_SECONDS / 60), 1)} MiB over the soak; ` +
-          `mean of the first half ${round(firstHalf)} MiB, second half ${round(secondHalf)} MiB. ${flat ? 'No upward trend (the fitted change over the soak is under 2% of the mean).' : 'The fitted change over the soak exceeds 2% of the mean: look for a leak, or soak longer (BENCH_MEMORY_SOAK_SECONDS=600).'}`,
-        `Heap: the worker ran with HEAP_GROWTH_PERCENT ${HEAP_GROWTH} (V8's old generation may grow that far past its live size before a full collection; 0 is V8's own sizing) and MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX}, as \`npm start\` runs it. Worker CPU over the soak and drain, GC included: ${round((cpuSeconds * 1000) / Math.max(1, target), 3)} ms per record, ${round(cores, 2)} cores.`,
-        `Workload: ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions, one tenant each (a hostname or TCP address of its own, drawn over the generator's ${session.universe.httpHosts.length.toLocaleString('en-US')} hosts and ${session.universe.tcpAddresses.length.toLocaleString('en-US')} TCP addresses, common field selections), delivering to ${DESTINATIONS} kafka destinations; generated Avro traffic at ${RATE.toLocaleString('en-US')} records/s.`,
-        `The soak lasted ${SOAK_SECONDS} s (BENCH_MEMORY_SOAK_SECONDS; 600 gives the 10-minute soak). The worker is the real service in its own process; RSS is read from /proc every second.`,
-        `Kafka ${session.broker.version} on 127.0.0.1 with "${session.broker.jvmOpts}"; ${cpus().length} cores shared by broker, producer and worker; load average ${round(loadBefore, 1)} at the start, ${round(loadavg()[0] ?? 0, 1)} at the end.`,
-      ];
-      return {
-        title: `Memory with ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions under load`,
-        usesKafka: true,
-        settings: { subscriptions: SUBSCRIPTIONS, soakSeconds: SOAK_SECONDS, rate: RATE, destinations: DESTINATIONS, workerNodeArgs: NODE_ARGS.join(' '), heapGrowthPercent: HEAP_GROWTH, mallocArenaMax: MALLOC_ARENA_MAX },
-        rows,
-        notes,
-        charts: [
-          {
-            kind: 'line',
-            id: 'rss',
-            title: `Worker RSS during the soak (${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions, ${RATE.toLocaleString('en-US')} records/s)`,
-            xLabel: 'seconds',
-            yLabel: 'RSS MiB',
-            series: [
-              { name: 'RSS', points: series.points.map(([t, y]) => [round(t, 1), round(y, 1)] as [number, number]) },
-              { name: '300 MB target', points: [[0, round(TARGET_MIB)], [round(series.points[series.points.length - 1]?.[0] ?? SOAK_SECONDS), round(TARGET_MIB)]] },
-            ],
-          },
-        ],
-      };
-    } finally {
-      await worker.stop();
-    }
+    if (session === undefined) throw new Error('no Kafka client to measure');
+    const notes = [
+      ...soaks.flatMap((s) => s.notes),
+      `Heap: the worker ran with HEAP_GROWTH_PERCENT ${HEAP_GROWTH} (V8's old generation may grow that far past its live size before a full collection; 0 is V8's own sizing), the Node flags "${NODE_ARGS.join(' ')}" and MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX}, as \`npm start\` runs it. Worker CPU over the soak and drain, GC included, per record and in cores.`,
+      `Workload: ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions, one tenant each (a hostname or TCP address of its own, drawn over the generator's ${session.universe.httpHosts.length.toLocaleString('en-US')} hosts and ${session.universe.tcpAddresses.length.toLocaleString('en-US')} TCP addresses, common field selections), delivering to ${DESTINATIONS} kafka destinations; generated Avro traffic at ${RATE.toLocaleString('en-US')} records/s.`,
+      `The soak lasted ${SOAK_SECONDS} s (BENCH_MEMORY_SOAK_SECONDS; 600 gives the 10-minute soak), once per Kafka client (BENCH_MEMORY_CLIENTS). The worker is the real service, compiled (dist/main.js, as \`npm start\` runs it), in its own process; RSS is read from /proc every second.`,
+      'Where the memory goes (V8 heap spaces, fetched records, the subscriptions\' structures): bench/results/PROFILE.md, "Memory at 10,000 subscriptions on Node 24".',
+      `Kafka ${session.broker.version} on 127.0.0.1 with "${session.broker.jvmOpts}"; ${cpus().length} cores shared by broker, producer and worker; load average ${round(loadBefore, 1)} at the start, ${round(loadavg()[0] ?? 0, 1)} at the end.`,
+    ];
+    const last = Math.max(SOAK_SECONDS, ...soaks.map((s) => s.points[s.points.length - 1]?.[0] ?? 0));
+    const chart: Chart = {
+      kind: 'line',
+      id: 'rss',
+      title: `Worker RSS during the soak (${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions, ${RATE.toLocaleString('en-US')} records/s)`,
+      xLabel: 'seconds',
+      yLabel: 'RSS MiB',
+      series: [
+        ...soaks.map((s) => ({ name: `RSS, ${String(s.row['Kafka client'])}`, points: s.points.map(([t, y]) => [round(t, 1), round(y, 1)] as [number, number]) })),
+        { name: '300 MB target', points: [[0, round(TARGET_MIB)], [round(last), round(TARGET_MIB)]] },
+      ],
+    };
+    return {
+      title: `Memory with ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions under load`,
+      usesKafka: true,
+      settings: { subscriptions: SUBSCRIPTIONS, soakSeconds: SOAK_SECONDS, rate: RATE, destinations: DESTINATIONS, clients: clients().join(','), workerNodeArgs: NODE_ARGS.join(' '), heapGrowthPercent: HEAP_GROWTH, mallocArenaMax: MALLOC_ARENA_MAX },
+      rows: soaks.map((s) => s.row),
+      notes,
+      charts: [chart],
+    };
   } finally {
-    await session.close();
+    await session?.close();
   }
 }

@@ -1,5 +1,6 @@
 // Child processes of the Kafka benchmarks: the real service (src/main.ts), passthrough clients and kcat, started, watched and stopped.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -21,18 +22,20 @@ export interface BenchChild {
 }
 
 /**
- * Runs `node --import tsx <script>` from the repository root and resolves once a line of its output
- * contains `readyText`. Node is the direct child, so its pid is the one to sample.
+ * Runs `node --import tsx <script>` from the repository root (`node <script>` for compiled JavaScript)
+ * and resolves once a line of its output contains `readyText`. Node is the direct child, so its pid is
+ * the one to sample.
  */
 export async function startChild(
   name: string,
   script: string,
   env: Record<string, string>,
   readyText: string,
-  opts: { timeoutMs?: number; nodeArgs?: readonly string[] } = {},
+  opts: { timeoutMs?: number; nodeArgs?: readonly string[]; compiled?: boolean } = {},
 ): Promise<BenchChild> {
   const timeoutMs = opts.timeoutMs ?? 120_000;
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const loader = opts.compiled === true ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...loader, script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let ready = false;
   const c = childOf(name, child, { onLine: (line) => (ready ||= line.includes(readyText)) });
   const started = Date.now();
@@ -69,7 +72,24 @@ export function childOf(name: string, child: ChildProcess, opts: { mayExit?: boo
   return { name, child, pid: child.pid as number, mayExit: opts.mayExit === true, tail: () => lines.slice(-25).join('\n'), stop };
 }
 
-/** The real service as one ingest worker (ROLES=worker), on the benchmark's topics and group. */
-export function startWorker(name: string, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<BenchChild> {
-  return startChild(name, 'src/main.ts', { ROLES: 'worker', LOG_LEVEL: 'info', ...env }, 'The ingest worker is consuming.', { nodeArgs });
+/**
+ * The real service as one ingest worker (ROLES=worker), on the benchmark's topics and group: its
+ * TypeScript through tsx, or `compiled`, the JavaScript `npm start` runs (buildService() first).
+ */
+export function startWorker(name: string, env: Record<string, string>, nodeArgs: readonly string[] = [], compiled = false): Promise<BenchChild> {
+  const script = compiled ? 'dist/main.js' : 'src/main.ts';
+  return startChild(name, script, { ROLES: 'worker', LOG_LEVEL: 'info', ...env }, 'The ingest worker is consuming.', { nodeArgs, compiled });
+}
+
+/** Compiles the service to dist/ (`npm run build`), so a compiled worker runs the current source. */
+export function buildService(): void {
+  execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** The Node flags `npm start` gives the service (package.json's start script), so a benchmark's worker runs as it does. */
+export function serviceNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> };
+  const m = / node ((?:--\S+ )*)dist\/main\.js/.exec(pkg.scripts.start ?? '');
+  if (m === null) throw new Error('package.json: the start script does not run `node [flags] dist/main.js`');
+  return (m[1] ?? '').split(' ').filter((a) => a !== '');
 }

@@ -3,7 +3,7 @@ import type { Kafka } from 'kafkajs';
 import type { TrafficUniverse } from '../../src/traffic/generator.js';
 import type { SubscriptionKind, SubscriptionWorkload } from '../workload/subscriptions.js';
 import { startBenchBroker, type BenchBroker } from './broker.js';
-import { startChild, startWorker, type BenchChild } from './child.js';
+import { serviceNodeFlags, startChild, startWorker, type BenchChild } from './child.js';
 import { measureLatency, type LatencyResult } from './latency.js';
 import { benchKafka, benchTopics, createTopics, preload, trafficSource, uniquePrefix, workerEnv, writeConfig, type BenchTopics } from './setup.js';
 import { startKcatCopy } from './kcat.js';
@@ -121,8 +121,15 @@ export class KafkaBenchSession {
     };
   }
 
-  /** `processes` service workers with `subscriptions` subscriptions delivering to `destinations` kafka destinations. */
-  worker(name: string, subscriptions: number, opts: { processes?: number; destinations?: number; kind?: SubscriptionKind; env?: Record<string, string>; nodeArgs?: readonly string[] } = {}): Configuration {
+  /**
+   * `processes` service workers with `subscriptions` subscriptions delivering to `destinations` kafka
+   * destinations, run with the Node flags of `npm start` unless `nodeArgs` are given.
+   */
+  worker(
+    name: string,
+    subscriptions: number,
+    opts: { processes?: number; destinations?: number; kind?: SubscriptionKind; env?: Record<string, string>; nodeArgs?: readonly string[]; compiled?: boolean } = {},
+  ): Configuration {
     const outputs = Array.from({ length: opts.destinations ?? 1 }, (_, i) => this.output(`${name}-${i}`));
     const topics = { ...this.topics, config: `${this.topics.prefix}.config.${++this.configCount}` };
     let written = false;
@@ -141,7 +148,7 @@ export class KafkaBenchSession {
         const env = { ...workerEnv(this.broker.brokers, topics, group), ...opts.env };
         const children: BenchChild[] = [];
         try {
-          for (let i = 0; i < (opts.processes ?? 1); i++) children.push(await startWorker(`${name} #${i + 1}`, env, opts.nodeArgs));
+          for (let i = 0; i < (opts.processes ?? 1); i++) children.push(await startWorker(`${name} #${i + 1}`, env, opts.nodeArgs ?? serviceNodeFlags(), opts.compiled));
         } catch (err) {
           await Promise.allSettled(children.map((ch) => ch.stop()));
           throw err;

@@ -47,11 +47,15 @@ describe('docker-compose.yml', () => {
     expect(kafka.image).toBe(`apache/kafka:${pinned}`);
   });
 
-  it("should build the service from the repository's Dockerfile, which runs the compiled entry point", () => {
+  it("should build the service from the repository's Dockerfile, which runs the compiled entry point with the Node flags of npm start", () => {
     const context = typeof service.build === 'string' ? service.build : service.build?.context;
     expect(context).toBe('.');
     expect(typeof service.build === 'object' ? service.build.dockerfile : undefined).toBeUndefined();
-    expect(readFileSync(`${ROOT}Dockerfile`, 'utf8')).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m);
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(`${ROOT}Dockerfile`, 'utf8'))?.[1];
+    const start = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const flags = / exec node ((?:--\S+ )*)dist\/main\.js$/.exec(start)?.[1]?.split(' ').filter((f) => f !== '');
+    expect(flags).toContain('--max-semi-space-size=16');
+    expect(JSON.parse(cmd ?? 'null')).toEqual(['node', ...(flags ?? []), 'dist/main.js']);
   });
 
   it('should set only environment variables the service reads, with values its config accepts', () => {

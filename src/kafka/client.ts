@@ -10,7 +10,7 @@ export { parseBrokers } from './brokers.js';
 export type { TopicSpec } from './seam.js';
 
 /** The client the service uses when KAFKA_CLIENT is unset (chosen by measurement: bench/results/kafka-client-choice.md). */
-export const DEFAULT_KAFKA_CLIENT: KafkaClientName = 'kafkajs';
+export const DEFAULT_KAFKA_CLIENT: KafkaClientName = 'platformatic';
 
 export function isKafkaClientName(name: string): name is KafkaClientName {
   return (KAFKA_CLIENT_NAMES as readonly string[]).includes(name);

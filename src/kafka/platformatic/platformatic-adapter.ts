@@ -25,6 +25,9 @@ const TOPIC_RESOURCE = 2;
 /** ListOffsets' timestamps for "the end" and "the first offset kept". */
 const LATEST = -1n;
 const EARLIEST = -2n;
+/** InitProducerId's "no producer yet": the broker hands out the id and fences every earlier producer of the transactional id. */
+const NEW_PRODUCER_ID = -1n;
+const NEW_PRODUCER_EPOCH = -1;
 
 /**
  * Retries back off from 100 ms, doubling to 5 s: with the default ten, a request gives up after about
@@ -153,6 +156,11 @@ class PlatformaticTransactionalProducer implements TransactionalProducer {
     this.producer = new Producer({
       ...baseOptions(client, options.transactionTimeoutMs),
       transactionalId: options.transactionalId,
+      // InitProducerId asks for "a new producer of this id" only with producer id -1 and epoch -1. The
+      // client's default (0 and 0) names a producer id the broker checks against the one it gave this
+      // transactional id before, so a restarted or replaced writer was refused with PRODUCER_FENCED.
+      producerId: NEW_PRODUCER_ID,
+      producerEpoch: NEW_PRODUCER_EPOCH,
       idempotent: true,
       acks: -1,
       partitioner: javaPartitioner(),

@@ -4,11 +4,13 @@
 // The client heartbeats on its own timer and rejoins the group by itself when a rebalance begins, without waiting
 // for the batches in flight (there is no blocking revoke hook); those batches turn stale, and the caller's
 // drain deadline and ownership check decide what they still commit (ARCHITECTURE.md "Delivery and commits").
-import { Consumer, stringDeserializer, type ConsumerGroupJoinPayload, type Message, type MessagesStream } from '@platformatic/kafka';
+// Records of aborted transactions are dropped by read-committed.ts, not by the client's own filter.
+import { stringDeserializer, type ConsumerGroupJoinPayload, type Message, type MessagesStream } from '@platformatic/kafka';
 import { createLogger } from '../../telemetry/logger.js';
 import type { BatchHandler, GroupConsumer, GroupConsumerOptions, GroupListener, HeaderValue, IncomingMessage, KafkaClientOptions } from '../seam.js';
 import { CommitTimer } from './commit-timer.js';
 import { baseOptions } from './platformatic-adapter.js';
+import { ReadCommittedConsumer } from './read-committed.js';
 
 type PlatformaticMessage = Message<Buffer, Buffer, string, Buffer>;
 
@@ -42,7 +44,7 @@ function headersOf(m: PlatformaticMessage): Record<string, HeaderValue> | undefi
 }
 
 export class PlatformaticGroupConsumer implements GroupConsumer {
-  private readonly consumer: Consumer<Buffer, Buffer, string, Buffer>;
+  private readonly consumer: ReadCommittedConsumer<Buffer, Buffer, string, Buffer>;
   private stream: MessagesStream<Buffer, Buffer, string, Buffer> | undefined;
   /** Streams of earlier generations, closed once the next one is open (so the client keeps its topics and does not rejoin). */
   private readonly retiring = new Set<MessagesStream<Buffer, Buffer, string, Buffer>>();
@@ -73,7 +75,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
     private readonly listener: GroupListener,
   ) {
     const rebalanceTimeout = options.rebalanceTimeoutMs ?? Math.max(60_000, options.sessionTimeoutMs);
-    this.consumer = new Consumer({
+    this.consumer = new ReadCommittedConsumer({
       // A JoinGroup may wait a whole rebalance timeout for the other members: no request may time out before.
       ...baseOptions(client, rebalanceTimeout + 5_000),
       groupId: options.groupId,

@@ -212,7 +212,7 @@ export class ServiceFleet {
       .map((l) => `service error log: ${l.slice(0, 400)}`);
   }
 
-  /** Consumer crashes the service logged (kafkajs restarts the consumer after one). */
+  /** Consumer crashes the service logged (the client starts the consumer again after one). */
   consumerCrashes(): string[] {
     return this.logLines(/The consumer crashed/);
   }

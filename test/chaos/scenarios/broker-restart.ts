@@ -98,7 +98,7 @@ export const brokerRestart: Scenario = {
           'recovery: broker ready to first kafka-destination record seen, ms': firstAfter(reader.arrivals, readyAt),
           'longest http delivery gap from the stop on, ms': longestGap(http, stoppedAt),
           'broker ready to every event delivered, ms': caughtUpAt < 0 ? 'not reached' : caughtUpAt - readyAt,
-          'consumer crashes logged (kafkajs restarts the consumer in-process)': fleet.consumerCrashes().length,
+          'consumer crashes logged (the client starts the consumer again in-process)': fleet.consumerCrashes().length,
         },
         problems: [
           ...fleet.diagnose(totals(destinations).missing),

@@ -175,7 +175,7 @@ export const poisonRecords: Scenario = {
       const problems = [
         ...fleet.diagnose(totals(destinations).missing + outcome.missingDeadLetters.length),
         ...fleet.unexpectedExits.map((e) => `worker ${e.pid} exited (code ${e.code}, signal ${e.signal}): ${e.lastLogs.slice(-3).join(' | ')}`),
-        ...(crashes.length > 0 ? [`the consumer crashed ${crashes.length} times (kafkajs restarted it)`] : []),
+        ...(crashes.length > 0 ? [`the consumer crashed ${crashes.length} times (the client started it again)`] : []),
         ...(fleet.processes.length !== 1 || fleet.processes[0] !== worker ? ['the worker process did not survive'] : []),
         ...(outcome.missingDeadLetters.length > 0
           ? [`${outcome.missingDeadLetters.length} malformed records missing from the dead-letter topic, e.g. ${outcome.missingDeadLetters.slice(0, 5).map((m) => `${m.key} (${m.kind})`).join(', ')}`]

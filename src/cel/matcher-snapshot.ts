@@ -5,7 +5,6 @@
 // index; each bucket keeps every owner's subscriptions apart (matcher-index.ts). A record's owner is
 // looked up once (OwnerOf), and in each bucket the record hits only that owner's part is read beside
 // the unowned one, so the others' filters are never reached (SECURITY.md "Traffic ownership").
-import { parseIP } from '../net/ip.js';
 import {
   EMPTY_PARTS,
   buildParts,
@@ -205,11 +204,7 @@ function gatherParts<T>(acc: Collector<T>, hits: Bucket<T>[], parts: IndexParts<
       continue;
     }
     // A string that is no IP makes containsIP/ip() an error in cel-go, so no ranged filter is true.
-    let n = index.prefixes.collectV4(value, hits);
-    if (n < 0) {
-      const ip = parseIP(value);
-      n = ip === undefined ? 0 : index.prefixes.collect(ip, hits);
-    }
+    const n = index.prefixes.collectText(value, hits);
     for (let l = 0; l < n; l++) takeBucket(acc, hits[l] as Bucket<T>, ev, owner);
   }
 }

@@ -28,7 +28,7 @@ describe('SuffixTable', () => {
   });
 
   it('should keep the later value of a suffix given twice, and find nothing in an empty table', () => {
-    const table = SuffixTable.of([['.com', 'first'], ['.com', 'second'], ['', 'any']] as const);
+    const table = SuffixTable.of<string>([['.com', 'first'], ['.com', 'second'], ['', 'any']]);
     const out: string[] = [];
     expect(out.slice(0, table.collect('x.com', out))).toEqual(['any', 'second']);
     expect(SuffixTable.of<string>([]).collect('x.com', out)).toBe(0);

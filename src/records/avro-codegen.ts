@@ -12,6 +12,7 @@ import type { LeafPlan, RecordPlan } from './field-plan.js';
 import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
 import type { AvroComplexType, AvroSchema } from './schema-registry.js';
 import { MAX_INT64_MAGNITUDE } from './timestamps.js';
+import { cachedString, newStringCache, type StringCache } from './string-cache.js';
 import { highByteCount } from './utf8-range.js';
 
 /** Reads the record at `pos`; with `exactEnd` the record must end at the end of `buf`. Throws DecodeError. */
@@ -69,6 +70,7 @@ const helpers = {
   // The scanner's varint reader, for varints of two bytes or more (the one-byte case is inlined).
   readLongSlow: readLong,
   readString,
+  cachedString,
   checkString,
   highByteCount,
   jsonTextProblem,
@@ -98,6 +100,10 @@ interface Gen {
    * varints read that have their high bit set, for the check of all strings at once (compileValidatorCode).
    */
   readonly countVarints: boolean;
+  /** In 'read' mode, the paths of the string values made through a cache of recent strings of their own (string-cache.ts). */
+  readonly cachedPaths: ReadonlySet<string>;
+  /** The caches of the generated code, K[i]. */
+  readonly caches: StringCache[];
 }
 
 const q = (s: string): string => JSON.stringify(s);
@@ -139,7 +145,12 @@ function stringValue(g: Gen, path: string, key: boolean): string {
     return 'null';
   }
   const v = `v${g.next++}`;
-  g.lines.push(`const ${v} = H.readString(buf, p, p + ${n}, ${q(path)}); p += ${n};`);
+  if (!key && g.cachedPaths.has(path)) {
+    g.lines.push(`const ${v} = H.cachedString(buf, p, p + ${n}, ${q(path)}, K[${g.caches.length}]); p += ${n};`);
+    g.caches.push(newStringCache());
+  } else {
+    g.lines.push(`const ${v} = H.readString(buf, p, p + ${n}, ${q(path)}); p += ${n};`);
+  }
   // A key "__proto__" would set the prototype of the plain object built for the map.
   if (key) g.lines.push(`if (${v} === "__proto__") H.violation(${q(path)} + ": the key __proto__ is not allowed.");`);
   return v;
@@ -274,15 +285,22 @@ function recordValue(g: Gen, c: AvroComplexType, path: string, nested: boolean):
  * Refusals come in the scanner's order: every structural check over all the bytes first, then the
  * conversions (a log value that is not JSON), because the record literal is built last.
  * The field names come from our schema files and are written as JSON string literals, so the generated
- * text holds only reads, checks and object literals.
+ * text holds only reads, checks and object literals. The string values at `cachedPaths` come from a
+ * cache of recent strings of their own (string-cache.ts).
  */
-export function compileReader(schema: AvroSchema, plan: RecordPlan | undefined, converters: LeafConverters, exactEnd: boolean): GeneratedReader {
-  const g: Gen = { lines: [], next: 0, leaves: new Map((plan?.leaves ?? []).map((l) => [l.path, l])), mode: 'read', jsonTextPaths: new Set(), located: new Map(), countVarints: false };
+export function compileReader(
+  schema: AvroSchema,
+  plan: RecordPlan | undefined,
+  converters: LeafConverters,
+  exactEnd: boolean,
+  cachedPaths: ReadonlySet<string> = new Set(),
+): GeneratedReader {
+  const g: Gen = { lines: [], next: 0, leaves: new Map((plan?.leaves ?? []).map((l) => [l.path, l])), mode: 'read', jsonTextPaths: new Set(), located: new Map(), countVarints: false, cachedPaths, caches: [] };
   const root = value(g, schema, '');
   const end = exactEnd ? `if (p !== len) H.malformed("The record ends " + (len - p) + " bytes before the value does.");` : '';
   const body = `return function read(buf, start) {\n  const len = buf.length;\n  let p = start;\n  ${g.lines.join('\n  ')}\n  ${end}\n  return ${root};\n};`;
-  const factory = new Function('H', 'C', 'S', body) as (h: typeof helpers, c: LeafConverters, s: State) => GeneratedReader;
-  return factory(helpers, converters, { pos: 0 });
+  const factory = new Function('H', 'C', 'S', 'K', body) as (h: typeof helpers, c: LeafConverters, s: State, k: StringCache[]) => GeneratedReader;
+  return factory(helpers, converters, { pos: 0 }, g.caches);
 }
 
 /**
@@ -314,7 +332,7 @@ export function compileValidatorCode(schema: AvroSchema, jsonTextPaths: Readonly
 }
 
 function generateValidator(schema: AvroSchema, jsonTextPaths: ReadonlySet<string>, located: ReadonlyMap<string, number>, countVarints: boolean, exact?: GeneratedValidator): GeneratedValidator {
-  const g: Gen = { lines: [], next: 0, leaves: new Map(), mode: 'validate', jsonTextPaths, located, countVarints };
+  const g: Gen = { lines: [], next: 0, leaves: new Map(), mode: 'validate', jsonTextPaths, located, countVarints, cachedPaths: new Set(), caches: [] };
   value(g, schema, '');
   const end = `if (p !== len) H.malformed("The record ends " + (len - p) + " bytes before the value does.");`;
   const body = countVarints

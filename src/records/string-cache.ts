@@ -1,5 +1,5 @@
 // The strings of the filterable fields, made once for values that repeat: a record's server name or
-// address is most often one seen shortly before (bench/results/PROFILE.md, "The filterable fields").
+// address is most often one seen shortly before (bench/results/PROFILE.md, "The route's floor").
 //
 // Making a string of a buffer's bytes is a call into the runtime, about as costly as hashing and
 // comparing the few bytes of a short value; and a string made anew must hash itself again when the

@@ -3,7 +3,8 @@
 //
 // A record value handed over by a Kafka client is a slice of the fetch response it was read from, one
 // ArrayBuffer for many records, so the word view of the last ArrayBuffer seen is kept and reused: a
-// view made per record or per string costs more than the loop saves (bench/results/PROFILE.md).
+// view made per record or per string costs more than the loop saves (bench/results/PROFILE.md, "The
+// route's floor"). The view keeps that one ArrayBuffer alive until another is counted.
 
 // The word view of the ArrayBuffer last counted in.
 let viewed: ArrayBufferLike | undefined;

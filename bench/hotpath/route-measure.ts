@@ -63,17 +63,42 @@ const TOPICS: Readonly<Record<TrafficEventType, string>> = {
   'tcp_connection_closed.v0': 'bench.tcp',
 };
 
+/** The bytes of a fetch response the bench's record values share, as a Kafka client hands them over. */
+const FETCH_BYTES = 1024 * 1024;
+/** The record header bytes before each value in a fetch response (length, attributes, deltas, key), so values start unaligned. */
+const RECORD_HEADER_BYTES = 7;
+
+/**
+ * The values copied into fetch-sized slabs, each a view of its slab: Kafka clients hand over record
+ * values as slices of the fetch response they read them from, not as buffers of their own.
+ */
+function asFetched(values: readonly Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  let slab = Buffer.alloc(0);
+  let at = 0;
+  for (const v of values) {
+    if (at + RECORD_HEADER_BYTES + v.length > slab.length) {
+      slab = Buffer.allocUnsafeSlow(Math.max(FETCH_BYTES, RECORD_HEADER_BYTES + v.length)).fill(0);
+      at = 0;
+    }
+    at += RECORD_HEADER_BYTES;
+    v.copy(slab, at);
+    out.push(slab.subarray(at, at + v.length));
+    at += v.length;
+  }
+  return out;
+}
+
 export function inputs(count: number, httpShare: number): Input[] {
   const g = new TrafficGenerator({ seed: 101, httpShare });
   const base = Date.UTC(2024, 4, 1);
-  return Array.from({ length: count }, (_, i) => {
-    const m = g.nextMessage('avro');
-    return {
-      topic: TOPICS[m.eventType],
-      eventType: m.eventType,
-      msg: { key: null, value: m.value, offset: String(1_000_000 + i), timestamp: String(base + i), headers: {} },
-    };
-  });
+  const messages = Array.from({ length: count }, () => g.nextMessage('avro'));
+  const values = asFetched(messages.map((m) => m.value as Buffer));
+  return messages.map((m, i) => ({
+    topic: TOPICS[m.eventType],
+    eventType: m.eventType,
+    msg: { key: null, value: values[i] as Buffer, offset: String(1_000_000 + i), timestamp: String(base + i), headers: {} },
+  }));
 }
 
 export interface PreparedRoute {

@@ -16,7 +16,9 @@ export type IndexPlan =
   /** The field (its dotted name) equals one of `keys` (`==` or `in` a list literal): strings, or integers for an integer field. */
   | { readonly kind: 'hash'; readonly field: string; readonly keys: readonly (string | number)[] }
   /** The field, an IP-valued one, parsed as an IP lies inside `cidr`. */
-  | { readonly kind: 'cidr'; readonly field: string; readonly cidr: CIDR };
+  | { readonly kind: 'cidr'; readonly field: string; readonly cidr: CIDR }
+  /** The field, a string field, ends with `suffix` (`ev.<field>.endsWith("…")`). */
+  | { readonly kind: 'suffix'; readonly field: string; readonly suffix: string };
 
 export interface FilterAnalysis {
   /** The conjunct to index, or undefined when none is indexable (the filter is always evaluated). */
@@ -142,6 +144,13 @@ function planOf(e: Expr): IndexPlan | undefined {
     const field = ipFieldOf(contains[1]);
     return cidr !== undefined && field !== undefined ? { kind: 'cidr', field, cidr } : undefined;
   }
+  // ev.<field>.endsWith("…") on a string field: a string receiver and argument make it String.endsWith.
+  const ends = methodCall(e, 'endsWith', 1);
+  if (ends !== undefined) {
+    const field = fieldOf(ends[0]);
+    const suffix = stringConst(ends[1]);
+    return field !== undefined && !field.int && suffix !== undefined ? { kind: 'suffix', field: field.path, suffix } : undefined;
+  }
   // The shorthand inCidrRange(ip, cidr), with either argument as a string or as ip()/cidr().
   const shorthand = call(e, 'inCidrRange', 2);
   if (shorthand !== undefined) {
@@ -152,9 +161,13 @@ function planOf(e: Expr): IndexPlan | undefined {
   return undefined;
 }
 
-/** Rough selectivity, higher is better: a hash key by its field's (the catalogue's), a range by its length. */
+/**
+ * Rough selectivity, higher is better: a hash key by its field's (the catalogue's), a range by its
+ * length, a suffix below any range (a domain holds many names) and above a port.
+ */
 function score(plan: IndexPlan): number {
   if (plan.kind === 'cidr') return 10 + (plan.cidr.bits * 60) / (plan.cidr.ip.family === 4 ? 32 : 128);
+  if (plan.kind === 'suffix') return 8;
   return (indexedField(plan.field)?.selectivity ?? 0) / Math.max(1, plan.keys.length);
 }
 

@@ -3,6 +3,7 @@ import { PrefixMap, prefixText } from '../net/cidr-trie.js';
 import type { CIDR } from '../net/ip.js';
 import { indexedField } from './indexed-fields.js';
 import { analyseFilter, type IndexPlan } from './matcher-analysis.js';
+import { SuffixTable } from './suffix-table.js';
 import type { CompiledFilter } from './types.js';
 
 export interface Entry<T> {
@@ -90,11 +91,19 @@ export interface RangeIndex<T> extends FieldReading {
   readonly all: readonly Entry<T>[];
 }
 
+/** One string field's `endsWith` tests: a bucket per suffix, and the table that finds a value's suffixes. */
+export interface SuffixIndex<T> extends FieldReading {
+  readonly buckets: ReadonlyMap<string, Bucket<T>>;
+  readonly suffixes: SuffixTable<Bucket<T>>;
+  readonly all: readonly Entry<T>[];
+}
+
 /** Indexes appear in a fixed order of fields, so the order of match results never depends on history. */
 export interface IndexParts<T> {
   /** Subscriptions without an indexable conjunct. */
   readonly always: Bucket<T>;
   readonly hashed: readonly FieldIndex<T>[];
+  readonly suffixed: readonly SuffixIndex<T>[];
   readonly ranged: readonly RangeIndex<T>[];
   readonly size: number;
 }
@@ -113,7 +122,7 @@ const NO_VALUES: readonly never[] = [];
 const NO_TESTS: readonly SharedTest<never>[] = [];
 const NO_OWNED: ReadonlyMap<string, Bucket<never>> = new Map<string, Bucket<never>>();
 export const EMPTY_BUCKET: Bucket<never> = { entries: [], exact: NO_VALUES, single: undefined, exactAndSingle: NO_VALUES, shared: NO_TESTS, owned: NO_OWNED, soleOwner: undefined, soleOwned: undefined };
-export const EMPTY_PARTS: IndexParts<never> = { always: EMPTY_BUCKET, hashed: [], ranged: [], size: 0 };
+export const EMPTY_PARTS: IndexParts<never> = { always: EMPTY_BUCKET, hashed: [], suffixed: [], ranged: [], size: 0 };
 
 export function entryOf<T>(id: string, value: T, owner: string | undefined, rank: number, filter: CompiledFilter | undefined, remainders: Remainders): Entry<T> {
   if (filter === undefined) return { id, value, owner, rank, filter, plan: undefined, rest: '', remainder: undefined, self: [value] };
@@ -245,11 +254,22 @@ export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | unde
   if (next !== undefined) edits.push({ e: next, add: true });
   let always = parts.always;
   const hashed = new Map<string, { buckets: Map<string | number, Bucket<T>>; all: readonly Entry<T>[] }>();
+  const suffixed = new Map<string, { buckets: Map<string, Bucket<T>>; all: readonly Entry<T>[] }>();
   const ranged = new Map<string, { prefixes: PrefixMap<Bucket<T>>; changed: Map<string, { cidr: CIDR; bucket: Bucket<T> }>; all: readonly Entry<T>[] }>();
   for (const { e, add } of edits) {
     const plan = e.plan;
     if (plan === undefined) {
       always = bucketChanged(always, e, add);
+    } else if (plan.kind === 'suffix') {
+      let x = suffixed.get(plan.field);
+      if (x === undefined) {
+        const old = parts.suffixed.find((y) => y.field === plan.field);
+        suffixed.set(plan.field, (x = { buckets: new Map(old?.buckets), all: old?.all ?? [] }));
+      }
+      const bucket = bucketChanged(x.buckets.get(plan.suffix) ?? EMPTY_BUCKET, e, add);
+      if (isEmptyBucket(bucket)) x.buckets.delete(plan.suffix);
+      else x.buckets.set(plan.suffix, bucket);
+      x.all = change(x.all, e, add);
     } else if (plan.kind === 'hash') {
       let h = hashed.get(plan.field);
       if (h === undefined) {
@@ -276,6 +296,8 @@ export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | unde
   }
   const hashedNext: FieldIndex<T>[] = parts.hashed.filter((x) => !hashed.has(x.field));
   for (const [field, { buckets, all }] of hashed) if (all.length > 0) hashedNext.push({ ...reading(field), buckets, all });
+  const suffixedNext: SuffixIndex<T>[] = parts.suffixed.filter((x) => !suffixed.has(x.field));
+  for (const [field, { buckets, all }] of suffixed) if (all.length > 0) suffixedNext.push(suffixIndex(field, buckets, all));
   const rangedNext: RangeIndex<T>[] = parts.ranged.filter((x) => !ranged.has(x.field));
   for (const [field, { prefixes, changed, all }] of ranged) {
     if (all.length === 0) continue;
@@ -283,7 +305,11 @@ export function replacedEntry<T>(parts: IndexParts<T>, previous: Entry<T> | unde
     rangedNext.push({ ...reading(field), prefixes: prefixes.setAll(updates), all });
   }
   const size = parts.size - (previous === undefined ? 0 : 1) + (next === undefined ? 0 : 1);
-  return { always, hashed: hashedNext.sort(byField), ranged: rangedNext.sort(byField), size };
+  return { always, hashed: hashedNext.sort(byField), suffixed: suffixedNext.sort(byField), ranged: rangedNext.sort(byField), size };
+}
+
+function suffixIndex<T>(field: string, buckets: ReadonlyMap<string, Bucket<T>>, all: readonly Entry<T>[]): SuffixIndex<T> {
+  return { ...reading(field), buckets, suffixes: SuffixTable.of(buckets), all };
 }
 
 /** Builds the parts for a whole set at once: one pass in rank order, each bucket built once. */
@@ -291,11 +317,19 @@ export function buildParts<T>(entries: Iterable<Entry<T>>): IndexParts<T> {
   const sorted = [...entries].sort(compareEntries);
   const always: Entry<T>[] = [];
   const hashed = new Map<string, { buckets: Map<string | number, Entry<T>[]>; all: Entry<T>[] }>();
+  const suffixed = new Map<string, { buckets: Map<string, Entry<T>[]>; all: Entry<T>[] }>();
   const ranged = new Map<string, { prefixes: Map<string, { cidr: CIDR; entries: Entry<T>[] }>; all: Entry<T>[] }>();
   for (const e of sorted) {
     const plan = e.plan;
     if (plan === undefined) {
       always.push(e);
+    } else if (plan.kind === 'suffix') {
+      let x = suffixed.get(plan.field);
+      if (x === undefined) suffixed.set(plan.field, (x = { buckets: new Map(), all: [] }));
+      x.all.push(e);
+      const bucket = x.buckets.get(plan.suffix);
+      if (bucket === undefined) x.buckets.set(plan.suffix, [e]);
+      else bucket.push(e);
     } else if (plan.kind === 'hash') {
       let h = hashed.get(plan.field);
       if (h === undefined) hashed.set(plan.field, (h = { buckets: new Map(), all: [] }));
@@ -320,6 +354,7 @@ export function buildParts<T>(entries: Iterable<Entry<T>>): IndexParts<T> {
     hashed: [...hashed]
       .map(([field, h]): FieldIndex<T> => ({ ...reading(field), buckets: new Map([...h.buckets].map(([k, list]) => [k, bucketOf(list)])), all: h.all }))
       .sort(byField),
+    suffixed: [...suffixed].map(([field, x]) => suffixIndex(field, new Map([...x.buckets].map(([k, list]) => [k, bucketOf(list)])), x.all)).sort(byField),
     ranged: [...ranged]
       .map(([field, r]): RangeIndex<T> => {
         const prefixes = PrefixMap.of([...r.prefixes.values()].map(({ cidr, entries: list }) => [cidr, bucketOf(list)] as const));

@@ -5,7 +5,6 @@
 // index; each bucket keeps every owner's subscriptions apart (matcher-index.ts). A record's owner is
 // looked up once (OwnerOf), and in each bucket the record hits only that owner's part is read beside
 // the unowned one, so the others' filters are never reached (SECURITY.md "Traffic ownership").
-import { parseIP } from '../net/ip.js';
 import {
   EMPTY_PARTS,
   buildParts,
@@ -16,6 +15,7 @@ import {
   type IndexParts,
   type RangeIndex,
   type SharedTest,
+  type SuffixIndex,
 } from './matcher-index.js';
 
 export interface MatcherStats {
@@ -25,6 +25,8 @@ export interface MatcherStats {
   /** Filters evaluated for every record: no filter, or no indexable conjunct. */
   readonly alwaysEvaluated: number;
   readonly hashed: number;
+  /** Indexed on a suffix of a string field (`endsWith`). */
+  readonly suffixed: number;
   readonly ranged: number;
 }
 
@@ -132,10 +134,10 @@ export class MatcherSnapshot<T> {
   }
 
   stats(): MatcherStats {
-    const { always, hashed, ranged } = this.parts;
+    const { always, hashed, suffixed, ranged } = this.parts;
     const unindexed = [...always.entries, ...[...always.owned.values()].flatMap((b) => b.entries)];
     const owners = new Set<string>();
-    for (const list of [unindexed, ...hashed.map((h) => h.all), ...ranged.map((r) => r.all)]) {
+    for (const list of [unindexed, ...hashed.map((h) => h.all), ...suffixed.map((x) => x.all), ...ranged.map((r) => r.all)]) {
       for (const e of list) if (e.owner !== undefined) owners.add(e.owner);
     }
     return {
@@ -143,6 +145,7 @@ export class MatcherSnapshot<T> {
       owners: owners.size,
       alwaysEvaluated: unindexed.length,
       hashed: hashed.reduce((n, h) => n + h.all.length, 0),
+      suffixed: suffixed.reduce((n, x) => n + x.all.length, 0),
       ranged: ranged.reduce((n, r) => n + r.all.length, 0),
     };
   }
@@ -151,8 +154,9 @@ export class MatcherSnapshot<T> {
    * The values of the subscriptions whose filter is true for `ev` (the nested raw record), each once, in a new array.
    *
    * Their order is the index's, fixed by the subscription set and the record alone (never by the
-   * order of updates): unindexed subscriptions first, then the hashed fields, then the ranges from
-   * the shortest prefix, each in the order of the catalogue's FILTERABLE; within one index hit, the
+   * order of updates): unindexed subscriptions first, then the hashed fields, then the suffixes
+   * (`endsWith`) from the shortest, then the ranges from the shortest prefix, each in the order of the
+   * catalogue's FILTERABLE; within one index hit, the
    * subscriptions without an owner, then those of the record's owner, each part with the subscriptions
    * matched by the key alone in id order, then those sharing a further test, group by group.
    */
@@ -181,7 +185,7 @@ export class MatcherSnapshot<T> {
 
 /** The matches of `ev`, whose owner is `owner`, added to `acc`. */
 function gatherParts<T>(acc: Collector<T>, hits: Bucket<T>[], parts: IndexParts<T>, ev: unknown, owner: string | undefined): void {
-  const { always, hashed, ranged } = parts;
+  const { always, hashed, suffixed, ranged } = parts;
   if (always.entries.length > 0 || always.owned.size > 0) takeBucket(acc, always, ev, owner);
   for (let h = 0; h < hashed.length; h++) {
     const index = hashed[h] as FieldIndex<T>;
@@ -197,6 +201,16 @@ function gatherParts<T>(acc: Collector<T>, hits: Bucket<T>[], parts: IndexParts<
       takeEach(acc, index.all, ev, owner);
     }
   }
+  for (let x = 0; x < suffixed.length; x++) {
+    const index = suffixed[x] as SuffixIndex<T>;
+    const value = index.read(ev);
+    if (typeof value !== 'string') {
+      takeEach(acc, index.all, ev, owner);
+      continue;
+    }
+    const n = index.suffixes.collect(value, hits);
+    for (let l = 0; l < n; l++) takeBucket(acc, hits[l] as Bucket<T>, ev, owner);
+  }
   for (let r = 0; r < ranged.length; r++) {
     const index = ranged[r] as RangeIndex<T>;
     const value = index.read(ev);
@@ -205,11 +219,7 @@ function gatherParts<T>(acc: Collector<T>, hits: Bucket<T>[], parts: IndexParts<
       continue;
     }
     // A string that is no IP makes containsIP/ip() an error in cel-go, so no ranged filter is true.
-    let n = index.prefixes.collectV4(value, hits);
-    if (n < 0) {
-      const ip = parseIP(value);
-      n = ip === undefined ? 0 : index.prefixes.collect(ip, hits);
-    }
+    const n = index.prefixes.collectText(value, hits);
     for (let l = 0; l < n; l++) takeBucket(acc, hits[l] as Bucket<T>, ev, owner);
   }
 }

@@ -32,6 +32,11 @@ export interface Filterable {
   readonly range?: { readonly min: number; readonly max: number; readonly what: string };
   /** A string field's value may not be empty. */
   readonly nonEmpty?: boolean;
+  /**
+   * A string field whose values repeat from record to record (a server's name or address, not a
+   * client's): the cheap read keeps its recent strings instead of making each anew (src/records/string-cache.ts).
+   */
+  readonly repeats?: boolean;
   /** A value of the field for examples in docs and messages. */
   readonly example: string | number;
 }
@@ -43,8 +48,8 @@ export interface Filterable {
  * Each must be a field of the catalogue below, and of the records' Avro schemas (schemas/).
  */
 export const FILTERABLE: Readonly<Record<string, Filterable>> = {
-  'conn.server_name': { index: 'hash', selectivity: 100, example: 'api.example.com' },
-  'conn.server_ip': { index: 'ip', selectivity: 90, example: '198.51.100.1' },
+  'conn.server_name': { index: 'hash', selectivity: 100, repeats: true, example: 'api.example.com' },
+  'conn.server_ip': { index: 'ip', selectivity: 90, repeats: true, example: '198.51.100.1' },
   // Never empty: it is also what tells a plain Avro record from a Confluent frame (src/records/wire-form.ts).
   'conn.client_ip': { index: 'ip', selectivity: 90, nonEmpty: true, example: '203.0.113.7' },
   'conn.server_port': { index: 'hash', selectivity: 5, range: { min: 0, max: 65_535, what: 'a TCP port' }, example: 443 },

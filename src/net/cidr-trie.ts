@@ -1,5 +1,5 @@
 // Immutable indexes of CIDR ranges (IPv4 and IPv6 kept apart) that find every value whose range contains an address.
-import { ipBit, parseIPv4Word, type CIDR, type IPAddr } from './ip.js';
+import { ipBit, parseIPWords, parseIPv4Word, type CIDR, type IPAddr } from './ip.js';
 
 interface TrieNode<V> {
   readonly zero: TrieNode<V> | null;
@@ -29,24 +29,39 @@ const v4Key = (word: number, bits: number): number => (bits === 0 ? 0 : (word >>
 
 const byBits = (a: V4Level<unknown>, b: V4Level<unknown>): number => a.bits - b.bits;
 
+/** Bits of an IPv4 address that pick its entry in a PrefixMap's table of prefix lengths. */
+const BLOCK_BITS = 16;
+
+/** Where a parsed address is written: the words of IPAddr, reused by every lookup. */
+const parsed = new Int32Array(4);
+
 /**
  * One value per prefix. Containment ignores host bits (netip.Prefix.Contains masks the prefix), so
  * "10.1.2.3/8" names the same prefix as "10.0.0.0/8".
  *
- * IPv4 prefixes are kept in one hash map per prefix length in use, so a lookup costs one map probe
- * per distinct length (filters use a handful: /8, /16, /24, /32) instead of a walk of up to 32
- * nodes, and finds the value itself, with nothing in between. IPv6 prefixes are kept in a binary
- * trie: a lookup walks at most 128 nodes.
+ * IPv4 prefixes are kept in one hash map per prefix length in use, so a lookup costs at most one map
+ * probe per distinct length instead of a walk of up to 32 nodes, and finds the value itself. A table
+ * by the address's top 16 bits (made on the first lookup) lists the lengths that have a prefix
+ * covering that /16, so an address outside every stored range costs one array read and no probe.
+ * IPv6 prefixes are kept in a binary trie: a lookup walks at most 128 nodes.
  *
  * It never changes: set() returns a new map that shares all but the touched length's map (IPv4) or
  * path (IPv6) with this one, so readers holding the old one are never disturbed by an update.
  */
 export class PrefixMap<V> {
+  /** The IPv4 levels by prefix length (0-32). */
+  private readonly v4ByBits: (ReadonlyMap<number, V> | undefined)[];
+  /** Per /16 block, bit L - 1 set when a prefix of length L (1-32) covers some of it; made on the first lookup. */
+  private v4Lengths: Int32Array | undefined;
+
   private constructor(
     /** Ascending by prefix length. */
     private readonly v4: readonly V4Level<V>[],
     private readonly v6: TrieNode<V> | null,
-  ) {}
+  ) {
+    this.v4ByBits = new Array<ReadonlyMap<number, V> | undefined>(33).fill(undefined);
+    for (const l of v4) this.v4ByBits[l.bits] = l.byPrefix;
+  }
 
   static empty<V>(): PrefixMap<V> {
     return new PrefixMap<V>([], null);
@@ -118,19 +133,61 @@ export class PrefixMap<V> {
     return count;
   }
 
-  /** collect() for IPv4 text, parsed on the fly; -1 when `text` is no IPv4 address. */
-  collectV4(text: string, out: V[]): number {
+  /**
+   * collect() for the address in `text`, parsed on the fly without allocating (as parseIP parses
+   * it); 0 when `text` is no address.
+   */
+  collectText(text: string, out: V[]): number {
     const w = parseIPv4Word(text);
-    return w < 0 ? -1 : this.collectWord(w, out);
+    if (w >= 0) return this.collectWord(w, out);
+    const family = parseIPWords(text, 0, text.length, parsed);
+    if (family === 4) return this.collectWord((parsed[0] as number) >>> 0, out);
+    return family === 6 ? this.collectV6(parsed, out) : 0;
   }
 
   private collectWord(w: number, out: V[]): number {
-    const levels = this.v4;
     let count = 0;
-    for (let i = 0; i < levels.length; i++) {
-      const level = levels[i] as V4Level<V>;
-      const value = level.byPrefix.get(v4Key(w, level.bits));
+    const all = this.v4ByBits[0]?.get(0);
+    if (all !== undefined) out[count++] = all;
+    // The lengths with a prefix over this /16, shortest first: the lowest bit set is the shortest.
+    let lengths = (this.v4Lengths ??= this.lengthTable())[w >>> (32 - BLOCK_BITS)] as number;
+    while (lengths !== 0) {
+      const lowest = lengths & -lengths;
+      const bits = 32 - Math.clz32(lowest);
+      lengths ^= lowest;
+      const value = (this.v4ByBits[bits] as ReadonlyMap<number, V>).get(v4Key(w, bits));
       if (value !== undefined) out[count++] = value;
+    }
+    return count;
+  }
+
+  private lengthTable(): Int32Array {
+    const table = new Int32Array(1 << BLOCK_BITS);
+    for (const { bits, byPrefix } of this.v4) {
+      if (bits === 0) continue;
+      const bit = 1 << (bits - 1);
+      for (const key of byPrefix.keys()) {
+        if (bits >= BLOCK_BITS) {
+          const block = (key >>> 0) >>> (bits - BLOCK_BITS);
+          table[block] = (table[block] as number) | bit;
+        } else {
+          // A prefix shorter than a block covers 2^(16 - bits) blocks.
+          const first = (key >>> 0) << (BLOCK_BITS - bits);
+          for (let b = first; b < first + (1 << (BLOCK_BITS - bits)); b++) table[b] = (table[b] as number) | bit;
+        }
+      }
+    }
+    return table;
+  }
+
+  /** The IPv6 walk of collect(), over the four words of an address. */
+  private collectV6(words: Int32Array, out: V[]): number {
+    let n: TrieNode<V> | null = this.v6;
+    let count = 0;
+    for (let i = 0; n !== null; i++) {
+      if (n.value !== undefined) out[count++] = n.value;
+      if (i === 128) break;
+      n = (((words[i >>> 5] as number) >>> (31 - (i & 31))) & 1) === 0 ? n.zero : n.one;
     }
     return count;
   }
@@ -203,9 +260,9 @@ export class CidrTrie<T> {
     return this.map.collect(ip, out);
   }
 
-  /** collect() for IPv4 text, parsed on the fly; -1 when `text` is no IPv4 address. */
-  collectV4(text: string, out: (readonly T[])[]): number {
-    return this.map.collectV4(text, out);
+  /** collect() for the address in `text`, parsed on the fly; 0 when `text` is no address. */
+  collectText(text: string, out: (readonly T[])[]): number {
+    return this.map.collectText(text, out);
   }
 }
 

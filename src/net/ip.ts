@@ -72,11 +72,16 @@ export function parseIPv4Word(s: string, start = 0, end = s.length): number {
   return ((word << 8) | octet) >>> 0;
 }
 
-function hexValue(c: number): number {
+/** The value of each hex digit's char code, -1 for every other code below 128. */
+const HEX_VALUE = Int8Array.from({ length: 128 }, (_, c) => {
   if (c >= 48 && c <= 57) return c - 48;
   if (c >= 97 && c <= 102) return c - 87;
   if (c >= 65 && c <= 70) return c - 55;
   return -1;
+});
+
+function hexValue(c: number): number {
+  return c < 128 ? (HEX_VALUE[c] as number) : -1;
 }
 
 /** Parses IPv6 text in s[start, end) into `groups` (eight 16-bit values); false when invalid. */
@@ -87,7 +92,10 @@ function parseIPv6Groups(s: string, start: number, end: number, groups: Uint16Ar
   if (end - i >= 2 && s.charCodeAt(i) === 58 && s.charCodeAt(i + 1) === 58) {
     ellipsis = 0;
     i += 2;
-    if (i === end) return true; // "::"
+    if (i === end) {
+      groups.fill(0); // "::"
+      return true;
+    }
   }
   while (n < 8) {
     const groupStart = i;
@@ -133,29 +141,94 @@ function parseIPv6Groups(s: string, start: number, end: number, groups: Uint16Ar
   return true;
 }
 
-const scratch = new Uint16Array(8);
+// Every group is written by a successful parse ("::" fills them), so nothing is cleared between parses.
+const groups = new Uint16Array(8);
+const words = new Int32Array(4);
 
-function parseIPRange(s: string, start: number, end: number, unmap = false): IPAddr | undefined {
+/**
+ * Parses s[start, end) as parseIP does into `out` (the four words of IPAddr, an IPv4 address in
+ * out[0] and zeros after it), without allocating, and returns the family; 0 when it is no address.
+ * With `unmap` an IPv4-mapped IPv6 address is read as the IPv4 address it maps; else it is none.
+ */
+export function parseIPWords(s: string, start: number, end: number, out: Int32Array, unmap = false): 0 | IPFamily {
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i);
     if (c === 46) {
       const w = parseIPv4Word(s, start, end);
-      return w < 0 ? undefined : makeIP(4, w | 0, 0, 0, 0);
+      if (w < 0) return 0;
+      out[0] = w;
+      out[1] = out[2] = out[3] = 0;
+      return 4;
     }
     if (c === 58) {
       // A '%' (zone) fails here as an unexpected character: zones are not allowed.
-      scratch.fill(0);
-      if (!parseIPv6Groups(s, start, end, scratch)) return undefined;
-      const g = scratch;
-      const w0 = ((g[0] as number) << 16) | (g[1] as number);
-      const w1 = ((g[2] as number) << 16) | (g[3] as number);
-      const w2 = ((g[4] as number) << 16) | (g[5] as number);
-      const w3 = ((g[6] as number) << 16) | (g[7] as number);
-      if (w0 === 0 && w1 === 0 && w2 === 0xffff) return unmap ? makeIP(4, w3, 0, 0, 0) : undefined; // IPv4-mapped: not allowed
-      return makeIP(6, w0, w1, w2, w3);
+      let w0: number;
+      let w1: number;
+      let w2: number;
+      let w3: number;
+      if (parseFullIPv6(s, start, end, out)) {
+        w0 = out[0] as number;
+        w1 = out[1] as number;
+        w2 = out[2] as number;
+        w3 = out[3] as number;
+      } else {
+        if (!parseIPv6Groups(s, start, end, groups)) return 0;
+        const g = groups;
+        w0 = ((g[0] as number) << 16) | (g[1] as number);
+        w1 = ((g[2] as number) << 16) | (g[3] as number);
+        w2 = ((g[4] as number) << 16) | (g[5] as number);
+        w3 = ((g[6] as number) << 16) | (g[7] as number);
+      }
+      if (w0 === 0 && w1 === 0 && w2 === 0xffff) {
+        // IPv4-mapped: not allowed as an address of its own.
+        if (!unmap) return 0;
+        out[0] = w3;
+        out[1] = out[2] = out[3] = 0;
+        return 4;
+      }
+      out[0] = w0;
+      out[1] = w1;
+      out[2] = w2;
+      out[3] = w3;
+      return 6;
     }
   }
-  return undefined;
+  return 0;
+}
+
+/**
+ * The common spelling of an IPv6 address, eight groups of one to four hex digits and no "::" or
+ * embedded IPv4, read in one pass into `out`; false for any other text (which parseIPv6Groups reads).
+ */
+function parseFullIPv6(s: string, start: number, end: number, out: Int32Array): boolean {
+  let acc = 0;
+  let digits = 0;
+  let group = 0;
+  let high = 0;
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 58) {
+      if (digits === 0 || group === 7) return false;
+      if ((group & 1) === 0) high = acc;
+      else out[group >> 1] = (high << 16) | acc;
+      group++;
+      acc = 0;
+      digits = 0;
+      continue;
+    }
+    const h = hexValue(c);
+    if (h < 0 || digits === 4) return false;
+    acc = (acc << 4) | h;
+    digits++;
+  }
+  if (digits === 0 || group !== 7) return false;
+  out[3] = (high << 16) | acc;
+  return true;
+}
+
+function parseIPRange(s: string, start: number, end: number, unmap = false): IPAddr | undefined {
+  const f = parseIPWords(s, start, end, words, unmap);
+  return f === 0 ? undefined : makeIP(f, words[0] as number, words[1] as number, words[2] as number, words[3] as number);
 }
 
 /** ip(string) of cel-go's network extension: the address, or undefined when cel-go returns an error. */

@@ -12,6 +12,8 @@ import type { LeafPlan, RecordPlan } from './field-plan.js';
 import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
 import type { AvroComplexType, AvroSchema } from './schema-registry.js';
 import { MAX_INT64_MAGNITUDE } from './timestamps.js';
+import { cachedString, newStringCache, type StringCache } from './string-cache.js';
+import { highByteCount } from './utf8-range.js';
 
 /** Reads the record at `pos`; with `exactEnd` the record must end at the end of `buf`. Throws DecodeError. */
 export type GeneratedReader = (buf: Buffer, pos: number) => Record<string, unknown>;
@@ -68,7 +70,9 @@ const helpers = {
   // The scanner's varint reader, for varints of two bytes or more (the one-byte case is inlined).
   readLongSlow: readLong,
   readString,
+  cachedString,
   checkString,
+  highByteCount,
   jsonTextProblem,
   truncated,
   malformed: (message: string): never => {
@@ -91,6 +95,15 @@ interface Gen {
   readonly jsonTextPaths: ReadonlySet<string>;
   /** In 'validate' mode, the leaves whose start the scan records in P, by path, with their slot in P. */
   readonly located: ReadonlyMap<string, number>;
+  /**
+   * In 'validate' mode, strings are not checked where the scan meets them: V counts the bytes of the
+   * varints read that have their high bit set, for the check of all strings at once (compileValidatorCode).
+   */
+  readonly countVarints: boolean;
+  /** In 'read' mode, the paths of the string values made through a cache of recent strings of their own (string-cache.ts). */
+  readonly cachedPaths: ReadonlySet<string>;
+  /** The caches of the generated code, K[i]. */
+  readonly caches: StringCache[];
 }
 
 const q = (s: string): string => JSON.stringify(s);
@@ -104,8 +117,9 @@ function long(g: Gen, path: string): string {
     `  if (${b} === undefined) H.truncated(${q(path)});`,
     // One- and two-byte varints (lengths below 8,192) are read here, longer ones by the scanner's reader.
     `  if (${b} < 128) ${v} = (${b} >>> 1) ^ -(${b} & 1);`,
-    `  else if (buf[p] < 128) { const n = (${b} & 127) | (buf[p++] << 7); ${v} = (n >>> 1) ^ -(n & 1); }`,
-    `  else { ${v} = H.readLongSlow(buf, p - 1, ${q(path)}, S); p = S.pos; } }`,
+    `  else if (buf[p] < 128) { const n = (${b} & 127) | (buf[p++] << 7); ${v} = (n >>> 1) ^ -(n & 1);${g.countVarints ? ' V++;' : ''} }`,
+    // Every byte of a varint but its last has the high bit set (Avro spec, "Binary Encoding").
+    `  else { ${v} = H.readLongSlow(buf, p - 1, ${q(path)}, S);${g.countVarints ? ' V += S.pos - p;' : ''} p = S.pos; } }`,
   );
   return v;
 }
@@ -124,14 +138,19 @@ function stringValue(g: Gen, path: string, key: boolean): string {
   const n = length(g, path);
   if (g.mode === 'validate') {
     if (key) g.lines.push(`if (${n} === 9 && buf.latin1Slice(p, p + 9) === "__proto__") H.violation(${q(path)} + ": the key __proto__ is not allowed.");`);
-    g.lines.push(`H.checkString(buf, p, p + ${n}, ${q(path)});`);
+    if (!g.countVarints) g.lines.push(`H.checkString(buf, p, p + ${n}, ${q(path)});`);
     // The first bad log value is kept and refused after the structural checks, as the full decode orders it.
     if (g.jsonTextPaths.has(path)) g.lines.push(`if (D === undefined) D = H.jsonTextProblem(buf, p, p + ${n}, ${q(path.replace(/(\[\]|\{\})+$/, ''))});`);
     g.lines.push(`p += ${n};`);
     return 'null';
   }
   const v = `v${g.next++}`;
-  g.lines.push(`const ${v} = H.readString(buf, p, p + ${n}, ${q(path)}); p += ${n};`);
+  if (!key && g.cachedPaths.has(path)) {
+    g.lines.push(`const ${v} = H.cachedString(buf, p, p + ${n}, ${q(path)}, K[${g.caches.length}]); p += ${n};`);
+    g.caches.push(newStringCache());
+  } else {
+    g.lines.push(`const ${v} = H.readString(buf, p, p + ${n}, ${q(path)}); p += ${n};`);
+  }
   // A key "__proto__" would set the prototype of the plain object built for the map.
   if (key) g.lines.push(`if (${v} === "__proto__") H.violation(${q(path)} + ": the key __proto__ is not allowed.");`);
   return v;
@@ -266,15 +285,22 @@ function recordValue(g: Gen, c: AvroComplexType, path: string, nested: boolean):
  * Refusals come in the scanner's order: every structural check over all the bytes first, then the
  * conversions (a log value that is not JSON), because the record literal is built last.
  * The field names come from our schema files and are written as JSON string literals, so the generated
- * text holds only reads, checks and object literals.
+ * text holds only reads, checks and object literals. The string values at `cachedPaths` come from a
+ * cache of recent strings of their own (string-cache.ts).
  */
-export function compileReader(schema: AvroSchema, plan: RecordPlan | undefined, converters: LeafConverters, exactEnd: boolean): GeneratedReader {
-  const g: Gen = { lines: [], next: 0, leaves: new Map((plan?.leaves ?? []).map((l) => [l.path, l])), mode: 'read', jsonTextPaths: new Set(), located: new Map() };
+export function compileReader(
+  schema: AvroSchema,
+  plan: RecordPlan | undefined,
+  converters: LeafConverters,
+  exactEnd: boolean,
+  cachedPaths: ReadonlySet<string> = new Set(),
+): GeneratedReader {
+  const g: Gen = { lines: [], next: 0, leaves: new Map((plan?.leaves ?? []).map((l) => [l.path, l])), mode: 'read', jsonTextPaths: new Set(), located: new Map(), countVarints: false, cachedPaths, caches: [] };
   const root = value(g, schema, '');
   const end = exactEnd ? `if (p !== len) H.malformed("The record ends " + (len - p) + " bytes before the value does.");` : '';
   const body = `return function read(buf, start) {\n  const len = buf.length;\n  let p = start;\n  ${g.lines.join('\n  ')}\n  ${end}\n  return ${root};\n};`;
-  const factory = new Function('H', 'C', 'S', body) as (h: typeof helpers, c: LeafConverters, s: State) => GeneratedReader;
-  return factory(helpers, converters, { pos: 0 });
+  const factory = new Function('H', 'C', 'S', 'K', body) as (h: typeof helpers, c: LeafConverters, s: State, k: StringCache[]) => GeneratedReader;
+  return factory(helpers, converters, { pos: 0 }, g.caches);
 }
 
 /**
@@ -289,13 +315,30 @@ export type GeneratedValidator = (buf: Buffer, pos: number, positions: Int32Arra
  * reference) without making strings or objects. The record must end at the end of `buf`; string values
  * at `jsonTextPaths` must be JSON texts, refused after every structural check. The start of each leaf
  * named in `located` is stored in its slot as the scan passes it.
+ *
+ * Checking each string's UTF-8 where the scan met it was more than half of validating a record, a call
+ * and a byte loop for each of about forty strings. The validator returned checks them all at once
+ * instead. The bytes of a record of our schemas are string bytes, varint bytes and boolean bytes (0 or
+ * 1); a varint has the high bit set on every byte but its last. So when the record's bytes with the high
+ * bit set (counted a word at a time, utf8-range.ts) are exactly its varints' bytes but their last, no
+ * string holds a byte of 0x80 or above: every string is ASCII, every UTF-8 check would have passed, and
+ * the outcome is the exact one. Any other record (a string that is not ASCII, valid UTF-8 or not, or a
+ * record refused on the way) is validated again by the exact validator, which checks each string where
+ * it meets it and so refuses with the first problem in order, as the scanner does.
  */
 export function compileValidatorCode(schema: AvroSchema, jsonTextPaths: ReadonlySet<string>, located: ReadonlyMap<string, number> = new Map()): GeneratedValidator {
-  const g: Gen = { lines: [], next: 0, leaves: new Map(), mode: 'validate', jsonTextPaths, located };
+  const exact = generateValidator(schema, jsonTextPaths, located, false);
+  return generateValidator(schema, jsonTextPaths, located, true, exact);
+}
+
+function generateValidator(schema: AvroSchema, jsonTextPaths: ReadonlySet<string>, located: ReadonlyMap<string, number>, countVarints: boolean, exact?: GeneratedValidator): GeneratedValidator {
+  const g: Gen = { lines: [], next: 0, leaves: new Map(), mode: 'validate', jsonTextPaths, located, countVarints, cachedPaths: new Set(), caches: [] };
   value(g, schema, '');
-  const body =
-    `return function validate(buf, start, P) {\n  const len = buf.length;\n  let p = start;\n  let D;\n  ${g.lines.join('\n  ')}\n` +
-    `  if (p !== len) H.malformed("The record ends " + (len - p) + " bytes before the value does.");\n  if (D !== undefined) throw D;\n};`;
-  const factory = new Function('H', 'S', body) as (h: typeof helpers, s: State) => GeneratedValidator;
-  return factory(helpers, { pos: 0 });
+  const end = `if (p !== len) H.malformed("The record ends " + (len - p) + " bytes before the value does.");`;
+  const body = countVarints
+    ? `return function validate(buf, start, P) {\n  const len = buf.length;\n  let p = start;\n  let D;\n  let V = 0;\n  try {\n  ${g.lines.join('\n  ')}\n  ${end}\n` +
+      `  } catch (err) {\n    X(buf, start, P);\n    throw err;\n  }\n  if (H.highByteCount(buf, start, len) !== V) return X(buf, start, P);\n  if (D !== undefined) throw D;\n};`
+    : `return function validate(buf, start, P) {\n  const len = buf.length;\n  let p = start;\n  let D;\n  ${g.lines.join('\n  ')}\n  ${end}\n  if (D !== undefined) throw D;\n};`;
+  const factory = new Function('H', 'S', 'X', body) as (h: typeof helpers, s: State, x: GeneratedValidator | undefined) => GeneratedValidator;
+  return factory(helpers, { pos: 0 }, exact);
 }

@@ -2,7 +2,7 @@
 import avro from 'avsc';
 import { compileReader, compileValidatorCode, type GeneratedReader, type LeafConverters } from './avro-codegen.js';
 import { DecodeError } from './errors.js';
-import { FILTERABLE_PATHS, checkFilterable } from './filterable.js';
+import { FILTERABLE_PATHS, REPEATING_PATHS, checkFilterable } from './filterable.js';
 import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
 import { buildRecordPlan, isRecord, type GroupPlan, type LeafPlan, type RecordPlan } from './field-plan.js';
 import type { DecodedRecord, FilterableFields, JsonValue } from './record-types.js';
@@ -158,7 +158,7 @@ export function createAvroCodec(schemaVersion: SchemaVersion): AvroCodec {
   // avsc writes records (tests, benchmarks, the traffic generator); reading is the generated code's.
   const fullType = avro.Type.forSchema(schema as avro.Schema, avscOptions());
   const converters = { timestamp: timestampOf, logs: logsOf } as const;
-  const readPrefix: GeneratedReader = compileReader(prefixSchema(schema), undefined, converters, false);
+  const readPrefix: GeneratedReader = compileReader(prefixSchema(schema), undefined, converters, false, REPEATING_PATHS);
   const readFull: GeneratedReader = compileReader(schema, plan, converters, true);
   // The full decode refuses a log value that is not a JSON text (logsOf); the validating scan must too.
   const jsonTextPaths = new Set(plan.leaves.filter((l) => l.type === 'logs').map((l) => `${l.path}[]{}`));

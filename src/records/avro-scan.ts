@@ -55,13 +55,18 @@ export function truncated(path: string): never {
 export function readLong(buf: Buffer, pos: number, path: string, end: { pos: number }): number {
   let lo = 0;
   let hi = 0;
+  // The weight of the next byte in `hi`: 2^(7 * (i - 4)), kept as a product rather than a power per byte.
+  let weight = 1;
   let b: number | undefined;
   let i = 0;
   do {
     b = buf[pos++];
     if (b === undefined) truncated(path);
     if (i < 4) lo |= (b & 0x7f) << (7 * i);
-    else hi += (b & 0x7f) * 2 ** (7 * (i - 4));
+    else {
+      hi += (b & 0x7f) * weight;
+      weight *= 128;
+    }
     i++;
     if (i > 10) throw new DecodeError('malformed_avro', `${path}: a varint is longer than ten bytes.`);
   } while (b >= 0x80);

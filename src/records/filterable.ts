@@ -92,3 +92,6 @@ export const sameFilterable = new Function(`return (a, b) => ${FILTERABLE_LEAVES
 
 /** The dotted names of the filterable fields: the cheap Avro read decodes a record up to the last of them (avro-record.ts). */
 export const FILTERABLE_PATHS: ReadonlySet<string> = new Set(FILTERABLE_LEAVES.map((l) => l.path));
+
+/** The filterable string fields whose values repeat from record to record: the cheap read caches their strings (string-cache.ts). */
+export const REPEATING_PATHS: ReadonlySet<string> = new Set(FILTERABLE_LEAVES.filter((l) => l.type === 'string' && FILTERABLE[l.path]?.repeats === true).map((l) => l.path));

@@ -38,6 +38,7 @@ const V6 = ['2001:db8::1', '2001:db8:1::7', 'fe80::1', '::1'];
 const BAD_IPS = ['10.0.0.01', 'not-an-ip', '', '::ffff:10.0.0.1', 'fe80::1%eth0'];
 const CIDRS = ['10.0.0.0/8', '10.1.0.0/16', '10.1.2.0/24', '192.168.0.0/16', '0.0.0.0/0', '10.0.0.1/32', '10.1.2.3/8', '2001:db8::/32', '::/0', 'fe80::/10'];
 const PORTS = [80, 443, 8443, 22];
+const SUFFIXES = ['.example.com', 'example.com', '.com', '', 'm', 'a.example.com', '.example.org', 'b.example.com', '.1', '::1', 'ample.com'];
 
 const quote = (s: string): string => JSON.stringify(s);
 const name = fc.constantFrom(...NAMES);
@@ -57,6 +58,7 @@ const indexable = fc.oneof(
   fc.tuple(cidr, ipField).map(([c, f]) => `cidr(${quote(c)}).containsIP(ev.conn.${f})`),
   fc.tuple(cidr, ipField).map(([c, f]) => `cidr(${quote(c)}).containsIP(ip(ev.conn.${f}))`),
   fc.tuple(cidr, ipField).map(([c, f]) => `inCidrRange(ev.conn.${f}, ${quote(c)})`),
+  fc.tuple(fc.constantFrom(...SUFFIXES), fc.constantFrom('server_name', 'client_ip')).map(([x, f]) => `ev.conn.${f}.endsWith(${quote(x)})`),
 );
 
 /** Conjuncts it cannot index, some of them errors at run time. */
@@ -207,7 +209,7 @@ describe('SubscriptionMatcher', () => {
     expect(matcher.size).toBe(152);
   });
 
-  it('should list unindexed subscriptions first, then hashed fields, then ranges from the shortest prefix, each hit exact ids first', () => {
+  it('should list unindexed subscriptions first, then hashed fields, then suffixes from the shortest, then ranges from the shortest prefix, each hit exact ids first', () => {
     const matcher = new SubscriptionMatcher(TYPE);
     matcher.replaceAll([
       ['esb_1', filterOf('cidr("10.1.0.0/16").containsIP(ev.conn.client_ip)')],
@@ -218,9 +220,24 @@ describe('SubscriptionMatcher', () => {
       ['esb_6', filterOf('ev.conn.server_port > 1')],
       ['esb_7', undefined],
       ['esb_8', filterOf('ev.conn.server_ip == "10.9.9.9"')],
+      ['esb_9', filterOf('ev.conn.server_name.endsWith(".example.com") && ev.conn.server_port == 443')],
+      ['esb_a', filterOf('ev.conn.server_name.endsWith(".com")')],
+      ['esb_b', filterOf('ev.conn.server_name.endsWith(".example.com")')],
+      ['esb_c', filterOf('ev.conn.server_name.endsWith(".org")')],
     ]);
     const ev = { conn: { server_name: 'a.example.com', server_port: 443, client_ip: '10.1.2.3', server_ip: '10.9.9.9' } };
-    expect(matcher.match(ev)).toEqual(['esb_7', 'esb_6', 'esb_5', 'esb_4', 'esb_8', 'esb_3', 'esb_2', 'esb_1']);
+    expect(matcher.match(ev)).toEqual(['esb_7', 'esb_6', 'esb_5', 'esb_4', 'esb_8', 'esb_3', 'esb_a', 'esb_b', 'esb_9', 'esb_2', 'esb_1']);
+    expect(matcher.stats()).toMatchObject({ alwaysEvaluated: 2, suffixed: 4 });
+  });
+
+  it('should evaluate no filter indexed on a suffix that the record\'s value does not end with', () => {
+    const calls = { n: 0 };
+    const matcher = new SubscriptionMatcher(TYPE);
+    for (let i = 0; i < 100; i++) matcher.set(`esb_${String(i).padStart(3, '0')}`, counted(filterOf(`ev.conn.server_name.endsWith(".d${i}.example") && ev.conn.server_port == 443`), calls));
+    expect(matcher.match({ conn: { server_name: 'www.d7.example', server_port: 443 } })).toEqual(['esb_007']);
+    expect(calls.n).toBe(1);
+    expect(matcher.match({ conn: { server_name: 'www.d7.example.com', server_port: 443 } })).toEqual([]);
+    expect(calls.n).toBe(1);
   });
 
   it('should evaluate the remaining conditions once for all subscriptions behind one key that share them, in either order', () => {
@@ -253,7 +270,7 @@ describe('SubscriptionMatcher', () => {
       matcher.set(`esb_${String(i).padStart(3, '0')}`, counted(filterOf(text), calls));
     }
     matcher.set('esb_all', undefined);
-    expect(matcher.stats()).toEqual({ subscriptions: 201, owners: 0, alwaysEvaluated: 1, hashed: 100, ranged: 100 });
+    expect(matcher.stats()).toEqual({ subscriptions: 201, owners: 0, alwaysEvaluated: 1, hashed: 100, suffixed: 0, ranged: 100 });
     const ev = { conn: { server_name: 'h4.example.com', server_port: 443, client_ip: '10.7.1.1', server_ip: '1.1.1.1' } };
     expect(sorted(matcher.match(ev))).toEqual(['esb_004', 'esb_007', 'esb_all']);
     expect(calls.n).toBe(2);
@@ -269,7 +286,7 @@ describe('SubscriptionMatcher', () => {
       ['esb_a_list', counted(filterOf('ev.conn.server_name in ["a.example.com", "b.example.com"] && ev.conn.server_port == 443'), calls), 'esb_a_list', 'acct_a'],
     ]);
     // One index for everyone: the owned filters sit in the unowned ones' buckets, nothing is evaluated whole.
-    expect(matcher.stats()).toEqual({ subscriptions: 4, owners: 2, alwaysEvaluated: 0, hashed: 4, ranged: 0 });
+    expect(matcher.stats()).toEqual({ subscriptions: 4, owners: 2, alwaysEvaluated: 0, hashed: 4, suffixed: 0, ranged: 0 });
     const at = (name: string, port: unknown = 443): unknown => ({ conn: { server_name: name, server_port: port } });
     // The list is indexed on the name (the first field); within the port's hit, the unowned come before the owner's.
     expect(matcher.match(at('a.example.com'))).toEqual(['esb_a_list', 'esb_any', 'esb_a']);
@@ -297,7 +314,7 @@ describe('SubscriptionMatcher', () => {
     matcher.set('esb_a_true', filterOf('true'), 'esb_a_true', 'acct_a');
     matcher.set('esb_b_range', filterOf('cidr("10.0.0.0/8").containsIP(ev.conn.client_ip)'), 'esb_b_range', 'acct_b');
     matcher.set('esb_all', filterOf('true'));
-    expect(matcher.stats()).toEqual({ subscriptions: 4, owners: 2, alwaysEvaluated: 3, hashed: 0, ranged: 1 });
+    expect(matcher.stats()).toEqual({ subscriptions: 4, owners: 2, alwaysEvaluated: 3, hashed: 0, suffixed: 0, ranged: 1 });
     const at = (name: string): unknown => ({ conn: { server_name: name, server_port: 443, client_ip: '10.1.1.1' } });
     expect(matcher.match(at('a.example.com'))).toEqual(['esb_all', 'esb_a_none', 'esb_a_true']);
     expect(matcher.match(at('b.example.com'))).toEqual(['esb_all', 'esb_b_range']);
@@ -305,7 +322,7 @@ describe('SubscriptionMatcher', () => {
     matcher.delete('esb_a_none');
     matcher.delete('esb_a_true');
     expect(matcher.match(at('a.example.com'))).toEqual(['esb_all']);
-    expect(matcher.stats()).toEqual({ subscriptions: 2, owners: 1, alwaysEvaluated: 1, hashed: 0, ranged: 1 });
+    expect(matcher.stats()).toEqual({ subscriptions: 2, owners: 1, alwaysEvaluated: 1, hashed: 0, suffixed: 0, ranged: 1 });
   });
 
   it('should not evaluate a filter that is only its indexed conjunct, and still evaluate it for a mistyped value', () => {

@@ -18,6 +18,7 @@ import {
   maskCIDR,
   parseCIDR,
   parseIP,
+  parseIPWords,
   type IPAddr,
 } from '../../../src/net/ip.js';
 
@@ -139,6 +140,39 @@ describe('parseIP', () => {
         expect(toBig(ip(text))).toBe(expected);
       }),
     );
+  });
+
+  it('should read each address on its own when parsed right after another, into words as into an address', () => {
+    // The text, then its family (0: no address) and words, as signed int32 values.
+    const table: [string, number, number[]][] = [
+      ['ffff:eeee:dddd:cccc:bbbb:aaaa:9999:8888', 6, [0xffffeeee | 0, 0xddddcccc | 0, 0xbbbbaaaa | 0, 0x99998888 | 0]],
+      ['::', 6, [0, 0, 0, 0]],
+      ['1::', 6, [0x10000, 0, 0, 0]],
+      ['::2', 6, [0, 0, 0, 2]],
+      ['1:2:3:4:5:6:1.2.3.4', 6, [0x10002, 0x30004, 0x50006, 0x01020304]],
+      ['a::b:c', 6, [0xa0000, 0, 0, 0xb000c]],
+      ['10.0.0.1', 4, [0x0a000001, 0, 0, 0]],
+      ['bad', 0, []],
+      ['::ffff:1.2.3.4', 0, []],
+      ['0:0:0:0:0:ffff:102:304', 0, []],
+      ['1:2:3:4:5:6:7:8:9', 0, []],
+      ['1:2:3:4:5:6:7:12345', 0, []],
+      ['1:2:3:4:5:6:7:', 0, []],
+      ['A:b:C:d:E:f:0:FFFF', 6, [0xa000b, 0xc000d, 0xe000f, 0xffff]],
+    ];
+    const words = new Int32Array(4);
+    for (const [first] of table) {
+      for (const [text, family, expected] of table) {
+        parseIPWords(first, 0, first.length, words);
+        expect(parseIPWords(text, 0, text.length, words)).toBe(family);
+        if (family !== 0) expect([...words]).toEqual(expected);
+        parseIP(first);
+        const a = parseIP(text);
+        expect(a === undefined ? [] : [a.w0, a.w1, a.w2, a.w3]).toEqual(expected);
+      }
+    }
+    expect(parseIPWords('::ffff:1.2.3.4', 0, 14, words, true)).toBe(4);
+    expect([...words]).toEqual([0x01020304, 0, 0, 0]);
   });
 
   it('should accept a string exactly when node:net does, minus zones, mapped addresses and leading zeros', () => {

@@ -9,6 +9,26 @@ import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { latestSchema } from '../../../src/records/schema-registry.js';
 import { recordArbitrary } from './arbitraries.js';
 
+/** The code and message of what `f` throws, or 'ok'. */
+function refusalOf(f: () => unknown): string {
+  try {
+    f();
+    return 'ok';
+  } catch (err) {
+    return err instanceof DecodeError ? `${err.code}: ${err.message}` : `not a DecodeError: ${String(err)}`;
+  }
+}
+
+/** The bytes as a slice of a larger ArrayBuffer shared with other bytes, as a Kafka client hands record values over. */
+function inSlab(bytes: Buffer, offset: number, slab: Buffer): Buffer {
+  const at = offset % Math.max(1, slab.length - bytes.length);
+  bytes.copy(slab, at);
+  return slab.subarray(at, at + bytes.length);
+}
+
+/** A string of ASCII, non-ASCII characters and, as bytes, sequences that are not UTF-8. */
+const mixedText = fc.array(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('é', '日本', '😀', '\u0080'), fc.constantFrom(0x80, 0xc3, 0xed, 0xff)), { maxLength: 6 });
+
 function codeOf(f: () => unknown): string {
   try {
     f();
@@ -33,6 +53,22 @@ function mutate(buf: Buffer, m: { edits: { at: number; byte: number }[]; cut?: n
   return out;
 }
 
+/** The record with some string leaves set to texts built from the parts: strings, and bytes as Latin-1 characters that the UTF-8 encoding turns into two bytes. */
+function withTexts(record: Record<string, unknown>, leaves: readonly string[], texts: readonly [number, readonly (string | number)[]][]): Record<string, unknown> {
+  const out = structuredClone(record);
+  for (const [at, parts] of texts) {
+    const path = leaves[at % leaves.length];
+    if (path === undefined) continue;
+    // Never empty: some string fields must not be (conn.client_ip).
+    const text = `x${parts.map((p) => (typeof p === 'number' ? String.fromCharCode(p) : p)).join('')}`;
+    const names = path.split('.');
+    let node = out as Record<string, unknown>;
+    for (const n of names.slice(0, -1)) node = (node[n] ??= {}) as Record<string, unknown>;
+    node[names[names.length - 1] as string] = text;
+  }
+  return out;
+}
+
 describe.each(TRAFFIC_EVENT_TYPES.map((t) => [t]))('the generated reader of %s', (eventType: TrafficEventType) => {
   const codec = createAvroCodec(latestSchema(eventType));
   const logs = codec.plan.leaves.filter((l) => l.type === 'logs').map((l) => `${l.path}[]{}`);
@@ -53,6 +89,20 @@ describe.each(TRAFFIC_EVENT_TYPES.map((t) => [t]))('the generated reader of %s',
         expect(codeOf(() => codec.validate(bytes, 0))).toBe(codeOf(() => scan(bytes, 0)));
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('should refuse what the scanner refuses with the same code and message when strings are not ASCII, wherever the record sits in its ArrayBuffer', () => {
+    const slab = Buffer.alloc(64 * 1024);
+    const stringLeaves = codec.plan.leaves.filter((l) => l.type === 'string').map((l) => l.path);
+    fc.assert(
+      fc.property(recordArbitrary(eventType), fc.array(fc.tuple(fc.nat(), mixedText), { maxLength: 3 }), mutation, fc.nat(), (record, texts, m, offset) => {
+        // Non-ASCII characters put into string fields, then bytes that may break their UTF-8 written over them.
+        const encoded = encodeRecord(eventType, withTexts(record, stringLeaves, texts), 'avro').value;
+        const bytes = inSlab(mutate(encoded, m), offset, slab);
+        expect(refusalOf(() => codec.validate(bytes, 0))).toBe(refusalOf(() => scan(bytes, 0)));
+      }),
+      { numRuns: 600 },
     );
   });
 

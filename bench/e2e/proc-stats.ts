@@ -19,7 +19,7 @@ function statusKiB(status: string, key: string): number {
   return m === null ? Number.NaN : Number(m[1]);
 }
 
-/** A sample of the process, or undefined when it has exited or /proc is unavailable. */
+/** A sample of the process, or undefined when it has exited or /proc is unavailable; an exited process not yet reaped has CPU times and NaN memory. */
 export function sampleProcess(pid: number): ProcSample | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -23,7 +23,7 @@ export class MemorySampler {
 
   private take(): ProcSample | undefined {
     const s = sampleProcess(this.pid);
-    if (s !== undefined) {
+    if (s !== undefined && Number.isFinite(s.rssMiB)) {
       this.points.push([(s.at - this.started) / 1000, s.rssMiB]);
       this.peak = Math.max(this.peak, s.peakRssMiB);
     }

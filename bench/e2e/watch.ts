@@ -125,7 +125,8 @@ async function watch(
     const done = await whenTopicsKnown(() => count(admin));
     const now = performance.now();
     const samples = pids.map((pid, i) => (latest[i] = sampleProcess(pid) ?? latest[i]));
-    for (const s of samples) if (s !== undefined) peak = Math.max(peak, s.peakRssMiB);
+    // A process that exited but was not reaped yet still has its CPU times and no memory lines (NaN).
+    for (const s of samples) if (s !== undefined && Number.isFinite(s.peakRssMiB)) peak = Math.max(peak, s.peakRssMiB);
     if (first === undefined && done > 0) first = { at: now, done, samples };
     if (done >= target && first !== undefined) {
       const seconds = (now - first.at) / 1000;

@@ -68,3 +68,48 @@ it('a worker joining while the first waits on a hung destination should get its 
     await Promise.allSettled([sink.stop(), source.close()]);
   }
 }, 240_000);
+
+it('batches in flight when the group rebalances should end as soon as the join forgets their partitions, not hold the worker until the drain deadline', async () => {
+  const drainTimeoutMs = 30_000;
+  const prefix = chaosPrefix('rebalance-stale');
+  const topics = chaosTopics(prefix);
+  const kafka = chaosKafka(testBrokers(), 'rebalance-stale-test');
+  const sink = new HttpSink();
+  const source = new VerifiableSource(kafka, topics);
+  const fleet = new ServiceFleet(ServiceFleet.env(prefix, testBrokers(), { DRAIN_TIMEOUT_MS: String(drainTimeoutMs) }));
+  try {
+    await sink.start();
+    // Every write takes a while, so batches are always in flight when the second worker joins.
+    sink.setMode('slow', { kind: 'slow', delayMs: 1_500 });
+    await createChaosTopics(kafka, topics, { partitions: 4 });
+    const slow = destination({ http: { url: sink.url('slow') } }, 'slow');
+    const sources = [{ type: HTTP, fields: [...SEQ_FIELDS[HTTP]] }, { type: TCP, fields: [...SEQ_FIELDS[TCP]] }];
+    await writeConfig(kafka, topics.config, [slow], [subscription('everything', sources, [slow.id])]);
+    const first = await fleet.start();
+    await source.produce(0, 400);
+    await waitFor('the first worker to be writing', () => sink.of('slow').seqs.length > 0, 60_000);
+    // Records keep coming while the second worker starts and joins.
+    let produced = 400;
+    let feeding = true;
+    const feeder = (async () => {
+      while (feeding && produced < 2_000) {
+        await source.produce(produced, produced + 20);
+        produced += 20;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    await fleet.start();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    feeding = false;
+    await feeder;
+    const all = Array.from({ length: produced }, (_, i) => i);
+    // Well inside the drain deadline: a batch the join made stale must not wait for it.
+    await waitFor('every event', () => checkDestination('slow', all, sink.of('slow').seqs).missing === 0, drainTimeoutMs / 2).catch(() => undefined);
+    const check = checkDestination('slow', all, sink.of('slow').seqs);
+    expect({ missing: check.missing, deadlineLines: first.logs.filter((l) => l.includes('The drain deadline passed')).length }).toEqual({ missing: 0, deadlineLines: 0 });
+    expect(fleet.unexpectedExits).toEqual([]);
+  } finally {
+    await fleet.stopAll('SIGKILL');
+    await Promise.allSettled([sink.stop(), source.close()]);
+  }
+}, 240_000);

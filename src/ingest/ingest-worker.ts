@@ -207,6 +207,10 @@ export class IngestWorker {
     for (;;) {
       const c = tracker.committable(topic, partition);
       if (c !== undefined && c >= target) return;
+      // A join since the batch began forgot the partition (tracker.resetAll): nothing of this batch can
+      // be committed any more, and its records are read again from the committed offset. Waiting would
+      // only hold the partition's slot until the drain deadline.
+      if (c === undefined) return;
       if (staleDeadline === Number.POSITIVE_INFINITY && isStale()) staleDeadline = Date.now() + drainTimeoutMs;
       if (Date.now() >= Math.min(this.stopDeadline, staleDeadline, this.membership.drainDeadline(drainTimeoutMs))) {
         log.warn({ topic, partition, pending: tracker.pending(topic, partition) }, 'The drain deadline passed; unsettled records will be read again.');

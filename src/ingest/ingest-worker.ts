@@ -1,8 +1,9 @@
 // The ingest worker: one member of the consumer group. Each fetched batch is routed, its deliveries
 // queued, and its offsets committed only behind records whose every delivery has settled
 // (ARCHITECTURE.md "Delivery and commits"). A batch's deliveries settle before the next batch of its
-// partition starts (its commit may still be in flight); a rebalance or a SIGTERM (the consumer's stop waits for running batches) gives the batches in
-// flight DRAIN_TIMEOUT_MS, then they commit what settled, and only for partitions the worker still owns.
+// partition starts (its commit may still be in flight); a rebalance or a SIGTERM (the consumer's stop
+// waits for running batches) gives the batches in flight DRAIN_TIMEOUT_MS, then they commit what
+// settled, and only for partitions the worker still owns.
 import { Signal } from '../delivery/clock.js';
 import { destinationRemovedLetter, type DeadLetter, type DeadLetterSink } from '../delivery/dead-letter.js';
 import type { DestinationPool } from '../delivery/destination-pool.js';

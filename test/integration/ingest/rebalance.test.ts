@@ -2,7 +2,7 @@
 // work is drained or abandoned within the drain deadline, and nothing is lost.
 import { expect, it } from 'vitest';
 import { checkDestination } from '../../chaos/harness/checker.js';
-import { HttpSink } from '../../chaos/harness/http-sink.js';
+import { HttpSink, type SinkMode } from '../../chaos/harness/http-sink.js';
 import { ServiceFleet, chaosKafka, chaosPrefix, chaosTopics, createChaosTopics, destination, subscription, writeConfig } from '../../chaos/harness/service-cluster.js';
 import { waitFor } from '../../chaos/harness/timing.js';
 import { SEQ_FIELDS, VerifiableSource } from '../../chaos/harness/verifiable-source.js';
@@ -22,21 +22,41 @@ function joins(p: ServiceProcess, groupId: string): Array<{ duration: number; pa
     .map((j) => ({ duration: j.durationMs, partitions: Object.values(j.assignment).flat().length }));
 }
 
-it('a worker joining while the first waits on a hung destination should get its partitions within the drain deadline, and no event should be lost when it leaves again', async () => {
-  const prefix = chaosPrefix('rebalance');
+interface Rig {
+  readonly sink: HttpSink;
+  readonly source: VerifiableSource;
+  readonly fleet: ServiceFleet;
+}
+
+/**
+ * Topics of 4 partitions, one subscription to every record delivering to the sink's "slow" path (answering
+ * as `mode` says, with the writer's own timeout `timeoutMs` when given), and a fleet with the drain
+ * deadline; `body` starts the workers, and everything is torn down after it.
+ */
+async function withRig(name: string, drainTimeoutMs: number, mode: SinkMode, timeoutMs: number | undefined, body: (rig: Rig) => Promise<void>): Promise<void> {
+  const prefix = chaosPrefix(name);
   const topics = chaosTopics(prefix);
-  const kafka = chaosKafka(testBrokers(), 'rebalance-test');
+  const kafka = chaosKafka(testBrokers(), `${name}-test`);
   const sink = new HttpSink();
   const source = new VerifiableSource(kafka, topics);
-  const fleet = new ServiceFleet(ServiceFleet.env(prefix, testBrokers(), { DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS) }));
+  const fleet = new ServiceFleet(ServiceFleet.env(prefix, testBrokers(), { DRAIN_TIMEOUT_MS: String(drainTimeoutMs) }));
   try {
     await sink.start();
-    sink.setMode('slow', { kind: 'hang' });
+    sink.setMode('slow', mode);
     await createChaosTopics(kafka, topics, { partitions: 4 });
-    // The writer's own timeout is far beyond the test: only the drain deadline can end the wait.
-    const slow = destination({ http: { url: sink.url('slow'), timeout_ms: 300_000 } }, 'slow');
+    const slow = destination({ http: { url: sink.url('slow'), ...(timeoutMs !== undefined && { timeout_ms: timeoutMs }) } }, 'slow');
     const sources = [{ type: HTTP, fields: [...SEQ_FIELDS[HTTP]] }, { type: TCP, fields: [...SEQ_FIELDS[TCP]] }];
     await writeConfig(kafka, topics.config, [slow], [subscription('everything', sources, [slow.id])]);
+    await body({ sink, source, fleet });
+  } finally {
+    await fleet.stopAll('SIGKILL');
+    await Promise.allSettled([sink.stop(), source.close()]);
+  }
+}
+
+it('a worker joining while the first waits on a hung destination should get its partitions within the drain deadline, and no event should be lost when it leaves again', async () => {
+  // The writer's own timeout is far beyond the test: only the drain deadline can end the wait.
+  await withRig('rebalance', DRAIN_TIMEOUT_MS, { kind: 'hang' }, 300_000, async ({ sink, source, fleet }) => {
     const first = await fleet.start();
     await source.produce(0, 400);
     await waitFor('the first worker to wait on the hung destination', () => sink.of('slow').refused > 0, 60_000);
@@ -63,28 +83,13 @@ it('a worker joining while the first waits on a hung destination should get its 
     expect(fleet.consumerCrashes()).toEqual([]);
     expect(fleet.unexpectedExits).toEqual([]);
     expect(first.child.exitCode).toBeNull();
-  } finally {
-    await fleet.stopAll('SIGKILL');
-    await Promise.allSettled([sink.stop(), source.close()]);
-  }
+  });
 }, 240_000);
 
 it('batches in flight when the group rebalances should end as soon as the join forgets their partitions, not hold the worker until the drain deadline', async () => {
   const drainTimeoutMs = 30_000;
-  const prefix = chaosPrefix('rebalance-stale');
-  const topics = chaosTopics(prefix);
-  const kafka = chaosKafka(testBrokers(), 'rebalance-stale-test');
-  const sink = new HttpSink();
-  const source = new VerifiableSource(kafka, topics);
-  const fleet = new ServiceFleet(ServiceFleet.env(prefix, testBrokers(), { DRAIN_TIMEOUT_MS: String(drainTimeoutMs) }));
-  try {
-    await sink.start();
-    // Every write takes a while, so batches are always in flight when the second worker joins.
-    sink.setMode('slow', { kind: 'slow', delayMs: 1_500 });
-    await createChaosTopics(kafka, topics, { partitions: 4 });
-    const slow = destination({ http: { url: sink.url('slow') } }, 'slow');
-    const sources = [{ type: HTTP, fields: [...SEQ_FIELDS[HTTP]] }, { type: TCP, fields: [...SEQ_FIELDS[TCP]] }];
-    await writeConfig(kafka, topics.config, [slow], [subscription('everything', sources, [slow.id])]);
+  // Every write takes a while, so batches are always in flight when the second worker joins.
+  await withRig('rebalance-stale', drainTimeoutMs, { kind: 'slow', delayMs: 1_500 }, undefined, async ({ sink, source, fleet }) => {
     const first = await fleet.start();
     await source.produce(0, 400);
     await waitFor('the first worker to be writing', () => sink.of('slow').seqs.length > 0, 60_000);
@@ -108,8 +113,5 @@ it('batches in flight when the group rebalances should end as soon as the join f
     const check = checkDestination('slow', all, sink.of('slow').seqs);
     expect({ missing: check.missing, deadlineLines: first.logs.filter((l) => l.includes('The drain deadline passed')).length }).toEqual({ missing: 0, deadlineLines: 0 });
     expect(fleet.unexpectedExits).toEqual([]);
-  } finally {
-    await fleet.stopAll('SIGKILL');
-    await Promise.allSettled([sink.stop(), source.close()]);
-  }
+  });
 }, 240_000);

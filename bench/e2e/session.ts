@@ -78,6 +78,17 @@ export class KafkaBenchSession {
     return `${this.topics.prefix}.out.${name}`;
   }
 
+  /** A copy's one output topic, created by the first prepare of its configuration. */
+  private copyOutput(name: string): { readonly out: string; readonly prepare: () => Promise<void> } {
+    const out = this.output(name);
+    let created = false;
+    const prepare = async (): Promise<void> => {
+      if (!created) await createTopics(this.kafka, this.topics, [out]);
+      created = true;
+    };
+    return { out, prepare };
+  }
+
   async preload(count: number): Promise<number> {
     const started = Date.now();
     const rate = await preload(this.kafka, this.topics, count, this.source, this.progress);
@@ -87,16 +98,12 @@ export class KafkaBenchSession {
 
   /** A kafkajs (or other client) passthrough child process writing to one output topic. */
   passthrough(name: string, script: string, opts: { nodeArgs?: readonly string[] } = {}): Configuration {
-    const out = this.output(name);
-    let created = false;
+    const { out, prepare } = this.copyOutput(name);
     return {
       name,
       outputs: [out],
       inputTime: 'header',
-      prepare: async () => {
-        if (!created) await createTopics(this.kafka, this.topics, [out]);
-        created = true;
-      },
+      prepare,
       start: async (group) => {
         const env = { BENCH_BROKERS: this.broker.brokers, BENCH_IN_TOPICS: this.inputs.join(','), BENCH_OUT_TOPIC: out, BENCH_GROUP: group };
         return [await startChild(name, script, env, 'passthrough ready', { nodeArgs: opts.nodeArgs })];
@@ -106,17 +113,13 @@ export class KafkaBenchSession {
 
   /** Debian's kcat copying the raw topics to one output topic (kcat.ts), the baseline nothing written in JavaScript beats. */
   kcatCopy(name: string): Configuration {
-    const out = this.output(name);
-    let created = false;
+    const { out, prepare } = this.copyOutput(name);
     return {
       name,
       outputs: [out],
       inputTime: 'header',
       measuredBy: 'outputs',
-      prepare: async () => {
-        if (!created) await createTopics(this.kafka, this.topics, [out]);
-        created = true;
-      },
+      prepare,
       start: async (group) => [await startKcatCopy(this.broker.brokers, this.inputs, out, group)],
     };
   }

@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemResolver, type HostResolver, type ResolvedAddress } from '../../../src/net/guarded-lookup.js';
 import { closeNow } from '../../support/loopback-server.js';
+import { NameTable } from '../../support/name-table.js';
 import { startAdmin, type AdminHarness } from './admin-harness.js';
 
 const STREAM = 'arn:aws:kinesis:us-east-1:123456789012:stream/edge';
@@ -14,12 +14,8 @@ const CREDS = { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSCUSTOM', cloud_secr
 /** What the endpoint says in its errors: it must never reach the customer. */
 const BANNER = 'internal-billing-db v4.2 at 10.3.0.7 says no';
 
-const table = new Map<string, readonly ResolvedAddress[]>();
-const resolve: HostResolver = (host) => {
-  const answer = table.get(host);
-  return answer === undefined ? systemResolver(host) : Promise.resolve(answer);
-};
-const point = (host: string, address: string): void => void table.set(host, [{ address, family: address.includes(':') ? 6 : 4 }]);
+const names = new NameTable();
+const resolve = names.resolve;
 
 /** A new account and a key of it, made by the operator. */
 async function customer(h: AdminHarness): Promise<string> {
@@ -41,7 +37,7 @@ describe("a customer's cloud endpoint on a service with the default egress setti
   });
 
   it('should refuse a name that resolves inside the network, localhost included, with or without the check', async () => {
-    point('cloud-private.egress.test', '127.0.0.1');
+    names.set('cloud-private.egress.test', '127.0.0.1');
     const answers = [];
     for (const endpoint of ['https://localhost:9', 'https://cloud-private.egress.test']) {
       for (const verify of [true, false]) {
@@ -89,7 +85,7 @@ describe("a customer's cloud endpoint at the connect, and what it answers", () =
   });
 
   it("should not repeat the endpoint's own error text in a check's 422 or a test event's answer", async () => {
-    point('cloud-receiver.egress.test', '::1');
+    names.set('cloud-receiver.egress.test', '::1');
     const target = { data_stream: { auth: CREDS, stream_arn: STREAM, endpoint: `http://cloud-receiver.egress.test:${opened.port}` } };
     const checked = await h.call('POST', '/event_destinations', { token, body: { target } });
     expect([checked.status, checked.json?.error_code], checked.text).toEqual([422, 'destination_check_failed']);
@@ -106,13 +102,13 @@ describe("a customer's cloud endpoint at the connect, and what it answers", () =
   });
 
   it('should refuse a name rebound inside the network after the create at the connect, and the server there sees nothing', async () => {
-    point('cloud-rebind.egress.test', '93.184.216.34');
+    names.set('cloud-rebind.egress.test', '93.184.216.34');
     const stored = await h.call('POST', '/event_destinations', {
       token,
       body: { target: { data_stream: { auth: CREDS, stream_arn: STREAM, endpoint: `http://cloud-rebind.egress.test:${inside.port}` } }, verify: false },
     });
     expect(stored.status, stored.text).toBe(201);
-    point('cloud-rebind.egress.test', '127.0.0.1');
+    names.set('cloud-rebind.egress.test', '127.0.0.1');
     const sent = await h.call('POST', `/event_destinations/${stored.json.id}/test_event`, { token });
     expect(sent.json, sent.text).toMatchObject({ delivered: false, error: { code: 'DESTINATION_ADDRESS_REFUSED' } });
     expect(sent.json.error.message).toContain('127.0.0.1 is a loopback address');

@@ -7,18 +7,14 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KAFKA_CLIENT_NAMES } from '../../../src/kafka/seam.js';
-import { systemResolver, type HostResolver, type ResolvedAddress } from '../../../src/net/guarded-lookup.js';
+import { NameTable } from '../../support/name-table.js';
 import { createTopics, testBrokers, testKafka, uniqueName, withAdmin } from '../../support/kafka.js';
 import { startAdmin, type AdminHarness } from './admin-harness.js';
 
-/** The test's names answered from a table, every other name through the system's resolver. */
-const table = new Map<string, readonly ResolvedAddress[]>();
-const resolve: HostResolver = (host) => {
-  const answer = table.get(host);
-  return answer === undefined ? systemResolver(host) : Promise.resolve(answer);
-};
-table.set('own-cluster.egress.test', [{ address: '127.0.0.1', family: 4 }]);
-table.set('bootstrap.egress.test', [{ address: '::1', family: 6 }]);
+const names = new NameTable();
+const resolve = names.resolve;
+names.set('own-cluster.egress.test', '127.0.0.1');
+names.set('bootstrap.egress.test', '::1');
 
 const brokerPort = (): number => Number(testBrokers().split(':').pop());
 

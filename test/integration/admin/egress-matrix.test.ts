@@ -7,23 +7,10 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemResolver, type HostResolver, type ResolvedAddress } from '../../../src/net/guarded-lookup.js';
 import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
+import { NameTable } from '../../support/name-table.js';
 import { produceTcp, statusWhen, subscribeAll } from '../status/status-support.js';
 import { startAdmin, type AdminHarness } from './admin-harness.js';
-
-/** A resolver answering the test's names from a table it may change, and every other name through the system's. */
-class NameTable {
-  readonly answers = new Map<string, readonly ResolvedAddress[]>();
-  readonly resolve: HostResolver = (host) => {
-    const answer = this.answers.get(host);
-    return answer === undefined ? systemResolver(host) : Promise.resolve(answer);
-  };
-
-  set(host: string, ...addresses: string[]): void {
-    this.answers.set(host, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
-  }
-}
 
 const names = new NameTable();
 let h: AdminHarness;

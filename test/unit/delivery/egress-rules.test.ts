@@ -35,7 +35,9 @@ describe('egress rules', () => {
     const opened = egressRules(loadServiceConfig({}).topics, loadServiceConfig({ EGRESS_ALLOW_CIDRS: '10.9.0.0/16' }).egress);
     // Each carries 127.0.0.1 or 10.0.0.1: IPv4-translated (RFC 6145), IPv4-compatible (RFC 4291), 6to4 (RFC 3056), NAT64 (RFC 6052).
     const embedded = ['::ffff:0:7f00:1', '::ffff:0:127.0.0.1', '::7f00:1', '::127.0.0.1', '2002:7f00:1::', '2002:a00:1:5::9', '64:ff9b::7f00:1'];
-    expect(embedded.map((a) => [a, strict.addressRefusal(a)?.replace(/ address .*/, '')])).toEqual(embedded.map((a) => [a, `${a} is a ${a.includes('a00:1') ? 'private (RFC 1918)' : 'loopback'}`]));
+    expect(embedded.map((a) => [a, strict.addressRefusal(a)?.replace(/ address .*/, '')])).toEqual(
+      embedded.map((a) => [a, a.includes('a00:1') ? `${a} (carrying 10.0.0.1) is a private (RFC 1918)` : `${a} (carrying 127.0.0.1) is a loopback`]),
+    );
     // Whole ranges: local-use NAT64 (RFC 8215), site-local (RFC 3879), Teredo (RFC 4380).
     for (const address of ['64:ff9b:1::a00:1', '64:ff9b:1:ffff::8.8.8.8', 'fec0::1', 'feff::1', '2001::5efe:7f00:1', '2001:0:4136:e378:8000:63bf:3fff:fdd2']) {
       expect(strict.addressRefusal(address), address).toBeDefined();

@@ -31,11 +31,20 @@ export function guardedContext(guard: AddressGuard): GuardedContext {
 
 function guardPool(pool: ConnectionPool, guard: AddressGuard): void {
   const get = pool.get.bind(pool) as Get;
+  // The address each broker was judged to be at: an open connection to it was judged when it opened, so
+  // a request on it (every send asks the pool) does not resolve the name again.
+  const judged = new Map<string, string>();
   const guarded: Get = (broker, callback) => {
     // A broker missing from the metadata gets the client's own (retriable) error.
     if (broker?.host == null) return get(broker, callback);
+    const key = `${broker.host}:${broker.port}`;
+    const known = judged.get(key);
+    if (known !== undefined && pool.getEstablishedConnection({ ...broker, host: known })?.isConnected() === true) return get({ ...broker, host: known }, callback);
     guard(broker.host).then(
-      (reached) => get({ ...broker, host: reached.address }, callback),
+      (reached) => {
+        judged.set(key, reached.address);
+        get({ ...broker, host: reached.address }, callback);
+      },
       (err: Error) => callback(err),
     );
   };

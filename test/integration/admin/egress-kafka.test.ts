@@ -115,4 +115,18 @@ describe.each(KAFKA_CLIENT_NAMES)('a cluster that advertises an internal broker 
     expect(sent.json, sent.text).toMatchObject({ delivered: false, error: { code: 'DESTINATION_ADDRESS_REFUSED' } });
     expect(sent.json.error.message).toContain('127.0.0.1 is a loopback address');
   });
+
+  it('should deliver through the guard to a cluster the allow list opens, named by a name', async () => {
+    // The suite's allowances open loopback: the name, the bootstrap broker and the advertised one all pass.
+    const allowed = await startAdmin({ env: { KAFKA_CLIENT: client }, resolveHost: resolve });
+    try {
+      const topic = uniqueName('egress.kafka.allowed');
+      const created = await allowed.call('POST', '/event_destinations', { body: { target: { kafka: { topic, brokers: [`own-cluster.egress.test:${brokerPort()}`] } } } });
+      expect(created.status, created.text).toBe(201);
+      const sent = await allowed.call('POST', `/event_destinations/${created.json.id}/test_event`);
+      expect(sent.json, sent.text).toMatchObject({ delivered: true });
+    } finally {
+      await allowed.stop();
+    }
+  });
 });

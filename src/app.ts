@@ -25,7 +25,7 @@ import { StatusPublisher } from './delivery/status/status-publisher.js';
 import { testEventSender } from './delivery/test-event.js';
 import { verifyTarget } from './delivery/verify-target.js';
 import type { TrafficEventType } from './events/catalog.js';
-import type { HostResolver } from './net/guarded-lookup.js';
+import { addressGuard, systemResolver, type HostResolver } from './net/guarded-lookup.js';
 import { IngestWorker } from './ingest/ingest-worker.js';
 import { RecordRouter } from './ingest/record-router.js';
 import { createClient, ensureTopics, parseBrokers } from './kafka/client.js';
@@ -74,15 +74,23 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
   // Kafka destinations get clients of their own, quiet: their failures are logged by the destination's state.
   // They give up on a cluster within seconds, not the service's minute: the runner owns retry and backoff,
   // and a destination's status (and its create-time check) should tell an unreachable cluster at once.
+  // A destination's own broker list is what a customer provides: every connection of its client, to a
+  // broker learned from the cluster's metadata too, goes through the egress rules (SECURITY.md "Egress").
+  const { topics } = config;
+  const egress = egressRules(topics, config.egress);
+  const connectGuard = addressGuard(overrides.resolveHost ?? systemResolver, egress.addressRefusal);
   const clients = new Map<string, KafkaClient>();
   const kafkaFor = (list?: readonly string[]): KafkaClient => {
-    const brokersOf = list === undefined || list.length === 0 ? brokerList : list;
-    const key = brokersOf.join(',');
+    const own = list === undefined || list.length === 0;
+    const key = own ? '' : list.join(',');
     let c = clients.get(key);
-    if (c === undefined) clients.set(key, (c = createClient({ name, clientId: 'edge-events-destination', brokers: brokersOf, quiet: true, retries: DESTINATION_CLIENT_RETRIES })));
+    if (c === undefined) {
+      const brokers = own ? brokerList : list;
+      c = createClient({ name, clientId: 'edge-events-destination', brokers, quiet: true, retries: DESTINATION_CLIENT_RETRIES, ...(!own && { connectGuard }) });
+      clients.set(key, c);
+    }
     return c;
   };
-  const { topics } = config;
   const configLog = new ConfigLog({ kafka, topic: topics.config, writerId: config.instanceId });
   const secrets = new SecretBox(loadSecretKey(config));
   const subscriptions = new SubscriptionSet();
@@ -114,7 +122,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     kafkaClient: kafkaFor,
     fileRoot: config.fileDestinationRoot,
     cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs },
-    egress: egressRules(topics, config.egress),
+    egress,
     ...(overrides.resolveHost !== undefined && { resolveHost: overrides.resolveHost }),
     kafkaTopicDefaults: config.kafkaDestinationTopics,
   };

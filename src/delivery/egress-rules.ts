@@ -4,7 +4,7 @@
 import type { AccountContext } from '../accounts/account.js';
 import { ACCOUNT_ID_PLACEHOLDER, DEFAULT_ACCOUNT_TOPIC_PREFIX, type ServiceConfig } from '../config/service-config.js';
 import { internalRangeOf, reachedAddress } from '../net/internal-ranges.js';
-import { cidrContainsIP, parseCIDR, type CIDR } from '../net/ip.js';
+import { cidrContainsIP, formatIP, parseCIDR, type CIDR } from '../net/ip.js';
 
 /** Why a destination's URL is refused: the code the API answers with and a reason completing "… is refused: …". */
 export interface UrlRefusal {
@@ -64,7 +64,9 @@ export function egressRules(topics: ServiceConfig['topics'], settings: EgressSet
     if (ip === undefined) return `${address} is not an IP address`;
     const range = internalRangeOf(ip);
     if (range === undefined || allowed.some((c) => cidrContainsIP(c, ip))) return undefined;
-    return `${address} is a ${range.what} address (${range.cidr}) inside the network, which EGRESS_ALLOW_CIDRS does not open`;
+    // IPv6 that carries an IPv4 address (internal-ranges.ts) names the address it reaches.
+    const carried = ip.family === 4 && address.includes(':') ? ` (carrying ${formatIP(ip)})` : '';
+    return `${address}${carried} is a ${range.what} address (${range.cidr}) inside the network, which EGRESS_ALLOW_CIDRS does not open`;
   };
   return {
     topicRefusal(topic) {

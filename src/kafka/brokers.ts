@@ -14,3 +14,13 @@ export function parseBrokers(brokers: string | readonly string[]): string[] {
   }
   return list;
 }
+
+/** The host of a "host:port" broker address, brackets taken off an IPv6 literal. */
+export function brokerHost(broker: string): string {
+  return broker.slice(0, broker.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+}
+
+/** "host:port" of a broker, an IPv6 literal in brackets. */
+export function brokerAddress(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

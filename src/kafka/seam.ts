@@ -3,6 +3,8 @@
 // src/kafka/ imports a client library but the load tools: the traffic generator (src/traffic/), the tests'
 // and the benchmarks' own clients (a test's producer need not be the service's client).
 
+import type { AddressGuard } from '../net/guarded-lookup.js';
+
 export const KAFKA_CLIENT_NAMES = ['platformatic', 'kafkajs'] as const;
 export type KafkaClientName = (typeof KAFKA_CLIENT_NAMES)[number];
 
@@ -90,6 +92,12 @@ export interface PartitionOffsets {
   readonly high: number;
 }
 
+export interface ClusterFacts {
+  readonly id: string;
+  readonly brokers: number;
+  readonly addresses: readonly string[];
+}
+
 /** The admin calls the service makes. Every call connects as needed; close() ends the connections. */
 export interface KafkaAdmin {
   listTopics(): Promise<string[]>;
@@ -107,8 +115,8 @@ export interface KafkaAdmin {
   /** The group's committed offset of each partition of `topic`; -1 where it committed none. */
   committedOffsets(groupId: string, topic: string): Promise<Map<number, number>>;
   deleteGroups(groupIds: readonly string[]): Promise<void>;
-  /** The cluster the brokers belong to: its id and how many brokers it has. */
-  cluster(): Promise<{ id: string; brokers: number }>;
+  /** The cluster the brokers belong to: its id, how many brokers it has, and their "host:port" as its metadata advertises them. */
+  cluster(): Promise<ClusterFacts>;
   /** Throws while a group's coordinator is not available or still loading (the readiness probe). */
   describeGroups(groupIds: readonly string[]): Promise<void>;
   /** The member ids of a consumer group now (none when it has no members). */
@@ -205,8 +213,11 @@ export interface GroupConsumer {
   readonly connected: boolean;
 }
 
-/** What a failed call was, for the callers that react differently (the kafka writer, the parking store). */
-export type KafkaErrorKind = 'too_large' | 'timeout' | 'unreachable' | 'other';
+/**
+ * What a failed call was, for the callers that react differently (the kafka writer, the parking store):
+ * `address_refused` when the client's connectGuard refused a broker's address.
+ */
+export type KafkaErrorKind = 'too_large' | 'timeout' | 'unreachable' | 'address_refused' | 'other';
 
 /** A failed call in words: Kafka's error name when a broker answered with one (e.g. INVALID_REPLICATION_FACTOR), and its text. */
 export interface KafkaErrorDescription {
@@ -228,6 +239,12 @@ export interface KafkaClientOptions {
   readonly retries?: number;
   /** How long a connection attempt may take; default 3 s. */
   readonly connectionTimeoutMs?: number;
+  /**
+   * Where the client may connect (SECURITY.md "Egress"): every broker, from the bootstrap list or learned
+   * from the cluster's metadata, is judged by this before its socket opens, and the socket opens to the
+   * address it answered. Absent: any broker, resolved by the system (the service's own cluster).
+   */
+  readonly connectGuard?: AddressGuard;
 }
 
 /** One client library behind the seam, for one cluster. */

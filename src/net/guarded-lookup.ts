@@ -2,7 +2,7 @@
 // address checked is the address connected to, and a DNS answer that changed since the destination was
 // created (DNS rebinding) is caught at the connect (SECURITY.md "Egress").
 import { promises as dns, type LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -17,16 +17,22 @@ export const systemResolver: HostResolver = async (host) => {
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 
+/** The error code of an AddressRefusedError, which survives clients that wrap a socket's error in their own. */
+export const ADDRESS_REFUSED = 'EADDRESSREFUSED';
+
 /** Thrown (through the socket's 'error') when a host resolves to an address it may not reach. */
 export class AddressRefusedError extends Error {
   override readonly name = 'AddressRefusedError';
-  readonly code = 'EADDRESSREFUSED';
+  readonly code = ADDRESS_REFUSED;
+  /** Retrying cannot help: clients that read this flag (the Kafka client) give up at once. */
+  readonly canRetry = false;
 
   constructor(
     readonly host: string,
     readonly reason: string,
   ) {
-    super(`${host} resolved to an address that is refused: ${reason}`);
+    // The reason names the address; a name is said to have resolved to it.
+    super(isIP(host.replace(/^\[|\]$/g, '')) === 0 ? `${host} resolved to an address that is refused: ${reason}` : reason);
   }
 }
 
@@ -53,11 +59,52 @@ export function guardedLookup(resolve: HostResolver, refusal: (address: string) 
         const why = refusalAmong(answers, refusal);
         if (why !== undefined) return callback(new AddressRefusedError(hostname, why) as NodeJS.ErrnoException, '', 0);
         const first = usable[0];
-        if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+        if (first === undefined) return callback(noAddress(hostname), '', 0);
         if (options.all === true) return callback(null, usable.map((a): LookupAddress => ({ address: a.address, family: a.family })));
         return callback(null, first.address, first.family);
       },
       (err: NodeJS.ErrnoException) => callback(err, '', 0),
     );
   };
+}
+
+function noAddress(host: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' });
+}
+
+/**
+ * The address a connection to `host` (a name, or an IP literal, IPv6 in brackets or not) opens, once
+ * judged: rejects with an AddressRefusedError when it is refused. For clients that open their sockets
+ * themselves (the Kafka clients, src/kafka/seam.ts): they connect to the address answered, so the address
+ * checked is the address connected to.
+ */
+export type AddressGuard = (host: string) => Promise<ResolvedAddress>;
+
+export function addressGuard(resolve: HostResolver, refusal: (address: string) => string | undefined): AddressGuard {
+  return async (host) => {
+    const bare = host.replace(/^\[|\]$/g, '');
+    const family = isIP(bare);
+    const answers = family === 0 ? await resolve(bare) : [{ address: bare, family: family === 6 ? 6 : 4 } as const];
+    const why = refusalAmong(answers, refusal);
+    if (why !== undefined) throw new AddressRefusedError(host, why);
+    const first = answers[0];
+    if (first === undefined) throw noAddress(host);
+    return first;
+  };
+}
+
+/**
+ * The text of the address refusal behind an error a client wrapped (in `cause`, `errors` or
+ * `originalError`), or of the error that kept its code when the client made a new one of it.
+ */
+export function addressRefusalIn(err: unknown): string | undefined {
+  const seen: unknown[] = [err];
+  for (let i = 0; i < seen.length && i < 20; i++) {
+    const e = seen[i] as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown; originalError?: unknown } | null | undefined;
+    if (e === null || typeof e !== 'object') continue;
+    if (e instanceof AddressRefusedError) return e.message;
+    if (e.code === ADDRESS_REFUSED && typeof e.message === 'string') return e.message;
+    seen.push(e.cause, e.originalError, ...(Array.isArray(e.errors) ? (e.errors as unknown[]) : []));
+  }
+  return undefined;
 }

@@ -1,6 +1,7 @@
 // The seam (seam.ts) over kafkajs 2.2: producers, admin calls and error kinds; the consumer is in kafkajs-consumer.ts.
 import type { Admin, Kafka, Message, Producer } from 'kafkajs';
 import type {
+  ClusterFacts,
   IdempotentProducer,
   IdempotentProducerOptions,
   KafkaAdmin,
@@ -15,7 +16,10 @@ import type {
   TransactionalProducer,
   TransactionalProducerOptions,
 } from '../seam.js';
+import { brokerAddress } from '../brokers.js';
 import { topicConfigOf } from '../seam.js';
+import { ADDRESS_REFUSED, addressRefusalIn } from '../../net/guarded-lookup.js';
+import { guardedSocketFactory } from './connect-guard.js';
 import { createKafkaClient, createProducer } from './kafkajs-client.js';
 import { KafkajsGroupConsumer } from './kafkajs-consumer.js';
 
@@ -32,6 +36,7 @@ export function kafkajsClient(options: KafkaClientOptions): KafkaClient {
     ...(options.silent === true && { logLevel: 'nothing' as const }),
     ...(options.retries !== undefined && { retry: { retries: options.retries, initialRetryTime: 50 } }),
     ...(options.connectionTimeoutMs !== undefined && { connectionTimeoutMs: options.connectionTimeoutMs }),
+    ...(options.connectGuard !== undefined && { socketFactory: guardedSocketFactory(options.connectGuard) }),
   });
   // kafkajs refuses an idempotent producer without retries (the readiness probe's client has none).
   return kafkajsClientOf(kafka, options.brokers, options.retries === 0 ? 1 : undefined);
@@ -58,6 +63,7 @@ function causes(err: unknown): unknown[] {
 }
 
 export function kafkajsErrorKind(err: unknown): KafkaErrorKind {
+  if (addressRefusalIn(err) !== undefined) return 'address_refused';
   const chain = causes(err);
   if (chain.some((e) => (e as { type?: string }).type === 'MESSAGE_TOO_LARGE')) return 'too_large';
   const names = chain.map((e) => (e as { name?: string }).name ?? '');
@@ -77,6 +83,9 @@ interface KafkajsErrorShape {
 
 /** Kafka's error name (`type`) and text from whatever kafkajs threw: the first error of an aggregate, the error behind "retries exceeded". */
 export function kafkajsErrorDescription(err: unknown): KafkaErrorDescription {
+  // kafkajs makes a new error of a socket's, keeping its code and message after "Connection error: ".
+  const refused = addressRefusalIn(err);
+  if (refused !== undefined) return { code: ADDRESS_REFUSED, message: refused.replace(/^Connection error: /, '') };
   let e = (err ?? {}) as KafkajsErrorShape;
   for (let depth = 0; depth < 5; depth++) {
     const inner = e.errors?.[0] ?? (e.type === undefined ? (e.originalError ?? e.cause) : undefined);
@@ -207,9 +216,9 @@ export class KafkajsAdmin implements KafkaAdmin {
     await (await this.admin()).deleteGroups([...groupIds]);
   }
 
-  async cluster(): Promise<{ id: string; brokers: number }> {
+  async cluster(): Promise<ClusterFacts> {
     const described = await (await this.admin()).describeCluster();
-    return { id: described.clusterId, brokers: described.brokers.length };
+    return { id: described.clusterId, brokers: described.brokers.length, addresses: described.brokers.map((b) => brokerAddress(b.host, b.port)) };
   }
 
   async describeGroups(groupIds: readonly string[]): Promise<void> {

@@ -4,6 +4,7 @@ import {
   Kafka,
   Partitioners,
   logLevel as KafkaLogLevel,
+  type ISocketFactory,
   type Producer,
   type ProducerConfig,
   type RetryOptions,
@@ -27,6 +28,8 @@ export interface KafkaClientOptions {
   quiet?: boolean;
   retry?: RetryOptions;
   connectionTimeoutMs?: number;
+  /** Opens the client's sockets (connect-guard.ts); kafkajs's own when absent. */
+  socketFactory?: ISocketFactory;
   requestTimeoutMs?: number;
 }
 
@@ -67,6 +70,7 @@ export function createKafkaClient(options: KafkaClientOptions): Kafka {
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     retry: options.retry ?? DEFAULT_RETRY,
     logLevel: LEVELS[level],
+    ...(options.socketFactory !== undefined && { socketFactory: options.socketFactory }),
     logCreator: () => (entry) => {
       const { message, ...fields } = entry.log;
       const bound = { kafkajs: entry.namespace, ...fields };

@@ -2,6 +2,7 @@
 // platformatic-consumer.ts.
 import { Admin, Producer, findErrorBy, type BaseOptions, type MessageToProduce } from '@platformatic/kafka';
 import type {
+  ClusterFacts,
   IdempotentProducer,
   IdempotentProducerOptions,
   KafkaAdmin,
@@ -16,7 +17,10 @@ import type {
   TransactionalProducer,
   TransactionalProducerOptions,
 } from '../seam.js';
+import { brokerAddress } from '../brokers.js';
 import { topicConfigOf } from '../seam.js';
+import { ADDRESS_REFUSED, addressRefusalIn } from '../../net/guarded-lookup.js';
+import { guardedContext } from './connect-guard.js';
 import { javaPartitioner } from './java-partitioner.js';
 import { PlatformaticGroupConsumer } from './platformatic-consumer.js';
 
@@ -44,6 +48,7 @@ export function baseOptions(options: KafkaClientOptions, timeoutMs = 30_000): Ba
     connectTimeout: options.connectionTimeoutMs ?? 3_000,
     retries: options.retries ?? 10,
     retryDelay,
+    ...(options.connectGuard !== undefined && { context: guardedContext(options.connectGuard) }),
   };
 }
 
@@ -61,6 +66,7 @@ export function platformaticClient(options: KafkaClientOptions): KafkaClient {
 }
 
 export function platformaticErrorKind(err: unknown): KafkaErrorKind {
+  if (addressRefusalIn(err) !== undefined) return 'address_refused';
   const e = err instanceof Error ? err : undefined;
   if (findErrorBy(e, 'apiId', 'MESSAGE_TOO_LARGE') !== null || findErrorBy(e, 'apiId', 'RECORD_LIST_TOO_LARGE') !== null) return 'too_large';
   if (findErrorBy(e, 'code', 'PLT_KFK_TIMEOUT') !== null) return 'timeout';
@@ -83,6 +89,8 @@ interface PlatformaticErrorShape {
  * error of the aggregates the client wraps failures in, with the system error behind it (ECONNREFUSED).
  */
 export function platformaticErrorDescription(err: unknown): KafkaErrorDescription {
+  const refused = addressRefusalIn(err);
+  if (refused !== undefined) return { code: ADDRESS_REFUSED, message: refused };
   let e = (err ?? {}) as PlatformaticErrorShape;
   for (let depth = 0; depth < 6 && e.apiId === undefined; depth++) {
     const inner = e.errors?.[0];
@@ -260,9 +268,9 @@ class PlatformaticAdmin implements KafkaAdmin {
     return this.admin.deleteGroups({ groups: [...groupIds] });
   }
 
-  async cluster(): Promise<{ id: string; brokers: number }> {
+  async cluster(): Promise<ClusterFacts> {
     const metadata = await this.admin.metadata({ topics: [] });
-    return { id: metadata.id, brokers: metadata.brokers.size };
+    return { id: metadata.id, brokers: metadata.brokers.size, addresses: [...metadata.brokers.values()].map((b) => brokerAddress(b.host, b.port)) };
   }
 
   async describeGroups(groupIds: readonly string[]): Promise<void> {

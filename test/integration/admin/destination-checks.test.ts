@@ -64,11 +64,11 @@ describe('the checks of a kafka target', () => {
     expect((await create({ target: { kafka: { topic, replication_factor: 3 } }, verify: false })).status).toBe(201);
   });
 
-  it('should answer 422 when the cluster a destination names cannot be reached', async () => {
+  it('should answer 422 when the cluster a destination names cannot be reached, without telling a refused connection from a timeout', async () => {
     const [closed] = await findFreePorts(1);
     const r = await create({ target: { kafka: { topic: 'elsewhere', brokers: [`127.0.0.1:${closed}`] } } });
     const err = expectError(r, 422, 'destination_check_failed', 'target.kafka.brokers');
-    expect(err.details.reason).toMatch(/^The cluster could not be reached: .*ECONNREFUSED/);
+    expect(err.details).toMatchObject({ error: 'DESTINATION_UNREACHABLE', reason: 'The cluster could not be reached.' });
   });
 
   it('should refuse a topic name Kafka would refuse, naming the rule', async () => {

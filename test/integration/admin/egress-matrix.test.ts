@@ -1,29 +1,16 @@
 // The egress matrix (SECURITY.md "Egress"): on a service with the default settings (https only, no
-// internal address opened), every refused range as an IPv4 and an IPv6 literal, IPv4-mapped and NAT64
-// spellings, names that resolve inside the network (through the real system resolver for localhost), and
+// internal address opened), every refused range as an IPv4 and an IPv6 literal, the IPv6 spellings that
+// carry a refused IPv4 address (mapped, translated, compatible, NAT64, 6to4), names that resolve inside the network (through the real system resolver for localhost), and
 // public addresses and names that are accepted; then a name whose answer changes between the create and
 // the connect, caught at the connect with a real server on 127.0.0.1 that receives nothing, in the test
 // event's answer and in the destination's status.
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemResolver, type HostResolver, type ResolvedAddress } from '../../../src/net/guarded-lookup.js';
 import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
+import { NameTable } from '../../support/name-table.js';
 import { produceTcp, statusWhen, subscribeAll } from '../status/status-support.js';
 import { startAdmin, type AdminHarness } from './admin-harness.js';
-
-/** A resolver answering the test's names from a table it may change, and every other name through the system's. */
-class NameTable {
-  readonly answers = new Map<string, readonly ResolvedAddress[]>();
-  readonly resolve: HostResolver = (host) => {
-    const answer = this.answers.get(host);
-    return answer === undefined ? systemResolver(host) : Promise.resolve(answer);
-  };
-
-  set(host: string, ...addresses: string[]): void {
-    this.answers.set(host, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
-  }
-}
 
 const names = new NameTable();
 let h: AdminHarness;
@@ -78,6 +65,14 @@ const REFUSED_LITERALS = [
   '[0:0:0:0:0:ffff:c0a8:0101]',
   '[64:ff9b::127.0.0.1]',
   '[64:ff9b::a9fe:a9fe]',
+  // Other IPv6 that carries a refused IPv4 address (translated, compatible, 6to4), and the IPv6 ranges refused whole.
+  '[::ffff:0:7f00:1]',
+  '[::7f00:1]',
+  '[2002:7f00:1::]',
+  '[2002:a9fe:a9fe::1]',
+  '[64:ff9b:1::a00:1]',
+  '[fec0::1]',
+  '[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
 ];
 
 const REFUSED_NAMES: Record<string, string[]> = {

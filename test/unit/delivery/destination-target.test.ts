@@ -39,7 +39,7 @@ function error(raw: unknown, previous?: StoredTarget): { code: string; field: un
 describe('event destination target', () => {
   it('should accept each of the six kinds', () => {
     expect(ok({ kafka: { topic: 'out' } })).toEqual({ kafka: { topic: 'out' } });
-    expect(ok({ kafka: { topic: 'out', brokers: ['10.0.0.1:9092'] } })).toEqual({ kafka: { topic: 'out', brokers: ['10.0.0.1:9092'] } });
+    expect(ok({ kafka: { topic: 'out', brokers: ['203.0.113.10:9092'] } })).toEqual({ kafka: { topic: 'out', brokers: ['203.0.113.10:9092'] } });
     expect(ok({ http: { url: 'https://example.com/hook' } })).toEqual({ http: { url: 'https://example.com/hook' } });
     expect(ok({ file: { path: 'out/events.ndjson' } })).toEqual({ file: { path: 'out/events.ndjson' } });
     expect(ok({ delivery_stream: { auth: { role: { role_arn: ROLE } }, delivery_stream_arn: FIREHOSE } })).toEqual({

@@ -30,6 +30,28 @@ describe('egress rules', () => {
     for (const address of ['93.184.216.34', '2606:4700:4700::1111', '::ffff:93.184.216.34']) expect(strict.addressRefusal(address), address).toBeUndefined();
   });
 
+  it('should judge IPv6 spellings that carry an IPv4 address by that address, and refuse the IPv6 ranges that lead inside', () => {
+    const strict = egressRules(loadServiceConfig({}).topics, loadServiceConfig({}).egress);
+    const opened = egressRules(loadServiceConfig({}).topics, loadServiceConfig({ EGRESS_ALLOW_CIDRS: '10.9.0.0/16' }).egress);
+    // Each carries 127.0.0.1 or 10.0.0.1: IPv4-translated (RFC 6145), IPv4-compatible (RFC 4291), 6to4 (RFC 3056), NAT64 (RFC 6052).
+    const embedded = ['::ffff:0:7f00:1', '::ffff:0:127.0.0.1', '::7f00:1', '::127.0.0.1', '2002:7f00:1::', '2002:a00:1:5::9', '64:ff9b::7f00:1'];
+    expect(embedded.map((a) => [a, strict.addressRefusal(a)?.replace(/ address .*/, '')])).toEqual(
+      embedded.map((a) => [a, a.includes('a00:1') ? `${a} (carrying 10.0.0.1) is a private (RFC 1918)` : `${a} (carrying 127.0.0.1) is a loopback`]),
+    );
+    // Whole ranges: local-use NAT64 (RFC 8215), site-local (RFC 3879), Teredo (RFC 4380).
+    for (const address of ['64:ff9b:1::a00:1', '64:ff9b:1:ffff::8.8.8.8', 'fec0::1', 'feff::1', '2001::5efe:7f00:1', '2001:0:4136:e378:8000:63bf:3fff:fdd2']) {
+      expect(strict.addressRefusal(address), address).toBeDefined();
+    }
+    // The IPv4 address it carries is what EGRESS_ALLOW_CIDRS opens, as for IPv4-mapped addresses.
+    for (const address of ['::ffff:0:10.9.0.1', '::10.9.0.1', '2002:a09:1::', '64:ff9b::10.9.0.1']) expect(opened.addressRefusal(address), address).toBeUndefined();
+    // Carrying a public IPv4 address, they reach the internet; :: and ::1 stay unspecified and loopback.
+    for (const address of ['::ffff:0:5db8:d822', '::93.184.216.34', '2002:5db8:d822::1', '64:ff9b::93.184.216.34', '2001:db9::1', 'fe00::1']) {
+      expect(strict.addressRefusal(address), address).toBeUndefined();
+    }
+    expect([strict.addressRefusal('::'), strict.addressRefusal('::1')].map((w) => w?.replace(/ inside .*/, ''))).toEqual([':: is a unspecified address (::/128)', '::1 is a loopback address (::1/128)']);
+    expect(strict.urlRefusal(new URL('https://[2002:7f00:1::]/x'))?.code).toBe('internal_address');
+  });
+
   it('should call https only unless EGRESS_ALLOW_HTTP, and judge a literal host of a URL at once', () => {
     const strict = egressRules(loadServiceConfig({}).topics);
     const http = egressRules(loadServiceConfig({}).topics, loadServiceConfig({ EGRESS_ALLOW_HTTP: 'true' }).egress);

@@ -1,6 +1,7 @@
 // Sorts AWS SDK errors and per-entry error codes into delivery error codes, so the runner knows what to
 // retry (throttling, 5xx, outages, auth and missing resources) and what to dead-letter (invalid input).
 import type { DeliveryItem, ItemFailure, WriteOutcome } from '../../contract.js';
+import { addressRefusalIn } from '../../../net/guarded-lookup.js';
 import { DeliveryError, type DeliveryErrorCode } from '../../errors.js';
 
 /**
@@ -93,6 +94,9 @@ export function entryError(what: string, errorCode: string, errorMessage: string
 /** Any error an SDK call threw, as a DeliveryError naming the call and AWS's own error name and message. */
 export function toCloudError(what: string, err: unknown): DeliveryError {
   if (err instanceof DeliveryError) return err;
+  // The guarded lookup of a customer's endpoint refused the address it resolved to (SECURITY.md "Egress").
+  const refused = addressRefusalIn(err);
+  if (refused !== undefined) return new DeliveryError('DESTINATION_ADDRESS_REFUSED', `${what} failed: ${refused}.`, { cause: err });
   const e = (err ?? {}) as SdkErrorShape & { cause?: SdkErrorShape };
   const name = NETWORK.has(e.code ?? '') ? (e.code as string) : (e.name ?? e.code ?? 'Error');
   const status = e.$metadata?.httpStatusCode;

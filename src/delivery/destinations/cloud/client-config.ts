@@ -1,5 +1,9 @@
 // What the cloud writers take from the composition root, and the settings every AWS SDK client they
 // build shares: no SDK retries (the destination runner owns retry), bounded timeouts, HTTP/1.1.
+import type { LookupFunction } from 'node:net';
+import type { HostResolver } from '../../../net/guarded-lookup.js';
+import type { WriterDeps } from '../../destination-kind.js';
+import type { EgressRules } from '../../egress-rules.js';
 import type { AssumeRole, CredentialProvider } from './credentials.js';
 import { httpHandlerSdk } from './sdk.js';
 
@@ -24,6 +28,15 @@ export interface CloudDeps {
   readonly timeoutMs?: number;
   /** The CloudWatch Logs stream this worker writes to. Default: one per process, named after host and pid. */
   readonly logStreamName?: string;
+  /** Where a customer's endpoint may lead (SECURITY.md "Egress"); required by a writer of a customer's endpoint. */
+  readonly egress?: Pick<EgressRules, 'addressRefusal'>;
+  /** How a customer's endpoint's host resolves; absent: the system resolver. */
+  readonly resolveHost?: HostResolver | undefined;
+}
+
+/** The cloud writers' deps: the service's cloud settings, and the egress rules with the resolver for customers' endpoints. */
+export function cloudDepsOf(deps: WriterDeps): CloudDeps {
+  return { ...deps.cloud, egress: deps.egress, resolveHost: deps.resolveHost };
 }
 
 export const DEFAULT_CLOUD_TIMEOUT_MS = 10_000;
@@ -33,6 +46,8 @@ export interface ClientSettings {
   readonly endpoint: string | undefined;
   readonly credentials: CredentialProvider | undefined;
   readonly timeoutMs: number | undefined;
+  /** The lookup every connection goes through (a customer's endpoint: the guarded lookup); absent: the system's. */
+  readonly lookup?: LookupFunction | undefined;
 }
 
 /**
@@ -49,6 +64,11 @@ export async function awsClientConfig(s: ClientSettings) {
     ...(s.endpoint !== undefined && { endpoint: s.endpoint }),
     ...(s.credentials !== undefined && { credentials: s.credentials }),
     maxAttempts: 1,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: Math.min(timeoutMs, 5_000), requestTimeout: timeoutMs }),
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: Math.min(timeoutMs, 5_000),
+      requestTimeout: timeoutMs,
+      // The agents' options reach every socket they open: a lookup here judges the address of each connect.
+      ...(s.lookup !== undefined && { httpAgent: { lookup: s.lookup }, httpsAgent: { lookup: s.lookup } }),
+    }),
   };
 }

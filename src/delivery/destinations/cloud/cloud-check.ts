@@ -15,26 +15,29 @@ export async function verifyCloudTarget(kind: CheckableCloudKind, config: CloudT
   const prefix = `target.${kind.name}`;
   const authField = config.auth.kind === 'role' ? `${prefix}.auth.role.role_arn` : `${prefix}.auth.creds.cloud_access_key_id`;
   const writer = kind.createWriter(config, deps);
+  // A customer's endpoint is answered in the service's words only (SECURITY.md "Egress").
+  const echo = config.customerEndpoint !== true;
   try {
     await writer.resolveCredentials();
   } catch (err) {
-    return [failure(authField, err)];
+    return [failure(authField, err, echo)];
   }
   try {
     await writer.describeResource();
     return [];
   } catch (err) {
     const e = toDeliveryError(err);
-    return [failure(e.code === 'DESTINATION_AUTH_FAILED' ? authField : `${prefix}.${kind.arnField}`, e)];
+    if (e.code === 'DESTINATION_ADDRESS_REFUSED') return [problem.egress('internal_address', `${prefix}.endpoint`, e.message.replace(/\.$/, ''))];
+    return [failure(e.code === 'DESTINATION_AUTH_FAILED' ? authField : `${prefix}.${kind.arnField}`, e, echo)];
   } finally {
     await writer.close();
   }
 }
 
-/** The problem of a failed call: AWS's error code and message (the SDK error behind the delivery error). */
-function failure(field: string, err: unknown): ConfigProblem {
+/** The problem of a failed call: AWS's error code and message (the SDK error behind the delivery error) when `echo`, else the service's. */
+function failure(field: string, err: unknown, echo: boolean): ConfigProblem {
   const e = toDeliveryError(err);
-  const aws = awsError(e);
+  const aws = echo ? awsError(e) : undefined;
   return problem.checkFailed(field, aws?.name ?? e.code, aws?.message ?? e.message, e.code);
 }
 

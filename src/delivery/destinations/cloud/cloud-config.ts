@@ -19,6 +19,11 @@ export interface CloudTargetConfig {
   readonly auth: CloudAuth;
   /** The service endpoint to call instead of the region's public one: a VPC endpoint, or an emulator. */
   readonly endpoint?: string;
+  /**
+   * The endpoint is a normal account's, what a customer provides (SECURITY.md "Egress"): its host is
+   * judged at every connect, and what it answers is told in the service's own words only.
+   */
+  readonly customerEndpoint?: true;
   /** The kind's own options that are set, by name. */
   readonly options: Readonly<Record<string, string>>;
 }
@@ -144,5 +149,6 @@ export function parseCloudTarget(spec: CloudKindSpec, raw: unknown, prefix: stri
   // Every path that leaves resource or auth undefined has added a problem.
   if (r.problems.length > 0 || resource === undefined || auth === undefined) return { ok: false, problems: r.problems };
   const { endpoint, ...own } = set;
-  return { ok: true, config: { resource, auth, ...(endpoint !== undefined && { endpoint }), options: own } };
+  const customer = endpoint !== undefined && !account.isOperator;
+  return { ok: true, config: { resource, auth, ...(endpoint !== undefined && { endpoint }), ...(customer && { customerEndpoint: true as const }), options: own } };
 }

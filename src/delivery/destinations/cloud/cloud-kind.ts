@@ -1,8 +1,9 @@
 // A cloud destination kind from its spec: the schemas, rules, secret and view every cloud kind shares
 // (auth as a role or an access key pair, the endpoint override), with the kind's own resource and writer.
 import type { AccountContext } from '../../../accounts/account.js';
-import { isPlainObject } from '../../destination-config.js';
+import { isPlainObject, problem } from '../../destination-config.js';
 import type { DestinationKind, JsonSchema } from '../../destination-kind.js';
+import { hostRefusal } from '../../egress-guard.js';
 import { NULL, nullable, obj, patterned, secretRequest, secretResponse, str } from '../target-schema.js';
 import { ROLE_ARN } from './arn.js';
 import { verifyCloudTarget, type CheckableCloudKind } from './cloud-check.js';
@@ -76,7 +77,10 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
         updateOnly: true,
       },
       { code: 'insecure_url', rule: `for every account but the operator's, target.${parts.name}.endpoint uses https, unless the service allows http (EGRESS_ALLOW_HTTP)` },
-      { code: 'internal_address', rule: `for every account but the operator's, target.${parts.name}.endpoint's host is not an internal address (loopback, link-local, private, ...), unless EGRESS_ALLOW_CIDRS opens it` },
+      {
+        code: 'internal_address',
+        rule: `for every account but the operator's, target.${parts.name}.endpoint's host is not, and does not resolve to, an internal address (loopback, link-local, private, ...), unless EGRESS_ALLOW_CIDRS opens it; checked when the target is set, "verify": false or not, and again at every connect`,
+      },
       {
         code: 'destination_check_failed',
         rule: `unless "verify" is false, the ${parts.name} target is described with its own auth (the role assumed first) before it is stored; a failure is answered 422 with the cloud's error code`,
@@ -90,5 +94,14 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
     view: (stored, deps) => cloudView(parts, stored, deps.account),
     createWriter: parts.createWriter,
     verify: (config, deps) => verifyCloudTarget(parts, config, deps),
+    // guard: a customer's endpoint named by a host name is refused when any of its addresses is (an IP
+    // literal was judged by parse()); its writer judges every connect again.
+    async guard(config, deps) {
+      if (config.customerEndpoint !== true || config.endpoint === undefined) return [];
+      const host = new URL(config.endpoint).hostname;
+      const why = await hostRefusal(host, deps);
+      const field = `target.${parts.name}.endpoint`;
+      return why === undefined ? [] : [problem.egress('internal_address', field, `its host ${host} resolves to an address destinations may not reach: ${why}`, { host })];
+    },
   };
 }

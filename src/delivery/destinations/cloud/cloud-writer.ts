@@ -1,6 +1,8 @@
 // What the three cloud writers share: credentials, the client settings, calls that can be aborted by
 // close(), and health checks that read the resource's status without writing to it.
 import { DELIVERED, type DestinationWriter, type DeliveryItem, type WriteOutcome, type WriterLimits } from '../../contract.js';
+import type { LookupFunction } from 'node:net';
+import { guardedLookup, systemResolver } from '../../../net/guarded-lookup.js';
 import { DeliveryError } from '../../errors.js';
 import { toCloudError } from './aws-errors.js';
 import type { ClientSettings, CloudDeps } from './client-config.js';
@@ -22,6 +24,8 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
   /** The SDK client, built on the first call. */
   protected readonly client: LazyClient<C>;
   private readonly inFlight = new Set<AbortController>();
+  /** The lookup of a customer's endpoint: the guarded one. */
+  private readonly lookup: LookupFunction | undefined;
   private closed = false;
 
   constructor(
@@ -31,6 +35,10 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
   ) {
     this.kind = service.kind;
     this.limits = service.limits;
+    if (config.customerEndpoint === true) {
+      if (deps.egress === undefined) throw new Error(`A ${service.kind} writer of a customer's endpoint needs the egress rules (cloudDepsOf).`);
+      this.lookup = guardedLookup(deps.resolveHost ?? systemResolver, deps.egress.addressRefusal);
+    }
     this.credentials = credentialsFor(config.auth, config.resource.region, deps);
     this.client = new LazyClient(() => service.client(this.clientSettings()));
   }
@@ -40,13 +48,14 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
     return this.credentials.role;
   }
 
-  /** The per-destination endpoint wins over the service-wide one. */
+  /** The per-destination endpoint wins over the service-wide one; a customer's is judged at every connect (SECURITY.md "Egress"). */
   protected clientSettings(): ClientSettings {
     return {
       region: this.config.resource.region,
       endpoint: this.config.endpoint ?? this.deps.endpoint,
       credentials: this.credentials.provide,
       timeoutMs: this.deps.timeoutMs,
+      lookup: this.lookup,
     };
   }
 
@@ -63,7 +72,11 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
 
   async write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
     this.ensureOpen();
-    return batch.length === 0 ? DELIVERED : this.writeBatch(batch);
+    if (batch.length === 0) return DELIVERED;
+    const outcome = await this.writeBatch(batch);
+    // Per-entry failures carry the endpoint's own messages: a customer's endpoint's are not repeated.
+    if (this.config.customerEndpoint !== true || outcome.failed.length === 0) return outcome;
+    return { ...outcome, failed: outcome.failed.map((f) => ({ ...f, error: inOwnWords(`The ${this.kind} write`, f.error) })) };
   }
 
   /** One write of a non-empty batch: the service's batch call, reporting only the entries it failed. */
@@ -118,11 +131,23 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
       return await fn(controller.signal);
     } catch (err) {
       if (this.closed) throw new DeliveryError('WRITER_CLOSED', `The ${this.kind} writer was closed during a call.`, { cause: err });
-      throw toCloudError(what, err);
+      const e = toCloudError(what, err);
+      throw this.config.customerEndpoint === true ? inOwnWords(what, e) : e;
     } finally {
       this.inFlight.delete(controller);
     }
   }
+}
+
+/**
+ * A failure at a customer's endpoint in the service's words only (SECURITY.md "Egress"): the delivery
+ * code, never the endpoint's message or error name; an unreachable endpoint and one that timed out alike,
+ * so the answer does not tell which ports are open where it points. A refused address is the service's own words already.
+ */
+export function inOwnWords(what: string, e: DeliveryError): DeliveryError {
+  if (e.code === 'DESTINATION_ADDRESS_REFUSED' || e.code === 'WRITER_CLOSED') return e;
+  const code = e.code === 'DESTINATION_TIMEOUT' ? 'DESTINATION_UNREACHABLE' : e.code;
+  return new DeliveryError(code, `${what} failed at the destination's endpoint (${code}).`, { cause: e.cause, ...(e.retryAfterMs !== undefined && { retryAfterMs: e.retryAfterMs }) });
 }
 
 /** A condition the describe call found wrong: the resource exists but cannot take writes yet. */

@@ -3,6 +3,7 @@
 import type { DestinationKind } from '../../destination-kind.js';
 import { KEY_PATH_EXAMPLE, KEY_PATH_PATTERN } from '../../key-path.js';
 import { resourceArnRule } from '../cloud/arn.js';
+import { cloudDepsOf } from '../cloud/client-config.js';
 import type { CloudOption, CloudTargetConfig } from '../cloud/cloud-config.js';
 import { cloudKind } from '../cloud/cloud-kind.js';
 import { DATA_STREAM_LIMITS, DataStreamWriter } from './data-stream-writer.js';
@@ -32,5 +33,5 @@ export const dataStreamKind: DestinationKind<CloudTargetConfig> = cloudKind({
   }),
   options: [PARTITION_KEY_OPTION],
   limits: DATA_STREAM_LIMITS,
-  createWriter: (config, deps) => new DataStreamWriter(config, deps.cloud),
+  createWriter: (config, deps) => new DataStreamWriter(config, cloudDepsOf(deps)),
 });

@@ -2,6 +2,7 @@
 // shared rules are in ../cloud/).
 import type { DestinationKind } from '../../destination-kind.js';
 import { resourceArnRule } from '../cloud/arn.js';
+import { cloudDepsOf } from '../cloud/client-config.js';
 import type { CloudTargetConfig } from '../cloud/cloud-config.js';
 import { cloudKind } from '../cloud/cloud-kind.js';
 import { DELIVERY_STREAM_LIMITS, DeliveryStreamWriter } from './delivery-stream-writer.js';
@@ -19,5 +20,5 @@ export const deliveryStreamKind: DestinationKind<CloudTargetConfig> = cloudKind(
     example: 'arn:aws:firehose:us-east-1:123456789012:deliverystream/edge-events',
   }),
   limits: DELIVERY_STREAM_LIMITS,
-  createWriter: (config, deps) => new DeliveryStreamWriter(config, deps.cloud),
+  createWriter: (config, deps) => new DeliveryStreamWriter(config, cloudDepsOf(deps)),
 });

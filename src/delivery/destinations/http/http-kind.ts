@@ -1,7 +1,6 @@
 // The http destination kind: each batch POSTed as a JSON array, optionally signed (README.md here).
-import { isIP } from 'node:net';
-import { refusalAmong, systemResolver } from '../../../net/guarded-lookup.js';
 import { problem } from '../../destination-config.js';
+import { hostRefusal } from '../../egress-guard.js';
 import type { DestinationKind } from '../../destination-kind.js';
 import { HTTP_INLINE_SECRETS, HTTP_RULES, HTTP_TARGET_SCHEMA, parseHttpTarget, type HttpTargetConfig } from './config.js';
 import { HTTP_LIMITS, HttpWriter } from './http-writer.js';
@@ -22,15 +21,7 @@ export const httpKind: DestinationKind<HttpTargetConfig> = {
   // guard: a host name is refused when any of its addresses is (an IP literal was judged by parse()).
   async guard(config, deps) {
     const host = new URL(config.url).hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) !== 0) return [];
-    let addresses;
-    try {
-      addresses = await (deps.resolveHost ?? systemResolver)(host);
-    } catch {
-      // A name that does not resolve yet reaches nothing; the writer checks again at every connect.
-      return [];
-    }
-    const why = refusalAmong(addresses, deps.egress.addressRefusal);
+    const why = await hostRefusal(host, deps);
     return why === undefined ? [] : [problem.egress('internal_address', 'target.http.url', `its host ${host} resolves to an address destinations may not reach: ${why}`, { host })];
   },
 };

@@ -1,6 +1,6 @@
 import { OPERATOR } from '../../../accounts/account.js';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_EGRESS } from '../../../../test/support/writer-deps.js';
+import { DEFAULT_EGRESS, TEST_EGRESS } from '../../../../test/support/writer-deps.js';
 import { parseKafkaTarget, topicNameProblem } from './config.js';
 
 describe('kafka target config', () => {
@@ -34,5 +34,19 @@ describe('kafka target config', () => {
     expect(parseKafkaTarget({ topic: 'edge.dlq' }, 't', OPERATOR).ok).toBe(true);
     const refused = parseKafkaTarget({ topic: 'edge.dlq' }, 'target.kafka', OPERATOR, DEFAULT_EGRESS);
     expect(refused.ok ? [] : refused.problems.map((p) => [p.code, p.details.reason])).toEqual([['internal_topic', 'it is the dead-letter topic of this service']]);
+  });
+
+  it('should refuse a broker written as an internal address, for every account, unless EGRESS_ALLOW_CIDRS opens it', () => {
+    const refused = parseKafkaTarget({ topic: 'a', brokers: ['kafka.example.com:9092', '127.0.0.1:9092', '169.254.169.254:9092'] }, 'target.kafka', OPERATOR, DEFAULT_EGRESS);
+    expect(refused.ok ? [] : refused.problems.map((p) => [p.code, p.field, p.details.broker])).toEqual([
+      ['internal_address', 'target.kafka.brokers', '127.0.0.1:9092'],
+      ['internal_address', 'target.kafka.brokers', '169.254.169.254:9092'],
+    ]);
+    expect(refused.ok ? undefined : refused.problems[0]?.message).toBe(
+      'target.kafka.brokers is refused: its broker 127.0.0.1:9092 is at an address destinations may not reach: 127.0.0.1 is a loopback address (127.0.0.0/8) inside the network, which EGRESS_ALLOW_CIDRS does not open.',
+    );
+    // A name is judged by its addresses (the kind's guard, and the client at every connect); the suite's allow list opens loopback.
+    expect(parseKafkaTarget({ topic: 'a', brokers: ['localhost:9092'] }, 't', OPERATOR, DEFAULT_EGRESS).ok).toBe(true);
+    expect(parseKafkaTarget({ topic: 'a', brokers: ['127.0.0.1:9092'] }, 't', OPERATOR, TEST_EGRESS).ok).toBe(true);
   });
 });

@@ -1,6 +1,8 @@
 // Config of the kafka destination: a topic on this cluster or another one, an optional key path, and
 // how to create the topic when it is missing; its JSON schemas and its rules.
 import type { AccountContext } from '../../../accounts/account.js';
+import { brokerHost } from '../../../kafka/brokers.js';
+import { reachedAddress } from '../../../net/internal-ranges.js';
 import { HOST_NAME, IPV4, PORT } from '../../../net/ip-patterns.js';
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
 import type { EgressRules } from '../../egress-rules.js';
@@ -49,7 +51,7 @@ export const KAFKA_TARGET_SCHEMA = {
         items: withError(patterned(BROKER_PATTERN, 'host:port, the host a DNS name or an IPv4 address, the port 1 to 65535.', { examples: ['kafka-1.example.com:9092'] }), 'invalid_body', {
           reason: 'must be host:port with a DNS name or IPv4 host and a port from 1 to 65535',
         }),
-        description: "Bootstrap brokers of another cluster; omit to use the service's own cluster.",
+        description: "Bootstrap brokers of another cluster; omit to use the service's own cluster. Held to the egress rules: no internal address (internal_address).",
       }),
       key: nullable(patterned(KEY_PATH_PATTERN.source, `Dotted envelope path for the message key, e.g. ${KEY_PATH_EXAMPLE}; the default is the event id.`, { examples: [KEY_PATH_EXAMPLE] })),
       partitions: nullable({ type: 'integer', minimum: 1, maximum: MAX_PARTITIONS, description: partitionsAbout }),
@@ -102,6 +104,11 @@ export function parseKafkaTarget(raw: unknown, prefix: string, account: AccountC
   const brokers = r.stringList('brokers');
   for (const b of brokers ?? []) {
     if (!STORED_BROKER.test(b)) r.invalid('brokers', `has "${b}", which is not host:port`);
+    // A broker written as an address is judged here; a name by its addresses (kafka-kind.ts guard) and at every connect.
+    else if (reachedAddress(brokerHost(b)) !== undefined) {
+      const why = egress?.addressRefusal(brokerHost(b));
+      if (why !== undefined) r.add(problem.egress('internal_address', r.path('brokers'), `its broker ${b} is at an address destinations may not reach: ${why}`, { broker: b }));
+    }
   }
   const key = r.string('key', false);
   if (key !== undefined && !KEY_PATH_PATTERN.test(key)) r.invalid('key', `must be a dotted envelope path such as "${KEY_PATH_EXAMPLE}"`);

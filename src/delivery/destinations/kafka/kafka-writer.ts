@@ -4,7 +4,7 @@ import { eventIdBytesOfPayload } from '../../../events/envelope.js';
 import { LazyProducer } from '../../../kafka/lazy-producer.js';
 import { withAdmin, type KafkaClient, type OutgoingMessage } from '../../../kafka/seam.js';
 import { DELIVERED, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
-import { DeliveryError } from '../../errors.js';
+import { DeliveryError, type DeliveryErrorCode } from '../../errors.js';
 import { compileKeyPath, isEventIdKey, type KeyOf } from '../../key-path.js';
 import type { KafkaTargetConfig } from './config.js';
 
@@ -40,7 +40,7 @@ export class KafkaWriter implements DestinationWriter {
     // Retries inside the client stay short: the runner owns backoff.
     this.producer = new LazyProducer(kafka, {
       retries: 2,
-      connectError: (err) => toKafkaDeliveryError(kafka, err, config.topic),
+      connectError: (err) => toKafkaDeliveryError(kafka, err, config),
       closedError: () => new DeliveryError('WRITER_CLOSED', 'The kafka writer is closed.'),
     });
   }
@@ -58,7 +58,7 @@ export class KafkaWriter implements DestinationWriter {
       // The broker refuses a batch over the topic's max.message.bytes without saying which record is
       // too big; sending one by one tells them apart, so only the oversized ones are dead-lettered.
       if (this.kafka.errorKind(err) === 'too_large' && batch.length > 1) return this.writeOneByOne(batch);
-      throw toKafkaDeliveryError(this.kafka, err, this.config.topic);
+      throw toKafkaDeliveryError(this.kafka, err, this.config);
     }
   }
 
@@ -66,7 +66,7 @@ export class KafkaWriter implements DestinationWriter {
     try {
       await withAdmin(this.kafka, (admin) => admin.checkTopic(this.config.topic));
     } catch (err) {
-      throw new DeliveryError('DESTINATION_UNHEALTHY', `Topic ${this.config.topic} is not available: ${message(err)}`, { cause: err });
+      throw new DeliveryError('DESTINATION_UNHEALTHY', `Topic ${this.config.topic} is not available: ${classify(this.kafka, err, this.config).why}`, { cause: err });
     }
   }
 
@@ -92,30 +92,42 @@ export class KafkaWriter implements DestinationWriter {
       try {
         await this.send([item]);
       } catch (err) {
-        failed.push({ item, error: toKafkaDeliveryError(this.kafka, err, this.config.topic) });
+        failed.push({ item, error: toKafkaDeliveryError(this.kafka, err, this.config) });
       }
     }
     return { failed };
   }
 }
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/** Why a customer's cluster is unreachable, in the service's words only (SECURITY.md "Egress"). */
+function unreachable(brokers: readonly string[]): string {
+  return `the cluster at ${brokers.join(', ')} could not be reached`;
 }
 
-function toKafkaDeliveryError(kafka: KafkaClient, err: unknown, topic: string): DeliveryError {
-  if (err instanceof DeliveryError) return err;
-  const text = `Producing to ${topic} failed: ${message(err)}`;
-  switch (kafka.errorKind(err)) {
+/** A failure's delivery error code and what to say of it. */
+function classify(kafka: KafkaClient, err: unknown, config: KafkaTargetConfig): { code: DeliveryErrorCode; why: string } {
+  const kind = kafka.errorKind(err);
+  const why = err instanceof Error ? err.message : String(err);
+  // A customer's cluster: whether a connection was refused or timed out would tell which ports are open where it points.
+  if (config.brokers !== undefined && (kind === 'timeout' || kind === 'unreachable')) return { code: 'DESTINATION_UNREACHABLE', why: unreachable(config.brokers) };
+  switch (kind) {
+    case 'address_refused':
+      return { code: 'DESTINATION_ADDRESS_REFUSED', why: kafka.describeError(err).message };
     case 'too_large':
-      return new DeliveryError('RECORD_TOO_LARGE', text, { cause: err });
+      return { code: 'RECORD_TOO_LARGE', why };
     case 'timeout':
-      return new DeliveryError('DESTINATION_TIMEOUT', text, { cause: err });
+      return { code: 'DESTINATION_TIMEOUT', why };
     case 'unreachable':
-      return new DeliveryError('DESTINATION_UNREACHABLE', text, { cause: err });
+      return { code: 'DESTINATION_UNREACHABLE', why };
     default:
       // Authorization or unknown-topic errors may be fixed by an operator; retrying (and, with parking,
       // parking) loses nothing, where dead-lettering a whole batch would.
-      return new DeliveryError('DESTINATION_SERVER_ERROR', text, { cause: err });
+      return { code: 'DESTINATION_SERVER_ERROR', why };
   }
+}
+
+function toKafkaDeliveryError(kafka: KafkaClient, err: unknown, config: KafkaTargetConfig): DeliveryError {
+  if (err instanceof DeliveryError) return err;
+  const { code, why } = classify(kafka, err, config);
+  return new DeliveryError(code, `Producing to ${config.topic} failed: ${why}`, { cause: err });
 }

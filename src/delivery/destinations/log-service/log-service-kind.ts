@@ -2,6 +2,7 @@
 // shared rules are in ../cloud/).
 import type { DestinationKind } from '../../destination-kind.js';
 import { resourceArnRule } from '../cloud/arn.js';
+import { cloudDepsOf } from '../cloud/client-config.js';
 import type { CloudTargetConfig } from '../cloud/cloud-config.js';
 import { cloudKind } from '../cloud/cloud-kind.js';
 import { LOG_SERVICE_LIMITS, LogServiceWriter } from './log-service-writer.js';
@@ -21,5 +22,5 @@ export const logServiceKind: DestinationKind<CloudTargetConfig> = cloudKind({
     example: 'arn:aws:logs:us-east-1:123456789012:log-group:edge-events',
   }),
   limits: LOG_SERVICE_LIMITS,
-  createWriter: (config, deps) => new LogServiceWriter(config, deps.cloud),
+  createWriter: (config, deps) => new LogServiceWriter(config, cloudDepsOf(deps)),
 });

@@ -112,7 +112,7 @@ function DestinationCard({ destination: d, onDeleted }: { destination: Destinati
         <a class="button" href={href('destinations', d.id)} aria-label={`Edit ${name}`}>
           Edit
         </a>
-        <button type="button" onClick={() => void sendTest()} disabled={test.busy} aria-label={`Send a test event to ${name}`}>
+        <button type="button" onClick={() => void sendTest()} disabled={test.busy} aria-label={`Send test event to ${name}`}>
           {test.busy ? 'Sending…' : 'Send test event'}
         </button>
         <DeleteButton what={name} onDelete={async () => { await must(api.DELETE('/event_destinations/{id}', { params: { path: { id: d.id } } })); onDeleted(); }} />

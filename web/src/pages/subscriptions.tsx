@@ -86,7 +86,7 @@ function SubscriptionCard({ sub, names, onChange }: { sub: Subscription; names: 
         <a class="button" href={href('subscriptions', sub.id)} aria-label={`Edit ${name}`}>
           Edit
         </a>
-        <a class="button" href={href('live', sub.id)} aria-label={`Watch ${name} live`}>
+        <a class="button" href={href('live', sub.id)} aria-label={`Watch live: ${name}`}>
           Watch live
         </a>
         <button type="button" disabled={toggle.busy} onClick={() => void setEnabled(!sub.enabled)} aria-label={`${sub.enabled ? 'Pause' : 'Resume'} ${name}`}>

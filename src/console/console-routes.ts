@@ -64,7 +64,8 @@ export function loadConsole(dir: string = CONSOLE_DIST): ReadonlyMap<string, Ass
 
 const wantsHtml = (accept: string | undefined): boolean => accept !== undefined && accept.includes('text/html');
 
-export function registerConsoleRoutes(app: FastifyInstance, assets: ReadonlyMap<string, Asset> | undefined = loadConsole()): void {
+/** `assets` from loadConsole(): undefined when the console was not built, which its pages then say. */
+export function registerConsoleRoutes(app: FastifyInstance, assets: ReadonlyMap<string, Asset> | undefined): void {
   // Before routing, so the admin API's own answer for `/` (its auth, its 404) stays for programs.
   app.addHook('onRequest', async (req, reply) => {
     if ((req.method === 'GET' || req.method === 'HEAD') && req.url === '/' && wantsHtml(req.headers.accept)) {

@@ -23,7 +23,7 @@ async function allPolicies(): Promise<IpPolicy[]> {
 export function AccountsPage() {
   const accounts = useLoad(allAccounts, []);
   const keys = useLoad(allKeys, []);
-  const [created, setCreated] = useState<ApiKey | undefined>(undefined);
+  const [created, setCreated] = useState<{ key: ApiKey; account: string } | undefined>(undefined);
   const reload = (): void => {
     accounts.reload();
     keys.reload();
@@ -34,13 +34,13 @@ export function AccountsPage() {
       <p class="lead">Every resource and event belongs to an account. A customer's key sees and receives only its account's.</p>
       {created !== undefined && (
         <div class="token-once" role="status">
-          <h2>New API key for {created.account_id}</h2>
+          <h2>New API key for {created.account}</h2>
           <p>This token is shown once, here only. Copy it now and hand it to the account's owner.</p>
           <p class="token-row">
             <code class="token" data-token>
-              {created.token}
+              {created.key.token}
             </code>
-            <CopyButton text={created.token ?? ''} label="Copy token" />
+            <CopyButton text={created.key.token ?? ''} label="Copy token" />
           </p>
           <button type="button" onClick={() => setCreated(undefined)}>
             I have copied it
@@ -85,7 +85,7 @@ export function AccountsPage() {
                 fields={[{ name: 'description', label: 'New key’s description', help: 'What or who uses the key.' }]}
                 submitLabel="Create API key"
                 submit={async (body) => {
-                  setCreated(await must(api.POST('/api_keys', { body: { ...body, account_id: a.id } as Body<'/api_keys', 'post'> })));
+                  setCreated({ key: await must(api.POST('/api_keys', { body: { ...body, account_id: a.id } as Body<'/api_keys', 'post'> })), account: nameOf(a) });
                   reload();
                 }}
               />

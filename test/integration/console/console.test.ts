@@ -25,6 +25,7 @@ const WALK_FILTER = 'ev.conn.server_port == 443 && cidr("10.0.0.0/8").containsIP
 const WALK_FIELDS = ['conn.client_ip', 'conn.server_name', 'conn.bytes_in'];
 /** How long a destination's state may take to show: the workers report a change within a second or two, the page asks every 2 s. */
 const STATE_DEADLINE_MS = 15_000;
+const SIGNING_SECRET = 'console-test-signing-secret-0123456789';
 
 const prefix = uniqueName('console');
 const brokers = testBrokers();
@@ -98,6 +99,20 @@ afterAll(async () => {
 });
 
 describe('the web console', () => {
+  it('should leave the API, its document and its docs page as they were, and serve the console with its caching', async () => {
+    const program = await fetch(`${service.url}/`);
+    expect(program.status).toBe(401);
+    expect(((await program.json()) as Json).error_code).toBe('unauthorized');
+    expect((await fetch(`${service.url}/openapi.json`)).headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await fetch(`${service.url}/docs/`)).status).toBe(200);
+    const index = await fetch(`${service.url}/console/`);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await index.text())?.[1];
+    const asset = await fetch(`${service.url}${String(script)}`);
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  });
+
   it('should walk the README in the browser: token, file destination and subscription through the forms, events arriving live while produce runs, the destination turning ok', async () => {
     const signInPage = await browser.newPage();
     await signInPage.goto(`${service.url}/`);
@@ -149,6 +164,15 @@ describe('the web console', () => {
     await card.locator('[data-state="ok"]').waitFor({ timeout: STATE_DEADLINE_MS });
     expect(await card.locator('.facts time').first().getAttribute('datetime')).not.toBeNull();
     expect(subId).toMatch(/^esb_/);
+
+    // Pause and resume, as the API then answers.
+    await page.getByRole('link', { name: 'Subscriptions' }).click();
+    await subCard.getByRole('button', { name: 'Pause TLS from 10/8' }).click();
+    await subCard.getByText('paused', { exact: true }).waitFor();
+    expect((await call('GET', `/event_subscriptions/${String(subId)}`)).json.enabled).toBe(false);
+    await subCard.getByRole('button', { name: 'Resume TLS from 10/8' }).click();
+    await subCard.getByText('enabled', { exact: true }).waitFor();
+    expect((await call('GET', `/event_subscriptions/${String(subId)}`)).json.enabled).toBe(true);
     process.stderr.write(`console walk: 5 events shown live ${firstFiveMs} ms after produce started.\n`);
   });
 
@@ -185,6 +209,21 @@ describe('the web console', () => {
     const list = await call('GET', '/event_subscriptions');
     expect((list.json.event_subscriptions as Json[]).map((s) => s.description)).not.toContain('broken filter');
     await page.locator('.field.cel').screenshot({ path: join(SHOTS, 'filter-error.png'), style: STILL });
+
+    // The playground checks a filter the same way when it opens its tap, then shows the tap's notes.
+    await open(page, 'live');
+    await page.getByLabel('Filter (CEL)').fill(filter);
+    await page.getByRole('button', { name: 'Watch matching traffic' }).click();
+    const playError = page.locator('.cel-error');
+    await playError.waitFor();
+    const tapRefused = await call('POST', '/tap?seconds=1', { type: 'tcp_connection_closed.v0', fields: ['conn.client_ip', 'conn.server_name', 'conn.server_port'], filter });
+    expect(await playError.getAttribute('data-column')).toBe(String((tapRefused.json.details as { column: number }).column));
+    await page.getByLabel('Filter (CEL)').fill('ev.conn.server_port == 22');
+    await page.getByRole('button', { name: 'Watch matching traffic' }).click();
+    await page.locator('.notes li', { hasText: 'listening on' }).waitFor({ timeout: 20_000 });
+    expect(await page.locator('.cel-error').count()).toBe(0);
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.locator('.notes li', { hasText: 'you stopped the tap' }).waitFor();
   });
 
   it('should show an http destination whose receiver answers 500 as failing, with the reason, within seconds of its first event', async () => {
@@ -197,7 +236,19 @@ describe('the web console', () => {
     await open(page, 'destinations/new');
     await page.getByLabel('Description').fill('webhook');
     await page.getByLabel('Kind (required)').selectOption('http');
+    // An internal address the service may not call (only 127.0.0.0/8 is opened here): refused before any
+    // connection, with the API's message beside the URL field.
+    await page.getByLabel('URL (required)').fill('http://10.1.2.3/events');
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    const urlError = page.locator('#f-target-http-url-error');
+    await urlError.waitFor();
+    const refusal = await call('POST', '/event_destinations', { target: { http: { url: 'http://10.1.2.3/events' } } });
+    expect(refusal.status).toBe(400);
+    expect((refusal.json.details as Json).field).toBe('target.http.url');
+    expect(await urlError.textContent()).toBe(refusal.json.msg);
+    expect(await page.getByLabel('URL (required)').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('URL (required)').fill(`http://127.0.0.1:${port}/events`);
+    await page.getByLabel('Secret', { exact: true }).fill(SIGNING_SECRET);
     await page.getByRole('button', { name: 'Create destination' }).click();
     const card = page.getByRole('listitem', { name: 'webhook' });
     await card.waitFor();
@@ -217,6 +268,20 @@ describe('the web console', () => {
     expect(status.state).toBe('failing');
     expect(reason).toContain(status.last_error.code);
     await shoot(page, 'destinations');
+
+    // A test event, and the receiver's answer.
+    await card.getByRole('button', { name: 'Send test event to webhook' }).click();
+    const answer = card.locator('[data-delivered]');
+    await answer.waitFor();
+    expect(await answer.getAttribute('data-delivered')).toBe('false');
+    expect(await answer.textContent()).toContain('answer 500');
+
+    // Its edit form shows the URL back, and never the secret.
+    await page.getByRole('link', { name: 'Edit webhook' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).waitFor();
+    expect(await page.getByLabel('URL (required)').inputValue()).toBe(`http://127.0.0.1:${port}/events`);
+    expect(await page.getByLabel('Secret', { exact: true }).inputValue()).toBe('');
+    expect(await page.content()).not.toContain(SIGNING_SECRET);
     process.stderr.write(`console: the http destination showed failing ${failingMs} ms after produce started.\n`);
   });
 
@@ -245,6 +310,16 @@ describe('the web console', () => {
     await open(customer, 'destinations');
     const names = await customer.locator('.cards > li .card-head h2').allTextContents();
     expect(names).toEqual(['shop archive']);
+    // A delete asks first: Cancel keeps it, the confirmation deletes it.
+    const ownCard = customer.getByRole('listitem', { name: 'shop archive' });
+    await ownCard.getByRole('button', { name: 'Delete shop archive' }).click();
+    const confirm = customer.getByRole('dialog', { name: 'Delete shop archive?' });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    expect((await call('GET', `/event_destinations/${String(own.json.id)}`, undefined, shownToken)).status).toBe(200);
+    await ownCard.getByRole('button', { name: 'Delete shop archive' }).click();
+    await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+    await ownCard.waitFor({ state: 'detached' });
+    expect((await call('GET', `/event_destinations/${String(own.json.id)}`, undefined, shownToken)).status).toBe(404);
     await open(customer, 'subscriptions');
     expect(await customer.locator('.cards > li').count()).toBe(0);
     // An operator's page named in the address is not offered: the destinations are shown instead.

@@ -206,7 +206,7 @@ export function DestinationPicker({ destinations, chosen, onChange, error }: { d
         </div>
       ))}
       <p class="help" id={`${id}-help`}>{help}</p>
-      {error !== undefined && <p class="field-error" id={`${id}-error`} role="alert">{error}</p>}
+      {error !== undefined && <p class="field-error" id={`${id}-error`}>{error}</p>}
     </fieldset>
   );
 }

@@ -214,7 +214,7 @@ function EdgeCard({ edge, policies, onChange }: { edge: TcpEdge; policies: IpPol
           <input type="checkbox" id={`${edge.id}-enabled`} checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
           <label for={`${edge.id}-enabled`}>Apply it to traffic</label>
         </div>
-        {policies.length === 0 && <p class="help">No IP policies yet: create one on the IP policies page.</p>}
+        <p class="help">{policies.length === 0 ? 'No IP policies yet: create one on the IP policies page.' : 'The IP policies whose rules decide which clients may connect:'}</p>
         {policies.map((p) => (
           <div class="field checkbox" key={p.id}>
             <input type="checkbox" id={`${edge.id}-${p.id}`} checked={chosen.includes(p.id)} onChange={(e) => setChosen(e.currentTarget.checked ? [...chosen, p.id] : chosen.filter((c) => c !== p.id))} />

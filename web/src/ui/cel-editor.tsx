@@ -50,7 +50,7 @@ export function CelEditor({ id, value, onInput, failure, help }: CelEditorProps)
         {help}
       </p>
       {failure !== undefined && (
-        <div class="field-error cel-error" id={`${id}-error`} role="alert" data-line={at?.line} data-column={at?.column}>
+        <div class="field-error cel-error" id={`${id}-error`} data-line={at?.line} data-column={at?.column}>
           <p>{failure.problem.msg}</p>
           {at !== undefined && markedLine !== undefined && (
             <>

@@ -51,7 +51,7 @@ export function FieldPicker({ id, type, chosen, onChange, error }: FieldPickerPr
         ))}
       </div>
       {error !== undefined && (
-        <p class="field-error" id={`${id}-error`} role="alert">
+        <p class="field-error" id={`${id}-error`}>
           {error}
         </p>
       )}

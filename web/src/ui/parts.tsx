@@ -45,7 +45,7 @@ export function Field({ id, label, help, error, required, children }: FieldProps
         </p>
       )}
       {error !== undefined && (
-        <p class="field-error" id={`${id}-error`} role="alert">
+        <p class="field-error" id={`${id}-error`}>
           {error}
         </p>
       )}

@@ -133,7 +133,7 @@ function node(schema: JsonSchema, path: readonly string[], required: boolean, pr
         <input type="checkbox" {...aria} checked={checked} onChange={(e) => props.onChange(key, e.currentTarget.checked)} />
         <label for={id}>{label}</label>
         {help !== undefined && <p class="help" id={`${id}-help`}>{help}</p>}
-        {error !== undefined && <p class="field-error" id={`${id}-error`} role="alert">{error}</p>}
+        {error !== undefined && <p class="field-error" id={`${id}-error`}>{error}</p>}
       </div>
     );
   } else if (schema.enum !== undefined) {

@@ -17,6 +17,8 @@ export type JsonSchema = {
   readonly items?: JsonSchema;
   readonly additionalProperties?: boolean | JsonSchema;
   readonly readOnly?: boolean;
+  readonly writeOnly?: boolean;
+  readonly format?: string;
   readonly default?: unknown;
   readonly examples?: readonly unknown[];
   readonly title?: string;
@@ -31,7 +33,8 @@ const WRITE_ONLY = 'Write-only';
 const keyOf = (path: readonly string[]): string => path.join('.');
 const choiceKey = (path: readonly string[]): string => `${keyOf(path)}#choice`;
 const typesOf = (s: JsonSchema): readonly string[] => (s.type === undefined ? [] : typeof s.type === 'string' ? [s.type] : s.type);
-const isSecret = (s: JsonSchema): boolean => s.description?.includes(WRITE_ONLY) === true;
+/** A secret: write-only as the schema marks it, or as its description says (the kinds' secretRequest). */
+const isSecret = (s: JsonSchema): boolean => s.writeOnly === true || s.format === 'password' || s.description?.includes(WRITE_ONLY) === true;
 /** Only null is allowed: a branch's way of saying "not this one". */
 const onlyNull = (s: JsonSchema): boolean => typesOf(s).length === 1 && typesOf(s)[0] === 'null';
 

@@ -347,6 +347,17 @@ describe('the web console', () => {
       if (shift > 0.1) found.push(`#/${route}: cumulative layout shift ${shift.toFixed(3)} while loading`);
       if (route === 'edges' || route === 'ip-policies') await shoot(page, route);
     }
+    // Every kind the API offers is drawn from its schema, with labelled fields and their help.
+    await open(page, 'destinations/new');
+    // The options are named by the kinds' names.
+    const kinds = await page.getByLabel('Kind (required)').locator('option').allTextContents();
+    expect(kinds).toEqual(expect.arrayContaining(['file', 'http', 'kafka']));
+    for (const kind of kinds) {
+      await page.getByLabel('Kind (required)').selectOption(kind);
+      const controls = page.locator(`[id^="f-target-${kind}-"]:is(input, select, textarea)`);
+      if ((await controls.count()) === 0) found.push(`destinations/new: the ${kind} kind shows no fields`);
+      for (const v of await seriousViolations(page)) found.push(`destinations/new (${kind}): ${v}`);
+    }
     const signInPage = await browser.newPage();
     await signInPage.goto(`${service.url}/console/`);
     await signInPage.getByLabel('API token').waitFor();

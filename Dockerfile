@@ -8,6 +8,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The web console is built with the service (web/README.md) and served from web/dist.
+COPY web ./web
 RUN npm run build
 
 FROM node:24-bookworm-slim
@@ -21,6 +23,7 @@ RUN npm ci --no-audit --no-fund --omit=dev --ignore-scripts
 COPY --chown=node:node schemas ./schemas
 COPY --chown=node:node bin ./bin
 COPY --from=build --chown=node:node /build/dist ./dist
+COPY --from=build --chown=node:node /build/web/dist ./web/dist
 EXPOSE 8080
 # The Node flags of `npm start` (package.json); ARCHITECTURE.md says why.
 CMD ["node", "--max-semi-space-size=16", "dist/main.js"]

@@ -1,9 +1,9 @@
-// Lint configuration: typescript-eslint's recommended rules over src, test and bench.
+// Lint configuration: typescript-eslint's recommended rules over src, test, bench and the console (web/).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'bench/results/', '.local/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'bench/results/', '.local/', 'coverage/', 'web/dist/', 'web/src/api/*.gen.*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { registerHealthRoutes } from './admin/health-routes.js';
 import { ADMIN_FASTIFY_OPTIONS, createAdminApi } from './admin/server.js';
+import { loadConsole, registerConsoleRoutes } from './console/console-routes.js';
 import { decodeKey, type ServiceConfig } from './config/service-config.js';
 import { ConfigLog } from './configlog/config-log.js';
 import { Signal } from './delivery/clock.js';
@@ -218,6 +219,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         },
       })
     : undefined;
+  // The web console (web/README.md) beside the API it uses, before it so a browser's `/` leads there.
+  if (adminApi !== undefined) registerConsoleRoutes(http, loadConsole());
   adminApi?.register(http);
 
   let stopped: Promise<void> | undefined;

@@ -1,6 +1,7 @@
-// What a person needs once the service runs: where the API, its docs, the broker and the token are.
+// What a person needs once the service runs: where the console, the API, its docs, the broker and the token are.
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
+import { CONSOLE_PATH } from '../console/console-routes.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { LocalBroker } from '../kafka/local-broker.js';
 
@@ -30,8 +31,10 @@ export function readySummary(input: ReadyInput): ReadySummary {
   const rows: Array<[string, string]> = [];
   const fields: Record<string, string> = { brokers };
   if (config.roles.api) {
-    rows.push(['API', address], ['Docs', `${address}/docs  (OpenAPI: ${address}/openapi.json)`], ['Token', tokenHint(config)]);
-    Object.assign(fields, { api: address, docs: `${address}/docs` });
+    // The console first: it is where a person starts (src/console/console-routes.ts).
+    const consoleUrl = `${address}${CONSOLE_PATH}`;
+    rows.push(['Console', `${consoleUrl}  (sign in with the token below)`], ['API', address], ['Docs', `${address}/docs  (OpenAPI: ${address}/openapi.json)`], ['Token', tokenHint(config)]);
+    Object.assign(fields, { console: consoleUrl, api: address, docs: `${address}/docs` });
     if (config.bootstrapToken === undefined && existsSync(config.apiTokenFile)) fields.tokenFile = config.apiTokenFile;
   }
   const brokerNote = broker === undefined ? '' : `  (local${broker.reused ? ', left running by the last start' : ''}; data and log in ${here(broker.dataDir)})`;
@@ -41,7 +44,7 @@ export function readySummary(input: ReadyInput): ReadySummary {
     fields.fileRoot = config.fileDestinationRoot;
   }
   rows.push(['Stop', 'Ctrl-C (drains in-flight deliveries, then stops; twice to exit at once)']);
-  const text = ['', 'edge-events is ready.', ...rows.map(([name, value]) => `  ${name.padEnd(7)} ${value}`), '', ''].join('\n');
+  const text = ['', 'edge-events is ready.', ...rows.map(([name, value]) => `  ${name.padEnd(8)} ${value}`), '', ''].join('\n');
   return { text, fields };
 }
 

@@ -18,15 +18,15 @@ const base = {
 };
 
 describe('ready summary', () => {
-  it('should name the API, the docs, the token command, the broker and where files land, paths relative to here', () => {
+  it('should name the console first, then the API, the docs, the token command, the broker and where files land, paths relative to here', () => {
     const { text, fields } = readySummary(base);
-    expect(text).toContain('edge-events is ready.');
-    expect(text).toContain('  API     http://127.0.0.1:8080\n');
-    expect(text).toContain('  Docs    http://127.0.0.1:8080/docs');
-    expect(text).toContain('  Token   export TOKEN=$(cat ');
-    expect(text).toContain('  Broker  127.0.0.1:9092  (local; data and log in kafka/data)');
-    expect(text).toContain('  Files   file destinations write under files/');
-    expect(fields).toEqual({ brokers: '127.0.0.1:9092', api: 'http://127.0.0.1:8080', docs: 'http://127.0.0.1:8080/docs', tokenFile, fileRoot: join(dir, 'files') });
+    expect(text).toContain('edge-events is ready.\n  Console  http://127.0.0.1:8080/console/  (sign in with the token below)\n');
+    expect(text).toContain('  API      http://127.0.0.1:8080\n');
+    expect(text).toContain('  Docs     http://127.0.0.1:8080/docs');
+    expect(text).toContain('  Token    export TOKEN=$(cat ');
+    expect(text).toContain('  Broker   127.0.0.1:9092  (local; data and log in kafka/data)');
+    expect(text).toContain('  Files    file destinations write under files/');
+    expect(fields).toEqual({ brokers: '127.0.0.1:9092', console: 'http://127.0.0.1:8080/console/', api: 'http://127.0.0.1:8080', docs: 'http://127.0.0.1:8080/docs', tokenFile, fileRoot: join(dir, 'files') });
   });
 
   it('should say where the token comes from when it was given, or when its file is gone', () => {
@@ -38,8 +38,8 @@ describe('ready summary', () => {
 
   it('should leave out the API of a worker-only process, the files of an API-only one, and the local note of a remote broker', () => {
     const worker = readySummary({ ...base, broker: undefined, config: { ...base.config, roles: { api: false, worker: true } } }).text;
-    expect(worker).not.toMatch(/API|Token|Docs/);
-    expect(worker).toContain('  Broker  127.0.0.1:9092\n');
+    expect(worker).not.toMatch(/Console|API|Token|Docs/);
+    expect(worker).toContain('  Broker   127.0.0.1:9092\n');
     const api = readySummary({ ...base, config: { ...base.config, roles: { api: true, worker: false } } }).text;
     expect(api).not.toContain('Files');
   });

@@ -1,0 +1,375 @@
+// The web console (web/README.md) as a person uses it, in a real browser (Debian's chromium through
+// playwright-core) against the real service on the suite's broker: the README walk through the forms
+// with `produce` and the live tap, a filter refused at its column, a failing http destination, what a
+// customer's key is offered, and axe-core's check of every page. The screenshots in docs/console/ (shown
+// by the README) are taken here.
+import { spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newToken } from '../../../src/admin/api-keys/tokens.js';
+import { runCli } from '../../../src/cli/main.js';
+import { launchBrowser, seriousViolations, type Browser } from '../../support/browser.js';
+import { testBrokers, uniqueName } from '../../support/kafka.js';
+import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
+import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const SHOTS = join(ROOT, 'docs', 'console');
+/** The README walk's filter. */
+const WALK_FILTER = 'ev.conn.server_port == 443 && cidr("10.0.0.0/8").containsIP(ev.conn.client_ip)';
+const WALK_FIELDS = ['conn.client_ip', 'conn.server_name', 'conn.bytes_in'];
+/** How long a destination's state may take to show: the workers report a change within a second or two, the page asks every 2 s. */
+const STATE_DEADLINE_MS = 15_000;
+const SIGNING_SECRET = 'console-test-signing-secret-0123456789';
+
+const prefix = uniqueName('console');
+const brokers = testBrokers();
+const token = newToken();
+const fileRoot = mkdtempSync(join(tmpdir(), 'console-files-'));
+let service: ServiceProcess;
+let browser: Browser;
+let page: Page;
+const receivers: Server[] = [];
+
+type Json = Record<string, unknown>;
+async function call(method: string, path: string, body?: unknown, bearer = token): Promise<{ status: number; json: Json }> {
+  const res = await fetch(`${service.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text === '' ? {} : (JSON.parse(text) as Json) };
+}
+
+/** Generated traffic as the README's `produce` sends it, onto this service's raw topics; resolves when all is sent. */
+async function produce(args: readonly string[]): Promise<void> {
+  const out = { write: () => true };
+  const code = await runCli(['produce', '--brokers', brokers, '--tcp-topic', `${prefix}.tcp`, '--http-topic', `${prefix}.http`, ...args], { stdout: out, stderr: out } as never);
+  expect(code).toBe(0);
+}
+
+async function signIn(p: Page, key: string): Promise<void> {
+  await p.goto(`${service.url}/`);
+  // A browser asking for / is sent to the console, which asks for the token first.
+  expect(new URL(p.url()).pathname).toBe('/console/');
+  await p.getByLabel('API token').fill(key);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.locator('[data-who]:not([data-who=""])').waitFor();
+}
+
+/** Opens a page of the console afresh (a new document in the same tab, which keeps its sessionStorage). */
+async function open(p: Page, route: string): Promise<void> {
+  await p.goto('about:blank');
+  await p.goto(`${service.url}/console/#/${route}`);
+  await p.locator('main h1').waitFor();
+  // Loaded: no placeholder rows left.
+  await p.locator('[aria-busy="true"]').waitFor({ state: 'detached' });
+}
+
+/** The header scrolls with the page in screenshots, so it covers nothing; carets do not blink. */
+const STILL = '.top { position: static !important; } * { caret-color: transparent !important; }';
+const shoot = (p: Page, name: string, fullPage = false): Promise<Buffer> => p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage, animations: 'disabled', style: STILL });
+
+beforeAll(async () => {
+  // The console as this checkout builds it (npm start does the same).
+  const build = spawnSync('npm', ['run', '--silent', 'console:build'], { cwd: ROOT, encoding: 'utf8', timeout: 150_000 });
+  if (build.status !== 0) throw new Error(`npm run console:build failed (${build.status ?? build.signal}):\n${build.stdout}\n${build.stderr}`);
+  mkdirSync(SHOTS, { recursive: true });
+  service = await startService(serviceEnv(prefix, brokers, { API_BOOTSTRAP_TOKEN: token, FILE_DESTINATION_ROOT: fileRoot }));
+  browser = await launchBrowser();
+  page = await browser.newPage();
+  // Every layout shift of the page, for the check that loading data moves nothing.
+  await browser.context.addInitScript({
+    content: `window.layoutShift = 0; new PerformanceObserver((list) => { for (const e of list.getEntries()) if (!e.hadRecentInput) window.layoutShift += e.value; }).observe({ type: 'layout-shift', buffered: true });`,
+  });
+  page.on('pageerror', (err) => process.stderr.write(`console page error: ${err.message}\n`));
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const r of receivers) await closeNow(r);
+  await service?.stop();
+  rmSync(fileRoot, { recursive: true, force: true });
+});
+
+describe('the web console', () => {
+  it('should leave the API, its document and its docs page as they were, and serve the console with its caching', async () => {
+    const program = await fetch(`${service.url}/`);
+    expect(program.status).toBe(401);
+    expect(((await program.json()) as Json).error_code).toBe('unauthorized');
+    expect((await fetch(`${service.url}/openapi.json`)).headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await fetch(`${service.url}/docs/`)).status).toBe(200);
+    const index = await fetch(`${service.url}/console/`);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await index.text())?.[1];
+    const asset = await fetch(`${service.url}${String(script)}`);
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('should walk the README in the browser: token, file destination and subscription through the forms, events arriving live while produce runs, the destination turning ok', async () => {
+    const signInPage = await browser.newPage();
+    await signInPage.goto(`${service.url}/`);
+    await signInPage.getByLabel('API token').waitFor();
+    await shoot(signInPage, 'sign-in');
+    await signInPage.close();
+
+    await signIn(page, token);
+    await page.getByRole('link', { name: 'New destination' }).click();
+    await page.getByLabel('Description').fill('archive');
+    await page.getByLabel('Kind (required)').selectOption('file');
+    await page.getByLabel('Path (required)').fill('archive/events.ndjson');
+    await shoot(page, 'destination-form');
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    const card = page.getByRole('listitem', { name: 'archive' });
+    await card.locator('[data-state="unknown"]').waitFor();
+
+    await page.getByRole('link', { name: 'Subscriptions' }).click();
+    await page.getByRole('link', { name: 'New subscription' }).click();
+    await page.getByLabel('Description').fill('TLS from 10/8');
+    await page.getByLabel('archive (file)').check();
+    await page.getByLabel('Event type (required)').selectOption('tcp_connection_closed.v0');
+    for (const field of WALK_FIELDS) await page.getByLabel(field, { exact: true }).check();
+    await page.getByLabel('Filter (CEL)').fill(WALK_FILTER);
+    await shoot(page, 'subscription-form', true);
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    const subCard = page.getByRole('listitem', { name: 'TLS from 10/8' });
+    await subCard.waitFor();
+    const subId = await subCard.getAttribute('data-subscription');
+
+    await page.getByRole('link', { name: 'Watch live: TLS from 10/8' }).click();
+    // The tap is open once a worker listens; then the traffic starts, as the README's `produce &`.
+    await page.locator('.notes li', { hasText: 'listening on' }).waitFor({ timeout: 20_000 });
+    const started = Date.now();
+    const producing = produce(['--rate', '200', '--count', '2000', '--http-share', '0', '--client-network', '10.0.0.0/8', '--tcp-port', '443']);
+    await page.locator('.events > li').nth(4).waitFor({ timeout: 30_000 });
+    const firstFiveMs = Date.now() - started;
+    const shown = await page.locator('.events li code').allTextContents();
+    for (const text of shown) {
+      const event = JSON.parse(text) as { event_type: string; object: { conn: Record<string, unknown> } };
+      expect(event.event_type).toBe('tcp_connection_closed.v0');
+      expect(Object.keys(event.object.conn).sort()).toEqual([...WALK_FIELDS.map((f) => f.slice(5))].sort());
+      expect(String(event.object.conn.client_ip)).toMatch(/^10\./);
+    }
+    await shoot(page, 'live');
+    await producing;
+
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    await card.locator('[data-state="ok"]').waitFor({ timeout: STATE_DEADLINE_MS });
+    expect(await card.locator('.facts time').first().getAttribute('datetime')).not.toBeNull();
+    expect(subId).toMatch(/^esb_/);
+
+    // Pause and resume, as the API then answers.
+    await page.getByRole('link', { name: 'Subscriptions' }).click();
+    await subCard.getByRole('button', { name: 'Pause TLS from 10/8' }).click();
+    await subCard.getByText('paused', { exact: true }).waitFor();
+    expect((await call('GET', `/event_subscriptions/${String(subId)}`)).json.enabled).toBe(false);
+    await subCard.getByRole('button', { name: 'Resume TLS from 10/8' }).click();
+    await subCard.getByText('enabled', { exact: true }).waitFor();
+    expect((await call('GET', `/event_subscriptions/${String(subId)}`)).json.enabled).toBe(true);
+    process.stderr.write(`console walk: 5 events shown live ${firstFiveMs} ms after produce started.\n`);
+  });
+
+  it('should mark a filter with a syntax error at the line and column the API reports, and keep the form with the API\'s message when saving is refused', async () => {
+    const dest = await call('POST', '/event_destinations', { description: 'audit log', target: { file: { path: 'audit/events.ndjson' } } });
+    expect(dest.status).toBe(201);
+    const filter = 'ev.conn.server_port == 443 &&\n  ev.conn.client_ip == = "10.0.0.1"';
+    await open(page, 'subscriptions/new');
+    await page.getByLabel('Description').fill('broken filter');
+    await page.getByLabel('audit log (file)').check();
+    await page.getByLabel('conn.client_ip', { exact: true }).check();
+    await page.getByLabel('Filter (CEL)').fill(filter);
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    const marked = page.locator('.cel-error');
+    await marked.waitFor();
+
+    // What the API says of the same subscription, asked directly.
+    const refused = await call('POST', '/event_subscriptions', { description: 'broken filter', enabled: true, destination_ids: [dest.json.id], sources: [{ type: 'tcp_connection_closed.v0', fields: ['conn.client_ip'], filter }] });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error_code).toBe('invalid_filter');
+    const details = refused.json.details as { line: number; column: number };
+    expect(details.line).toBe(2);
+    expect(await marked.getAttribute('data-line')).toBe(String(details.line));
+    expect(await marked.getAttribute('data-column')).toBe(String(details.column));
+    expect((await marked.locator('p').textContent())?.trim()).toBe(refused.json.msg);
+    // The caret stands under the column of the reported line.
+    const [lineText, caret] = ((await marked.locator('.cel-marker code').textContent()) ?? '').split('\n');
+    expect(lineText).toBe(filter.split('\n')[1]);
+    expect(caret).toBe(`${' '.repeat(details.column - 1)}^`);
+    expect(await page.getByLabel('Filter (CEL)').getAttribute('aria-invalid')).toBe('true');
+    // Nothing was saved, and the form is still there with what was typed.
+    expect(new URL(page.url()).hash).toBe('#/subscriptions/new');
+    expect(await page.getByLabel('Filter (CEL)').inputValue()).toBe(filter);
+    const list = await call('GET', '/event_subscriptions');
+    expect((list.json.event_subscriptions as Json[]).map((s) => s.description)).not.toContain('broken filter');
+    await page.locator('.field.cel').screenshot({ path: join(SHOTS, 'filter-error.png'), style: STILL });
+
+    // The playground checks a filter the same way when it opens its tap, then shows the tap's notes.
+    await open(page, 'live');
+    await page.getByLabel('Filter (CEL)').fill(filter);
+    await page.getByRole('button', { name: 'Watch matching traffic' }).click();
+    const playError = page.locator('.cel-error');
+    await playError.waitFor();
+    const tapRefused = await call('POST', '/tap?seconds=1', { type: 'tcp_connection_closed.v0', fields: ['conn.client_ip', 'conn.server_name', 'conn.server_port'], filter });
+    expect(await playError.getAttribute('data-column')).toBe(String((tapRefused.json.details as { column: number }).column));
+    await page.getByLabel('Filter (CEL)').fill('ev.conn.server_port == 22');
+    await page.getByRole('button', { name: 'Watch matching traffic' }).click();
+    await page.locator('.notes li', { hasText: 'listening on' }).waitFor({ timeout: 20_000 });
+    expect(await page.locator('.cel-error').count()).toBe(0);
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.locator('.notes li', { hasText: 'you stopped the tap' }).waitFor();
+  });
+
+  it('should show an http destination whose receiver answers 500 as failing, with the reason, within seconds of its first event', async () => {
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver down'));
+    });
+    receivers.push(receiver);
+    const port = await listenOnLoopback(receiver);
+    await open(page, 'destinations/new');
+    await page.getByLabel('Description').fill('webhook');
+    await page.getByLabel('Kind (required)').selectOption('http');
+    // An internal address the service may not call (only 127.0.0.0/8 is opened here): refused before any
+    // connection, with the API's message beside the URL field.
+    await page.getByLabel('URL (required)').fill('http://10.1.2.3/events');
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    const urlError = page.locator('#f-target-http-url-error');
+    await urlError.waitFor();
+    const refusal = await call('POST', '/event_destinations', { target: { http: { url: 'http://10.1.2.3/events' } } });
+    expect(refusal.status).toBe(400);
+    expect((refusal.json.details as Json).field).toBe('target.http.url');
+    expect(await urlError.textContent()).toBe(refusal.json.msg);
+    expect(await page.getByLabel('URL (required)').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('URL (required)').fill(`http://127.0.0.1:${port}/events`);
+    await page.getByLabel('Secret', { exact: true }).fill(SIGNING_SECRET);
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    const card = page.getByRole('listitem', { name: 'webhook' });
+    await card.waitFor();
+    const id = await card.getAttribute('data-destination');
+    const sub = await call('POST', '/event_subscriptions', { description: 'everything to the webhook', destination_ids: [id], sources: [{ type: 'tcp_connection_closed.v0', fields: ['conn.client_ip'] }] });
+    expect(sub.status).toBe(201);
+
+    const started = Date.now();
+    await produce(['--rate', '100', '--count', '100', '--http-share', '0']);
+    await card.locator('[data-state="failing"]').waitFor({ timeout: STATE_DEADLINE_MS });
+    const failingMs = Date.now() - started;
+    const reason = (await card.locator('.last-error').textContent()) ?? '';
+    expect(reason).toMatch(/500/);
+    expect(reason).not.toMatch(/none/);
+    // The API says the same.
+    const status = (await call('GET', `/event_destinations/${id}`)).json.status as { state: string; last_error: { code: string; message: string } };
+    expect(status.state).toBe('failing');
+    expect(reason).toContain(status.last_error.code);
+    await shoot(page, 'destinations');
+
+    // A test event, and the receiver's answer.
+    await card.getByRole('button', { name: 'Send test event to webhook' }).click();
+    const answer = card.locator('[data-delivered]');
+    await answer.waitFor();
+    expect(await answer.getAttribute('data-delivered')).toBe('false');
+    expect(await answer.textContent()).toContain('answer 500');
+
+    // Its edit form shows the URL back, and never the secret.
+    await page.getByRole('link', { name: 'Edit webhook' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).waitFor();
+    expect(await page.getByLabel('URL (required)').inputValue()).toBe(`http://127.0.0.1:${port}/events`);
+    expect(await page.getByLabel('Secret', { exact: true }).inputValue()).toBe('');
+    expect(await page.content()).not.toContain(SIGNING_SECRET);
+    process.stderr.write(`console: the http destination showed failing ${failingMs} ms after produce started.\n`);
+  });
+
+  it("should offer a customer's key only its account's resources, and the operator's pages to the operator alone", async () => {
+    const account = await call('POST', '/accounts', { description: 'Example Shop' });
+    expect(account.status).toBe(201);
+    // The operator makes the customer's key in the console: its token is shown once, with a copy button.
+    await open(page, 'accounts');
+    const accountCard = page.getByRole('listitem', { name: 'Example Shop' });
+    await accountCard.getByLabel('New key’s description').fill('Example Shop admin');
+    await accountCard.getByRole('button', { name: 'Create API key' }).click();
+    const shownToken = ((await page.locator('[data-token]').textContent()) ?? '').trim();
+    expect(shownToken).toMatch(/^eek_/);
+    await page.getByRole('button', { name: 'Copy token' }).waitFor();
+    await shoot(page, 'accounts');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.locator('[data-token]').count()).toBe(0);
+
+    const own = await call('POST', '/event_destinations', { description: 'shop archive', target: { file: { path: 'shop.ndjson' } } }, shownToken);
+    expect(own.status).toBe(201);
+    const customer = await browser.newPage();
+    await signIn(customer, shownToken);
+    expect(await customer.locator('[data-who]').getAttribute('data-who')).toBe('customer');
+    const nav = customer.getByRole('navigation', { name: 'Console' });
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live']);
+    await open(customer, 'destinations');
+    const names = await customer.locator('.cards > li .card-head h2').allTextContents();
+    expect(names).toEqual(['shop archive']);
+    // A delete asks first: Cancel keeps it, the confirmation deletes it.
+    const ownCard = customer.getByRole('listitem', { name: 'shop archive' });
+    await ownCard.getByRole('button', { name: 'Delete shop archive' }).click();
+    const confirm = customer.getByRole('dialog', { name: 'Delete shop archive?' });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    expect((await call('GET', `/event_destinations/${String(own.json.id)}`, undefined, shownToken)).status).toBe(200);
+    await ownCard.getByRole('button', { name: 'Delete shop archive' }).click();
+    await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+    await ownCard.waitFor({ state: 'detached' });
+    expect((await call('GET', `/event_destinations/${String(own.json.id)}`, undefined, shownToken)).status).toBe(404);
+    await open(customer, 'subscriptions');
+    expect(await customer.locator('.cards > li').count()).toBe(0);
+    // An operator's page named in the address is not offered: the destinations are shown instead.
+    await open(customer, 'accounts');
+    expect(await customer.locator('main h1').textContent()).toBe('Destinations');
+    // The operator sees every page.
+    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live', 'Accounts', 'Reserved domains', 'TCP edges', 'IP policies']);
+    await customer.close();
+  });
+
+  it('should pass axe-core with no serious or critical violation on every page, and move nothing while their data loads', async () => {
+    const policy = await call('POST', '/ip_policies', { description: 'office networks' });
+    await call('POST', '/ip_policy_rules', { ip_policy_id: policy.json.id, cidr: '192.0.2.0/24', action: 'allow', description: 'head office' });
+    const edge = await call('POST', '/edges/tcp', { description: 'ssh bastion', hostports: ['1.tcp.example.com:20022'] });
+    await call('PUT', `/edges/tcp/${String(edge.json.id)}/ip_restriction`, { enabled: true, ip_policy_ids: [policy.json.id] });
+    await call('POST', '/reserved_domains', { domain: '*.shop.example.com', description: 'Example Shop' });
+    const subs = (await call('GET', '/event_subscriptions')).json.event_subscriptions as Json[];
+    const routes = ['destinations', 'destinations/new', `destinations/${String(((await call('GET', '/event_destinations')).json.event_destinations as Json[])[0]?.id)}`, 'subscriptions', 'subscriptions/new', `subscriptions/${String(subs[0]?.id)}`, 'live', `live/${String(subs[0]?.id)}`, 'accounts', 'domains', 'edges', 'ip-policies'];
+    const found: string[] = [];
+    for (const route of routes) {
+      await open(page, route);
+      await page.waitForTimeout(300);
+      for (const v of await seriousViolations(page)) found.push(`#/${route}: ${v}`);
+      const shift = (await page.evaluate('window.layoutShift')) as number;
+      if (shift > 0.1) found.push(`#/${route}: cumulative layout shift ${shift.toFixed(3)} while loading`);
+      if (route === 'edges' || route === 'ip-policies') await shoot(page, route);
+    }
+    // Every kind the API offers is drawn from its schema, with labelled fields and their help.
+    await open(page, 'destinations/new');
+    // The options are named by the kinds' names.
+    const kinds = await page.getByLabel('Kind (required)').locator('option').allTextContents();
+    expect(kinds).toEqual(expect.arrayContaining(['file', 'http', 'kafka']));
+    for (const kind of kinds) {
+      await page.getByLabel('Kind (required)').selectOption(kind);
+      const controls = page.locator(`[id^="f-target-${kind}-"]:is(input, select, textarea)`);
+      if ((await controls.count()) === 0) found.push(`destinations/new: the ${kind} kind shows no fields`);
+      for (const v of await seriousViolations(page)) found.push(`destinations/new (${kind}): ${v}`);
+    }
+    const signInPage = await browser.newPage();
+    await signInPage.goto(`${service.url}/console/`);
+    await signInPage.getByLabel('API token').waitFor();
+    for (const v of await seriousViolations(signInPage)) found.push(`sign-in: ${v}`);
+    await signInPage.close();
+    // A phone's width: one column, nothing cut off.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await open(page, 'destinations');
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+    if (overflow > 0) found.push(`destinations at 390 px: ${overflow} px wider than the screen`);
+    await shoot(page, 'phone');
+    await page.setViewportSize({ width: 1280, height: 860 });
+    expect(found).toEqual([]);
+  });
+});

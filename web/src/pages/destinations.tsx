@@ -1,0 +1,212 @@
+// Destinations: each one's delivery state as the workers report it (refreshed every 2 s), a test event
+// with its answer, a confirmed delete, and the create and edit form drawn from the kinds' schemas.
+import { useState } from 'preact/hooks';
+import forms from '../api/forms.gen.json';
+import { api, must, type Destination, type TestEventResult } from '../api/client.ts';
+import { go, href } from '../router.ts';
+import { useAction, useLoad } from '../ui/hooks.ts';
+import { DeleteButton, PageHeader, Placeholder, Problem, StateBadge, When } from '../ui/parts.tsx';
+import { SchemaForm, formBody, formValues, type FormValues, type JsonSchema } from '../ui/schema-form.tsx';
+
+/** How often the list asks for the destinations' status again: workers report a change within a second or two. */
+export const STATUS_REFRESH_MS = 2000;
+
+/** Not drawn: metadata is for programs, format has one value, verify is the API's own switch. */
+const OMIT = ['metadata', 'format', 'verify'];
+
+export async function listDestinations(): Promise<Destination[]> {
+  const page = await must(api.GET('/event_destinations', { params: { query: { limit: 100 } } }));
+  return page.event_destinations;
+}
+
+export function destinationName(d: Pick<Destination, 'id' | 'description'>): string {
+  return d.description !== '' ? d.description : d.id;
+}
+
+/** The kind a target sets and the first thing it names (a path, a URL, a topic, a resource name). */
+export function targetSummary(target: Destination['target']): { kind: string; where: string } {
+  const [kind, config] = Object.entries(target as Record<string, unknown>).find(([, v]) => v !== null && v !== undefined) ?? ['unknown', {}];
+  const where = Object.entries((config ?? {}) as Record<string, unknown>).find(([k, v]) => typeof v === 'string' && k !== 'resolved_path')?.[1];
+  return { kind, where: typeof where === 'string' ? where : '' };
+}
+
+export function DestinationsPage() {
+  const list = useLoad(listDestinations, [], STATUS_REFRESH_MS);
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="Destinations">
+        <a class="button primary" href={href('destinations', 'new')}>
+          New destination
+        </a>
+      </PageHeader>
+      <p class="lead">Where subscriptions deliver their events. The state of each comes from the workers and refreshes by itself.</p>
+      <Problem failure={list.failure} />
+      {list.data === undefined ? (
+        <Placeholder />
+      ) : list.data.length === 0 ? (
+        <p class="empty">No destinations yet. Create one, then point a subscription at it.</p>
+      ) : (
+        <ul class="cards" aria-label="Destinations">
+          {list.data.map((d) => (
+            <DestinationCard destination={d} key={d.id} onDeleted={list.reload} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function DestinationCard({ destination: d, onDeleted }: { destination: Destination; onDeleted(): void }) {
+  const { kind, where } = targetSummary(d.target);
+  const status = d.status;
+  const test = useAction();
+  const [result, setResult] = useState<TestEventResult | undefined>(undefined);
+  const name = destinationName(d);
+  const sendTest = (): Promise<void> =>
+    test.run(async () => {
+      setResult(undefined);
+      setResult(await must(api.POST('/event_destinations/{id}/test_event', { params: { path: { id: d.id } } })));
+    });
+  return (
+    <li class="card" data-destination={d.id} aria-label={name}>
+      <div class="card-head">
+        <h2>{name}</h2>
+        <StateBadge state={status.state} />
+      </div>
+      <p class="meta">
+        <span class="kind">{kind}</span> <code class="where">{where}</code>
+      </p>
+      <dl class="facts">
+        <div>
+          <dt>Last delivery</dt>
+          <dd>
+            <When iso={status.last_delivered_at} />
+          </dd>
+        </div>
+        <div>
+          <dt>Parked events</dt>
+          <dd data-parked={status.parked_events}>
+            {status.parked_events}
+            {status.oldest_parked_at !== null && (
+              <>
+                {' '}
+                (oldest <When iso={status.oldest_parked_at} />)
+              </>
+            )}
+          </dd>
+        </div>
+        <div class="wide">
+          <dt>Last error</dt>
+          <dd class="last-error">
+            {status.last_error === null ? (
+              <span class="muted">none</span>
+            ) : (
+              <>
+                <code>{status.last_error.code}</code> {status.last_error.message} <When iso={status.last_error.at} />
+              </>
+            )}
+          </dd>
+        </div>
+      </dl>
+      <div class="actions">
+        <a class="button" href={href('destinations', d.id)} aria-label={`Edit ${name}`}>
+          Edit
+        </a>
+        <button type="button" onClick={() => void sendTest()} disabled={test.busy} aria-label={`Send test event to ${name}`}>
+          {test.busy ? 'Sending…' : 'Send test event'}
+        </button>
+        <DeleteButton what={name} onDelete={async () => { await must(api.DELETE('/event_destinations/{id}', { params: { path: { id: d.id } } })); onDeleted(); }} />
+      </div>
+      <div aria-live="polite" class="test-result">
+        <Problem failure={test.failure} />
+        {result !== undefined && (
+          <p class={result.delivered ? 'ok' : 'problem'} data-delivered={String(result.delivered)}>
+            {result.delivered ? 'Test event delivered' : 'Test event not delivered'}
+            {result.status_code !== null && ` (answer ${result.status_code})`} in {result.duration_ms} ms
+            {result.error !== undefined && `: ${result.error.code}: ${result.error.message}`}
+          </p>
+        )}
+      </div>
+    </li>
+  );
+}
+
+export function DestinationFormPage({ id }: { id: string | undefined }) {
+  const schema = (id === undefined ? forms.createDestination : forms.updateDestination) as JsonSchema;
+  const existing = useLoad(async () => (id === undefined ? undefined : must(api.GET('/event_destinations/{id}', { params: { path: { id } } }))), [id]);
+  const loaded = id === undefined || existing.data !== undefined;
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title={id === undefined ? 'New destination' : 'Edit destination'} />
+      <Problem failure={existing.failure} />
+      {loaded ? <DestinationForm schema={schema} existing={existing.data} /> : <Placeholder rows={2} />}
+    </section>
+  );
+}
+
+function DestinationForm({ schema, existing }: { schema: JsonSchema; existing: Destination | undefined }) {
+  const [values, setValues] = useState<FormValues>(() => (existing === undefined ? {} : formValues(schema, existing)));
+  const save = useAction();
+  const errors = save.failure?.field === undefined ? {} : { [save.failure.field]: save.failure.problem.msg };
+  const submit = (e: Event): void => {
+    e.preventDefault();
+    void save.run(async () => {
+      // The body is what the form's schema describes; the API checks it and names the field it refuses.
+      if (existing === undefined) {
+        await must(api.POST('/event_destinations', { body: formBody(schema, values, OMIT) as never }));
+      } else {
+        await must(api.PATCH('/event_destinations/{id}', { params: { path: { id: existing.id } }, body: formBody(schema, values, OMIT) as never }));
+      }
+      go('destinations');
+    });
+  };
+  return (
+    <form onSubmit={submit} noValidate aria-describedby={save.failure !== undefined ? 'form-problem' : undefined}>
+      <Problem failure={save.failure} id="form-problem" />
+      <SchemaForm
+        schema={schema}
+        values={values}
+        errors={errors}
+        update={existing !== undefined}
+        omit={OMIT}
+        first={['description', 'target']}
+        labels={{ target: 'Target', timestamp_format: 'Timestamp format' }}
+        onChange={(key, value) => setValues((v) => ({ ...v, [key]: value }))}
+      />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={save.busy}>
+          {existing === undefined ? 'Create destination' : 'Save changes'}
+        </button>
+        <a class="button" href={href('destinations')}>
+          Cancel
+        </a>
+      </div>
+    </form>
+  );
+}
+
+/** A checkbox list of destinations, for a subscription's form. */
+export function DestinationPicker({ destinations, chosen, onChange, error }: { destinations: Destination[]; chosen: readonly string[]; onChange(ids: string[]): void; error: string | undefined }) {
+  const id = 'f-destination_ids';
+  const help = destinations.length === 0 ? 'No destinations yet: create one first.' : 'Where the subscription delivers its events.';
+  return (
+    <fieldset class="group" aria-describedby={error !== undefined ? `${id}-help ${id}-error` : `${id}-help`}>
+      <legend>Destinations</legend>
+      {destinations.map((d) => (
+        <div class="field checkbox" key={d.id}>
+          <input
+            type="checkbox"
+            id={`dest-${d.id}`}
+            checked={chosen.includes(d.id)}
+            onChange={(e) => onChange(e.currentTarget.checked ? [...chosen, d.id] : chosen.filter((c) => c !== d.id))}
+          />
+          <label for={`dest-${d.id}`}>
+            {destinationName(d)} <span class="muted">({targetSummary(d.target).kind})</span>
+          </label>
+        </div>
+      ))}
+      <p class="help" id={`${id}-help`}>{help}</p>
+      {error !== undefined && <p class="field-error" id={`${id}-error`}>{error}</p>}
+    </fieldset>
+  );
+}

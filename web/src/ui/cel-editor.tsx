@@ -1,0 +1,73 @@
+// A CEL filter editor: a textarea with line numbers, and the API's verdict on the filter marked at the
+// line and column it reports (a caret under the column, the message beside it, a button to go there).
+import { useRef } from 'preact/hooks';
+import type { ApiFailure } from '../api/client.ts';
+
+export interface CelEditorProps {
+  readonly id: string;
+  readonly value: string;
+  onInput(value: string): void;
+  /** The API's refusal of this filter; its details carry the line and column. */
+  readonly failure: ApiFailure | undefined;
+  readonly help: string;
+}
+
+export function CelEditor({ id, value, onInput, failure, help }: CelEditorProps) {
+  const area = useRef<HTMLTextAreaElement>(null);
+  const lines = value.split('\n');
+  const at = failure?.position;
+  const markedLine = at === undefined ? undefined : (lines[at.line - 1] ?? '');
+  const goToError = (): void => {
+    const el = area.current;
+    if (el === null || at === undefined) return;
+    const offset = lines.slice(0, at.line - 1).reduce((n, l) => n + l.length + 1, 0) + at.column - 1;
+    el.focus();
+    el.setSelectionRange(offset, Math.min(value.length, offset + 1));
+  };
+  const described = [`${id}-help`, failure !== undefined ? `${id}-error` : ''].filter((s) => s !== '').join(' ');
+  return (
+    <div class={`field cel${failure !== undefined ? ' invalid' : ''}`}>
+      <label for={id}>Filter (CEL)</label>
+      <div class="cel-input">
+        <pre class="gutter" aria-hidden="true">
+          {lines.map((_, i) => `${i + 1}\n`).join('')}
+        </pre>
+        <textarea
+          id={id}
+          ref={area}
+          rows={Math.max(3, lines.length)}
+          spellcheck={false}
+          autoComplete="off"
+          wrap="off"
+          value={value}
+          aria-describedby={described}
+          aria-invalid={failure !== undefined}
+          onInput={(e) => onInput(e.currentTarget.value)}
+          placeholder="ev.conn.server_port == 443"
+        />
+      </div>
+      <p class="help" id={`${id}-help`}>
+        {help}
+      </p>
+      {failure !== undefined && (
+        <div class="field-error cel-error" id={`${id}-error`} data-line={at?.line} data-column={at?.column}>
+          <p>{failure.problem.msg}</p>
+          {at !== undefined && markedLine !== undefined && (
+            <>
+              <pre class="cel-marker" aria-hidden="true">
+                <code>
+                  {markedLine}
+                  {'\n'}
+                  <span class="caret">{`${' '.repeat(Math.max(0, at.column - 1))}^`}</span>
+                </code>
+              </pre>
+              <button type="button" class="link" onClick={goToError}>
+                Go to line {at.line}, column {at.column}
+              </button>
+            </>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

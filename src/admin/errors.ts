@@ -67,6 +67,7 @@ export const API_ERRORS = {
   domain_reserved: spec(409, 'The domain {domain} overlaps {by}: a name belongs to one account, and a reservation may not cover another one\'s or be covered by it.'),
   ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),
   source_exists: spec(409, 'The event subscription {subscription_id} already has a source of type {type}; change it with PATCH or delete it first.'),
+  account_deleted: spec(409, 'The account {account_id} was deleted while this request was being served; nothing was written.'),
   operator_account: spec(409, 'The operator account {id} cannot be deleted.'),
   event_destination_in_use: spec(409, 'The event destination {id} is still used by event subscription(s) {subscriptions}; remove it from them first.'),
   // 422: the request is valid, but a check of the destination itself failed (src/delivery/destination-kind.ts verify).

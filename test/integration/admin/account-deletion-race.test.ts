@@ -64,6 +64,8 @@ describe('deleting an account while its resources are written', () => {
       const as = (h: AdminHarness, method: string, path: string, body?: unknown) => h.call(method, path, { token: key.token, body });
       const domain = `race${round}.${uniqueName('accounts').toLowerCase().replace(/[^a-z0-9]/g, '')}.test`;
       const reserved = await ok(as(a, 'POST', '/reserved_domains', { domain }));
+      // Verified, so that it would hold its name against the next account were it to survive.
+      await ok(a.call('POST', `/reserved_domains/${reserved.id}/verify`, { body: { manual: true } }), 200);
       const policy = await ok(as(a, 'POST', '/ip_policies', {}));
       // Enough to own that the deletion's cascade takes a while on the store lock.
       for (let i = 0; i < 40; i++) await ok(as(a, 'POST', '/ip_policies', { description: `filler ${i}` }));

@@ -4,7 +4,7 @@
 // reservation that overlaps another account's verified one (the same name, a wildcard covering it, or one it
 // covers) is 409, and so is a second reservation of the same domain (src/admin/README.md "Reserved domains").
 import type { FastifyInstance } from 'fastify';
-import { accountOf, type AccountContext } from '../../accounts/account.js';
+import { accountContext, accountOf, type AccountContext } from '../../accounts/account.js';
 import { DomainChallenges, newChallengeValue } from '../../accounts/domain-challenge.js';
 import { challengeRecordName, normalizeDomain, overlaps, publicSuffixTaken } from '../../accounts/domain-names.js';
 import { accountOfRequest, principalOf, type AdminContext } from '../context.js';
@@ -95,6 +95,7 @@ export function registerReservedDomainRoutes(app: FastifyInstance, ctx: AdminCon
       },
       ok: [200, { description: 'The reservation, verified.', ...resource.schemas.response }],
       errors: [403, 404, 409, 422],
+      rules: [{ code: 'domain_not_verified', rule: 'a TXT record at the reservation\'s verification.record_name holds its record_value, unless the operator account verifies by hand' }],
     },
     async (req) => {
       const { body, params } = partsOf<VerifyBody | undefined>(req);
@@ -113,7 +114,7 @@ export function registerReservedDomainRoutes(app: FastifyInstance, ctx: AdminCon
       const verified = await store.exclusive(async () => {
         const d = reachable();
         if (domainStatus(d) === 'verified') return d;
-        checkFree(d.domain, { accountId: accountOf(d), isOperator: false }, d.id);
+        checkFree(d.domain, accountContext(accountOf(d)), d.id);
         const next: StoredReservedDomain = { ...d, account_id: accountOf(d), status: 'verified', verified_at: new Date().toISOString(), verified_by: manual ? 'operator' : 'dns' };
         await store.commit([{ kind: 'reserved_domain', id: next.id, data: next }], audits('updated', next), principalOf(req));
         return next;

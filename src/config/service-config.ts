@@ -105,6 +105,8 @@ export interface ServiceConfig {
    * brackets); undefined: the system's resolvers (SECURITY.md "Traffic ownership").
    */
   readonly dnsResolver: string | undefined;
+  /** How often an API process looks up the challenges of pending reserved domains again; 0: only on request. */
+  readonly domainRecheckIntervalMs: number;
   /** The bearer token /metrics asks for; undefined leaves it open. */
   readonly metricsToken: string | undefined;
   /** Which roles this process plays: the ingest worker, the admin API, or both. */
@@ -311,6 +313,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       accountFileDestinations: bool('FILE_DESTINATIONS_FOR_ACCOUNTS', true),
     },
     dnsResolver: dnsResolver(),
+    domainRecheckIntervalMs: int('DOMAIN_RECHECK_INTERVAL_MS', 60_000, 0, 86_400_000),
     metricsToken,
     cloud: {
       endpoint: url('CLOUD_ENDPOINT_URL'),

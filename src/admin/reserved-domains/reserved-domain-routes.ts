@@ -4,15 +4,16 @@
 // reservation that overlaps another account's verified one (the same name, a wildcard covering it, or one it
 // covers) is 409, and so is a second reservation of the same domain (src/admin/README.md "Reserved domains").
 import type { FastifyInstance } from 'fastify';
-import { accountContext, accountOf, type AccountContext } from '../../accounts/account.js';
-import { DomainChallenges, newChallengeValue } from '../../accounts/domain-challenge.js';
-import { challengeRecordName, normalizeDomain, overlaps, publicSuffixTaken } from '../../accounts/domain-names.js';
+import type { AccountContext } from '../../accounts/account.js';
+import { newChallengeValue } from '../../accounts/domain-challenge.js';
+import { challengeRecordName, normalizeDomain, publicSuffixTaken } from '../../accounts/domain-names.js';
 import { accountOfRequest, principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { objectSchema } from '../resource-fields.js';
 import { registerResourceRoutes, resourceStore, type BaseFields } from '../resource-routes.js';
 import { partsOf, route, type BeyondSchemaRule } from '../route.js';
 import { idParams } from '../schemas.js';
+import { checkFree, ReservationVerifier } from './reservation-verification.js';
 import { domainStatus, reservedDomainResource, type StoredReservedDomain } from './reserved-domain-view.js';
 
 interface DomainBody {
@@ -33,26 +34,15 @@ const PUBLIC_SUFFIX_RULE: BeyondSchemaRule = {
 export function registerReservedDomainRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
   const resource = reservedDomainResource(ctx);
-  const { find, audits } = resourceStore(ctx, resource);
-  const challenges = new DomainChallenges(ctx.config.dnsResolver);
+  const { find } = resourceStore(ctx, resource);
+  const verifier = new ReservationVerifier(ctx);
 
-  /** 409 when another account's verified reservation overlaps `domain`, or `acting` reserved it already. Another account's is not named. */
-  const checkFree = (domain: string, acting: AccountContext, self?: string): void => {
-    for (const other of store.all<StoredReservedDomain>('reserved_domain')) {
-      if (other.id === self) continue;
-      const own = accountOf(other) === acting.accountId;
-      // Another account's pending reservation proves nothing yet, so it blocks no one.
-      if (own ? other.domain !== domain : domainStatus(other) !== 'verified' || !overlaps(other.domain, domain)) continue;
-      const by = own ? `the reservation ${other.id} of this account` : "another account's reservation";
-      throw new ApiError('domain_reserved', { field: 'domain', domain, by, ...(own && { reserved_domain_id: other.id }) });
-    }
-  };
   const build = (body: DomainBody, base: BaseFields, _p: unknown, acting: AccountContext): StoredReservedDomain => {
     const domain = normalizeDomain(body.domain);
     if (domain === undefined) throw new ApiError('invalid_domain', { field: 'domain', value: body.domain });
     const suffix = publicSuffixTaken(domain);
     if (suffix !== undefined) throw new ApiError('public_suffix', { field: 'domain', domain, public_suffix: suffix });
-    checkFree(domain, acting);
+    checkFree(ctx, domain, acting);
     return { ...base, domain, status: 'pending', challenge: newChallengeValue() };
   };
 
@@ -84,7 +74,8 @@ export function registerReservedDomainRoutes(app: FastifyInstance, ctx: AdminCon
       description:
         'Looks up the TXT record named in `verification` at the service\'s DNS resolver; when one holds `record_value`, the reservation becomes verified and owns its traffic ' +
         '(422 domain_not_verified otherwise: publish the record, then call again). The operator account may call it on any account\'s reservation, and with `"manual": true` ' +
-        'verifies it without the DNS check. A verified reservation is answered as it is. The record may be removed once verified.',
+        'verifies it without the DNS check. A verified reservation is answered as it is. The record may be removed once verified. ' +
+        'The service also looks the records of pending reservations up again every minute or so, and verifies those it finds.',
       params: idParams('reserved_domain', 'reserved domain'),
       // No body is the DNS check, as `{}` is.
       body: {
@@ -107,18 +98,10 @@ export function registerReservedDomainRoutes(app: FastifyInstance, ctx: AdminCon
       const current = reachable();
       if (domainStatus(current) === 'verified') return resource.view(current);
       if (!manual) {
-        const challenge = current.challenge ?? '';
-        const result = await challenges.check(current.domain, challenge);
+        const result = await verifier.lookup(current);
         if (!result.found) throw new ApiError('domain_not_verified', { domain: current.domain, record_name: challengeRecordName(current.domain), reason: result.reason });
       }
-      const verified = await store.exclusive(async () => {
-        const d = reachable();
-        if (domainStatus(d) === 'verified') return d;
-        checkFree(d.domain, accountContext(accountOf(d)), d.id);
-        const next: StoredReservedDomain = { ...d, account_id: accountOf(d), status: 'verified', verified_at: new Date().toISOString(), verified_by: manual ? 'operator' : 'dns' };
-        await store.commit([{ kind: 'reserved_domain', id: next.id, data: next }], audits('updated', next), principalOf(req));
-        return next;
-      });
+      const verified = await verifier.markVerified(reachable, manual ? 'operator' : 'dns', principalOf(req));
       return resource.view(verified);
     },
   );

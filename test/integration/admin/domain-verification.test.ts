@@ -12,7 +12,8 @@ let dns: TestDnsServer;
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  h = await startAdmin({ env: { DNS_RESOLVER: dns.address } });
+  // No periodic re-check here, so each test counts the questions its own calls ask.
+  h = await startAdmin({ env: { DNS_RESOLVER: dns.address, DOMAIN_RECHECK_INTERVAL_MS: '0' } });
 });
 afterAll(async () => {
   await h?.stop();
@@ -108,5 +109,30 @@ describe('verifying a reserved domain', () => {
     expect([late.status, late.json.error_code, late.json.details.by]).toEqual([409, 'domain_reserved', "another account's reservation"]);
     const again = await h.call('POST', '/reserved_domains', { token: bravo, body: { domain: `www.${base}` } });
     expect([again.status, again.json.error_code]).toEqual([409, 'domain_reserved']);
+  });
+});
+
+describe('re-checking pending reserved domains', () => {
+  it('should verify a pending reservation by itself once its record is published, with the service as principal', async () => {
+    const checking = await startAdmin({ env: { DNS_RESOLVER: dns.address, DOMAIN_RECHECK_INTERVAL_MS: '300' } });
+    try {
+      const a = await checking.call('POST', '/accounts', { body: {} });
+      const token = (await checking.call('POST', '/api_keys', { body: { account_id: a.json.id } })).json.token as string;
+      const made = (await checking.call('POST', '/reserved_domains', { token, body: { domain: `*.${zone()}` } })).json;
+      const name = made.verification.record_name as string;
+      const get = async (): Promise<Body> => (await checking.call('GET', `/reserved_domains/${made.id}`, { token })).json;
+      const deadline = Date.now() + 10_000;
+      while (!dns.questions.includes(name) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(dns.questions).toContain(name);
+      expect((await get()).status).toBe('pending');
+      dns.txt.set(name, [[made.verification.record_value]]);
+      while ((await get()).status !== 'verified' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(await get()).toMatchObject({ status: 'verified', verified_by: 'dns' });
+      const events = await consumeUntil(testKafka(), { topics: [checking.env.TOPIC_AUDIT as string], until: (got) => got.filter((m) => m.key === made.id).length >= 2, timeoutMs: 30_000 });
+      const updated = events.filter((m) => m.key === made.id).map((m) => JSON.parse(m.value ?? '{}') as Body)[1];
+      expect([updated.event_type, updated.principal, updated.object.status]).toEqual(['domain_updated.v0', null, 'verified']);
+    } finally {
+      await checking.stop();
+    }
   });
 });

@@ -123,3 +123,11 @@ describe('DNS_RESOLVER', () => {
     }
   });
 });
+
+describe('DOMAIN_RECHECK_INTERVAL_MS', () => {
+  it('should re-check pending reserved domains every minute unless told otherwise, 0 turning it off', () => {
+    expect(loadServiceConfig({}).domainRecheckIntervalMs).toBe(60_000);
+    expect(loadServiceConfig({ DOMAIN_RECHECK_INTERVAL_MS: '0' }).domainRecheckIntervalMs).toBe(0);
+    expect(problemsOf({ DOMAIN_RECHECK_INTERVAL_MS: 'often' })).toEqual(['DOMAIN_RECHECK_INTERVAL_MS must be an integer from 0 to 86400000, got "often"']);
+  });
+});

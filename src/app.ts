@@ -264,6 +264,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     stop() {
       stopped ??= (async () => {
         log.info('The service is stopping: draining in-flight deliveries.');
+        await adminApi?.stop();
         await worker?.stop();
         await tapHub?.stop();
         await tapStreams?.stop();

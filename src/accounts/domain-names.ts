@@ -1,6 +1,8 @@
 // Reserved domain names: an exact host name ("shop.example.com") or a wildcard ("*.example.com") that covers
 // every name below its base, at any depth, but not the base itself. A name belongs to one account, so two
-// accounts' reservations may not overlap (src/admin/README.md "Reserved domains").
+// accounts' reservations may not overlap (src/admin/README.md "Reserved domains"), and none may stand for a
+// public suffix, under which names belong to many owners (SECURITY.md "Traffic ownership").
+import { getPublicSuffix } from 'tldts';
 import { DOTTED_HOST_NAME } from '../net/ip-patterns.js';
 
 /** The most characters of a DNS name (RFC 1035 2.3.4, in its text form). */
@@ -36,4 +38,19 @@ export function covers(a: string, b: string): boolean {
 /** Whether some name belongs to both reservations. */
 export function overlaps(a: string, b: string): boolean {
   return covers(a, b) || covers(b, a);
+}
+
+/**
+ * The public suffix a reservation would take whole ("co.uk" for "co.uk" and "*.co.uk", "github.io" for
+ * "*.github.io"), from the Public Suffix List's ICANN and private sections; undefined for a name below
+ * one ("shop.co.uk", "*.me.github.io").
+ */
+export function publicSuffixTaken(domain: string): string | undefined {
+  const name = wildcardBase(domain) ?? domain;
+  return getPublicSuffix(name, { allowPrivateDomains: true }) === name ? name : undefined;
+}
+
+/** The TXT record that proves control of a reservation's name: the wildcard's base for a wildcard. */
+export function challengeRecordName(domain: string): string {
+  return `_edge-events-challenge.${wildcardBase(domain) ?? domain}`;
 }

@@ -12,6 +12,8 @@ import { wildcardBase } from './domain-names.js';
 interface StoredDomain extends Owned {
   readonly id: string;
   readonly domain: string;
+  /** Only a verified reservation owns traffic; absent (reserved before verification existed) is verified. */
+  readonly status?: 'pending' | 'verified';
 }
 interface StoredEdge extends Owned {
   readonly id: string;
@@ -98,6 +100,8 @@ export class TrafficOwners {
 
   putDomain(d: StoredDomain): void {
     this.removeDomain(d.id);
+    // A pending reservation has not proved control of its name: its traffic stays nobody's.
+    if (d.status === 'pending') return;
     this.domains.set(d.id, d.domain);
     const claim = { id: d.id, account: accountOf(d) };
     const base = wildcardBase(d.domain);

@@ -28,6 +28,7 @@ export const API_ERRORS = {
   invalid_hostport: spec(400, 'The field {field} is not a host:port with a port from 1 to 65535: {value}.'),
   invalid_id: spec(400, 'The field {field} is not a well-formed {kind} id: {value}.'),
   invalid_domain: spec(400, 'The field {field} is not a domain name of two labels or more, with an optional leading "*." wildcard: {value}.'),
+  public_suffix: spec(400, 'The domain {domain} would take the public suffix {public_suffix} whole, under which names belong to many owners; reserve a name below it.'),
   unknown_reference: spec(400, 'The field {field} names {kind} {id}, which does not exist.'),
   immutable_field: spec(400, 'The field {field} cannot be changed; delete the {resource} and create a new one.'),
   // 400 of event destinations and subscriptions (src/admin/event-destinations, src/admin/event-subscriptions).
@@ -67,10 +68,12 @@ export const API_ERRORS = {
   domain_reserved: spec(409, 'The domain {domain} overlaps {by}: a name belongs to one account, and a reservation may not cover another one\'s or be covered by it.'),
   ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),
   source_exists: spec(409, 'The event subscription {subscription_id} already has a source of type {type}; change it with PATCH or delete it first.'),
+  account_deleted: spec(409, 'The account {account_id} was deleted while this request was being served; nothing was written.'),
   operator_account: spec(409, 'The operator account {id} cannot be deleted.'),
   event_destination_in_use: spec(409, 'The event destination {id} is still used by event subscription(s) {subscriptions}; remove it from them first.'),
-  // 422: the request is valid, but a check of the destination itself failed (src/delivery/destination-kind.ts verify).
+  // 422: the request is valid, but a check of the destination itself (src/delivery/destination-kind.ts verify) or of a domain's DNS record failed.
   topic_not_created: spec(422, 'The topic {topic} does not exist and could not be created: {error}: {reason}.'),
+  domain_not_verified: spec(422, 'The reserved domain {domain} is still pending: {reason}. Publish its TXT record at {record_name}, then verify again.'),
   destination_check_failed: spec(422, 'The destination failed its check with its own settings: {error}: {reason} Fix it, or send "verify": false to store it anyway.'),
   // 429: per-key rate limiting (rate-limit.ts); Retry-After says when to come back.
   rate_limited: spec(429, 'Too many requests with this API key; retry in {retry_after} seconds.', true),

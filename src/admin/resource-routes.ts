@@ -179,6 +179,8 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
   const item = `${r.path}/:id`;
   const params = idParams(r.kind, r.name);
   const textRules = r.textUnit === 'characters' ? [] : [TEXT_BYTES_RULE];
+  // A write of an account's resource is refused (409 account_deleted) once the account is deleted; the operator's never is (accounts are its).
+  const ownedWrite = operatorOnly === undefined ? [409] : [];
   const answer = (t: T): Record<string, unknown> => (r.live === undefined ? r.view(t) : { ...r.view(t), ...r.live(t) });
   const write = (req: FastifyRequest, t: T, action: AuditAction): Promise<void> =>
     store.commit([{ kind: r.kind, id: t.id, data: t }], audits(action, t), principalOf(req));
@@ -195,7 +197,7 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
     summary: create.summary,
     body: schemas.create,
     ok: [201, { description: create.description, ...schemas.response }],
-    errors: create.errors,
+    errors: [...(create.errors ?? []), ...ownedWrite],
     rules: [...textRules, ...(create.rules ?? [])],
     explain: create.explain,
     links: created,
@@ -239,7 +241,7 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
       params,
       body: schemas.update,
       ok: [200, { description: update.description, ...schemas.response }],
-      errors: [404, ...(update.errors ?? [])],
+      errors: [404, ...(update.errors ?? []), ...ownedWrite],
       rules: [...textRules, ...(update.rules ?? [])],
       immutable: { fields: schemas.immutable, resource: r.name },
       explain: update.explain,

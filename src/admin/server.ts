@@ -16,6 +16,7 @@ import { adminErrorHandler, frameworkErrorHandler } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { registerRateLimit } from './rate-limit.js';
 import { ADMIN_BODY_LIMIT } from './route.js';
+import { ReservationVerifier } from './reserved-domains/reservation-verification.js';
 import { ADMIN_ROUTE_MODULES } from './routes.js';
 import { AdminStore } from './store.js';
 import { compileValidator } from './validation.js';
@@ -63,8 +64,13 @@ export interface AdminApi {
   readonly context: AdminContext;
   /** Adds the admin scope to the service's Fastify instance (before listen). */
   register(app: FastifyInstance): void;
-  /** After the config log loaded: creates the first API key when none exists (see bootstrap.ts). */
+  /**
+   * After the config log loaded: creates the first API key when none exists (see bootstrap.ts), and starts
+   * re-checking pending reserved domains.
+   */
   bootstrap(): Promise<void>;
+  /** Stops what bootstrap() started; before the config log stops. */
+  stop(): Promise<void>;
 }
 
 export function createAdminApi(deps: AdminDeps): AdminApi {
@@ -81,12 +87,17 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     ...(deps.testEvent !== undefined && { testEvent: deps.testEvent }),
     ...(deps.taps !== undefined && { taps: deps.taps }),
   };
+  const rechecks = new ReservationVerifier(context);
   return {
     context,
     register(app) {
       void app.register(async (scope) => adminScope(scope, deps, context, keys));
     },
-    bootstrap: () => bootstrapApiKey(context),
+    async bootstrap() {
+      await bootstrapApiKey(context);
+      rechecks.start(deps.config.domainRecheckIntervalMs);
+    },
+    stop: () => rechecks.stop(),
   };
 }
 

@@ -20,7 +20,7 @@
 // this replica's view has applied it (read-your-writes).
 import type { AuditAction, AuditKind } from '../events/catalog.js';
 import { makeEnvelope, type Principal } from '../events/envelope.js';
-import { ConfigWriteError, type ConfigLog, type ConfigWrite } from '../configlog/config-log.js';
+import { AccountGoneError, ConfigWriteError, type ConfigLog, type ConfigWrite } from '../configlog/config-log.js';
 import type { ConfigKind } from '../configlog/format.js';
 import { createLogger } from '../telemetry/logger.js';
 import { ApiError } from './errors.js';
@@ -106,6 +106,10 @@ export class AdminStore {
     try {
       await this.opts.configLog.write(writes, messages.length > 0 ? [{ topic: this.opts.auditTopic, messages }] : []);
     } catch (err) {
+      if (err instanceof AccountGoneError) {
+        log.info({ account: err.accountId, ids: writes.map((w) => w.id), made: err.made }, 'A write for a deleted account was refused.');
+        throw new ApiError('account_deleted', { account_id: err.accountId });
+      }
       const made = err instanceof ConfigWriteError ? err.made : undefined;
       const ids = writes.map((w) => w.id);
       // Committed but not yet read back here: the change stands, and answering an error would invite

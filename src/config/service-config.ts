@@ -2,7 +2,7 @@
 // then the result is frozen.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { formatCIDR, hasZeroHostBits, maskCIDR, parseCIDR } from '../net/ip.js';
+import { formatCIDR, hasZeroHostBits, maskCIDR, parseCIDR, parseIP } from '../net/ip.js';
 import { DEFAULT_KAFKA_CLIENT, isKafkaClientName } from '../kafka/client.js';
 import { KAFKA_CLIENT_NAMES, type KafkaClientName } from '../kafka/seam.js';
 
@@ -100,6 +100,13 @@ export interface ServiceConfig {
     readonly kafkaTopicPrefix: string;
     readonly accountFileDestinations: boolean;
   };
+  /**
+   * The DNS server that reserved domains' TXT challenges are looked up at (`ip` or `ip:port`, IPv6 in
+   * brackets); undefined: the system's resolvers (SECURITY.md "Traffic ownership").
+   */
+  readonly dnsResolver: string | undefined;
+  /** How often an API process looks up the challenges of pending reserved domains again; 0: only on request. */
+  readonly domainRecheckIntervalMs: number;
   /** The bearer token /metrics asks for; undefined leaves it open. */
   readonly metricsToken: string | undefined;
   /** Which roles this process plays: the ingest worker, the admin API, or both. */
@@ -232,6 +239,20 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     problems.push('METRICS_TOKEN must be 16 to 512 letters, digits, "-", ".", "_", "~", "+" or "/" (a bearer token), optionally followed by "="');
   }
 
+  // An address, not a name: the resolver is where names are looked up.
+  const dnsResolver = (): string | undefined => {
+    const raw = env.DNS_RESOLVER;
+    if (raw === undefined || raw === '') return undefined;
+    const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d{1,5}))?$/.exec(raw);
+    const ip = m?.[1] ?? m?.[2];
+    const dnsPort = m?.[3] === undefined ? 53 : Number(m[3]);
+    if (ip === undefined || parseIP(ip) === undefined || (m?.[1] !== undefined) !== ip.includes(':') || dnsPort < 1 || dnsPort > 65_535) {
+      problems.push(`DNS_RESOLVER must be an IP address with an optional port (127.0.0.1:53, [::1]:53), got "${raw}"`);
+      return undefined;
+    }
+    return raw;
+  };
+
   const kafkaClient = (): KafkaClientName => {
     const raw = env.KAFKA_CLIENT;
     if (raw === undefined || raw === '') return DEFAULT_KAFKA_CLIENT;
@@ -291,6 +312,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       kafkaTopicPrefix: topicPrefix(),
       accountFileDestinations: bool('FILE_DESTINATIONS_FOR_ACCOUNTS', true),
     },
+    dnsResolver: dnsResolver(),
+    domainRecheckIntervalMs: int('DOMAIN_RECHECK_INTERVAL_MS', 60_000, 0, 86_400_000),
     metricsToken,
     cloud: {
       endpoint: url('CLOUD_ENDPOINT_URL'),

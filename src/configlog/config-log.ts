@@ -2,6 +2,7 @@
 // Writes are transactions (config records, any extra records such as audit events, and a sync marker);
 // a write returns after this replica has read its own sync marker back, so it sees its own writes.
 import { randomUUID } from 'node:crypto';
+import { OPERATOR_ACCOUNT_ID, accountOf } from '../accounts/account.js';
 import type { KafkaClient, OutgoingMessage } from '../kafka/seam.js';
 import { WholeTopicReader } from '../kafka/whole-topic-reader.js';
 import { createLogger } from '../telemetry/logger.js';
@@ -59,6 +60,25 @@ export class ConfigWriteError extends Error {
   }
 }
 
+/**
+ * A write for an account that no longer exists, refused (SECURITY.md "Accounts and tenancy"). `made` says
+ * whether its records reached the log: readers drop them all the same, as every resource of a deleted account.
+ */
+export class AccountGoneError extends Error {
+  constructor(
+    readonly accountId: string,
+    readonly made: boolean,
+  ) {
+    super(`the account ${accountId} no longer exists`);
+    this.name = 'AccountGoneError';
+  }
+}
+
+/** The account of a stored resource; undefined for an account, which owns itself. */
+function ownerOf(kind: ConfigKind, data: object): string | undefined {
+  return kind === 'account' ? undefined : accountOf(data);
+}
+
 /** Attempts of one write whose transactions were aborted (each after a failure and a fresh producer). */
 const WRITE_ATTEMPTS = 3;
 const RETRY_PAUSE_MS = 500;
@@ -86,6 +106,10 @@ function sleep(ms: number): Promise<void> {
 
 export class ConfigLog {
   private readonly state = new Map<string, ConfigValue>();
+  /** The accounts that exist, the operator's always; a resource of any other is dropped (apply()). */
+  private readonly accounts = new Set<string>([OPERATOR_ACCOUNT_ID]);
+  /** The ids of each account's resources in `state`, dropped with the account. */
+  private readonly owned = new Map<string, Set<string>>();
   private readonly listeners = new Set<Listener>();
   private readonly waiters = new Map<string, () => void>();
   /** Names this process's sync markers and reader group: unique per run, unlike the writer id. */
@@ -140,6 +164,11 @@ export class ConfigLog {
   /**
    * Writes config records and any extra records (audit events) in one Kafka transaction, so either all
    * become visible or none do, then waits until this replica has applied them.
+   *
+   * A resource of an account that no longer exists is refused (AccountGoneError): this replica first
+   * reads the log up to now, so a deletion made on another replica is seen, and refuses the write before
+   * sending it; a deletion committed between that read and the write is seen when the write is read
+   * back (readers dropped the records, being behind the deletion or swept by it).
    */
   async write(writes: readonly ConfigWrite[], extra: readonly ExtraRecords[] = []): Promise<void> {
     const messages: OutgoingMessage[] = writes.map((w) => ({
@@ -147,18 +176,36 @@ export class ConfigLog {
       value: w.data === null ? null : encodeConfigValue(w.kind, w.data),
       partition: 0,
     }));
-    await this.transact([{ topic: this.opts.topic, messages }, ...extra]);
+    const owners = new Set<string>();
+    for (const w of writes) {
+      const owner = w.data === null ? undefined : ownerOf(w.kind, w.data);
+      if (owner !== undefined && owner !== OPERATOR_ACCOUNT_ID) owners.add(owner);
+    }
+    // An account made in this very write exists once it lands.
+    for (const w of writes) if (w.kind === 'account') owners.delete(w.id);
+    await this.serialized(async () => {
+      if (owners.size > 0) {
+        await this.transactNow([]);
+        this.refuseGone(owners, false);
+      }
+      await this.transactNow([{ topic: this.opts.topic, messages }, ...extra]);
+      this.refuseGone(owners, true);
+    });
   }
 
   /** Resolves once every record committed to the topic before this call is applied here. */
   async sync(): Promise<void> {
-    await this.transact([]);
+    await this.serialized(() => this.transactNow([]));
   }
 
-  private transact(records: readonly ExtraRecords[]): Promise<void> {
-    const run = this.queue.then(() => this.transactNow(records));
+  private serialized(fn: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(fn);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  private refuseGone(owners: ReadonlySet<string>, made: boolean): void {
+    for (const account of owners) if (!this.accounts.has(account)) throw new AccountGoneError(account, made);
   }
 
   /**
@@ -259,19 +306,41 @@ export class ConfigLog {
         log.warn({ id: rec.id, reason: rec.reason }, 'A config record was skipped because it cannot be read.');
         return;
       case 'delete': {
-        const before = this.state.get(rec.id);
-        if (before === undefined) return;
-        this.state.delete(rec.id);
-        this.emit({ id: rec.id, kind: before.kind, before, after: undefined });
+        this.remove(rec.id);
+        if (!this.accounts.delete(rec.id)) return;
+        // Whatever of the account is left (written on a replica that had not seen its deletion) goes too.
+        for (const id of this.owned.get(rec.id) ?? []) this.remove(id);
+        this.owned.delete(rec.id);
         return;
       }
       case 'put': {
+        const { kind, data } = rec.value;
+        const owner = ownerOf(kind, data);
+        if (owner !== undefined && !this.accounts.has(owner)) {
+          log.info({ id: rec.id, account: owner }, 'A config record of an account that no longer exists was dropped.');
+          return;
+        }
+        if (kind === 'account') this.accounts.add(rec.id);
+        if (owner !== undefined) {
+          let ids = this.owned.get(owner);
+          if (ids === undefined) this.owned.set(owner, (ids = new Set()));
+          ids.add(rec.id);
+        }
         const before = this.state.get(rec.id);
         this.state.set(rec.id, rec.value);
-        this.emit({ id: rec.id, kind: rec.value.kind, before, after: rec.value });
+        this.emit({ id: rec.id, kind, before, after: rec.value });
         return;
       }
     }
+  }
+
+  private remove(id: string): void {
+    const before = this.state.get(id);
+    if (before === undefined) return;
+    this.state.delete(id);
+    const owner = ownerOf(before.kind, before.data);
+    if (owner !== undefined) this.owned.get(owner)?.delete(id);
+    this.emit({ id, kind: before.kind, before, after: undefined });
   }
 
   private emit(change: ConfigChange): void {

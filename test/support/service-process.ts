@@ -45,6 +45,9 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     LOG_LEVEL: 'info',
     // The suite's receivers listen on loopback over plain http: opened here, as an operator would (SECURITY.md "Egress").
     ...TEST_EGRESS_ENV,
+    // No test looks a name up beyond this machine: a reserved domain's TXT challenge is asked of the loopback's
+    // discard port, where nothing answers, unless a test starts a DNS server of its own (test/support/dns-server.ts).
+    DNS_RESOLVER: '127.0.0.1:9',
     ...extra,
   };
 }

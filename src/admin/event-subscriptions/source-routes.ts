@@ -102,7 +102,7 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
     params: sourceParams,
     body: sourceUpdateBody,
     ok: [200, { description: 'The updated source.', ...sourceResponse }],
-    errors: [404],
+    errors: [404, 409],
     rules: SOURCE_UPDATE_RULES,
     immutable: { fields: ['type'], resource: 'source' },
   };
@@ -118,7 +118,7 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
     return sourceView(ctx, s.id, result as StoredSource);
   });
 
-  const remove: RouteSpec = { operationId: 'deleteEventSource', tags, summary: 'Remove the source of one event type from a subscription.', params: sourceParams, ok: [204, noContent], errors: [404] };
+  const remove: RouteSpec = { operationId: 'deleteEventSource', tags, summary: 'Remove the source of one event type from a subscription.', params: sourceParams, ok: [204, noContent], errors: [404, 409] };
   route(app, 'DELETE', one, remove, async (req, reply) => {
     const { type, id } = partsOf<unknown, SourceParams>(req).params;
     await rewrite(req, id, (sub) => {

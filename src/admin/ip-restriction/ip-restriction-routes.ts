@@ -116,7 +116,7 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
 
   const summary = 'Replace TCP Edge IP Restriction Module: the body replaces the whole module; enabled defaults to true.';
   const params = idParams('tcp_edge', 'TCP edge');
-  const put = { operationId: 'putIpRestriction', tags, summary, params, body: putBody, ok: [200, module], errors: [404], rules: [UNKNOWN_POLICIES], links: MODULE_LINKS } as const;
+  const put = { operationId: 'putIpRestriction', tags, summary, params, body: putBody, ok: [200, module], errors: [404, 409], rules: [UNKNOWN_POLICIES], links: MODULE_LINKS } as const;
   route(app, 'PUT', path, put, async (req) => {
     const { body, params } = partsOf<PutBody>(req);
     const acting = accountOfRequest(req);
@@ -135,7 +135,7 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
     ipRestrictionView(ctx, findModule(findEdge(accountOfRequest(req), partsOf(req).params.id))),
   );
 
-  const remove = { operationId: 'deleteIpRestriction', tags, summary: 'Delete TCP Edge IP Restriction Module.', params, ok: [204, noContent], errors: [404] } as const;
+  const remove = { operationId: 'deleteIpRestriction', tags, summary: 'Delete TCP Edge IP Restriction Module.', params, ok: [204, noContent], errors: [404, 409] } as const;
   route(app, 'DELETE', path, remove, async (req, reply) => {
     await store.exclusive(async () => {
       const edge = findEdge(accountOfRequest(req), partsOf(req).params.id);

@@ -1,6 +1,6 @@
 // Reserved domain names: which texts are reservable, and which reservations cover or overlap others.
 import { describe, expect, it } from 'vitest';
-import { covers, normalizeDomain, overlaps, wildcardBase } from '../../../src/accounts/domain-names.js';
+import { challengeRecordName, covers, normalizeDomain, overlaps, publicSuffixTaken, wildcardBase } from '../../../src/accounts/domain-names.js';
 
 describe('reserved domain names', () => {
   it('should take names of two labels or more, with one leading wildcard, and store them lowercase', () => {
@@ -13,6 +13,20 @@ describe('reserved domain names', () => {
     for (const bad of ['localhost', '*.com', 'shop.*.example.com', '**.example.com', '*example.com', '192.0.2.1', '-a.example.com', 'a..example.com', 'example.com.', '', `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}.com`]) {
       expect(normalizeDomain(bad), bad).toBeUndefined();
     }
+  });
+
+  it('should find the public suffix a reservation would take whole, from both sections of the Public Suffix List', () => {
+    for (const [domain, suffix] of [['co.uk', 'co.uk'], ['*.co.uk', 'co.uk'], ['*.github.io', 'github.io'], ['github.io', 'github.io'], ['*.s3.amazonaws.com', 's3.amazonaws.com'], ['*.com.au', 'com.au']] as const) {
+      expect(publicSuffixTaken(domain), domain).toBe(suffix);
+    }
+    for (const domain of ['shop.co.uk', '*.shop.co.uk', 'me.github.io', '*.me.github.io', '*.example.com', 'example.com', '*.domains.test', 'shop.example.internal']) {
+      expect(publicSuffixTaken(domain), domain).toBeUndefined();
+    }
+  });
+
+  it('should put the TXT challenge of a wildcard at its base', () => {
+    expect(challengeRecordName('*.shop.example.com')).toBe('_edge-events-challenge.shop.example.com');
+    expect(challengeRecordName('shop.example.com')).toBe('_edge-events-challenge.shop.example.com');
   });
 
   it('should make a wildcard cover every name below its base, at any depth, but not the base', () => {

@@ -39,6 +39,16 @@ describe('TrafficOwners', () => {
     expect(owners.ownerOfName('old.example.com')).toBe(OPERATOR_ACCOUNT_ID);
   });
 
+  it('should leave the traffic of a pending reservation nobody\'s until it is verified', () => {
+    const owners = new TrafficOwners();
+    owners.putDomain({ id: 'rd_1', domain: '*.example.com', account_id: A, status: 'pending' });
+    owners.putDomain({ id: 'rd_2', domain: 'shop.example.com', account_id: B, status: 'verified' });
+    expect(owners.ownerOfName('www.example.com')).toBeUndefined();
+    expect(owners.ownerOfName('shop.example.com')).toBe(B);
+    owners.putDomain({ id: 'rd_1', domain: '*.example.com', account_id: A, status: 'verified' });
+    expect(owners.ownerOfName('www.example.com')).toBe(A);
+  });
+
   it('should let the older of two claims on one name hold it, and the other take over when it goes', () => {
     const owners = new TrafficOwners();
     owners.putDomain({ id: 'rd_2', domain: 'shop.example.com', account_id: B });

@@ -110,3 +110,24 @@ describe('settings of destination topics and status', () => {
     expect(problemsOf({ STATUS_REPORT_INTERVAL_MS: '500' })).toEqual(['STATUS_REPORT_INTERVAL_MS must be an integer from 1000 to 600000, got "500"']);
   });
 });
+
+describe('DNS_RESOLVER', () => {
+  it('should take an IP address with an optional port, IPv6 in brackets, and default to the system resolvers', () => {
+    expect(loadServiceConfig({}).dnsResolver).toBeUndefined();
+    for (const ok of ['127.0.0.1', '127.0.0.1:5353', '[::1]', '[::1]:53']) expect([ok, loadServiceConfig({ DNS_RESOLVER: ok }).dnsResolver]).toEqual([ok, ok]);
+  });
+
+  it('should refuse a name, an IPv6 address without brackets, a bracketed IPv4 address and a port out of range', () => {
+    for (const bad of ['dns.example.com', '::1', '[127.0.0.1]', '127.0.0.1:0', '127.0.0.1:65536', '127.0.0.1:']) {
+      expect([bad, problemsOf({ DNS_RESOLVER: bad })]).toEqual([bad, [expect.stringMatching(/^DNS_RESOLVER must be an IP address/)]]);
+    }
+  });
+});
+
+describe('DOMAIN_RECHECK_INTERVAL_MS', () => {
+  it('should re-check pending reserved domains every minute unless told otherwise, 0 turning it off', () => {
+    expect(loadServiceConfig({}).domainRecheckIntervalMs).toBe(60_000);
+    expect(loadServiceConfig({ DOMAIN_RECHECK_INTERVAL_MS: '0' }).domainRecheckIntervalMs).toBe(0);
+    expect(problemsOf({ DOMAIN_RECHECK_INTERVAL_MS: 'often' })).toEqual(['DOMAIN_RECHECK_INTERVAL_MS must be an integer from 0 to 86400000, got "often"']);
+  });
+});

@@ -1,0 +1,99 @@
+// Verifying reserved domains (SECURITY.md "Traffic ownership"): the rule that keeps a name to one account,
+// the write that makes a reservation verified, and the periodic re-check of pending reservations, so a
+// customer who published the record need not call verify.
+import { accountContext, accountOf, type AccountContext } from '../../accounts/account.js';
+import { DomainChallenges, type ChallengeResult } from '../../accounts/domain-challenge.js';
+import { overlaps } from '../../accounts/domain-names.js';
+import type { Principal } from '../../events/envelope.js';
+import { createLogger } from '../../telemetry/logger.js';
+import type { AdminContext } from '../context.js';
+import { ApiError } from '../errors.js';
+import { resourceStore } from '../resource-routes.js';
+import { domainStatus, reservedDomainResource, type StoredReservedDomain } from './reserved-domain-view.js';
+
+const log = createLogger('reserved-domains');
+
+/** A pending reservation is re-checked for this long after it was made; later only POST .../verify checks it. */
+export const RECHECK_DAYS = 7;
+
+/** 409 when another account's verified reservation overlaps `domain`, or `acting` reserved it already. Another account's is not named. */
+export function checkFree(ctx: AdminContext, domain: string, acting: AccountContext, self?: string): void {
+  for (const other of ctx.store.all<StoredReservedDomain>('reserved_domain')) {
+    if (other.id === self) continue;
+    const own = accountOf(other) === acting.accountId;
+    // Another account's pending reservation proves nothing yet, so it blocks no one.
+    if (own ? other.domain !== domain : domainStatus(other) !== 'verified' || !overlaps(other.domain, domain)) continue;
+    const by = own ? `the reservation ${other.id} of this account` : "another account's reservation";
+    throw new ApiError('domain_reserved', { field: 'domain', domain, by, ...(own && { reserved_domain_id: other.id }) });
+  }
+}
+
+export class ReservationVerifier {
+  private readonly challenges: DomainChallenges;
+  private readonly audits;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly ctx: AdminContext) {
+    this.challenges = new DomainChallenges(ctx.config.dnsResolver);
+    this.audits = resourceStore(ctx, reservedDomainResource(ctx)).audits;
+  }
+
+  /** Looks the reservation's TXT challenge up. */
+  lookup(d: StoredReservedDomain): Promise<ChallengeResult> {
+    return this.challenges.check(d.domain, d.challenge ?? '');
+  }
+
+  /**
+   * Makes the reservation `find` gives verified, with its audit event, unless it is already; 409 when another
+   * account's verified reservation holds a name of it. The store is locked, so `find` reads it afresh.
+   */
+  markVerified(find: () => StoredReservedDomain, by: 'dns' | 'operator', principal: Principal | null): Promise<StoredReservedDomain> {
+    const { store } = this.ctx;
+    return store.exclusive(async () => {
+      const d = find();
+      if (domainStatus(d) === 'verified') return d;
+      checkFree(this.ctx, d.domain, accountContext(accountOf(d)), d.id);
+      const next: StoredReservedDomain = { ...d, account_id: accountOf(d), status: 'verified', verified_at: new Date().toISOString(), verified_by: by };
+      await store.commit([{ kind: 'reserved_domain', id: next.id, data: next }], this.audits('updated', next), principal);
+      return next;
+    });
+  }
+
+  /** Re-checks every pending reservation of the last RECHECK_DAYS days every `intervalMs` (0: never). */
+  start(intervalMs: number): void {
+    if (intervalMs === 0) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.recheck().finally(() => (this.running = undefined));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  private async recheck(): Promise<void> {
+    const since = new Date(Date.now() - RECHECK_DAYS * 86_400_000).toISOString();
+    const pending = this.ctx.store.all<StoredReservedDomain>('reserved_domain').filter((d) => domainStatus(d) === 'pending' && d.created_at >= since);
+    for (const d of pending) {
+      if (this.timer === undefined) return;
+      try {
+        if (!(await this.lookup(d)).found) continue;
+        const current = (): StoredReservedDomain => {
+          const now = this.ctx.store.get<StoredReservedDomain>('reserved_domain', d.id);
+          if (now === undefined) throw new ApiError('not_found', { resource: 'reserved domain', id: d.id });
+          return now;
+        };
+        await this.markVerified(current, 'dns', null);
+        log.info({ id: d.id, domain: d.domain }, 'A pending reserved domain was verified: its TXT challenge record was found.');
+      } catch (err) {
+        // Another account verified an overlapping name first: only its own verify call tells the customer.
+        if (err instanceof ApiError && err.code === 'domain_reserved') continue;
+        log.warn({ err, id: d.id }, 'A pending reserved domain could not be verified now; it is checked again later.');
+      }
+    }
+  }
+}

@@ -116,9 +116,9 @@ export class IngestWorker {
     // Fetched before the rebalance was noticed: left unread, for whoever owns the partition next.
     if (first === undefined || this.membership.rebalancing) return;
     const generation = this.membership.generation;
-    // The partition was read again from its committed offset (a seek): forget the old bookkeeping.
-    const before = tracker.committable(topic, partition);
-    if (before !== undefined && Number(first.offset) < before) tracker.reset(topic, partition);
+    // A batch of a new reading of the partition (a join, a restart of the stream) or a seek starts its bookkeeping afresh.
+    const reading = batch.reading;
+    tracker.begin(topic, partition, reading, Number(first.offset));
     const beat = (): Promise<void> => scope.heartbeat();
     const isStale = (): boolean => scope.isStale();
 
@@ -141,12 +141,12 @@ export class IngestWorker {
         }
         if (this.halted()) break;
       }
-      const result = router.route(topic, partition, msg);
+      const result = router.route(topic, partition, msg, reading);
       if (result.type === 'dead_letter') {
         tracker.track(result.letter.source, 1);
         letters.push(result.letter);
       } else if (result.source !== undefined) {
-        tracker.track(result.source, result.deliveries.length);
+        tracker.track(result.source, result.deliveries.length, result.deliveries);
         for (const d of result.deliveries) {
           const runner = pool.get(d.destinationId);
           // Every destination in the config has a runner; one deleted meanwhile gets a dead letter, never nothing.

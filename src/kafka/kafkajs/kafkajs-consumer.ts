@@ -10,6 +10,8 @@ const GROUP_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UN
 export class KafkajsGroupConsumer implements GroupConsumer {
   private readonly consumer: Consumer;
   private isConnected = false;
+  /** Joins and crashes so far: after either, kafkajs reads every assigned partition again from its committed offset. */
+  private reading = 0;
 
   constructor(
     kafka: Kafka,
@@ -26,10 +28,16 @@ export class KafkajsGroupConsumer implements GroupConsumer {
       rebalanceTimeout: options.rebalanceTimeoutMs ?? Math.max(60_000, options.sessionTimeoutMs),
     });
     const c = this.consumer;
-    c.on(c.events.GROUP_JOIN, (e) => listener.onJoin?.(e.payload.memberAssignment, { memberId: e.payload.memberId, durationMs: e.payload.duration }));
+    c.on(c.events.GROUP_JOIN, (e) => {
+      this.reading++;
+      listener.onJoin?.(e.payload.memberAssignment, { memberId: e.payload.memberId, durationMs: e.payload.duration });
+    });
     c.on(c.events.CONNECT, () => (this.isConnected = true));
     c.on(c.events.DISCONNECT, () => (this.isConnected = false));
-    c.on(c.events.CRASH, (e) => listener.onCrash?.(e.payload.error, e.payload.restart));
+    c.on(c.events.CRASH, (e) => {
+      this.reading++;
+      listener.onCrash?.(e.payload.error, e.payload.restart);
+    });
   }
 
   get connected(): boolean {
@@ -58,7 +66,7 @@ export class KafkajsGroupConsumer implements GroupConsumer {
   private async onBatch(payload: EachBatchPayload, handler: BatchHandler): Promise<void> {
     const { batch, heartbeat, isRunning, isStale, resolveOffset } = payload;
     await handler(
-      { topic: batch.topic, partition: batch.partition, messages: batch.messages, highWatermark: batch.highWatermark },
+      { topic: batch.topic, partition: batch.partition, messages: batch.messages, highWatermark: batch.highWatermark, reading: this.reading },
       {
         heartbeat: () =>
           heartbeat().catch((err: unknown) => {

@@ -278,7 +278,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
     const last = messages[messages.length - 1] as IncomingMessage;
     let resolved = -1;
     const done = handler(
-      { topic: q.topic, partition: q.partition, messages, highWatermark: String(Number(last.offset) + 1 + q.messages.length) },
+      { topic: q.topic, partition: q.partition, messages, highWatermark: String(Number(last.offset) + 1 + q.messages.length), reading: generation },
       {
         // The client heartbeats on its own timer.
         heartbeat: () => Promise.resolve(),

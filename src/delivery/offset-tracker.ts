@@ -1,7 +1,7 @@
 // At-least-once commit bookkeeping: per topic-partition, the offset that may be committed is the first
 // record whose deliveries are not all settled (acknowledged, dead-lettered or parked).
 import { inFlight } from '../telemetry/metrics.js';
-import type { SourceRef } from './contract.js';
+import type { DeliveryItem, SourceRef } from './contract.js';
 
 /**
  * A record as the tracker knows it: its place, and the reading of its partition it came from (a number
@@ -16,6 +16,7 @@ export interface TrackedRecord extends SourceRef {
 /** A delivery of a tracked record, as the tracker keeps it for a report of what a record waits for. */
 export interface TrackedDelivery {
   readonly destinationId: string;
+  readonly item: DeliveryItem;
 }
 
 interface Entry {
@@ -47,9 +48,14 @@ class PartitionState {
   readonly byOffset = new Map<number, Entry>();
   lastTracked = -1;
   /** When the current batch began. */
-  batchAt = Date.now();
+  batchAt: number;
 
-  constructor(readonly reading: number) {}
+  constructor(
+    readonly reading: number,
+    now: number,
+  ) {
+    this.batchAt = now;
+  }
 }
 
 export interface CommittableOffset {
@@ -66,6 +72,8 @@ export interface CommittableOffset {
 export class OffsetTracker {
   private readonly topics = new Map<string, Map<number, PartitionState>>();
 
+  constructor(private readonly now: () => number = Date.now) {}
+
   /**
    * A batch of the partition begins. A batch of another reading than the partition's bookkeeping (the
    * consumer read the partition again from its committed offset: a group join, a restart of its stream),
@@ -79,7 +87,7 @@ export class OffsetTracker {
       state = undefined;
     }
     state ??= this.create(topic, partition, reading);
-    state.batchAt = Date.now();
+    state.batchAt = this.now();
   }
 
   /**
@@ -192,7 +200,7 @@ export class OffsetTracker {
   private create(topic: string, partition: number, reading: number): PartitionState {
     let partitions = this.topics.get(topic);
     if (partitions === undefined) this.topics.set(topic, (partitions = new Map()));
-    const state = new PartitionState(reading);
+    const state = new PartitionState(reading, this.now());
     partitions.set(partition, state);
     return state;
   }

@@ -73,7 +73,7 @@ it.runIf(testClientName() !== 'kafkajs')('should start the partition afresh when
     },
   });
   runner.start();
-  const pool = { get: (id: string) => (id === 'ed_held' ? runner : undefined), all: () => [runner].values() } as unknown as DestinationPool;
+  const pool = { get: (id: string) => (id === 'ed_held' ? runner : undefined), all: () => [runner].values(), stalled: () => undefined } as unknown as DestinationPool;
 
   const subscriptions = new SubscriptionSet();
   subscriptions.put({ id: 'esb_all', created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: HTTP, fields: ['conn.client_ip'], filter: 'true' }], destination_ids: ['ed_held'] });

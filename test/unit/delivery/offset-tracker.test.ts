@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OffsetTracker, type TrackedRecord } from '../../../src/delivery/offset-tracker.js';
+import { item } from './fakes.js';
 
 const at = (topic: string, partition: number, offset: number, reading = 1): TrackedRecord => ({ topic, partition, offset, reading });
 
@@ -115,7 +116,7 @@ describe('offset tracker', () => {
     const t = new OffsetTracker();
     const before = Date.now();
     t.begin('a', 0, 1, 3);
-    const deliveries = [{ destinationId: 'ed_1' }, { destinationId: 'ed_2' }];
+    const deliveries = [{ destinationId: 'ed_1', item: item(20, at('a', 0, 3)) }, { destinationId: 'ed_2', item: item(20, at('a', 0, 3)) }];
     t.track(at('a', 0, 3), 2, deliveries);
     t.track(at('a', 0, 4), 1);
     const oldest = t.oldestUnsettled('a', 0);

@@ -2,6 +2,7 @@
 // batch), reads every assigned partition again from its committed offset after a join, and waits for
 // running batches before it rejoins or disconnects.
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { CommitTimer } from '../commit-timer.js';
 import type { BatchHandler, GroupConsumer, GroupConsumerOptions, GroupListener } from '../seam.js';
 
 /** The coordinator's answers to a heartbeat that the listener hears about (Kafka's protocol error names). */
@@ -12,6 +13,10 @@ export class KafkajsGroupConsumer implements GroupConsumer {
   private isConnected = false;
   /** Joins and crashes so far: after either, kafkajs reads every assigned partition again from its committed offset. */
   private reading = 0;
+  // At most one commit per partition in flight, the latest offset winning; sent on the next tick, not gathered.
+  private readonly commits = new CommitTimer(async (offsets) => {
+    await this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })));
+  }, 0);
 
   constructor(
     kafka: Kafka,
@@ -55,12 +60,13 @@ export class KafkajsGroupConsumer implements GroupConsumer {
     });
   }
 
-  async commit(topic: string, partition: number, offset: number): Promise<void> {
-    await this.consumer.commitOffsets([{ topic, partition, offset: String(offset) }]);
+  commit(topic: string, partition: number, offset: number): Promise<void> {
+    return this.commits.commit(topic, partition, offset);
   }
 
-  stop(): Promise<void> {
-    return this.consumer.disconnect();
+  async stop(): Promise<void> {
+    await this.commits.flush().catch(() => undefined);
+    await this.consumer.disconnect();
   }
 
   private async onBatch(payload: EachBatchPayload, handler: BatchHandler): Promise<void> {

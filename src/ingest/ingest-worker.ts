@@ -29,8 +29,8 @@ export interface IngestWorkerOptions {
   /** Settlements wake the batches waiting on them. */
   readonly settled: Signal;
   readonly drainTimeoutMs: number;
-  /** STALLED_RECORD_AFTER_MS: a record unsettled this long is reported (stall-watch.ts); default 5 minutes. */
-  readonly stalledRecordAfterMs?: number;
+  /** STALLED_RECORD_AFTER_MS: a record unsettled this long is reported (stall-watch.ts). */
+  readonly stalledRecordAfterMs: number;
   readonly partitionsConsumedConcurrently?: number;
   /** The consumer group session timeout; 30 s when absent. */
   readonly sessionTimeoutMs?: number;
@@ -46,7 +46,6 @@ const HEARTBEAT_EVERY_MS = 1_000;
  * and some slack, else the group would evict a draining worker.
  */
 const MIN_REBALANCE_TIMEOUT_MS = 60_000;
-const DEFAULT_STALLED_RECORD_AFTER_MS = 300_000;
 /** A power of two: the loop checks `i & (STALE_CHECK_EVERY - 1)`. */
 const STALE_CHECK_EVERY = 64;
 
@@ -65,7 +64,7 @@ export class IngestWorker {
   constructor(private readonly opts: IngestWorkerOptions) {
     this.stalls = new StallWatch({
       tracker: opts.tracker,
-      afterMs: opts.stalledRecordAfterMs ?? DEFAULT_STALLED_RECORD_AFTER_MS,
+      afterMs: opts.stalledRecordAfterMs,
       holds: (id, item) => opts.pool.get(id)?.holds(item) ?? false,
       mark: (id, since) => opts.pool.stalled(id, since),
     });

@@ -113,7 +113,7 @@ it.runIf(testClientName() !== 'kafkajs')('should start the partition afresh when
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
-  const worker = new IngestWorker({ kafka: listening, groupId: group, topics: [topic], router, pool, deadLetter, budget, tracker, settled, drainTimeoutMs: 2_000, sessionTimeoutMs: 6_000 });
+  const worker = new IngestWorker({ kafka: listening, groupId: group, topics: [topic], router, pool, deadLetter, budget, tracker, settled, drainTimeoutMs: 2_000, stalledRecordAfterMs: 300_000, sessionTimeoutMs: 6_000 });
   cleanup = async () => {
     release();
     await worker.stop();

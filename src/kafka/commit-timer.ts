@@ -14,6 +14,8 @@ export interface PartitionOffset {
 
 /** How long a commit waits for others to join it. */
 export const COMMIT_EVERY_MS = 20;
+/** How long a stopping consumer waits for its commits in flight and the ones behind them. */
+export const STOP_FLUSH_MS = 5_000;
 
 interface Pending {
   readonly topic: string;
@@ -50,12 +52,22 @@ export class CommitTimer {
     });
   }
 
-  /** Sends what is pending now and waits until nothing is pending or in flight. */
-  async flush(): Promise<void> {
+  /**
+   * Sends what is pending now and waits until nothing is pending or in flight, or until `deadlineMs`
+   * passed: a consumer that stops does not wait for a commit the broker leaves unanswered (the records
+   * after the last commit are read again). False when it gave up.
+   */
+  async flush(deadlineMs = Number.POSITIVE_INFINITY): Promise<boolean> {
+    const until = Date.now() + deadlineMs;
     for (;;) {
       this.sendDue();
-      if (this.requests.size === 0) return;
-      await Promise.race(this.requests);
+      if (this.requests.size === 0) return true;
+      const left = until - Date.now();
+      if (left <= 0) return false;
+      let timer: NodeJS.Timeout | undefined;
+      const expired = Number.isFinite(left) ? new Promise<void>((r) => (timer = setTimeout(r, left))) : new Promise<void>(() => undefined);
+      await Promise.race([...this.requests, expired]);
+      clearTimeout(timer);
     }
   }
 

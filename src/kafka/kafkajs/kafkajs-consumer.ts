@@ -2,7 +2,7 @@
 // batch), reads every assigned partition again from its committed offset after a join, and waits for
 // running batches before it rejoins or disconnects.
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { CommitTimer } from '../commit-timer.js';
+import { CommitTimer, STOP_FLUSH_MS } from '../commit-timer.js';
 import type { BatchHandler, GroupConsumer, GroupConsumerOptions, GroupListener } from '../seam.js';
 
 /** The coordinator's answers to a heartbeat that the listener hears about (Kafka's protocol error names). */
@@ -65,7 +65,7 @@ export class KafkajsGroupConsumer implements GroupConsumer {
   }
 
   async stop(): Promise<void> {
-    await this.commits.flush().catch(() => undefined);
+    await this.commits.flush(STOP_FLUSH_MS);
     await this.consumer.disconnect();
   }
 

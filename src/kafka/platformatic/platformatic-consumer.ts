@@ -9,7 +9,7 @@
 import { stringDeserializer, type ConsumerGroupJoinPayload, type Message, type MessagesStream } from '@platformatic/kafka';
 import { createLogger } from '../../telemetry/logger.js';
 import type { BatchHandler, GroupConsumer, GroupConsumerOptions, GroupListener, HeaderValue, IncomingMessage, KafkaClientOptions } from '../seam.js';
-import { CommitTimer } from '../commit-timer.js';
+import { CommitTimer, STOP_FLUSH_MS } from '../commit-timer.js';
 import { baseOptions } from './platformatic-adapter.js';
 import { ReadCommittedConsumer } from './read-committed.js';
 
@@ -116,7 +116,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
       this.stopping = true;
       this.queues.clear();
       await Promise.allSettled([...this.running]);
-      await this.commits.flush();
+      await this.commits.flush(STOP_FLUSH_MS);
       this.retire();
       await this.closeRetiring();
       // Leaves the group, so its partitions move at once.

@@ -76,4 +76,12 @@ describe('the commit timer of the group consumers', () => {
     await Promise.all([flushed, flushing]);
     expect(requests[3]).toEqual([{ topic: 'a', partition: 0, offset: 11 }]);
   });
+
+  it('should give up waiting for a commit the broker leaves unanswered once the flush deadline passed', async () => {
+    const timer = new CommitTimer(() => new Promise<void>(() => undefined), 1);
+    void timer.commit('a', 0, 3).catch(() => undefined);
+    const started = Date.now();
+    expect(await timer.flush(50)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
 });

@@ -191,6 +191,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         tracker,
         settled,
         drainTimeoutMs: config.drainTimeoutMs,
+        stalledRecordAfterMs: config.stalledRecordAfterMs,
         sessionTimeoutMs: config.consumerSessionTimeoutMs,
       })
     : undefined;

@@ -147,7 +147,7 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     const routes = subscriptions.matcher(eventType).match(decoded.filterable);
     matches += routes.length;
     if (routes.length > 0) matched++;
-    const result = router.route(topic, 0, msg);
+    const result = router.route(topic, 0, msg, 0);
     if (result.type !== 'deliver') throw new Error(`a generated record was dead-lettered: ${result.letter.errorMessage}`);
     deliveries += result.deliveries.length;
     // The deliveries of one field set share their projected object (record-router.ts).
@@ -168,11 +168,11 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
       fn = ({ eventType, msg }) => decoder.decodeFilterable(eventType, msg).ok;
       break;
     case 'route':
-      fn = ({ topic, msg }) => router.route(topic, 0, msg).type === 'deliver';
+      fn = ({ topic, msg }) => router.route(topic, 0, msg, 0).type === 'deliver';
       break;
     case 'route-write':
       fn = ({ topic, msg }) => {
-        const result = router.route(topic, 0, msg);
+        const result = router.route(topic, 0, msg, 0);
         if (result.type !== 'deliver') return false;
         let total = 0;
         for (const d of result.deliveries) total += payloadSize(d.item);

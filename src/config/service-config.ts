@@ -55,6 +55,12 @@ export interface ServiceConfig {
   /** How long a worker drains in-flight deliveries on SIGTERM or revocation before it commits. */
   readonly drainTimeoutMs: number;
   /**
+   * A record whose deliveries have not all settled for this long stalls its partition's commits: it is
+   * logged once with the destinations it waits for and shown in their status (ARCHITECTURE.md "Delivery
+   * and commits"). Longer than the retry budget, after which a failing destination's deliveries park.
+   */
+  readonly stalledRecordAfterMs: number;
+  /**
    * How long the group coordinator waits for a silent worker before it gives the worker's partitions to
    * another member. A worker that died without leaving (kill -9, a lost machine) holds them until then.
    */
@@ -288,6 +294,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     },
     statusReportIntervalMs: int('STATUS_REPORT_INTERVAL_MS', 15_000, 1_000, 600_000),
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
+    stalledRecordAfterMs: int('STALLED_RECORD_AFTER_MS', 300_000, 1_000, 86_400_000),
     // The broker refuses sessions outside group.min.session.timeout.ms (6 s) .. group.max.session.timeout.ms (30 min).
     consumerSessionTimeoutMs: int('CONSUMER_SESSION_TIMEOUT_MS', env.KAFKA_BROKERS ? 30_000 : LOCAL_SESSION_TIMEOUT_MS, 6_000, 1_800_000),
     subscriptionClockSkewMs: int('SUBSCRIPTION_CLOCK_SKEW_MS', DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS, 0, 3_600_000),

@@ -40,6 +40,11 @@ export class Batcher {
     this.queuedBytes += payloadSize(item) + this.limits.recordOverheadBytes;
   }
 
+  /** True when `item` is queued (a linear scan: for reports, not the hot path). */
+  includes(item: DeliveryItem): boolean {
+    return this.items.indexOf(item, this.head) >= 0;
+  }
+
   /** True when a full batch is waiting, so there is no point lingering. */
   isFull(): boolean {
     return this.size >= this.limits.maxRecords || this.queuedBytes >= this.limits.maxBytes;

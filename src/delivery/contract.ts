@@ -7,6 +7,8 @@ export interface SourceRef {
   readonly topic: string;
   readonly partition: number;
   readonly offset: number;
+  /** For a consumed record the ingest worker tracks: the reading of its partition it came from (OffsetTracker). */
+  readonly reading?: number;
 }
 
 /**

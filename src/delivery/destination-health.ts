@@ -28,6 +28,11 @@ export interface DestinationStatus {
   readonly lastDeliveredAt: number | undefined;
   /** When the last attempt (a write, or a check) ended, whatever its outcome; undefined since the target changed. */
   readonly lastAttemptAt: number | undefined;
+  /**
+   * When the batch began that read the oldest record waiting for this destination past
+   * STALLED_RECORD_AFTER_MS (its partition commits nothing past it meanwhile); undefined when none does.
+   */
+  readonly stalledSince: number | undefined;
 }
 
 /** A destination that stays failing is reported again after this long, with what happened since. */
@@ -39,6 +44,7 @@ export class DestinationHealth {
   private lastError: DestinationProblem | undefined;
   private lastDeliveredAt: number | undefined;
   private lastAttemptAt: number | undefined;
+  private stalledSince: number | undefined;
   /** The destination's own secrets in clear, never to appear in a recorded message. */
   private secrets: readonly string[] = [];
   private lastLineAt = 0;
@@ -58,7 +64,19 @@ export class DestinationHealth {
   }
 
   get status(): DestinationStatus {
-    return { state: this.state, since: this.since, lastError: this.lastError, lastDeliveredAt: this.lastDeliveredAt, lastAttemptAt: this.lastAttemptAt };
+    return {
+      state: this.state,
+      since: this.since,
+      lastError: this.lastError,
+      lastDeliveredAt: this.lastDeliveredAt,
+      lastAttemptAt: this.lastAttemptAt,
+      stalledSince: this.stalledSince,
+    };
+  }
+
+  /** A record waiting for this destination has waited past the bound since `since` (the ingest worker's StallWatch); undefined once none does. */
+  stalled(since: number | undefined): void {
+    this.stalledSince = since;
   }
 
   /** The destination's secrets (in clear) as of its current config: recorded messages never quote them. */

@@ -75,6 +75,11 @@ export class DestinationPool {
     return this.health.get(id)?.status;
   }
 
+  /** Tells a destination's status that a record has waited for it past the bound since `since`, or no longer (undefined). */
+  stalled(id: string, since: number | undefined): void {
+    this.health.get(id)?.stalled(since);
+  }
+
   /** Every destination of the config with this process's view of it (what the status publisher reports). */
   *statuses(): IterableIterator<readonly [string, DestinationStatus]> {
     for (const [id, health] of this.health) yield [id, health.status];

@@ -51,6 +51,8 @@ export class DestinationRunner {
   private readonly abort = new AbortController();
   private tasks = 0;
   private inFlightBatches = 0;
+  /** The batches being written (retries and parking included), for holds(). */
+  private readonly writing = new Set<readonly DeliveryItem[]>();
   private flushing = 0;
   private closing = false;
   private abandoned = 0;
@@ -141,6 +143,13 @@ export class DestinationRunner {
     return this.closeResult;
   }
 
+  /** True while `item` is queued or in a batch being written: a report of what a stalled record waits for, not the hot path. */
+  holds(item: DeliveryItem): boolean {
+    if (this.batcher.includes(item)) return true;
+    for (const batch of this.writing) if (batch.includes(item)) return true;
+    return false;
+  }
+
   /** Drops queued (not yet written) deliveries matching `predicate`, e.g. of revoked partitions. */
   discard(predicate: (item: DeliveryItem) => boolean): number {
     const removed = this.batcher.remove(predicate);
@@ -202,9 +211,11 @@ export class DestinationRunner {
       }
       const batch = this.batcher.take();
       this.inFlightBatches++;
+      this.writing.add(batch);
       this.runTask(
         this.deliver(batch).finally(() => {
           this.inFlightBatches--;
+          this.writing.delete(batch);
         }),
       );
     }

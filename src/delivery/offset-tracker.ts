@@ -1,13 +1,45 @@
 // At-least-once commit bookkeeping: per topic-partition, the offset that may be committed is the first
 // record whose deliveries are not all settled (acknowledged, dead-lettered or parked).
 import { inFlight } from '../telemetry/metrics.js';
-import type { SourceRef } from './contract.js';
+import type { DeliveryItem, SourceRef } from './contract.js';
+
+/**
+ * A record as the tracker knows it: its place, and the reading of its partition it came from (a number
+ * the consumer gives each read of the partition from its committed offset: PartitionBatch.reading). A
+ * delivery settles the record whose topic, partition, offset and reading equal its item's `source`; any
+ * object with those values does, so no route can make a delivery that settles nothing.
+ */
+export interface TrackedRecord extends SourceRef {
+  readonly reading: number;
+}
+
+/** A delivery of a tracked record, as the tracker keeps it for a report of what a record waits for. */
+export interface TrackedDelivery {
+  readonly destinationId: string;
+  readonly item: DeliveryItem;
+}
 
 interface Entry {
-  /** The object the record's deliveries carry: only their settlements count (see settle()). */
-  readonly source: SourceRef;
+  readonly offset: number;
   pending: number;
+  /** When the batch that read the record began (ms since the epoch). */
+  readonly at: number;
+  readonly deliveries: readonly TrackedDelivery[] | undefined;
 }
+
+/** The oldest record of a partition whose deliveries are not all settled. */
+export interface UnsettledRecord {
+  readonly offset: number;
+  readonly reading: number;
+  /** When the batch that read it began (ms since the epoch). */
+  readonly at: number;
+  readonly pending: number;
+  /** Its deliveries (settled ones included), or undefined for a record whose one delivery is its dead letter. */
+  readonly deliveries: readonly TrackedDelivery[] | undefined;
+}
+
+/** A partition's bookkeeping before any batch began (advance() after a reset): matches no reading. */
+const NO_READING = -1;
 
 class PartitionState {
   /** Entries with pending deliveries, in offset order; entries[head] is the oldest still tracked. */
@@ -15,6 +47,15 @@ class PartitionState {
   head = 0;
   readonly byOffset = new Map<number, Entry>();
   lastTracked = -1;
+  /** When the current batch began. */
+  batchAt: number;
+
+  constructor(
+    readonly reading: number,
+    now: number,
+  ) {
+    this.batchAt = now;
+  }
 }
 
 export interface CommittableOffset {
@@ -31,21 +72,42 @@ export interface CommittableOffset {
 export class OffsetTracker {
   private readonly topics = new Map<string, Map<number, PartitionState>>();
 
+  constructor(private readonly now: () => number = Date.now) {}
+
   /**
-   * Records a consumed record with `pendingDeliveries` deliveries still to settle; their items carry
-   * `source`. Offsets must increase.
+   * A batch of the partition begins. A batch of another reading than the partition's bookkeeping (the
+   * consumer read the partition again from its committed offset: a group join, a restart of its stream),
+   * or one starting before the committable offset (a seek), starts the bookkeeping afresh, whatever the
+   * offsets: deliveries still in flight from before settle into nothing (settle()).
    */
-  track(source: SourceRef, pendingDeliveries: number): void {
+  begin(topic: string, partition: number, reading: number, firstOffset: number): void {
+    let state = this.state(topic, partition);
+    if (state !== undefined && (state.reading !== reading || firstOffset < (this.committable(topic, partition) ?? 0))) {
+      this.reset(topic, partition);
+      state = undefined;
+    }
+    state ??= this.create(topic, partition, reading);
+    state.batchAt = this.now();
+  }
+
+  /**
+   * Records a consumed record with `pendingDeliveries` deliveries still to settle; `deliveries`, when
+   * given, is kept (not copied) to tell what a record that waits too long waits for. Offsets must increase
+   * within a reading.
+   */
+  track(source: TrackedRecord, pendingDeliveries: number, deliveries?: readonly TrackedDelivery[]): void {
     const { topic, partition, offset } = source;
-    const state = this.state(topic, partition, true);
+    let state = this.state(topic, partition);
+    if (state === undefined || state.reading !== source.reading) {
+      if (state !== undefined) this.reset(topic, partition);
+      state = this.create(topic, partition, source.reading);
+    }
     if (offset <= state.lastTracked) {
-      throw new RangeError(
-        `Offset ${offset} of ${topic}/${partition} is not after ${state.lastTracked}; reset() the partition when it is reassigned.`,
-      );
+      throw new RangeError(`Offset ${offset} of ${topic}/${partition} is not after ${state.lastTracked} in one reading of the partition.`);
     }
     state.lastTracked = offset;
     if (pendingDeliveries <= 0) return;
-    const entry: Entry = { source, pending: pendingDeliveries };
+    const entry: Entry = { offset, pending: pendingDeliveries, at: state.batchAt, deliveries };
     state.entries.push(entry);
     state.byOffset.set(offset, entry);
     inFlight.records++;
@@ -53,19 +115,20 @@ export class OffsetTracker {
 
   /** Every record up to `offset` has been read; those not passed to track() have nothing to deliver. */
   advance(topic: string, partition: number, offset: number): void {
-    const state = this.state(topic, partition, true);
+    const state = this.state(topic, partition) ?? this.create(topic, partition, NO_READING);
     if (offset > state.lastTracked) state.lastTracked = offset;
   }
 
   /**
-   * One delivery of the record is settled. Only a delivery of the tracked record counts (its item's
-   * `source` is the object given to track()): one still in flight from before a reset() settles into
-   * nothing, even when the same offset was read and tracked again since. Returns false then.
+   * One delivery of the record is settled: the record with the topic, partition, offset and reading of
+   * `source`. A delivery from an earlier reading (one in flight across a reset) settles into nothing,
+   * even when the same offset was read and tracked again since; returns false then.
    */
   settle(source: SourceRef): boolean {
-    const state = this.state(source.topic, source.partition, false);
-    const entry = state?.byOffset.get(source.offset);
-    if (state === undefined || entry === undefined || entry.source !== source) return false;
+    const state = this.state(source.topic, source.partition);
+    if (state === undefined || state.reading !== source.reading) return false;
+    const entry = state.byOffset.get(source.offset);
+    if (entry === undefined) return false;
     entry.pending--;
     if (entry.pending > 0) return true;
     state.byOffset.delete(source.offset);
@@ -88,10 +151,10 @@ export class OffsetTracker {
    * are settled: never past a record with a delivery still pending.
    */
   committable(topic: string, partition: number): number | undefined {
-    const state = this.state(topic, partition, false);
+    const state = this.state(topic, partition);
     if (state === undefined || state.lastTracked < 0) return undefined;
     const first = state.entries[state.head];
-    return first === undefined ? state.lastTracked + 1 : first.source.offset;
+    return first === undefined ? state.lastTracked + 1 : first.offset;
   }
 
   /** Every tracked partition with its committable offset. */
@@ -108,7 +171,15 @@ export class OffsetTracker {
 
   /** Records of the partition with deliveries still pending. */
   pending(topic: string, partition: number): number {
-    return this.state(topic, partition, false)?.byOffset.size ?? 0;
+    return this.state(topic, partition)?.byOffset.size ?? 0;
+  }
+
+  /** The partition's oldest record with deliveries still pending, or undefined when none is. */
+  oldestUnsettled(topic: string, partition: number): UnsettledRecord | undefined {
+    const state = this.state(topic, partition);
+    const first = state?.entries[state.head];
+    if (state === undefined || first === undefined) return undefined;
+    return { offset: first.offset, reading: state.reading, at: first.at, pending: first.pending, deliveries: first.deliveries };
   }
 
   /** Forgets every partition: after a consumer group join, each is read again from its committed offset. */
@@ -126,20 +197,15 @@ export class OffsetTracker {
     if (partitions.size === 0) this.topics.delete(topic);
   }
 
-  private state(topic: string, partition: number, create: true): PartitionState;
-  private state(topic: string, partition: number, create: false): PartitionState | undefined;
-  private state(topic: string, partition: number, create: boolean): PartitionState | undefined {
+  private create(topic: string, partition: number, reading: number): PartitionState {
     let partitions = this.topics.get(topic);
-    if (partitions === undefined) {
-      if (!create) return undefined;
-      partitions = new Map();
-      this.topics.set(topic, partitions);
-    }
-    let state = partitions.get(partition);
-    if (state === undefined && create) {
-      state = new PartitionState();
-      partitions.set(partition, state);
-    }
+    if (partitions === undefined) this.topics.set(topic, (partitions = new Map()));
+    const state = new PartitionState(reading, this.now());
+    partitions.set(partition, state);
     return state;
+  }
+
+  private state(topic: string, partition: number): PartitionState | undefined {
+    return this.topics.get(topic)?.get(partition);
   }
 }

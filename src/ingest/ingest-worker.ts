@@ -15,6 +15,7 @@ import { createLogger } from '../telemetry/logger.js';
 import { consumerLag, recordsConsumed } from '../telemetry/metrics.js';
 import { GroupMembership } from './group-membership.js';
 import type { RecordRouter } from './record-router.js';
+import { StallWatch } from './stall-watch.js';
 
 export interface IngestWorkerOptions {
   readonly kafka: KafkaClient;
@@ -28,6 +29,8 @@ export interface IngestWorkerOptions {
   /** Settlements wake the batches waiting on them. */
   readonly settled: Signal;
   readonly drainTimeoutMs: number;
+  /** STALLED_RECORD_AFTER_MS: a record unsettled this long is reported (stall-watch.ts). */
+  readonly stalledRecordAfterMs: number;
   readonly partitionsConsumedConcurrently?: number;
   /** The consumer group session timeout; 30 s when absent. */
   readonly sessionTimeoutMs?: number;
@@ -56,8 +59,15 @@ export class IngestWorker {
   private readonly stopSignal = new AbortController();
   /** Commits of batches whose partition's next batch went on without waiting for them. */
   private readonly commitsInFlight = new Set<Promise<void>>();
+  private readonly stalls: StallWatch;
 
   constructor(private readonly opts: IngestWorkerOptions) {
+    this.stalls = new StallWatch({
+      tracker: opts.tracker,
+      afterMs: opts.stalledRecordAfterMs,
+      holds: (id, item) => opts.pool.get(id)?.holds(item) ?? false,
+      mark: (id, since) => opts.pool.stalled(id, since),
+    });
     const session = opts.sessionTimeoutMs ?? 30_000;
     this.consumer = opts.kafka.groupConsumer(
       {
@@ -116,9 +126,9 @@ export class IngestWorker {
     // Fetched before the rebalance was noticed: left unread, for whoever owns the partition next.
     if (first === undefined || this.membership.rebalancing) return;
     const generation = this.membership.generation;
-    // The partition was read again from its committed offset (a seek): forget the old bookkeeping.
-    const before = tracker.committable(topic, partition);
-    if (before !== undefined && Number(first.offset) < before) tracker.reset(topic, partition);
+    // A batch of a new reading of the partition (a join, a restart of the stream) or a seek starts its bookkeeping afresh.
+    const reading = batch.reading;
+    tracker.begin(topic, partition, reading, Number(first.offset));
     const beat = (): Promise<void> => scope.heartbeat();
     const isStale = (): boolean => scope.isStale();
 
@@ -141,12 +151,12 @@ export class IngestWorker {
         }
         if (this.halted()) break;
       }
-      const result = router.route(topic, partition, msg);
+      const result = router.route(topic, partition, msg, reading);
       if (result.type === 'dead_letter') {
         tracker.track(result.letter.source, 1);
         letters.push(result.letter);
       } else if (result.source !== undefined) {
-        tracker.track(result.source, result.deliveries.length);
+        tracker.track(result.source, result.deliveries.length, result.deliveries);
         for (const d of result.deliveries) {
           const runner = pool.get(d.destinationId);
           // Every destination in the config has a runner; one deleted meanwhile gets a dead letter, never nothing.
@@ -201,8 +211,18 @@ export class IngestWorker {
    * Waits until the batch's records are settled, or a deadline passes: DRAIN_TIMEOUT_MS from a SIGTERM,
    * from a rebalance, or from a seek of the partition. Deliveries still in flight then are abandoned by
    * the ingest side: their records are not committed and are read again by the partition's next owner.
+   * Outside those there is no deadline (at least once), but never silence: a record waiting past
+   * STALLED_RECORD_AFTER_MS is reported (stall-watch.ts).
    */
   private async waitSettled(topic: string, partition: number, target: number, beat: () => Promise<void>, isStale: () => boolean): Promise<void> {
+    try {
+      await this.waitSettledWatched(topic, partition, target, beat, isStale);
+    } finally {
+      this.stalls.done(topic, partition);
+    }
+  }
+
+  private async waitSettledWatched(topic: string, partition: number, target: number, beat: () => Promise<void>, isStale: () => boolean): Promise<void> {
     const { tracker, settled, drainTimeoutMs } = this.opts;
     let staleDeadline = Number.POSITIVE_INFINITY;
     for (;;) {
@@ -217,6 +237,7 @@ export class IngestWorker {
         log.warn({ topic, partition, pending: tracker.pending(topic, partition) }, 'The drain deadline passed; unsettled records will be read again.');
         return;
       }
+      this.stalls.check(topic, partition);
       await Promise.race([settled.wait(), sleep(HEARTBEAT_EVERY_MS)]);
       await beat();
     }

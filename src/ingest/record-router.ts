@@ -2,8 +2,9 @@
 // subscriptions, sample, project once per distinct (field set, timestamp format) on a match (an Avro
 // record from its bytes, a JSON record from its decoded form), and list the deliveries: one per
 // (subscription, destination), each an event with its own id.
-import type { DeliveryItem, SourceRef } from '../delivery/contract.js';
+import type { DeliveryItem } from '../delivery/contract.js';
 import type { DeadLetter } from '../delivery/dead-letter.js';
+import type { TrackedRecord } from '../delivery/offset-tracker.js';
 import { payloadHead, payloadTail, tailBeforeObject, type Principal } from '../events/envelope.js';
 import type { TrafficEventType } from '../events/catalog.js';
 import { DEFAULT_TIMESTAMP_FORMAT, formatAt, formatTimestampValue } from '../events/timestamp-format.js';
@@ -38,8 +39,8 @@ export interface Delivery {
 
 export type RouteResult =
   /** `source` is the record's; every item of `deliveries` carries it. Absent when there is nothing to deliver. */
-  | { readonly type: 'deliver'; readonly source?: SourceRef; readonly deliveries: readonly Delivery[] }
-  | { readonly type: 'dead_letter'; readonly letter: DeadLetter & { readonly source: SourceRef } };
+  | { readonly type: 'deliver'; readonly source?: TrackedRecord; readonly deliveries: readonly Delivery[] }
+  | { readonly type: 'dead_letter'; readonly letter: DeadLetter & { readonly source: TrackedRecord } };
 
 const NOTHING: RouteResult = Object.freeze({ type: 'deliver', deliveries: Object.freeze([]) });
 
@@ -62,10 +63,9 @@ export interface RecordRouterOptions {
   readonly taps?: TapHub;
 }
 
-/** What the deliveries of one audit record share. */
+/** What the deliveries of one audit record in one timestamp format share. */
 interface AuditShared {
   readonly parts: EventParts;
-  readonly source: SourceRef;
   readonly payload: PayloadParts;
 }
 
@@ -75,7 +75,6 @@ function auditShared(event: AuditEvent, topic: string, partition: number, msg: C
   const timestamp = format === 0 ? event.event_timestamp : formatTimestampValue(event.event_timestamp, formatAt(format)) as string | number;
   return {
     parts: { eventType: event.event_type, timestamp, principal, object: () => event.object },
-    source: { topic, partition, offset: Number(msg.offset) },
     payload: {
       head: payloadHead(Number(msg.timestamp)),
       recordDigits: recordDigits(topic, partition, msg.offset),
@@ -114,17 +113,22 @@ export class RecordRouter {
     return this.opts.trafficTopics.has(topic) || topic === this.opts.auditTopic;
   }
 
-  route(topic: string, partition: number, msg: ConsumedMessage): RouteResult {
+  /**
+   * `reading` is the read of the partition the record came from (PartitionBatch.reading): every delivery
+   * and dead letter of the record carries it in its `source`, with the record's topic, partition and
+   * offset, which is all the offset tracker settles by.
+   */
+  route(topic: string, partition: number, msg: ConsumedMessage, reading: number): RouteResult {
     if (++this.routedSinceFlush >= METRICS_FLUSH_EVERY) this.flushMetrics();
     const eventType = this.opts.trafficTopics.get(topic);
-    if (eventType !== undefined) return this.routeTraffic(eventType, topic, partition, msg);
-    if (topic === this.opts.auditTopic) return this.routeAudit(topic, partition, msg);
+    if (eventType !== undefined) return this.routeTraffic(eventType, topic, partition, msg, reading);
+    if (topic === this.opts.auditTopic) return this.routeAudit(topic, partition, msg, reading);
     return NOTHING;
   }
 
-  private routeTraffic(eventType: TrafficEventType, topic: string, partition: number, msg: ConsumedMessage): RouteResult {
+  private routeTraffic(eventType: TrafficEventType, topic: string, partition: number, msg: ConsumedMessage, reading: number): RouteResult {
     const decoded = this.opts.decoder.decodeFilterable(eventType, msg);
-    if (!decoded.ok) return this.reject(topic, partition, msg, decoded.code, decoded.message);
+    if (!decoded.ok) return this.reject(topic, partition, msg, reading, decoded.code, decoded.message);
     // One read of a field per record while no tap is open (bench/results/tap.md).
     const taps = this.opts.taps;
     if (taps?.active === true) taps.offerTraffic(eventType, decoded, { topic, partition, offset: msg.offset, timestampMs: Number(msg.timestamp) });
@@ -142,11 +146,11 @@ export class RecordRouter {
     }
     if (starts === undefined) {
       full = decoded.full();
-      if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
+      if (!full.ok) return this.reject(topic, partition, msg, reading, full.code, full.message);
     }
     const projections = avro === undefined ? undefined : avroProjections(avro.codec);
 
-    const source = { topic, partition, offset: Number(msg.offset) };
+    const source: TrackedRecord = { topic, partition, offset: Number(msg.offset), reading };
     const ts = Number(msg.timestamp);
     // Routes created later than this did not exist when the record was produced.
     const createdBy = ts + this.opts.clockSkewMs;
@@ -184,7 +188,7 @@ export class RecordRouter {
             if (byteProjection !== undefined && avro !== undefined && starts !== undefined) tail = projectedTail(eventType, ts, byteProjection, avro.buf, avro.pos, starts);
             else {
               full ??= decoded.full();
-              if (!full.ok) return this.reject(topic, partition, msg, full.code, full.message);
+              if (!full.ok) return this.reject(topic, partition, msg, reading, full.code, full.message);
               before ??= tailBeforeObject(eventType, formatMillis(ts), 'null');
               leafJson ??= [];
               tail = payloadTail(before, route.project.serialize(full.record, leafJson));
@@ -207,7 +211,7 @@ export class RecordRouter {
           }
           formatted ??= new FormattedEvents(eventType, ts, head, digits, decoded, starts);
           const f = formatted.get(route.project, route.projectionKey, format);
-          if (!f.ok) return this.reject(topic, partition, msg, f.code, f.message);
+          if (!f.ok) return this.reject(topic, partition, msg, reading, f.code, f.message);
           deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(f.payload, route.idDigits, d * EVENT_HASH_DIGITS, source, f.parts) });
         }
       }
@@ -215,9 +219,9 @@ export class RecordRouter {
     return deliveries.length === 0 ? NOTHING : { type: 'deliver', source, deliveries };
   }
 
-  private routeAudit(topic: string, partition: number, msg: ConsumedMessage): RouteResult {
+  private routeAudit(topic: string, partition: number, msg: ConsumedMessage, reading: number): RouteResult {
     const decoded = this.opts.auditDecoder.decode(msg);
-    if (!decoded.ok) return this.reject(topic, partition, msg, decoded.code, decoded.message);
+    if (!decoded.ok) return this.reject(topic, partition, msg, reading, decoded.code, decoded.message);
     const event = decoded.event;
     const deliveries: Delivery[] = [];
     let shared: AuditShared | undefined;
@@ -226,22 +230,23 @@ export class RecordRouter {
     const account = typeof event.object.account_id === 'string' ? event.object.account_id : undefined;
     const taps = this.opts.taps;
     if (taps?.active === true) taps.offerAudit(event, account, { topic, partition, offset: msg.offset, timestampMs: Number(msg.timestamp) });
-    // By timestamp format (formatIndex), made on first use.
+    // By timestamp format (formatIndex), made on first use; every format's deliveries carry the one record.
     const byFormat: AuditShared[] = [];
+    const source: TrackedRecord = { topic, partition, offset: Number(msg.offset), reading };
     for (const route of this.opts.subscriptions.auditRoutes(event.event_type, account)) {
       if (route.createdAtMs > createdBy) continue;
       subscriptionMatches.inc({ subscription: route.subscriptionId });
       shared ??= auditShared(event, topic, partition, msg);
       route.destinationIds.forEach((destinationId, d) => {
         const format = route.formats?.[d] ?? 0;
-        const { payload, parts, source } = format === 0 ? (shared as AuditShared) : (byFormat[format] ??= auditShared(event, topic, partition, msg, format));
+        const { payload, parts } = format === 0 ? (shared as AuditShared) : (byFormat[format] ??= auditShared(event, topic, partition, msg, format));
         deliveries.push({ destinationId, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, parts) });
       });
     }
-    return shared === undefined ? NOTHING : { type: 'deliver', source: shared.source, deliveries };
+    return shared === undefined ? NOTHING : { type: 'deliver', source, deliveries };
   }
 
-  private reject(topic: string, partition: number, msg: ConsumedMessage, code: string, message: string): RouteResult {
+  private reject(topic: string, partition: number, msg: ConsumedMessage, reading: number, code: string, message: string): RouteResult {
     decodeFailures.inc({ topic, code });
     const headers: Record<string, string | Buffer> = {};
     for (const [k, v] of Object.entries(msg.headers ?? {})) {
@@ -252,7 +257,7 @@ export class RecordRouter {
       letter: {
         value: msg.value,
         key: msg.key,
-        source: { topic, partition, offset: Number(msg.offset) },
+        source: { topic, partition, offset: Number(msg.offset), reading },
         errorCode: code,
         errorMessage: message,
         headers,

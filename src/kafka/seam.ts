@@ -150,6 +150,12 @@ export interface PartitionBatch {
   readonly messages: readonly IncomingMessage[];
   /** The partition's end offset when the batch was fetched. */
   readonly highWatermark: string;
+  /**
+   * Which read of the partition the batch belongs to: a new, larger number each time the consumer reads
+   * the partition again from its committed offset (a group join, a restart of its stream), so a handler
+   * can tell a batch that follows such a seek whatever its offsets.
+   */
+  readonly reading: number;
 }
 
 /** What a batch handler can ask of the consumer while it works. */

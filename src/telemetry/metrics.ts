@@ -107,6 +107,13 @@ export const redrivenDeliveries = new Counter({
   registers: [registry],
 });
 
+export const oldestUnsettledAge = new Gauge({
+  name: 'edge_oldest_unsettled_record_age_seconds',
+  help: "Seconds since the batch began that read the partition's oldest record whose deliveries are not all settled, per topic and partition, as this worker sees it (0 when none waits). The partition commits nothing past that record.",
+  labelNames: ['topic', 'partition'] as const,
+  registers: [registry],
+});
+
 export const oldestParkedAge = new Gauge({
   name: 'edge_oldest_parked_delivery_age_seconds',
   help: 'Age of the oldest parked delivery not yet re-driven, per destination, as this worker sees it (0 when none).',

@@ -10,6 +10,7 @@ export interface DestinationStatusView {
   readonly last_error: { readonly code: string; readonly message: string; readonly at: string } | null;
   readonly parked_events: number;
   readonly oldest_parked_at: string | null;
+  readonly stalled_since: string | null;
 }
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
@@ -21,6 +22,7 @@ export function destinationStatusView(s: DestinationStatusSummary): DestinationS
     last_error: s.lastError === undefined ? null : { code: s.lastError.code, message: s.lastError.message, at: new Date(s.lastError.at).toISOString() },
     parked_events: s.parkedEvents,
     oldest_parked_at: iso(s.oldestParkedAt),
+    stalled_since: iso(s.stalledSince),
   };
 }
 
@@ -30,7 +32,7 @@ export const destinationStatusSchema: Schema = {
   type: 'object',
   additionalProperties: false,
   readOnly: true,
-  required: ['state', 'last_delivered_at', 'last_error', 'parked_events', 'oldest_parked_at'],
+  required: ['state', 'last_delivered_at', 'last_error', 'parked_events', 'oldest_parked_at', 'stalled_since'],
   description:
     'Read-only: how deliveries to this destination go, over all workers, as they report it within a second or two of a change.',
   properties: {
@@ -54,5 +56,8 @@ export const destinationStatusSchema: Schema = {
     },
     parked_events: { type: 'integer', minimum: 0, description: 'Deliveries waiting in its retry topic to be re-driven.' },
     oldest_parked_at: time('When the oldest of them was parked, or null when none wait.'),
+    stalled_since: time(
+      'When a worker read the oldest event that has waited for this destination longer than the service allows (STALLED_RECORD_AFTER_MS, default 5 minutes), or null when none has. Until it is delivered, parked or dead-lettered, its partition commits nothing past it, and the events behind it wait.',
+    ),
   },
 };

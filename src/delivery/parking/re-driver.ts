@@ -138,6 +138,11 @@ export class ReDriver {
     return !this.stopping.signal.aborted && !this.groupMoved && !p.isStale();
   }
 
+  /** Still running the batch, and the partition is in this member's assignment since the last join. */
+  private holdsPartition(partition: number, p: BatchScope): boolean {
+    return this.running(p) && this.partitions.includes(partition);
+  }
+
   private async eachBatch(batch: PartitionBatch, p: BatchScope): Promise<void> {
     const chunkSize = this.opts.chunkSize ?? 500;
     for (let i = 0; i < batch.messages.length; i += chunkSize) {
@@ -149,6 +154,9 @@ export class ReDriver {
       if (items.length > 0 && !(await this.redrive(items, p))) return;
       const last = slice[slice.length - 1];
       if (last === undefined) continue;
+      // The group may have given the partition to another member while its deliveries were in flight: its
+      // offset is the new owner's to commit, and the new owner re-drives them again (at least once).
+      if (!this.holdsPartition(batch.partition, p)) return;
       p.resolve(last.offset);
       const next = Number(last.offset) + 1;
       await this.consumer?.commit(batch.topic, batch.partition, next);

@@ -3,7 +3,8 @@
 // - the state is the worst (parked > failing > ok) among running workers whose last attempt is recent,
 //   else the state of the running worker that attempted last, else unknown;
 // - the parked backlog is the latest measurement of the retry topic, and its oldest delivery the oldest
-//   any running worker knows of.
+//   any running worker knows of;
+// - a record waits for it past the bound since the earliest any running worker reports.
 import type { DestinationState } from '../destination-health.js';
 import type { ReportedError, StatusReport } from './status-report.js';
 
@@ -30,6 +31,8 @@ export interface DestinationStatusSummary {
   /** Deliveries in the destination's retry topic not yet re-driven; 0 when none were ever parked. */
   readonly parkedEvents: number;
   readonly oldestParkedAt: number | undefined;
+  /** The earliest stalledSince of a running worker (DestinationStatus.stalledSince). */
+  readonly stalledSince: number | undefined;
 }
 
 export const UNKNOWN_STATUS: DestinationStatusSummary = Object.freeze({
@@ -38,6 +41,7 @@ export const UNKNOWN_STATUS: DestinationStatusSummary = Object.freeze({
   lastError: undefined,
   parkedEvents: 0,
   oldestParkedAt: undefined,
+  stalledSince: undefined,
 });
 
 const SEVERITY: Readonly<Record<DestinationState, number>> = { unknown: 0, ok: 1, failing: 2, parked: 3 };
@@ -56,7 +60,9 @@ export function aggregateStatus(reports: Iterable<StatusReport>, now: number, ti
   if (parkedEvents > 0) {
     for (const r of live) if (r.oldestParkedAt !== null && (oldestParkedAt === undefined || r.oldestParkedAt < oldestParkedAt)) oldestParkedAt = r.oldestParkedAt;
   }
-  return { state: stateOf(live, now, timing), lastDeliveredAt, lastError, parkedEvents, oldestParkedAt };
+  let stalledSince: number | undefined;
+  for (const r of live) if (r.stalledSince !== null && (stalledSince === undefined || r.stalledSince < stalledSince)) stalledSince = r.stalledSince;
+  return { state: stateOf(live, now, timing), lastDeliveredAt, lastError, parkedEvents, oldestParkedAt, stalledSince };
 }
 
 function stateOf(live: readonly StatusReport[], now: number, timing: StatusTiming): DestinationState {

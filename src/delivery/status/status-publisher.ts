@@ -129,6 +129,7 @@ export class StatusPublisher {
       lastError: s.lastError ?? null,
       parked: backlog ?? null,
       oldestParkedAt: this.opts.parked?.oldestParkedAt(id) ?? null,
+      stalledSince: s.stalledSince ?? null,
       reportedAt: now,
       stopped,
     };
@@ -137,10 +138,10 @@ export class StatusPublisher {
 
 /** Nothing to say: never attempted, nothing parked that this worker knows of. */
 function isEmpty(r: StatusReport): boolean {
-  return r.state === 'unknown' && r.lastError === null && r.lastDeliveredAt === null && (r.parked?.events ?? 0) === 0 && r.oldestParkedAt === null;
+  return r.state === 'unknown' && r.lastError === null && r.lastDeliveredAt === null && (r.parked?.events ?? 0) === 0 && r.oldestParkedAt === null && r.stalledSince === null;
 }
 
 /** What makes a report worth sending at once; times that move with every attempt wait for the interval. */
 function signatureOf(r: StatusReport): string {
-  return JSON.stringify([r.state, r.since, r.lastError?.code, r.lastError?.message, r.lastDeliveredAt === null, r.parked?.events, r.oldestParkedAt]);
+  return JSON.stringify([r.state, r.since, r.lastError?.code, r.lastError?.message, r.lastDeliveredAt === null, r.parked?.events, r.oldestParkedAt, r.stalledSince]);
 }

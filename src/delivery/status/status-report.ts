@@ -29,6 +29,8 @@ export interface StatusReport {
   readonly parked: ParkedBacklog | null;
   /** The oldest parked delivery this worker knows of that is not re-driven yet. */
   readonly oldestParkedAt: number | null;
+  /** When the batch began that read this worker's oldest record waiting for the destination past the bound (DestinationStatus.stalledSince). */
+  readonly stalledSince: number | null;
   readonly reportedAt: number;
   /** The worker stopped cleanly: its report is history, no longer a running worker's state. */
   readonly stopped: boolean;
@@ -61,6 +63,7 @@ export function encodeReport(r: StatusReport): Buffer {
       last_error: r.lastError,
       parked: r.parked === null ? null : { events: r.parked.events, checked_at: r.parked.checkedAt },
       oldest_parked_at: r.oldestParkedAt,
+      stalled_since: r.stalledSince,
       reported_at: r.reportedAt,
       stopped: r.stopped,
     }),
@@ -85,11 +88,13 @@ export function decodeReport(value: Buffer): StatusReport | undefined {
   const lastAttemptAt = timeOrNull(o.last_attempt_at);
   const lastDeliveredAt = timeOrNull(o.last_delivered_at);
   const oldestParkedAt = timeOrNull(o.oldest_parked_at);
+  // Reports of workers from before the field have none: nothing stalled that they say.
+  const stalledSince = o.stalled_since === undefined ? null : timeOrNull(o.stalled_since);
   const lastError = decodeError(o.last_error);
   const parked = decodeParked(o.parked);
   if (typeof destination !== 'string' || typeof worker !== 'string' || typeof stopped !== 'boolean') return undefined;
   if (!STATES.includes(state as DestinationState) || !isTime(o.since) || !isTime(o.reported_at)) return undefined;
-  if (lastAttemptAt === undefined || lastDeliveredAt === undefined || oldestParkedAt === undefined || lastError === undefined || parked === undefined) return undefined;
+  if (lastAttemptAt === undefined || lastDeliveredAt === undefined || oldestParkedAt === undefined || stalledSince === undefined || lastError === undefined || parked === undefined) return undefined;
   return {
     destination,
     worker,
@@ -100,6 +105,7 @@ export function decodeReport(value: Buffer): StatusReport | undefined {
     lastError,
     parked,
     oldestParkedAt,
+    stalledSince,
     reportedAt: o.reported_at,
     stopped,
   };

@@ -1,6 +1,7 @@
 // The seam's group consumer over @platformatic/kafka: its message stream cut into per-partition batches,
 // at most a few partitions at a time and one batch per partition, with commits by hand only (never the
-// client's autocommit, which commits a batch when it is parsed), gathered on a timer (commit-timer.ts).
+// client's autocommit, which commits a batch when it is parsed), gathered on a timer, one per partition in
+// flight (../commit-timer.ts).
 // The client heartbeats on its own timer and rejoins the group by itself when a rebalance begins, without waiting
 // for the batches in flight (there is no blocking revoke hook); those batches turn stale, and the caller's
 // drain deadline and ownership check decide what they still commit (ARCHITECTURE.md "Delivery and commits").
@@ -8,7 +9,7 @@
 import { stringDeserializer, type ConsumerGroupJoinPayload, type Message, type MessagesStream } from '@platformatic/kafka';
 import { createLogger } from '../../telemetry/logger.js';
 import type { BatchHandler, GroupConsumer, GroupConsumerOptions, GroupListener, HeaderValue, IncomingMessage, KafkaClientOptions } from '../seam.js';
-import { CommitTimer } from './commit-timer.js';
+import { CommitTimer, STOP_FLUSH_MS } from '../commit-timer.js';
 import { baseOptions } from './platformatic-adapter.js';
 import { ReadCommittedConsumer } from './read-committed.js';
 
@@ -115,7 +116,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
       this.stopping = true;
       this.queues.clear();
       await Promise.allSettled([...this.running]);
-      await this.commits.flush();
+      await this.commits.flush(STOP_FLUSH_MS);
       this.retire();
       await this.closeRetiring();
       // Leaves the group, so its partitions move at once.
@@ -278,7 +279,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
     const last = messages[messages.length - 1] as IncomingMessage;
     let resolved = -1;
     const done = handler(
-      { topic: q.topic, partition: q.partition, messages, highWatermark: String(Number(last.offset) + 1 + q.messages.length) },
+      { topic: q.topic, partition: q.partition, messages, highWatermark: String(Number(last.offset) + 1 + q.messages.length), reading: generation },
       {
         // The client heartbeats on its own timer.
         heartbeat: () => Promise.resolve(),

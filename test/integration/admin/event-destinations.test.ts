@@ -23,7 +23,7 @@ const FIREHOSE = 'arn:aws:firehose:us-east-1:123456789012:deliverystream/edge';
 const KINESIS = 'arn:aws:kinesis:us-east-1:123456789012:stream/edge';
 const LOGS = 'arn:aws:logs:us-east-1:123456789012:log-group:edge';
 /** A destination nobody has delivered to yet. */
-const UNKNOWN_STATUS = { state: 'unknown', last_delivered_at: null, last_error: null, parked_events: 0, oldest_parked_at: null };
+const UNKNOWN_STATUS = { state: 'unknown', last_delivered_at: null, last_error: null, parked_events: 0, oldest_parked_at: null, stalled_since: null };
 
 let h: AdminHarness;
 let kafka: Kafka;

@@ -45,7 +45,7 @@ describe('destination status', () => {
     const api = await service();
     const topic = uniqueName('status.new-topic');
     const d = await createDestination(api, { description: 'to a topic nobody created', target: { kafka: { topic } } });
-    expect(d.status).toEqual({ state: 'unknown', last_delivered_at: null, last_error: null, parked_events: 0, oldest_parked_at: null });
+    expect(d.status).toEqual({ state: 'unknown', last_delivered_at: null, last_error: null, parked_events: 0, oldest_parked_at: null, stalled_since: null });
     await subscribeAll(api, [d.id]);
     await produceTcp(api, 0, 20);
     const got = await consumeUntil(testKafka(), { topics: [topic], until: (m) => m.length >= 20 });

@@ -11,6 +11,7 @@ export interface ApiStatus {
   readonly last_error: { readonly code: string; readonly message: string; readonly at: string } | null;
   readonly parked_events: number;
   readonly oldest_parked_at: string | null;
+  readonly stalled_since: string | null;
 }
 
 export async function statusOf(api: AdminHarness, id: string): Promise<ApiStatus> {

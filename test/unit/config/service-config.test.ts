@@ -109,6 +109,12 @@ describe('settings of destination topics and status', () => {
     expect(loadServiceConfig({}).statusReportIntervalMs).toBe(15_000);
     expect(problemsOf({ STATUS_REPORT_INTERVAL_MS: '500' })).toEqual(['STATUS_REPORT_INTERVAL_MS must be an integer from 1000 to 600000, got "500"']);
   });
+
+  it('should report a record unsettled for 5 minutes unless told otherwise, and refuse a bound under a second', () => {
+    expect(loadServiceConfig({}).stalledRecordAfterMs).toBe(300_000);
+    expect(loadServiceConfig({ STALLED_RECORD_AFTER_MS: '60000' }).stalledRecordAfterMs).toBe(60_000);
+    expect(problemsOf({ STALLED_RECORD_AFTER_MS: '0' })).toEqual(['STALLED_RECORD_AFTER_MS must be an integer from 1000 to 86400000, got "0"']);
+  });
 });
 
 describe('DNS_RESOLVER', () => {

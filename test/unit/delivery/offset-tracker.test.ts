@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SourceRef } from '../../../src/delivery/contract.js';
-import { OffsetTracker } from '../../../src/delivery/offset-tracker.js';
+import { OffsetTracker, type TrackedRecord } from '../../../src/delivery/offset-tracker.js';
+import { item } from './fakes.js';
 
-const at = (topic: string, partition: number, offset: number): SourceRef => ({ topic, partition, offset });
+const at = (topic: string, partition: number, offset: number, reading = 1): TrackedRecord => ({ topic, partition, offset, reading });
 
 describe('offset tracker', () => {
   it('should commit the next offset to read once every delivery of a record is settled', () => {
@@ -50,7 +50,7 @@ describe('offset tracker', () => {
     ]);
   });
 
-  it('should refuse an offset that does not increase, and accept it again after a reset', () => {
+  it('should refuse an offset that does not increase within a reading, and accept it again after a reset', () => {
     const t = new OffsetTracker();
     const r = at('a', 0, 10);
     t.track(r, 1);
@@ -62,19 +62,72 @@ describe('offset tracker', () => {
     expect(t.committable('a', 0)).toBe(4);
   });
 
+  it('should settle by the record, not by the object its deliveries carry', () => {
+    // Issue 22, finding 1: the audit route made a source object per timestamp format; any equal one settles.
+    const t = new OffsetTracker();
+    t.begin('a', 0, 1, 10);
+    t.track(at('a', 0, 10), 3);
+    expect([t.settle(at('a', 0, 10)), t.settle({ ...at('a', 0, 10) }), t.settle(at('a', 0, 10))]).toEqual([true, true, true]);
+    expect(t.committable('a', 0)).toBe(11);
+  });
+
   it('should not count a delivery from before a reset toward the same record read again', () => {
     const t = new OffsetTracker();
-    const before = at('a', 0, 10);
-    t.track(before, 2);
+    t.begin('a', 0, 1, 10);
+    t.track(at('a', 0, 10, 1), 2);
     t.resetAll();
-    const again = at('a', 0, 10);
-    t.track(again, 2);
+    t.begin('a', 0, 2, 10);
+    t.track(at('a', 0, 10, 2), 2);
     // The old deliveries settle late: the record read again still waits for both of its own.
-    expect([t.settle(before), t.settle(before)]).toEqual([false, false]);
+    expect([t.settle(at('a', 0, 10, 1)), t.settle(at('a', 0, 10, 1))]).toEqual([false, false]);
     expect(t.committable('a', 0)).toBe(10);
-    t.settle(again);
-    t.settle(again);
+    t.settle(at('a', 0, 10, 2));
+    t.settle(at('a', 0, 10, 2));
     expect(t.committable('a', 0)).toBe(11);
+  });
+
+  it('should start the bookkeeping afresh at a batch of a new reading, whatever its offsets', () => {
+    // Issue 22, finding 2: the stream restarted at the committed offset E with record E still unsettled.
+    const t = new OffsetTracker();
+    t.begin('a', 0, 1, 5);
+    for (let o = 5; o <= 9; o++) t.track(at('a', 0, o, 1), 1);
+    expect(t.committable('a', 0)).toBe(5);
+    t.begin('a', 0, 2, 5);
+    expect(t.committable('a', 0)).toBeUndefined();
+    t.track(at('a', 0, 5, 2), 1);
+    expect(t.settle(at('a', 0, 5, 1))).toBe(false);
+    expect(t.settle(at('a', 0, 5, 2))).toBe(true);
+    t.advance('a', 0, 9);
+    expect(t.committable('a', 0)).toBe(10);
+  });
+
+  it('should start afresh at a batch that begins before the committable offset (a seek) and keep going within a reading', () => {
+    const t = new OffsetTracker();
+    t.begin('a', 0, 1, 0);
+    t.track(at('a', 0, 0), 0);
+    t.advance('a', 0, 9);
+    t.begin('a', 0, 1, 10);
+    expect(t.committable('a', 0)).toBe(10);
+    t.begin('a', 0, 1, 4);
+    expect(t.committable('a', 0)).toBeUndefined();
+  });
+
+  it('should tell the oldest unsettled record with its deliveries and when its batch began', () => {
+    const t = new OffsetTracker();
+    const before = Date.now();
+    t.begin('a', 0, 1, 3);
+    const deliveries = [{ destinationId: 'ed_1', item: item(20, at('a', 0, 3)) }, { destinationId: 'ed_2', item: item(20, at('a', 0, 3)) }];
+    t.track(at('a', 0, 3), 2, deliveries);
+    t.track(at('a', 0, 4), 1);
+    const oldest = t.oldestUnsettled('a', 0);
+    expect(oldest).toMatchObject({ offset: 3, reading: 1, pending: 2 });
+    expect(oldest?.deliveries).toBe(deliveries);
+    expect(oldest?.at).toBeGreaterThanOrEqual(before);
+    t.settle(at('a', 0, 3));
+    t.settle(at('a', 0, 3));
+    expect(t.oldestUnsettled('a', 0)?.offset).toBe(4);
+    t.settle(at('a', 0, 4));
+    expect(t.oldestUnsettled('a', 0)).toBeUndefined();
   });
 
   it('should never commit past an unsettled record and reach the end when all settle, in any settle order', () => {
@@ -89,7 +142,7 @@ describe('offset tracker', () => {
     fc.assert(
       fc.property(scenario, ([recs, order]) => {
         const t = new OffsetTracker();
-        const sources: SourceRef[] = [];
+        const sources: TrackedRecord[] = [];
         const remaining: number[] = [];
         let offset = -1;
         for (const r of recs) {
@@ -101,7 +154,7 @@ describe('offset tracker', () => {
         }
         const last = offset;
         for (const i of order) {
-          t.settle(sources[i] as SourceRef);
+          t.settle(sources[i] as TrackedRecord);
           remaining[i] = (remaining[i] as number) - 1;
           const committed = t.committable('t', 0) as number;
           const firstUnsettled = remaining.findIndex((n) => n > 0);

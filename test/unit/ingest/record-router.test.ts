@@ -54,7 +54,7 @@ describe('record router', () => {
       sub('esb_B', ['http.response.status_code', 'conn.client_ip'], all, 'ed_2'),
       sub('esb_C', ['conn.server_name'], all, 'ed_3'),
     ]);
-    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value));
+    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value), 0);
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
     const byDest = new Map(result.deliveries.map((d) => [d.destinationId, d.item]));
     expect([...byDest.keys()].sort()).toEqual(['ed_1', 'ed_2', 'ed_3']);
@@ -74,14 +74,14 @@ describe('record router', () => {
 
   it('should write the event id of the record, subscription and destination into the payload', () => {
     const r = router([sub('esb_ID', ['conn.client_ip'], all, 'ed_x')]);
-    const result = r.route('raw.http', 2, message(encodeRecord(HTTP, record, 'avro').value, 41));
+    const result = r.route('raw.http', 2, message(encodeRecord(HTTP, record, 'avro').value, 41), 0);
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
     expect(result.deliveries.map((d) => d.item.eventId)).toEqual([eventIdOf(Date.UTC(2024, 4, 1), 'raw.http', 2, 41, 'esb_ID', 'ed_x')]);
   });
 
   it('should write a delivery into a request body as the same bytes as its own payload, of the size it announces', () => {
     const r = router([sub('esb_W1', ['conn.client_ip'], all, 'ed_1'), sub('esb_W2', ['conn.server_name', 'conn.client_ip'], all, 'ed_2')]);
-    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value));
+    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value), 0);
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
     for (const { item } of result.deliveries) {
       const size = payloadSize(item);
@@ -101,7 +101,7 @@ describe('record router', () => {
       sub('esb_OTHER', ['conn.server_name'], all, 'ed_shared'),
     ]);
     const before = await Promise.all(['esb_SAME1', 'esb_SAME2', 'esb_OTHER'].map(matchesOf));
-    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value));
+    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value), 0);
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
     expect(result.deliveries.map((d) => d.destinationId)).toEqual(['ed_shared', 'ed_shared', 'ed_shared']);
     expect(new Set(result.deliveries.map((d) => d.item.eventId)).size).toBe(3);
@@ -128,7 +128,7 @@ describe('record router', () => {
       created_at: '2024-05-01T12:00:00Z',
       token: null,
     }, { principal: { type: 'api_key', id: 'ak_0', uri: 'https://api.example.com/api_keys/ak_0' } });
-    const result = r.route('audit', 0, message(Buffer.from(JSON.stringify(envelope))));
+    const result = r.route('audit', 0, message(Buffer.from(JSON.stringify(envelope))), 0);
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
     expect(result.deliveries.map((d) => d.destinationId)).toEqual(['ed_a', 'ed_a', 'ed_b']);
     const delivered = result.deliveries.map((d) => JSON.parse(String(d.item.payload)) as Record<string, unknown>);
@@ -144,7 +144,7 @@ describe('record router', () => {
     const r = router([sub('esb_START', ['conn.client_ip'], all, 'ed_1')], {}, 1_000);
     const value = encodeRecord(HTTP, record, 'avro').value;
     const deliveries = (ts: number): number => {
-      const result = r.route('raw.http', 0, message(value, 7, ts));
+      const result = r.route('raw.http', 0, message(value, 7, ts), 0);
       return result.type === 'deliver' ? result.deliveries.length : -1;
     };
     const before = await matchesOf('esb_START');
@@ -159,7 +159,7 @@ describe('record router', () => {
     const r = router([audit], {}, 1_000);
     const value = Buffer.from(JSON.stringify(makeEnvelope('api_key_created.v0', { id: 'ak_1', uri: 'https://api.example.com/api_keys/ak_1', description: '', metadata: '', created_at: '2024-05-01T12:00:00Z', token: null })));
     const deliveries = (ts: number): number => {
-      const result = r.route('audit', 0, message(value, 7, ts));
+      const result = r.route('audit', 0, message(value, 7, ts), 0);
       return result.type === 'deliver' ? result.deliveries.length : -1;
     };
     expect([deliveries(created - 1_001), deliveries(created - 1_000)]).toEqual([0, 1]);
@@ -168,7 +168,7 @@ describe('record router', () => {
   it('should add the matches it counted to the per-subscription counter when flushed', async () => {
     const r = router([sub('esb_COUNT', ['conn.client_ip'], all, 'ed_1')]);
     const before = await matchesOf('esb_COUNT');
-    for (let i = 0; i < 5; i++) r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value, i));
+    for (let i = 0; i < 5; i++) r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value, i), 0);
     r.flushMetrics();
     expect((await matchesOf('esb_COUNT')) - before).toBe(5);
     r.flushMetrics();
@@ -187,12 +187,12 @@ describe('record router', () => {
       const full = decoded.ok ? decoded.full() : decoded;
       expect(full.ok).toBe(false);
       for (const validateAll of [false, true]) {
-        const result = router(matched, { validateAll }).route('raw.http', 0, message(bad));
+        const result = router(matched, { validateAll }).route('raw.http', 0, message(bad), 0);
         expect(result.type).toBe('dead_letter');
         if (result.type === 'dead_letter' && !full.ok) expect([result.letter.errorCode, result.letter.errorMessage]).toEqual([full.code, full.message]);
       }
     }
-    const delivered = router(matched).route('raw.http', 0, message(good));
+    const delivered = router(matched).route('raw.http', 0, message(good), 0);
     expect(delivered.type === 'deliver' && delivered.deliveries.length).toBe(1);
   });
 
@@ -201,11 +201,11 @@ describe('record router', () => {
     // One byte more than the record: the filterable fields read fine, the whole record does not.
     const bad = Buffer.concat([good, Buffer.from([0])]);
     const none = [sub('esb_NONE', ['conn.client_ip'], 'ev.conn.server_port == 1', 'ed_1')];
-    expect(router(none).route('raw.http', 0, message(bad)).type).toBe('deliver');
-    const strict = router(none, { validateAll: true }).route('raw.http', 0, message(bad));
+    expect(router(none).route('raw.http', 0, message(bad), 0).type).toBe('deliver');
+    const strict = router(none, { validateAll: true }).route('raw.http', 0, message(bad), 0);
     expect(strict.type).toBe('dead_letter');
     if (strict.type === 'dead_letter') expect(strict.letter.errorCode).toBe('malformed_avro');
-    expect(router(none, { validateAll: true }).route('raw.http', 0, message(good))).toEqual({ type: 'deliver', deliveries: [] });
+    expect(router(none, { validateAll: true }).route('raw.http', 0, message(good), 0)).toEqual({ type: 'deliver', deliveries: [] });
   });
 });
 
@@ -233,7 +233,7 @@ describe('record router with destinations in every timestamp format', () => {
   ] as const)('should write event_timestamp and conn.start_ts of a %s record selecting %j in each destination\'s format', (form, fields) => {
     const encoded = encodeRecord(HTTP, record, form);
     const msg = { ...message(encoded.value, 9, ts), headers: encoded.headers };
-    const result = formatRouter([...fields]).route('raw.http', 0, msg);
+    const result = formatRouter([...fields]).route('raw.http', 0, msg, 0);
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
     expect(result.deliveries).toHaveLength(2 * TIMESTAMP_FORMATS.length);
     const full = createRecordDecoder().decodeFilterable(HTTP, msg);

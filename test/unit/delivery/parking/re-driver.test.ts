@@ -7,11 +7,12 @@ import { DeliveryError } from '../../../../src/delivery/errors.js';
 import { InFlightBudget } from '../../../../src/delivery/in-flight-budget.js';
 import { toParkedMessage } from '../../../../src/delivery/parking/parked-record.js';
 import { ReDriver, type ReDriverOptions } from '../../../../src/delivery/parking/re-driver.js';
-import type { BatchHandler, GroupConsumer, IncomingMessage, KafkaClient } from '../../../../src/kafka/seam.js';
+import type { BatchHandler, GroupConsumer, GroupListener, IncomingMessage, KafkaClient } from '../../../../src/kafka/seam.js';
 import { FakeWriter, RecordingDeadLetterSink, item } from '../fakes.js';
 
-/** A consumer of one retry topic partition: runs the batch handler once and lets stop wait for it. */
+/** A consumer of one retry topic partition: joins with it, runs the batch handler once and lets stop wait for it. */
 class OneBatchConsumer implements GroupConsumer {
+  listener: GroupListener | undefined;
   readonly resolved: string[] = [];
   readonly commits: string[] = [];
   running = true;
@@ -21,6 +22,11 @@ class OneBatchConsumer implements GroupConsumer {
 
   async start(handler: BatchHandler): Promise<void> {
     this.handler = handler;
+    this.join([0]);
+  }
+  /** A group join that gives this member `partitions` of the retry topic. */
+  join(partitions: number[]): void {
+    this.listener?.onJoin?.({ 'edge.retry.ed_test': partitions }, { memberId: 'm' });
   }
   async commit(_topic: string, _partition: number, offset: number): Promise<void> {
     this.commits.push(String(offset));
@@ -32,7 +38,7 @@ class OneBatchConsumer implements GroupConsumer {
 
   deliver(topic: string, messages: IncomingMessage[]): void {
     this.batch = this.handler?.(
-      { topic, partition: 0, messages, highWatermark: String(messages.length) },
+      { topic, partition: 0, messages, highWatermark: String(messages.length), reading: 0 },
       { heartbeat: async () => undefined, isStale: () => !this.running, resolve: (o) => this.resolved.push(o) },
     );
   }
@@ -50,7 +56,12 @@ function parked(items: readonly DeliveryItem[]): IncomingMessage[] {
 async function setup(writer: FakeWriter, opts: Partial<ReDriverOptions> = {}): Promise<{ reDriver: ReDriver; runner: DestinationRunner; consumer: OneBatchConsumer }> {
   const consumer = new OneBatchConsumer();
   const reDriver: ReDriver = new ReDriver({
-    kafka: { groupConsumer: () => consumer } as unknown as KafkaClient,
+    kafka: {
+      groupConsumer: (_options: unknown, listener: GroupListener) => {
+        consumer.listener = listener;
+        return consumer;
+      },
+    } as unknown as KafkaClient,
     destinationId: 'ed_test',
     topic: 'edge.retry.ed_test',
     groupId: 'g',
@@ -107,6 +118,22 @@ describe('re-driver', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(writer.written).toHaveLength(2);
     expect(consumer.commits).toEqual(['2']);
+    await reDriver.stop();
+    await runner.close(0);
+  });
+
+  it('should not commit a partition the group gave to another member while its deliveries were in flight', async () => {
+    // Issue 22, finding 8: the re-driver committed without checking it still owned the partition.
+    let answer = (): void => undefined;
+    const writer = new FakeWriter(undefined, [() => new Promise<WriteOutcome>((r) => (answer = () => r({ failed: [] })))]);
+    const { reDriver, runner, consumer } = await setup(writer);
+    consumer.deliver('edge.retry.ed_test', parked([item(), item()]));
+    while (writer.batches.length === 0) await new Promise((r) => setTimeout(r, 5));
+    // A join moves partition 0 elsewhere; the deliveries then settle.
+    consumer.join([]);
+    answer();
+    await consumer.batch;
+    expect(consumer.commits).toEqual([]);
     await reDriver.stop();
     await runner.close(0);
   });

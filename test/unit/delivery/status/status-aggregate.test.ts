@@ -17,6 +17,7 @@ function report(worker: string, parts: Partial<StatusReport>): StatusReport {
     lastError: null,
     parked: null,
     oldestParkedAt: null,
+    stalledSince: null,
     reportedAt: NOW - 100,
     stopped: false,
     ...parts,
@@ -27,7 +28,7 @@ const refused = (at: number) => ({ code: 'DESTINATION_UNREACHABLE', message: 're
 
 describe('destination status over workers', () => {
   it('should be unknown with no report, and with reports only of workers that have not tried the destination', () => {
-    expect(aggregateStatus([], NOW, TIMING)).toEqual({ state: 'unknown', lastDeliveredAt: undefined, lastError: undefined, parkedEvents: 0, oldestParkedAt: undefined });
+    expect(aggregateStatus([], NOW, TIMING)).toEqual({ state: 'unknown', lastDeliveredAt: undefined, lastError: undefined, parkedEvents: 0, oldestParkedAt: undefined, stalledSince: undefined });
     expect(aggregateStatus([report('a', { state: 'unknown', lastAttemptAt: null })], NOW, TIMING).state).toBe('unknown');
   });
 
@@ -71,6 +72,13 @@ describe('destination status over workers', () => {
     expect(aggregateStatus([measuredEarlier, measuredLater, parking], NOW, TIMING)).toMatchObject({ parkedEvents: 25, oldestParkedAt: NOW - 9_000 });
     // Drained: no age is shown, whatever a worker still remembers.
     const drained = report('b', { parked: { events: 0, checkedAt: NOW - 100 } });
-    expect(aggregateStatus([drained, parking], NOW, TIMING)).toMatchObject({ parkedEvents: 0, oldestParkedAt: undefined });
+    expect(aggregateStatus([drained, parking], NOW, TIMING)).toMatchObject({ parkedEvents: 0, oldestParkedAt: undefined, stalledSince: undefined });
+  });
+
+  it('should say a record waits for the destination past the bound since the earliest a running worker reports', () => {
+    const reports = [report('w1', { stalledSince: NOW - 400_000 }), report('w2', { stalledSince: NOW - 500_000 }), report('w3', {})];
+    expect(aggregateStatus(reports, NOW, TIMING).stalledSince).toBe(NOW - 500_000);
+    // A stopped worker's stall is history: its records are read again by the partition's next owner.
+    expect(aggregateStatus([report('w1', { stalledSince: NOW - 400_000, stopped: true })], NOW, TIMING).stalledSince).toBeUndefined();
   });
 });

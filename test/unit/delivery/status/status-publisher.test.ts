@@ -22,7 +22,7 @@ class RecordingKafka {
   }
 }
 
-const ok = (at: number): DestinationStatus => ({ state: 'ok', since: at, lastError: undefined, lastDeliveredAt: at, lastAttemptAt: at });
+const ok = (at: number): DestinationStatus => ({ state: 'ok', since: at, lastError: undefined, lastDeliveredAt: at, lastAttemptAt: at , stalledSince: undefined });
 
 function setup() {
   const kafka = new RecordingKafka();
@@ -46,7 +46,7 @@ function setup() {
 describe('status publisher', () => {
   it('should send a report when something that matters changes, and otherwise once an interval', async () => {
     const { clock, health, publisher, sent } = setup();
-    health.set('ed_quiet', { state: 'unknown', since: clock.t, lastError: undefined, lastDeliveredAt: undefined, lastAttemptAt: undefined });
+    health.set('ed_quiet', { state: 'unknown', since: clock.t, lastError: undefined, lastDeliveredAt: undefined, lastAttemptAt: undefined , stalledSince: undefined });
     health.set('ed_1', ok(clock.t));
     await publisher.publish();
     // Nothing to say about a destination never tried.
@@ -59,7 +59,7 @@ describe('status publisher', () => {
     await publisher.publish();
     expect(sent()).toHaveLength(1);
     clock.t += 1_000;
-    health.set('ed_1', { state: 'failing', since: clock.t, lastError: { code: 'DESTINATION_UNREACHABLE', message: 'refused', at: clock.t }, lastDeliveredAt: clock.t - 1_000, lastAttemptAt: clock.t });
+    health.set('ed_1', { state: 'failing', since: clock.t, lastError: { code: 'DESTINATION_UNREACHABLE', message: 'refused', at: clock.t }, lastDeliveredAt: clock.t - 1_000, lastAttemptAt: clock.t, stalledSince: undefined });
     await publisher.publish();
     expect(sent().map((s) => s.report?.state)).toEqual(['ok', 'failing']);
     clock.t += 15_000;
@@ -69,7 +69,7 @@ describe('status publisher', () => {
 
   it('should send a parked backlog as it changes, even from a worker that never delivered', async () => {
     const { clock, health, backlog, publisher, sent } = setup();
-    health.set('ed_2', { state: 'unknown', since: clock.t, lastError: undefined, lastDeliveredAt: undefined, lastAttemptAt: undefined });
+    health.set('ed_2', { state: 'unknown', since: clock.t, lastError: undefined, lastDeliveredAt: undefined, lastAttemptAt: undefined , stalledSince: undefined });
     backlog.set('ed_2', { events: 0, checkedAt: clock.t });
     await publisher.publish();
     expect(sent()).toEqual([]);

@@ -11,6 +11,7 @@ const REPORT: StatusReport = {
   lastError: { code: 'DESTINATION_UNREACHABLE', message: 'refused', at: 1_700_000_001_000 },
   parked: { events: 12, checkedAt: 1_700_000_002_000 },
   oldestParkedAt: 1_700_000_000_500,
+  stalledSince: 1_699_999_000_000,
   reportedAt: 1_700_000_002_500,
   stopped: false,
 };
@@ -19,6 +20,9 @@ describe('status reports on the status topic', () => {
   it('should read back every field of a report it wrote, and its key', () => {
     expect(decodeReport(encodeReport(REPORT))).toEqual(REPORT);
     expect(decodeReport(encodeReport({ ...REPORT, lastError: null, parked: null, oldestParkedAt: null, stopped: true }))).toMatchObject({ lastError: null, parked: null, stopped: true });
+    // A report of a worker from before stalled_since: nothing stalled that it says.
+    const { stalled_since: _, ...older } = JSON.parse(encodeReport(REPORT).toString()) as Record<string, unknown>;
+    expect(decodeReport(Buffer.from(JSON.stringify(older)))?.stalledSince).toBeNull();
     expect(parseReportKey(reportKey(REPORT.destination, REPORT.worker))).toEqual({ destination: REPORT.destination, worker: REPORT.worker });
   });
 
@@ -32,6 +36,7 @@ describe('status reports on the status topic', () => {
       JSON.stringify({ ...json, last_error: { code: 'X' } }),
       JSON.stringify({ ...json, parked: { events: 1.5, checked_at: 1 } }),
       JSON.stringify({ ...json, stopped: 'no' }),
+      JSON.stringify({ ...json, stalled_since: 'yesterday' }),
       'null',
     ];
     for (const text of bad) expect(decodeReport(Buffer.from(text)), text).toBeUndefined();

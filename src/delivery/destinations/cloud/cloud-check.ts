@@ -18,21 +18,21 @@ export async function verifyCloudTarget(kind: CheckableCloudKind, config: CloudT
   try {
     await writer.resolveCredentials();
   } catch (err) {
-    return [failure(authField, err)];
+    return [checkFailure(authField, err)];
   }
   try {
     await writer.describeResource();
     return [];
   } catch (err) {
     const e = toDeliveryError(err);
-    return [failure(e.code === 'DESTINATION_AUTH_FAILED' ? authField : `${prefix}.${kind.arnField}`, e)];
+    return [checkFailure(e.code === 'DESTINATION_AUTH_FAILED' ? authField : `${prefix}.${kind.arnField}`, e)];
   } finally {
     await writer.close();
   }
 }
 
 /** The problem of a failed call: AWS's error code and message (the SDK error behind the delivery error). */
-function failure(field: string, err: unknown): ConfigProblem {
+export function checkFailure(field: string, err: unknown): ConfigProblem {
   const e = toDeliveryError(err);
   const aws = awsError(e);
   return problem.checkFailed(field, aws?.name ?? e.code, aws?.message ?? e.message, e.code);

@@ -19,7 +19,7 @@ const EXTERNAL_ID_ABOUT =
  * Exactly one of role or creds. In a request the other one may be null; a response holds only the one
  * set, its secret null. On an update the secret may be left out to keep the stored one (same key id).
  */
-function authSchema(use: 'request' | 'response'): JsonSchema {
+export function authSchema(use: 'request' | 'response'): JsonSchema {
   const externalId = str(EXTERNAL_ID_ABOUT, { readOnly: true });
   const role =
     use === 'request'
@@ -52,14 +52,34 @@ function cloudSchema(spec: CloudKindSpec, use: 'request' | 'response'): JsonSche
   );
 }
 
+/** The stored auth as answered: the one given, the secret null, the role's ExternalId the account's id. */
+export function authView(stored: unknown, account: AccountContext): Record<string, unknown> {
+  const auth = isPlainObject(stored) ? stored : {};
+  if (isPlainObject(auth.role)) return { role: { role_arn: auth.role.role_arn, external_id: account.accountId } };
+  if (isPlainObject(auth.creds)) return { creds: { cloud_access_key_id: auth.creds.cloud_access_key_id, cloud_secret_access_key: null } };
+  return {};
+}
+
 /** The stored object as answered: the auth given (the secret null), the ARN, and every option (null when unset). */
 function cloudView(spec: CloudKindSpec, stored: Readonly<Record<string, unknown>>, account: AccountContext): Record<string, unknown> {
-  const auth = isPlainObject(stored.auth) ? stored.auth : {};
-  let authView: Record<string, unknown> = {};
-  if (isPlainObject(auth.role)) authView = { role: { role_arn: auth.role.role_arn, external_id: account.accountId } };
-  else if (isPlainObject(auth.creds)) authView = { creds: { cloud_access_key_id: auth.creds.cloud_access_key_id, cloud_secret_access_key: null } };
-  return { auth: authView, [spec.arnField]: stored[spec.arnField], ...Object.fromEntries(cloudOptions(spec).map((o) => [o.name, stored[o.name] ?? null])) };
+  return { auth: authView(stored.auth, account), [spec.arnField]: stored[spec.arnField], ...Object.fromEntries(cloudOptions(spec).map((o) => [o.name, stored[o.name] ?? null])) };
 }
+
+/** The rules beyond the schema of auth and endpoint that every kind authenticating as the cloud kinds do states. */
+export function authAndEndpointRules(name: string): NonNullable<DestinationKind['rules']> {
+  return [
+    {
+      code: 'secret_required',
+      rule: `target.${name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,
+      updateOnly: true,
+    },
+    { code: 'insecure_url', rule: `for every account but the operator's, target.${name}.endpoint uses https, unless the service allows http (EGRESS_ALLOW_HTTP)` },
+    { code: 'internal_address', rule: `for every account but the operator's, target.${name}.endpoint's host is not an internal address (loopback, link-local, private, ...), unless EGRESS_ALLOW_CIDRS opens it` },
+  ];
+}
+
+/** A new key id needs its own secret; the same key id keeps the stored one when the secret is omitted. */
+export const CLOUD_AUTH_SECRETS: DestinationKind['secrets'] = [{ path: 'auth.creds.cloud_secret_access_key', required: true, removable: false, keptWhileSame: 'cloud_access_key_id' }];
 
 export interface CloudKindParts extends CheckableCloudKind {
   readonly limits: WriterLimits;
@@ -70,20 +90,13 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
     name: parts.name,
     schema: { request: cloudSchema(parts, 'request'), response: cloudSchema(parts, 'response') },
     rules: [
-      {
-        code: 'secret_required',
-        rule: `target.${parts.name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,
-        updateOnly: true,
-      },
-      { code: 'insecure_url', rule: `for every account but the operator's, target.${parts.name}.endpoint uses https, unless the service allows http (EGRESS_ALLOW_HTTP)` },
-      { code: 'internal_address', rule: `for every account but the operator's, target.${parts.name}.endpoint's host is not an internal address (loopback, link-local, private, ...), unless EGRESS_ALLOW_CIDRS opens it` },
+      ...authAndEndpointRules(parts.name),
       {
         code: 'destination_check_failed',
         rule: `unless "verify" is false, the ${parts.name} target is described with its own auth (the role assumed first) before it is stored; a failure is answered 422 with the cloud's error code`,
       },
     ],
-    // A new key id needs its own secret; the same key id keeps the stored one when the secret is omitted.
-    secrets: [{ path: 'auth.creds.cloud_secret_access_key', required: true, removable: false, keptWhileSame: 'cloud_access_key_id' }],
+    secrets: CLOUD_AUTH_SECRETS,
     limits: parts.limits,
     readOnly: ['auth.role.external_id'],
     parse: (raw, prefix, account, egress) => parseCloudTarget(parts, raw, prefix, account, egress),

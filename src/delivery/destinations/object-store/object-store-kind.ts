@@ -1,0 +1,68 @@
+// The object_store destination kind: batches of events as objects in a bucket behind the S3 API
+// (README.md here). Auth, endpoint and client settings are the cloud kinds' (../cloud/).
+import type { ConfigProblem } from '../../destination-config.js';
+import type { DestinationKind, WriterDeps } from '../../destination-kind.js';
+import { toDeliveryError } from '../../errors.js';
+import { checkFailure } from '../cloud/cloud-check.js';
+import { authAndEndpointRules, authView, CLOUD_AUTH_SECRETS } from '../cloud/cloud-kind.js';
+import { DEFAULT_PREFIX, DEFAULT_REGION, OBJECT_STORE_SCHEMA, UPLOAD_LIMITS, parseObjectStoreTarget, type ObjectStoreConfig } from './config.js';
+import { OBJECT_STORE_LIMITS, ObjectStoreWriter } from './object-store-writer.js';
+
+/** The event type the check's object is written under, where the prefix names one. */
+export const CHECK_EVENT_TYPE = 'edge_events_check';
+const CHECK_BODY = Buffer.from('edge-events destination check: the destination may write here.\n');
+
+/**
+ * The create-time check, with the destination's own auth (the role assumed first): HeadBucket (a role
+ * allowed to put but not to list passes, as the cloud kinds' describe does), then a small object written
+ * under the prefix, <prefix>…-<random>.check, which proves the writes will be taken.
+ */
+async function verifyObjectStore(config: ObjectStoreConfig, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
+  const prefix = 'target.object_store';
+  const authField = config.auth.kind === 'role' ? `${prefix}.auth.role.role_arn` : `${prefix}.auth.creds.cloud_access_key_id`;
+  const writer = new ObjectStoreWriter(config, deps.cloud);
+  try {
+    await writer.resolveCredentials();
+  } catch (err) {
+    return [checkFailure(authField, err)];
+  }
+  try {
+    await writer.describeResource();
+    const key = writer.keyFor(new Date(), CHECK_EVENT_TYPE).replace(/\.[a-z.]+$/, '.check');
+    await writer.put(key, CHECK_BODY, 'text/plain; charset=utf-8');
+    return [];
+  } catch (err) {
+    const e = toDeliveryError(err);
+    return [checkFailure(e.code === 'DESTINATION_AUTH_FAILED' ? authField : `${prefix}.bucket`, e)];
+  } finally {
+    await writer.close();
+  }
+}
+
+export const objectStoreKind: DestinationKind<ObjectStoreConfig> = {
+  name: 'object_store',
+  schema: OBJECT_STORE_SCHEMA,
+  rules: [
+    ...authAndEndpointRules('object_store'),
+    {
+      code: 'destination_check_failed',
+      rule: 'unless "verify" is false, the object_store bucket is checked with its own auth (the role assumed first): HeadBucket, then a small .check object written under the prefix; a failure is answered 422 with the store\'s error code',
+    },
+  ],
+  secrets: CLOUD_AUTH_SECRETS,
+  readOnly: ['auth.role.external_id'],
+  limits: OBJECT_STORE_LIMITS,
+  parse: parseObjectStoreTarget,
+  view: (stored, deps) => ({
+    auth: authView(stored.auth, deps.account),
+    bucket: stored.bucket,
+    region: stored.region ?? DEFAULT_REGION,
+    endpoint: stored.endpoint ?? null,
+    prefix: stored.prefix ?? DEFAULT_PREFIX,
+    output_type: stored.output_type ?? 'ndjson',
+    compression: stored.compression ?? 'gzip',
+    ...Object.fromEntries(Object.entries(UPLOAD_LIMITS).map(([name, l]) => [name, stored[name] ?? l.default])),
+  }),
+  createWriter: (config, deps) => new ObjectStoreWriter(config, deps.cloud),
+  verify: verifyObjectStore,
+};

@@ -28,11 +28,12 @@ it('a customer should create object_store destinations through the API, send tra
   expect(created.target.object_store).toMatchObject({
     bucket: ndjsonBucket.name,
     prefix: 'edge/{event_type}/{date}/',
-    output_type: 'ndjson',
-    compression: 'gzip',
-    max_upload_bytes: 8 * 1024 * 1024,
-    max_upload_records: 10_000,
-    max_upload_interval_seconds: 30,
+    // Unset options are null: their defaults apply (ndjson, gzip, 8 MiB, 10,000 records, 30 s).
+    output_type: null,
+    compression: null,
+    max_upload_bytes: null,
+    max_upload_records: null,
+    max_upload_interval_seconds: null,
     auth: { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSWRITER', cloud_secret_access_key: null } },
   });
   expect(JSON.stringify(created)).not.toContain('writer-secret');

@@ -52,7 +52,9 @@ const REGION = '^[a-z0-9-]{1,32}$';
 const PREFIX = `^(?:[A-Za-z0-9!_.*'()/=-]|\\{(?:${PLACEHOLDERS.join('|')})\\})*$`;
 const PREFIX_MAX = 512;
 
-const FIELDS = ['auth', 'bucket', 'region', 'endpoint', 'prefix', 'output_type', 'compression', ...Object.keys(UPLOAD_LIMITS)];
+/** The optional fields, each null in a view when unset (its default applies). */
+export const OPTIONS = ['region', 'endpoint', 'prefix', 'output_type', 'compression', ...Object.keys(UPLOAD_LIMITS)];
+const FIELDS = ['auth', 'bucket', ...OPTIONS];
 
 const about = {
   bucket: 'The bucket the objects are written to (3 to 63 lowercase letters, digits, dots and hyphens).',
@@ -65,24 +67,25 @@ const about = {
   max_upload_interval_seconds: `The longest an event waits for its object to fill. ${UPLOAD_LIMITS.max_upload_interval_seconds.min} to ${UPLOAD_LIMITS.max_upload_interval_seconds.max}; default ${UPLOAD_LIMITS.max_upload_interval_seconds.default}. A worker also writes what it holds when it has routed a fetched batch of records, so an object never holds back the offsets behind it (README.md).`,
 };
 
-const limitSchema = (name: UploadLimit, nullable: boolean) => {
+const limitSchema = (name: UploadLimit, request: boolean) => {
   const { min, max } = UPLOAD_LIMITS[name];
-  return { type: nullable ? ['integer', 'null'] : 'integer', minimum: min, maximum: max, description: about[name] };
+  return { type: ['integer', 'null'], ...(request && { minimum: min, maximum: max }), description: about[name] };
 };
 
+/** A request may leave out or null every option; a response answers each, null where the default applies. */
 function schema(use: 'request' | 'response') {
   const request = use === 'request';
-  const text = (description: string) => (request ? { type: ['string', 'null'], description } : str(description));
+  const text = (description: string, extra: Record<string, unknown> = {}) => ({ type: ['string', 'null'], description, ...(request && extra) });
   const limits = Object.fromEntries(Object.keys(UPLOAD_LIMITS).map((n) => [n, limitSchema(n as UploadLimit, request)]));
   return obj(
     {
       auth: authSchema(use),
       bucket: request ? patterned(BUCKET, about.bucket, { examples: ['edge-events-logs'] }) : str(about.bucket),
-      region: request ? { ...patterned(REGION, about.region), type: ['string', 'null'] } : str(about.region),
-      endpoint: request ? ENDPOINT_OPTION.schema : { type: ['string', 'null'], description: (ENDPOINT_OPTION.schema as { description: string }).description },
-      prefix: request ? { ...patterned(PREFIX, about.prefix, { maxLength: PREFIX_MAX, examples: ['logs/{event_type}/dt={date}/'] }), type: ['string', 'null'] } : text(about.prefix),
-      output_type: { ...text(about.output_type), enum: request ? [...OBJECT_OUTPUT_TYPES, null] : [...OBJECT_OUTPUT_TYPES] },
-      compression: { ...text(about.compression), enum: request ? [...COMPRESSIONS, null] : [...COMPRESSIONS] },
+      region: text(about.region, { pattern: REGION }),
+      endpoint: request ? ENDPOINT_OPTION.schema : text((ENDPOINT_OPTION.schema as { description: string }).description),
+      prefix: text(about.prefix, { pattern: PREFIX, maxLength: PREFIX_MAX, examples: ['logs/{event_type}/dt={date}/'] }),
+      output_type: { ...text(about.output_type), enum: [...OBJECT_OUTPUT_TYPES, null] },
+      compression: { ...text(about.compression), enum: [...COMPRESSIONS, null] },
       ...limits,
     },
     request ? ['auth', 'bucket'] : FIELDS,
@@ -91,13 +94,6 @@ function schema(use: 'request' | 'response') {
 }
 
 export const OBJECT_STORE_SCHEMA = { request: schema('request'), response: schema('response') };
-
-function oneOf<T extends string>(r: ConfigReader, field: string, values: readonly T[], fallback: T): T {
-  const v = r.obj[field];
-  if (v === undefined || v === null) return fallback;
-  if (!values.includes(v as T)) r.invalid(field, `must be one of ${values.join(', ')}`);
-  return values.includes(v as T) ? (v as T) : fallback;
-}
 
 function matching(r: ConfigReader, field: string, pattern: string, reason: string, fallback: string, maxLength = Infinity): string {
   const v = r.obj[field];
@@ -117,8 +113,8 @@ export function parseObjectStoreTarget(raw: unknown, prefix: string, account: Ac
   const bucket = matching(r, 'bucket', BUCKET, 'must be 3 to 63 lowercase letters, digits, dots and hyphens, beginning and ending with a letter or digit', '');
   const region = matching(r, 'region', REGION, 'must be 1 to 32 lowercase letters, digits and hyphens', DEFAULT_REGION);
   const keyPrefix = matching(r, 'prefix', PREFIX, `must be at most ${PREFIX_MAX} characters of letters, digits and !_.*'()/=-, with the placeholders ${PLACEHOLDERS.map((p) => `{${p}}`).join(' ')}`, DEFAULT_PREFIX, PREFIX_MAX);
-  const outputType = oneOf(r, 'output_type', OBJECT_OUTPUT_TYPES, 'ndjson');
-  const compression = oneOf(r, 'compression', COMPRESSIONS, 'gzip');
+  const outputType = r.oneOf('output_type', OBJECT_OUTPUT_TYPES, 'ndjson');
+  const compression = r.oneOf('compression', COMPRESSIONS, 'gzip');
   const limit = (name: UploadLimit) => r.integer(name, UPLOAD_LIMITS[name].min, UPLOAD_LIMITS[name].max) ?? UPLOAD_LIMITS[name].default;
   const [maxUploadBytes, maxUploadRecords, maxUploadIntervalSeconds] = [limit('max_upload_bytes'), limit('max_upload_records'), limit('max_upload_interval_seconds')];
   let endpoint: string | undefined;

@@ -5,7 +5,7 @@ import type { DestinationKind, WriterDeps } from '../../destination-kind.js';
 import { toDeliveryError } from '../../errors.js';
 import { checkFailure } from '../cloud/cloud-check.js';
 import { authAndEndpointRules, authView, CLOUD_AUTH_SECRETS } from '../cloud/cloud-kind.js';
-import { DEFAULT_PREFIX, DEFAULT_REGION, OBJECT_STORE_SCHEMA, UPLOAD_LIMITS, parseObjectStoreTarget, type ObjectStoreConfig } from './config.js';
+import { OBJECT_STORE_SCHEMA, OPTIONS, parseObjectStoreTarget, type ObjectStoreConfig } from './config.js';
 import { OBJECT_STORE_LIMITS, ObjectStoreWriter } from './object-store-writer.js';
 
 /** The event type the check's object is written under, where the prefix names one. */
@@ -53,15 +53,11 @@ export const objectStoreKind: DestinationKind<ObjectStoreConfig> = {
   readOnly: ['auth.role.external_id'],
   limits: OBJECT_STORE_LIMITS,
   parse: parseObjectStoreTarget,
+  // Unset options as null (their defaults: config.ts and README.md here).
   view: (stored, deps) => ({
     auth: authView(stored.auth, deps.account),
     bucket: stored.bucket,
-    region: stored.region ?? DEFAULT_REGION,
-    endpoint: stored.endpoint ?? null,
-    prefix: stored.prefix ?? DEFAULT_PREFIX,
-    output_type: stored.output_type ?? 'ndjson',
-    compression: stored.compression ?? 'gzip',
-    ...Object.fromEntries(Object.entries(UPLOAD_LIMITS).map(([name, l]) => [name, stored[name] ?? l.default])),
+    ...Object.fromEntries(OPTIONS.map((name) => [name, stored[name] ?? null])),
   }),
   createWriter: (config, deps) => new ObjectStoreWriter(config, deps.cloud),
   verify: verifyObjectStore,

@@ -1,7 +1,7 @@
 // The output options byte for byte (docs/subscription-controls.md "Output options" shows the same bytes).
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { makeEnvelope } from '../events/envelope.js';
+import { makeEnvelope, type Envelope } from '../events/envelope.js';
 import { item } from '../../test/unit/delivery/fakes.js';
 import type { DeliveryItem } from './contract.js';
 import { csv, encodeBatch, jsonArray, ndjson } from './output-format.js';
@@ -54,5 +54,23 @@ describe('output formats', () => {
       expect(gunzipSync(gz)).toEqual(encodeBatch([a, b], type, 'none'));
     }
     expect(encodeBatch([a], 'ndjson', 'none').toString('utf8')).toBe(`${A}\n`);
+  });
+});
+
+describe('the bytes docs/subscription-controls.md shows', () => {
+  it('should be what the formats write for its two events', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const doc = await readFile(new URL('../../docs/subscription-controls.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## Output options'), doc.indexOf('## The live tap'));
+    const lines = /```json\n([\s\S]*?)\n```/.exec(section)![1]!.split('\n');
+    const items: DeliveryItem[] = lines.map((line) => {
+      const envelope = JSON.parse(line) as Envelope;
+      return { eventId: envelope.event_id, payload: Buffer.from(line), envelope };
+    });
+    // The doc's lines are the envelopes as the service serializes them.
+    for (const [i, line] of lines.entries()) expect(JSON.stringify(items[i]!.envelope)).toBe(line);
+    expect(ndjson(items).toString('utf8')).toBe(lines.map((l) => `${l}\n`).join(''));
+    const table = /```\n\s*(event_id[\s\S]*?)\n\s*```/.exec(section)![1]!.replace(/^ +/gm, '').replaceAll('␍␊\n', '\r\n').replace(/␍␊$/, '\r\n');
+    expect(csv(items).toString('utf8')).toBe(table);
   });
 });

@@ -2,8 +2,7 @@
 // (README.md here). Auth, endpoint and client settings are the cloud kinds' (../cloud/).
 import type { ConfigProblem } from '../../destination-config.js';
 import type { DestinationKind, WriterDeps } from '../../destination-kind.js';
-import { toDeliveryError } from '../../errors.js';
-import { checkFailure } from '../cloud/cloud-check.js';
+import { checkWithOwnAuth } from '../cloud/cloud-check.js';
 import { authAndEndpointRules, authView, CLOUD_AUTH_SECRETS } from '../cloud/cloud-kind.js';
 import { OBJECT_STORE_SCHEMA, OPTIONS, parseObjectStoreTarget, type ObjectStoreConfig } from './config.js';
 import { OBJECT_STORE_LIMITS, ObjectStoreWriter } from './object-store-writer.js';
@@ -17,26 +16,11 @@ const CHECK_BODY = Buffer.from('edge-events destination check: the destination m
  * allowed to put but not to list passes, as the cloud kinds' describe does), then a small object written
  * under the prefix, <prefix>…-<random>.check, which proves the writes will be taken.
  */
-async function verifyObjectStore(config: ObjectStoreConfig, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
-  const prefix = 'target.object_store';
-  const authField = config.auth.kind === 'role' ? `${prefix}.auth.role.role_arn` : `${prefix}.auth.creds.cloud_access_key_id`;
-  const writer = new ObjectStoreWriter(config, deps.cloud);
-  try {
-    await writer.resolveCredentials();
-  } catch (err) {
-    return [checkFailure(authField, err)];
-  }
-  try {
+function verifyObjectStore(config: ObjectStoreConfig, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
+  return checkWithOwnAuth('object_store', config.auth, new ObjectStoreWriter(config, deps.cloud), 'bucket', async (writer) => {
     await writer.describeResource();
-    const key = writer.keyFor(new Date(), CHECK_EVENT_TYPE).replace(/\.[a-z.]+$/, '.check');
-    await writer.put(key, CHECK_BODY, 'text/plain; charset=utf-8');
-    return [];
-  } catch (err) {
-    const e = toDeliveryError(err);
-    return [checkFailure(e.code === 'DESTINATION_AUTH_FAILED' ? authField : `${prefix}.bucket`, e)];
-  } finally {
-    await writer.close();
-  }
+    await writer.put(writer.keyFor(new Date(), CHECK_EVENT_TYPE).replace(/\.[a-z.]+$/, '.check'), CHECK_BODY, 'text/plain; charset=utf-8');
+  });
 }
 
 export const objectStoreKind: DestinationKind<ObjectStoreConfig> = {

@@ -64,7 +64,7 @@ const about = {
   compression: 'gzip (the default): each object is gzipped and its key ends in .gz; none: plain.',
   max_upload_bytes: `An object is written once its events reach this many bytes before compression (counted as NDJSON lines). ${UPLOAD_LIMITS.max_upload_bytes.min} to ${UPLOAD_LIMITS.max_upload_bytes.max}; default ${UPLOAD_LIMITS.max_upload_bytes.default}.`,
   max_upload_records: `An object is written once it holds this many events. ${UPLOAD_LIMITS.max_upload_records.min} to ${UPLOAD_LIMITS.max_upload_records.max}; default ${UPLOAD_LIMITS.max_upload_records.default}.`,
-  max_upload_interval_seconds: `The longest an event waits for its object to fill. ${UPLOAD_LIMITS.max_upload_interval_seconds.min} to ${UPLOAD_LIMITS.max_upload_interval_seconds.max}; default ${UPLOAD_LIMITS.max_upload_interval_seconds.default}. A worker also writes what it holds when it has routed a fetched batch of records, so an object never holds back the offsets behind it (README.md).`,
+  max_upload_interval_seconds: `The longest an event waits for its object to fill. ${UPLOAD_LIMITS.max_upload_interval_seconds.min} to ${UPLOAD_LIMITS.max_upload_interval_seconds.max}; default ${UPLOAD_LIMITS.max_upload_interval_seconds.default}. A worker also writes what it holds once it has routed a fetched batch of records, so an object never holds back the offsets behind it: on a busy stream objects are about one fetch per partition.`,
 };
 
 const limitSchema = (name: UploadLimit, request: boolean) => {

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryItem } from '../../../src/delivery/contract.js';
 import { SIGNATURE_HEADER, verifySignature } from '../../../src/delivery/destinations/http/signature.js';
 import { createWriter } from '../../../src/delivery/writer-registry.js';
@@ -28,21 +28,16 @@ const CSV =
   'ev_2,tcp_connection_closed.v0,2026-11-26T10:00:01.000Z,,2001:db8::1,80,"a, ""b"""\r\n';
 
 describe('http output options', () => {
-  let receiver: HttpReceiver;
-  beforeEach(async () => {
-    receiver = new HttpReceiver();
-    await receiver.start();
-  });
-  afterEach(async () => {
-    await receiver.stop();
-  });
+  // One receiver for the block: each test reads the request its own write made, the last one.
+  const receiver = new HttpReceiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
 
   const post = async (options: Record<string, unknown>) => {
     const writer = createWriter({ http: { url: receiver.url, ...options } }, writerDeps(), OPERATOR);
     await writer.write([a, b]);
     await writer.close();
-    const [request] = receiver.requests;
-    return request!;
+    return receiver.requests.at(-1)!;
   };
 
   it('should post a JSON array by default, as before', async () => {

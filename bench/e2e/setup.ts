@@ -83,21 +83,32 @@ export async function preload(kafka: Kafka, topics: BenchTopics, count: number, 
 export const destinationId = (i: number): string => `ed_BENCH${String(i).padStart(22, '0')}`;
 
 /** Writes kafka destinations (one per output topic) and the subscriptions to the config log. */
-export async function writeConfig(
+export function writeConfig(
   kafka: Kafka,
   topics: BenchTopics,
   outputs: readonly string[],
   universe: TrafficUniverse,
   subscriptions: Omit<SubscriptionSetOptions, 'destinationIds' | 'httpShare'>,
 ): Promise<SubscriptionWorkload> {
+  return writeTargets(kafka, topics, outputs.map((topic) => ({ kafka: { topic } })), universe, subscriptions);
+}
+
+/** Writes one destination per target (of any kind) and the subscriptions, spread over them, to the config log. */
+export async function writeTargets(
+  kafka: Kafka,
+  topics: BenchTopics,
+  targets: readonly StoredDestination['target'][],
+  universe: TrafficUniverse,
+  subscriptions: Omit<SubscriptionSetOptions, 'destinationIds' | 'httpShare'>,
+): Promise<SubscriptionWorkload> {
   const now = new Date().toISOString();
-  const destinations: StoredDestination[] = outputs.map((topic, i) => ({
+  const destinations: StoredDestination[] = targets.map((target, i) => ({
     id: destinationId(i),
     created_at: now,
     description: `benchmark output ${i}`,
     metadata: '',
     format: 'json',
-    target: { kafka: { topic } },
+    target,
   }));
   const workload = buildSubscriptions(universe, { ...subscriptions, httpShare: HTTP_SHARE, destinationIds: destinations.map((d) => d.id) });
   // Written with the benchmark's own kafkajs client, whichever client the measured worker runs with.

@@ -45,6 +45,12 @@ export interface WriterLimits {
   readonly maxRecordBytes: number;
   /** Bytes the destination adds per record (a newline, a comma, CloudWatch's 26 bytes). */
   readonly recordOverheadBytes: number;
+  /**
+   * How long the first queued record may wait for a batch to fill, for a destination that sets its own
+   * batching (object_store's upload limits): its maxRecords and maxBytes are then the batch size rather
+   * than caps on the runner's. Absent: the runner's batching (runner-options.ts).
+   */
+  readonly lingerMs?: number;
 }
 
 export interface ItemFailure {

@@ -194,6 +194,15 @@ export class ConfigReader {
     return v;
   }
 
+  /** One of `values`, or `fallback` when the field is not set (or not one of them, with a problem). */
+  oneOf<T extends string>(field: string, values: readonly T[], fallback: T): T {
+    const v = this.obj[field];
+    if (v === undefined || v === null) return fallback;
+    if (values.includes(v as T)) return v as T;
+    this.invalid(field, `must be one of ${values.join(', ')}`);
+    return fallback;
+  }
+
   stringList(field: string): string[] | undefined {
     const v = this.obj[field];
     if (v === undefined || v === null) return undefined;

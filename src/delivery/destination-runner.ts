@@ -68,7 +68,6 @@ export class DestinationRunner {
     this.budget = opts.budget;
     this.deadLetterSink = opts.deadLetter;
     this.onSettled = opts.onSettled;
-    this.batching = { ...DEFAULT_BATCHING, ...opts.batching };
     this.retry = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? Math.random;
@@ -77,6 +76,8 @@ export class DestinationRunner {
     this.onBudgetExhausted = opts.onBudgetExhausted ?? keepRetrying(this.log);
     this.onAbandoned = opts.onAbandoned;
     const w = opts.writer.limits;
+    const own = w.lingerMs === undefined ? {} : { maxRecords: w.maxRecords, maxBytes: w.maxBytes, lingerMs: w.lingerMs };
+    this.batching = { ...DEFAULT_BATCHING, ...opts.batching, ...own };
     // The per-record limit is the writer's alone: a record bigger than the runner's preferred batch
     // size still fits the destination and travels in a batch of its own.
     this.limits = {

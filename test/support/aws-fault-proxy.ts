@@ -12,9 +12,17 @@ export interface ProxiedCall {
   readonly operation: string;
   /** The body, parsed, for JSON-protocol calls. */
   readonly body: Record<string, unknown> | undefined;
+  /** The HTTP method and path: what names a REST-protocol call (S3: PUT /<bucket>/<key>). */
+  readonly method: string;
+  readonly path: string;
 }
 
 export type Fault =
+  /**
+   * Hold the call, run `then` (e.g. kill the caller), and never answer: with `forwarded`, once the
+   * emulator has done it (the call's effect is stored, its answer lost), else without reaching the emulator.
+   */
+  | { readonly hang: true; readonly forwarded: boolean; readonly then: () => void }
   /** Answer with this status and AWS error name, without reaching the emulator. */
   | { readonly status: number; readonly error: string; readonly message?: string }
   /** Forward the call without these entries, then report them failed with `errorCode`. */
@@ -82,7 +90,14 @@ export class AwsFaultProxy {
     const n = this.counts.get(operation) ?? 0;
     this.counts.set(operation, n + 1);
     const parsed = operation !== '' && body.length > 0 ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>) : undefined;
-    const fault = this.script({ n, operation, body: parsed });
+    const fault = this.script({ n, operation, body: parsed, method: req.method ?? '', path: req.url ?? '' });
+
+    if (fault !== undefined && 'hang' in fault) {
+      this.faults.push({ operation, fault: `hang ${fault.forwarded ? 'after' : 'before'} ${req.method} ${req.url}` });
+      if (fault.forwarded) await this.forward(req, body);
+      fault.then();
+      return;
+    }
 
     if (fault !== undefined && 'status' in fault) {
       this.faults.push({ operation, fault: `${fault.status} ${fault.error}` });

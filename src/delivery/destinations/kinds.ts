@@ -7,11 +7,13 @@ import { fileKind } from './file/file-kind.js';
 import { httpKind } from './http/http-kind.js';
 import { kafkaKind } from './kafka/kafka-kind.js';
 import { logServiceKind } from './log-service/log-service-kind.js';
+import { objectStoreKind } from './object-store/object-store-kind.js';
 
 export const DESTINATION_KINDS: readonly DestinationKind[] = [
   deliveryStreamKind,
   dataStreamKind,
   logServiceKind,
+  objectStoreKind,
   kafkaKind,
   httpKind,
   fileKind,

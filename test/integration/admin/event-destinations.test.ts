@@ -85,11 +85,11 @@ describe('event destinations', () => {
       '198.51.100.7:9093',
     ]);
     expect((await created({ target: { http: { url: 'https://hooks.example/in', secret: HTTP_SECRET } } })).target).toEqual({
-      http: { url: 'https://hooks.example/in', secret: null, timeout_ms: null },
+      http: { url: 'https://hooks.example/in', secret: null, timeout_ms: null, output_type: null, compression: null },
     });
     // Where the workers write, resolved under the service's file root (the harness's: the default, relative to the working directory).
     expect((await created({ target: { file: { path: 'audit/all.ndjson' } } })).target).toEqual({
-      file: { path: 'audit/all.ndjson', resolved_path: join(process.cwd(), '.local', 'destinations', 'audit', 'all.ndjson') },
+      file: { path: 'audit/all.ndjson', resolved_path: join(process.cwd(), '.local', 'destinations', 'audit', 'all.ndjson'), output_type: null },
     });
     expect((await created({ target: { delivery_stream: { auth: { role: { role_arn: ROLE } }, delivery_stream_arn: FIREHOSE } }, verify: false })).target).toEqual({
       // The role's ExternalId is the destination's account id (SECURITY.md "Egress"), read-only.
@@ -101,6 +101,10 @@ describe('event destinations', () => {
     });
     const logs = await created({ target: { log_service: { auth: { creds }, log_group_arn: LOGS, endpoint: 'http://127.0.0.1:4566' } }, verify: false });
     expect(logs.target.log_service).toMatchObject({ log_group_arn: LOGS, endpoint: 'http://127.0.0.1:4566' });
+    const unset = { region: null, endpoint: null, prefix: null, output_type: null, compression: null, max_upload_bytes: null, max_upload_records: null, max_upload_interval_seconds: null };
+    expect((await created({ target: { object_store: { auth: { creds }, bucket: 'edge-logs' } }, verify: false })).target).toEqual({
+      object_store: { auth: { creds: { cloud_access_key_id: KEY_ID, cloud_secret_access_key: null } }, bucket: 'edge-logs', ...unset },
+    });
 
     const got = await h.call('GET', `/event_destinations/${kafkaDest.id}`);
     expect(got.status).toBe(200);
@@ -160,7 +164,7 @@ describe('event destinations', () => {
     // A GET response sent back unchanged (secret: null) keeps the stored secret.
     const moved = await h.call('PATCH', `/event_destinations/${d.id}`, { body: { target: { ...renamed.json.target, http: { ...renamed.json.target.http, url: 'https://b.example/in' } } } });
     expect(moved.status, moved.text).toBe(200);
-    expect(moved.json.target.http).toEqual({ url: 'https://b.example/in', secret: null, timeout_ms: null });
+    expect(moved.json.target.http).toEqual({ url: 'https://b.example/in', secret: null, timeout_ms: null, output_type: null, compression: null });
     const sealedAfterMove = await storedSecret(d.id);
     expect(sealedAfterMove).toBe(HTTP_SECRET);
     await h.call('PATCH', `/event_destinations/${d.id}`, { body: { target: { http: { url: 'https://b.example/in', secret: HTTP_SECRET_2 } } } });

@@ -121,7 +121,7 @@ describe('event destination target', () => {
 
   it('should answer every secret as null in the view, whatever is stored', () => {
     const http = ok({ http: { url: 'https://a.example/hook', secret: HTTP_SECRET } });
-    expect(targetView(http, VIEW)).toEqual({ http: { url: 'https://a.example/hook', secret: null, timeout_ms: null } });
+    expect(targetView(http, VIEW)).toEqual({ http: { url: 'https://a.example/hook', secret: null, timeout_ms: null, output_type: null, compression: null } });
     const cloud = ok({ delivery_stream: { auth: { creds: { cloud_access_key_id: KEY_ID, cloud_secret_access_key: SECRET } }, delivery_stream_arn: FIREHOSE } });
     expect(targetView(cloud, VIEW)).toEqual({
       delivery_stream: { auth: { creds: { cloud_access_key_id: KEY_ID, cloud_secret_access_key: null } }, delivery_stream_arn: FIREHOSE, endpoint: null },

@@ -33,6 +33,8 @@ const AUTH = new Set([
   'InvalidClientTokenId',
   'InvalidSignatureException',
   'SignatureDoesNotMatch',
+  // S3's name for a key id it does not know.
+  'InvalidAccessKeyId',
   'IncompleteSignature',
   'MissingAuthenticationToken',
   'ExpiredToken',
@@ -48,7 +50,8 @@ const AUTH = new Set([
   'CredentialsProviderError',
 ]);
 
-const NOT_FOUND = new Set(['ResourceNotFoundException', 'ResourceNotFound', 'NotFoundException']);
+// S3 answers NoSuchBucket, and HeadBucket (a body-less HEAD) a bare NotFound.
+const NOT_FOUND = new Set(['ResourceNotFoundException', 'ResourceNotFound', 'NotFoundException', 'NoSuchBucket', 'NotFound']);
 
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
 const TIMEOUT = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'ETIMEDOUT', 'ESOCKETTIMEDOUT']);

@@ -4,31 +4,46 @@
 import { problem, type ConfigProblem } from '../../destination-config.js';
 import type { WriterDeps } from '../../destination-kind.js';
 import { DeliveryError, toDeliveryError } from '../../errors.js';
-import type { CloudKindSpec, CloudTargetConfig } from './cloud-config.js';
+import type { CloudAuth, CloudKindSpec, CloudTargetConfig } from './cloud-config.js';
 import type { CloudWriter } from './cloud-writer.js';
 
 export interface CheckableCloudKind extends CloudKindSpec {
   createWriter(config: CloudTargetConfig, deps: WriterDeps): CloudWriter;
 }
 
-export async function verifyCloudTarget(kind: CheckableCloudKind, config: CloudTargetConfig, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
-  const prefix = `target.${kind.name}`;
+export function verifyCloudTarget(kind: CheckableCloudKind, config: CloudTargetConfig, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
+  return checkWithOwnAuth(kind.name, config, kind.createWriter(config, deps), kind.arnField, (writer) => writer.describeResource());
+}
+
+/**
+ * A check with a writer of the destination's own auth, closed after: the credentials resolved (the role
+ * assumed; a failure names the auth field), then `probe` (a failure names `resourceField`, or the auth
+ * field for an auth error). Every kind authenticating as the cloud kinds do checks through it. A
+ * customer's endpoint is answered in the service's words only (SECURITY.md "Egress").
+ */
+export async function checkWithOwnAuth<W extends CloudWriter>(
+  kind: string,
+  config: { readonly auth: CloudAuth; readonly customerEndpoint?: true },
+  writer: W,
+  resourceField: string,
+  probe: (writer: W) => Promise<void>,
+): Promise<readonly ConfigProblem[]> {
+  const prefix = `target.${kind}`;
   const authField = config.auth.kind === 'role' ? `${prefix}.auth.role.role_arn` : `${prefix}.auth.creds.cloud_access_key_id`;
-  const writer = kind.createWriter(config, deps);
-  // A customer's endpoint is answered in the service's words only (SECURITY.md "Egress").
   const echo = config.customerEndpoint !== true;
   try {
     await writer.resolveCredentials();
   } catch (err) {
+    await writer.close();
     return [failure(authField, err, echo)];
   }
   try {
-    await writer.describeResource();
+    await probe(writer);
     return [];
   } catch (err) {
     const e = toDeliveryError(err);
     if (e.code === 'DESTINATION_ADDRESS_REFUSED') return [problem.egress('internal_address', `${prefix}.endpoint`, e.message.replace(/\.$/, ''))];
-    return [failure(e.code === 'DESTINATION_AUTH_FAILED' ? authField : `${prefix}.${kind.arnField}`, e, echo)];
+    return [failure(e.code === 'DESTINATION_AUTH_FAILED' ? authField : `${prefix}.${resourceField}`, e, echo)];
   } finally {
     await writer.close();
   }

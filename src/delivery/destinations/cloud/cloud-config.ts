@@ -75,6 +75,15 @@ export const ENDPOINT_OPTION: CloudOption = {
   },
 };
 
+/**
+ * A normal account's endpoint override is what a customer provides: held to the http destinations' rules
+ * as written (SECURITY.md "Egress"); the operator's may name a private endpoint or an emulator.
+ */
+export function refuseEndpoint(r: ConfigReader, endpoint: string | undefined, account: AccountContext, egress?: EgressRules): void {
+  const refused = endpoint === undefined || account.isOperator ? undefined : egress?.urlRefusal(new URL(endpoint));
+  if (refused !== undefined) r.add(problem.egress(refused.code, r.path('endpoint'), refused.reason));
+}
+
 /** Every option of a kind: the endpoint, then the kind's own. */
 export function cloudOptions(spec: CloudKindSpec): readonly CloudOption[] {
   return [ENDPOINT_OPTION, ...(spec.options ?? [])];
@@ -91,7 +100,8 @@ function arnProblem(r: ConfigReader, field: string, rule: ArnRule): ResourceArn 
   return arn;
 }
 
-function parseAuth(raw: unknown, field: string, problems: ConfigProblem[], account: AccountContext): CloudAuth | undefined {
+/** `auth` as exactly one of a role (its ExternalId the account's id) or a key pair; problems are added to `problems`. */
+export function parseAuth(raw: unknown, field: string, problems: ConfigProblem[], account: AccountContext): CloudAuth | undefined {
   if (!isPlainObject(raw)) {
     problems.push(problem.auth(field, 'neither'));
     return undefined;
@@ -141,10 +151,7 @@ export function parseCloudTarget(spec: CloudKindSpec, raw: unknown, prefix: stri
     if (why !== undefined) r.invalid(option.name, why);
     else set[option.name] = r.obj[option.name] as string;
   }
-  // A normal account's endpoint override is what a customer provides: held to the http destinations' rules
-  // as written (SECURITY.md "Egress"); the operator's may name a private endpoint or an emulator.
-  const refused = set.endpoint === undefined || account.isOperator ? undefined : egress?.urlRefusal(new URL(set.endpoint));
-  if (refused !== undefined) r.add(problem.egress(refused.code, r.path('endpoint'), refused.reason));
+  refuseEndpoint(r, set.endpoint, account, egress);
   const auth = parseAuth(raw.auth, r.path('auth'), r.problems, account);
   // Every path that leaves resource or auth undefined has added a problem.
   if (r.problems.length > 0 || resource === undefined || auth === undefined) return { ok: false, problems: r.problems };

@@ -1,8 +1,8 @@
 // A cloud destination kind from its spec: the schemas, rules, secret and view every cloud kind shares
 // (auth as a role or an access key pair, the endpoint override), with the kind's own resource and writer.
 import type { AccountContext } from '../../../accounts/account.js';
-import { isPlainObject, problem } from '../../destination-config.js';
-import type { DestinationKind, JsonSchema } from '../../destination-kind.js';
+import { isPlainObject, problem, type ConfigProblem } from '../../destination-config.js';
+import type { DestinationKind, JsonSchema, WriterDeps } from '../../destination-kind.js';
 import { hostRefusal } from '../../egress-guard.js';
 import { NULL, nullable, obj, patterned, secretRequest, secretResponse, str } from '../target-schema.js';
 import { ROLE_ARN } from './arn.js';
@@ -20,7 +20,7 @@ const EXTERNAL_ID_ABOUT =
  * Exactly one of role or creds. In a request the other one may be null; a response holds only the one
  * set, its secret null. On an update the secret may be left out to keep the stored one (same key id).
  */
-function authSchema(use: 'request' | 'response'): JsonSchema {
+export function authSchema(use: 'request' | 'response'): JsonSchema {
   const externalId = str(EXTERNAL_ID_ABOUT, { readOnly: true });
   const role =
     use === 'request'
@@ -53,14 +53,37 @@ function cloudSchema(spec: CloudKindSpec, use: 'request' | 'response'): JsonSche
   );
 }
 
+/** The stored auth as answered: the one given, the secret null, the role's ExternalId the account's id. */
+export function authView(stored: unknown, account: AccountContext): Record<string, unknown> {
+  const auth = isPlainObject(stored) ? stored : {};
+  if (isPlainObject(auth.role)) return { role: { role_arn: auth.role.role_arn, external_id: account.accountId } };
+  if (isPlainObject(auth.creds)) return { creds: { cloud_access_key_id: auth.creds.cloud_access_key_id, cloud_secret_access_key: null } };
+  return {};
+}
+
 /** The stored object as answered: the auth given (the secret null), the ARN, and every option (null when unset). */
 function cloudView(spec: CloudKindSpec, stored: Readonly<Record<string, unknown>>, account: AccountContext): Record<string, unknown> {
-  const auth = isPlainObject(stored.auth) ? stored.auth : {};
-  let authView: Record<string, unknown> = {};
-  if (isPlainObject(auth.role)) authView = { role: { role_arn: auth.role.role_arn, external_id: account.accountId } };
-  else if (isPlainObject(auth.creds)) authView = { creds: { cloud_access_key_id: auth.creds.cloud_access_key_id, cloud_secret_access_key: null } };
-  return { auth: authView, [spec.arnField]: stored[spec.arnField], ...Object.fromEntries(cloudOptions(spec).map((o) => [o.name, stored[o.name] ?? null])) };
+  return { auth: authView(stored.auth, account), [spec.arnField]: stored[spec.arnField], ...Object.fromEntries(cloudOptions(spec).map((o) => [o.name, stored[o.name] ?? null])) };
 }
+
+/** The rules beyond the schema of auth and endpoint that every kind authenticating as the cloud kinds do states. */
+export function authAndEndpointRules(name: string): NonNullable<DestinationKind['rules']> {
+  return [
+    {
+      code: 'secret_required',
+      rule: `target.${name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,
+      updateOnly: true,
+    },
+    { code: 'insecure_url', rule: `for every account but the operator's, target.${name}.endpoint uses https, unless the service allows http (EGRESS_ALLOW_HTTP)` },
+    {
+      code: 'internal_address',
+      rule: `for every account but the operator's, target.${name}.endpoint's host is not, and does not resolve to, an internal address (loopback, link-local, private, ...), unless EGRESS_ALLOW_CIDRS opens it; checked when the target is set, "verify": false or not, and again at every connect`,
+    },
+  ];
+}
+
+/** A new key id needs its own secret; the same key id keeps the stored one when the secret is omitted. */
+export const CLOUD_AUTH_SECRETS: DestinationKind['secrets'] = [{ path: 'auth.creds.cloud_secret_access_key', required: true, removable: false, keptWhileSame: 'cloud_access_key_id' }];
 
 export interface CloudKindParts extends CheckableCloudKind {
   readonly limits: WriterLimits;
@@ -71,37 +94,31 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
     name: parts.name,
     schema: { request: cloudSchema(parts, 'request'), response: cloudSchema(parts, 'response') },
     rules: [
-      {
-        code: 'secret_required',
-        rule: `target.${parts.name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,
-        updateOnly: true,
-      },
-      { code: 'insecure_url', rule: `for every account but the operator's, target.${parts.name}.endpoint uses https, unless the service allows http (EGRESS_ALLOW_HTTP)` },
-      {
-        code: 'internal_address',
-        rule: `for every account but the operator's, target.${parts.name}.endpoint's host is not, and does not resolve to, an internal address (loopback, link-local, private, ...), unless EGRESS_ALLOW_CIDRS opens it; checked when the target is set, "verify": false or not, and again at every connect`,
-      },
+      ...authAndEndpointRules(parts.name),
       {
         code: 'destination_check_failed',
         rule: `unless "verify" is false, the ${parts.name} target is described with its own auth (the role assumed first) before it is stored; a failure is answered 422 with the cloud's error code`,
       },
     ],
-    // A new key id needs its own secret; the same key id keeps the stored one when the secret is omitted.
-    secrets: [{ path: 'auth.creds.cloud_secret_access_key', required: true, removable: false, keptWhileSame: 'cloud_access_key_id' }],
+    secrets: CLOUD_AUTH_SECRETS,
     limits: parts.limits,
     readOnly: ['auth.role.external_id'],
     parse: (raw, prefix, account, egress) => parseCloudTarget(parts, raw, prefix, account, egress),
     view: (stored, deps) => cloudView(parts, stored, deps.account),
     createWriter: parts.createWriter,
     verify: (config, deps) => verifyCloudTarget(parts, config, deps),
-    // guard: a customer's endpoint named by a host name is refused when any of its addresses is (an IP
-    // literal was judged by parse()); its writer judges every connect again.
-    async guard(config, deps) {
-      if (config.customerEndpoint !== true || config.endpoint === undefined) return [];
-      const host = new URL(config.endpoint).hostname;
-      const why = await hostRefusal(host, deps);
-      const field = `target.${parts.name}.endpoint`;
-      return why === undefined ? [] : [problem.egress('internal_address', field, `its host ${host} resolves to an address destinations may not reach: ${why}`, { host })];
-    },
+    guard: (config, deps) => guardEndpoint(parts.name, config, deps),
   };
+}
+
+/**
+ * A customer's endpoint named by a host name is refused when any of its addresses is (an IP literal was
+ * judged when the target was parsed); the writer judges every connect again.
+ */
+export async function guardEndpoint(name: string, config: { readonly endpoint?: string; readonly customerEndpoint?: true }, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
+  if (config.customerEndpoint !== true || config.endpoint === undefined) return [];
+  const host = new URL(config.endpoint).hostname;
+  const why = await hostRefusal(host, deps);
+  const field = `target.${name}.endpoint`;
+  return why === undefined ? [] : [problem.egress('internal_address', field, `its host ${host} resolves to an address destinations may not reach: ${why}`, { host })];
 }

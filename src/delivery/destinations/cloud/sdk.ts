@@ -15,6 +15,7 @@ function lazy<T>(load: () => Promise<T>): () => Promise<T> {
 export const kinesisSdk = lazy(() => import('@aws-sdk/client-kinesis'));
 export const firehoseSdk = lazy(() => import('@aws-sdk/client-firehose'));
 export const logsSdk = lazy(() => import('@aws-sdk/client-cloudwatch-logs'));
+export const s3Sdk = lazy(() => import('@aws-sdk/client-s3'));
 export const stsSdk = lazy(() => import('@aws-sdk/client-sts'));
 export const httpHandlerSdk = lazy(() => import('@smithy/node-http-handler'));
 

@@ -12,7 +12,14 @@ export interface FileTargetConfig {
    * it begins with the account's folder (egress-rules.ts accountFolder); stored, it is the path as sent.
    */
   readonly path: string;
+  /** One envelope per line (the default), or CSV with a header line per batch; a file is never compressed. */
+  readonly outputType?: FileOutputType;
 }
+
+export const FILE_OUTPUT_TYPES = ['ndjson', 'csv'] as const;
+export type FileOutputType = (typeof FILE_OUTPUT_TYPES)[number];
+const outputType =
+  'ndjson: one envelope per line (the default); csv: each batch appended as a header line, then one line per event, the envelope flattened to dotted column names (RFC 4180). A file is never compressed.';
 
 /**
  * What a pattern can say of relativePathProblem's rules: not empty, no NUL, not absolute ("/", "\\",
@@ -33,11 +40,16 @@ export const FILE_TARGET_SCHEMA = {
         reason: 'must be a relative path to a file, without NUL characters',
       }),
       resolved_path: nullable(str(resolvedPath, { readOnly: true })),
+      output_type: { type: ['string', 'null'], enum: [...FILE_OUTPUT_TYPES, null], description: outputType },
     },
     ['path'],
     'A newline-delimited JSON file.',
   ),
-  response: obj({ path: str(about), resolved_path: str(resolvedPath, { readOnly: true }) }, ['path', 'resolved_path'], 'A newline-delimited JSON file.'),
+  response: obj(
+    { path: str(about), resolved_path: str(resolvedPath, { readOnly: true }), output_type: { type: ['string', 'null'], enum: [...FILE_OUTPUT_TYPES, null], description: `${outputType} null means the default.` } },
+    ['path', 'resolved_path', 'output_type'],
+    'A newline-delimited JSON file.',
+  ),
 };
 
 export const FILE_PATH_RULE = {
@@ -52,12 +64,13 @@ export const FILE_ACCOUNT_RULE = {
 
 /** The file target of a destination of `account`: its path under the account's folder (the root itself for the operator). */
 export function parseFileTarget(raw: unknown, prefix: string, account: AccountContext, egress?: EgressRules): ParseResult<FileTargetConfig> {
-  const r = new ConfigReader(raw, prefix, ['path']);
+  const r = new ConfigReader(raw, prefix, ['path', 'output_type']);
   const path = r.string('path', true);
   const why = path === undefined ? undefined : relativePathProblem(path);
   if (why !== undefined) r.add(problem.filePath(r.path('path'), why.replace(/\.$/, '')));
   const refused = egress?.fileRefusal(account);
   if (refused !== undefined) r.add(problem.egress('file_destinations_disabled', prefix, refused));
   const folder = accountFolder(account);
-  return r.result({ path: folder === '' || path === undefined ? (path ?? '') : posix.join(folder, path) });
+  const output = r.has('output_type') && { outputType: r.oneOf('output_type', FILE_OUTPUT_TYPES, 'ndjson') };
+  return r.result({ path: folder === '' || path === undefined ? (path ?? '') : posix.join(folder, path), ...output });
 }

@@ -22,7 +22,7 @@ describe('file kind', () => {
   });
 
   it('should say where the file is written, resolved under the file root, and take that back from a request unread', () => {
-    expect(fileKind.view({ path: 'tenant/events.ndjson' }, { fileRoot: '/srv/edge/files', account: OPERATOR })).toEqual({ path: 'tenant/events.ndjson', resolved_path: '/srv/edge/files/tenant/events.ndjson' });
+    expect(fileKind.view({ path: 'tenant/events.ndjson' }, { fileRoot: '/srv/edge/files', account: OPERATOR })).toEqual({ path: 'tenant/events.ndjson', resolved_path: '/srv/edge/files/tenant/events.ndjson', output_type: null });
     const sentBack = acceptTarget({ file: { path: 'tenant/events.ndjson', resolved_path: '/elsewhere/x' } }, { seal: (s) => s, account: OPERATOR, egress: DEFAULT_EGRESS });
     expect(sentBack).toEqual({ ok: true, target: { file: { path: 'tenant/events.ndjson' } } });
   });

@@ -14,7 +14,7 @@ export const fileKind: DestinationKind<FileTargetConfig> = {
   limits: FILE_LIMITS,
   parse: parseFileTarget,
   // Where the file is written, as the service resolves it: the path under the account's folder of the file root, made absolute.
-  view: (stored, deps) => ({ path: stored.path, resolved_path: resolve(deps.fileRoot, accountFolder(deps.account), String(stored.path)) }),
+  view: (stored, deps) => ({ path: stored.path, resolved_path: resolve(deps.fileRoot, accountFolder(deps.account), String(stored.path)), output_type: stored.output_type ?? null }),
   createWriter: (config, deps) => new FileWriter(config, { root: deps.fileRoot }),
   // No check: the root exists (the service creates it at start), and a path parse() accepts can be
   // created under it. The root belongs to the workers' machines, which the API may not share.

@@ -2,7 +2,8 @@ import { mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileWriter, ndjson } from './file-writer.js';
+import { FileWriter } from './file-writer.js';
+import { ndjson } from '../../output-format.js';
 import { item } from '../../../../test/unit/delivery/fakes.js';
 
 describe('file writer', () => {

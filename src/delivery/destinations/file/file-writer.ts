@@ -1,10 +1,11 @@
-// The file destination writer: appends NDJSON to a file under the file root, rotates it by size to
+// The file destination writer: appends NDJSON (or CSV) to a file under the file root, rotates it by size to
 // <name>.1, <name>.2, … and fsyncs before a write resolves.
 import { constants } from 'node:fs';
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DELIVERED, copyPayload, payloadSize, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
+import { DELIVERED, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { DeliveryError } from '../../errors.js';
+import { encodeBatch } from '../../output-format.js';
 import type { FileTargetConfig } from './config.js';
 import { resolveInsideRoot } from './safe-path.js';
 
@@ -20,7 +21,6 @@ export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** Rotated files kept: <name>.1 (newest) to <name>.<maxFiles> (oldest); an older one is overwritten. */
 export const DEFAULT_MAX_FILES = 10;
 
-const NEWLINE = 0x0a;
 const OPEN_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 export interface FileWriterOptions {
@@ -28,19 +28,6 @@ export interface FileWriterOptions {
   readonly maxFileBytes?: number;
   readonly maxFiles?: number;
   readonly limits?: Partial<WriterLimits>;
-}
-
-/** The batch as NDJSON: each payload plus a newline, copied once. */
-export function ndjson(batch: readonly DeliveryItem[]): Buffer {
-  let total = batch.length;
-  for (const item of batch) total += payloadSize(item);
-  const out = Buffer.allocUnsafe(total);
-  let at = 0;
-  for (const item of batch) {
-    at += copyPayload(item, out, at);
-    out[at++] = NEWLINE;
-  }
-  return out;
 }
 
 export class FileWriter implements DestinationWriter {
@@ -73,7 +60,7 @@ export class FileWriter implements DestinationWriter {
   write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
     return this.serial(async () => {
       if (batch.length === 0) return DELIVERED;
-      const data = ndjson(batch);
+      const data = encodeBatch(batch, this.config.outputType ?? 'ndjson', 'none');
       try {
         await this.ensureOpen();
         if (this.size > 0 && this.size + data.length > this.maxFileBytes) await this.rotate();

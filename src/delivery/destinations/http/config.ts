@@ -7,13 +7,20 @@ import type { InlineSecrets } from '../../destination-kind.js';
 import type { EgressRules } from '../../egress-rules.js';
 import { URL_SECRET_MARK, concealUrl, keepRedactedParts, readSecrets, revealUrl, sealableSecrets } from './url-secrets.js';
 import { nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
+import { COMPRESSIONS, OUTPUT_TYPES, type Compression, type OutputType } from '../../output-format.js';
 
 export interface HttpTargetConfig {
   readonly url: string;
   /** HMAC-SHA256 key for the x-edge-signature header. Held in memory only; never logged. */
   readonly secret?: string;
   readonly timeout_ms?: number;
+  /** How a batch is written as a body (docs/subscription-controls.md "Output options"); absent: DEFAULT_HTTP_OUTPUT. */
+  readonly outputType?: OutputType;
+  readonly compression?: Compression;
 }
+
+/** Today's body, a JSON array, unless the target says otherwise. */
+export const DEFAULT_HTTP_OUTPUT: { readonly outputType: OutputType; readonly compression: Compression } = { outputType: 'json_array', compression: 'none' };
 
 export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
 const MIN_TIMEOUT_MS = 100;
@@ -30,6 +37,8 @@ const url = withError(
   { reason: 'must be an http or https URL with optional user info, a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, then printable ASCII' },
 );
 const timeout = 'Request timeout; null means the default (10 s).';
+const outputType = 'How each batch is written as the body: json_array (the default: one JSON array of envelopes, application/json), ndjson (one envelope per line, application/x-ndjson) or csv (a header line, then one line per event, the envelope flattened to dotted column names, RFC 4180; text/csv).';
+const compression = 'none (the default), or gzip: the body is gzipped and sent with Content-Encoding: gzip; the signature covers the body as sent.';
 
 export const HTTP_TARGET_SCHEMA = {
   request: obj(
@@ -42,13 +51,21 @@ export const HTTP_TARGET_SCHEMA = {
         ' "" removes it.',
       ),
       timeout_ms: nullable({ type: 'integer', minimum: MIN_TIMEOUT_MS, maximum: MAX_TIMEOUT_MS, description: timeout }),
+      output_type: { type: ['string', 'null'], enum: [...OUTPUT_TYPES, null], description: outputType },
+      compression: { type: ['string', 'null'], enum: [...COMPRESSIONS, null], description: compression },
     },
     ['url'],
     'An HTTP endpoint.',
   ),
   response: obj(
-    { url: { type: 'string', description: `${url.description as string} Answered with ${URL_SECRET_MARK} in place of every secret part.` }, secret: secretResponse('HMAC-SHA256 signing secret.'), timeout_ms: nullable({ type: 'integer', description: timeout }) },
-    ['url', 'secret', 'timeout_ms'],
+    {
+      url: { type: 'string', description: `${url.description as string} Answered with ${URL_SECRET_MARK} in place of every secret part.` },
+      secret: secretResponse('HMAC-SHA256 signing secret.'),
+      timeout_ms: nullable({ type: 'integer', description: timeout }),
+      output_type: { type: ['string', 'null'], enum: [...OUTPUT_TYPES, null], description: `${outputType} null means the default.` },
+      compression: { type: ['string', 'null'], enum: [...COMPRESSIONS, null], description: `${compression} null means the default.` },
+    },
+    ['url', 'secret', 'timeout_ms', 'output_type', 'compression'],
     'An HTTP endpoint.',
   ),
 };
@@ -68,7 +85,7 @@ export const HTTP_RULES = [
  * (`url_secrets`, opened), which are put back in the URL.
  */
 export function parseHttpTarget(raw: unknown, prefix: string, _account: AccountContext, egress?: EgressRules): ParseResult<HttpTargetConfig> {
-  const r = new ConfigReader(raw, prefix, ['url', 'secret', 'timeout_ms', 'url_secrets']);
+  const r = new ConfigReader(raw, prefix, ['url', 'secret', 'timeout_ms', 'output_type', 'compression', 'url_secrets']);
   let url: string | undefined = r.string('url', true);
   const inline = r.string('url_secrets', false);
   if (url !== undefined && inline !== undefined) {
@@ -97,7 +114,11 @@ export function parseHttpTarget(raw: unknown, prefix: string, _account: AccountC
     r.invalid('secret', `must be ${MIN_SECRET_LENGTH} to ${MAX_SECRET_LENGTH} characters long`);
   }
   const timeout = r.integer('timeout_ms', MIN_TIMEOUT_MS, MAX_TIMEOUT_MS);
-  return r.result({ url: url ?? '', ...(secret !== undefined && { secret }), ...(timeout !== undefined && { timeout_ms: timeout }) });
+  const output = {
+    ...(r.has('output_type') && { outputType: r.oneOf('output_type', OUTPUT_TYPES, DEFAULT_HTTP_OUTPUT.outputType) }),
+    ...(r.has('compression') && { compression: r.oneOf('compression', COMPRESSIONS, DEFAULT_HTTP_OUTPUT.compression) }),
+  };
+  return r.result({ url: url ?? '', ...(secret !== undefined && { secret }), ...(timeout !== undefined && { timeout_ms: timeout }), ...output });
 }
 
 /** The URL's secrets (SECURITY.md "Secrets"): kept on an update from the stored URL, taken out to be sealed apart. */

@@ -15,7 +15,7 @@ describe('http kind', () => {
     ],
   });
 
-  it('should answer the secret as null and the default timeout as null', () => {
-    expect(httpKind.view({ url: 'https://a.example', secret_enc: 'v1.x' }, { fileRoot: '.', account: OPERATOR })).toEqual({ url: 'https://a.example', secret: null, timeout_ms: null });
+  it('should answer the secret as null and the default timeout and output as null', () => {
+    expect(httpKind.view({ url: 'https://a.example', secret_enc: 'v1.x' }, { fileRoot: '.', account: OPERATOR })).toEqual({ url: 'https://a.example', secret: null, timeout_ms: null, output_type: null, compression: null });
   });
 });

@@ -1,4 +1,4 @@
-// The http destination kind: each batch POSTed as a JSON array, optionally signed (README.md here).
+// The http destination kind: each batch POSTed as a JSON array (or NDJSON or CSV, gzipped or not), optionally signed (README.md here).
 import { problem } from '../../destination-config.js';
 import { hostRefusal } from '../../egress-guard.js';
 import type { DestinationKind } from '../../destination-kind.js';
@@ -15,7 +15,13 @@ export const httpKind: DestinationKind<HttpTargetConfig> = {
   limits: HTTP_LIMITS,
   parse: parseHttpTarget,
   // The stored URL holds REDACTED in place of its secret parts (url-secrets.ts).
-  view: (stored) => ({ url: stored.url, secret: null, timeout_ms: stored.timeout_ms ?? null }),
+  view: (stored) => ({
+    url: stored.url,
+    secret: null,
+    timeout_ms: stored.timeout_ms ?? null,
+    output_type: stored.output_type ?? null,
+    compression: stored.compression ?? null,
+  }),
   createWriter: (config, deps) => new HttpWriter(config, { egress: deps.egress, resolveHost: deps.resolveHost }),
   // verify: none; a receiver may be down for a while. The health check (a TCP connect) runs when the destination is parked.
   // guard: a host name is refused when any of its addresses is (an IP literal was judged by parse()).

@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { HttpWriter, jsonArrayBody } from './http-writer.js';
+import { HttpWriter } from './http-writer.js';
 import { parseHttpTarget } from './config.js';
 import { OPERATOR } from '../../../accounts/account.js';
 import { TEST_EGRESS } from '../../../../test/support/writer-deps.js';
 import { item } from '../../../../test/unit/delivery/fakes.js';
 
 describe('http writer', () => {
-  it('should join payloads into one JSON array without re-serializing them', () => {
-    const items = [item(10), item(4), item(7)];
-    const body = jsonArrayBody(items);
-    expect(JSON.parse(body.toString())).toEqual(items.map((i) => JSON.parse(i.payload.toString())));
-    expect(body.length).toBe(2 + 2 + 10 + 4 + 7);
-    expect(jsonArrayBody([]).toString()).toBe('[]');
-  });
-
   it('should count a comma per record and leave room for the brackets in its limits', () => {
     const w = new HttpWriter({ url: 'http://127.0.0.1:1/hook' }, { egress: TEST_EGRESS });
     expect(w.limits.recordOverheadBytes).toBe(1);

@@ -1,18 +1,19 @@
-// The http destination writer: POSTs each batch as a JSON array of envelopes, optionally signed, through a
+// The http destination writer: POSTs each batch as a JSON array of envelopes (or NDJSON or CSV, gzipped or not), optionally signed, through a
 // connection whose address is judged at connect time (SECURITY.md "Egress"), and classifies the answer so
 // the runner knows what to retry and what to dead-letter.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect as tcpConnect, isIP, type LookupFunction } from 'node:net';
 import { AddressRefusedError, guardedLookup, systemResolver, type HostResolver } from '../../../net/guarded-lookup.js';
-import { DELIVERED, copyPayload, payloadSize, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
+import { DELIVERED, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import type { EgressRules } from '../../egress-rules.js';
 import { DeliveryError } from '../../errors.js';
-import { DEFAULT_HTTP_TIMEOUT_MS, type HttpTargetConfig } from './config.js';
+import { CONTENT_TYPES, encodeBatch } from '../../output-format.js';
+import { DEFAULT_HTTP_OUTPUT, DEFAULT_HTTP_TIMEOUT_MS, type HttpTargetConfig } from './config.js';
 import { parseRetryAfter } from './retry-after.js';
 import { SIGNATURE_HEADER, signBody } from './signature.js';
 
-/** One comma per record; the brackets (2 bytes) come off the batch limit. */
+/** One comma (or newline) per record; a JSON array's brackets (2 bytes) come off the batch limit. */
 export const HTTP_LIMITS: WriterLimits = Object.freeze({
   maxRecords: 500,
   maxBytes: 1024 * 1024 - 2,
@@ -20,24 +21,6 @@ export const HTTP_LIMITS: WriterLimits = Object.freeze({
   recordOverheadBytes: 1,
 });
 
-
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
-
-/** The request body: the payloads joined into a JSON array, copied once, never re-serialized. */
-export function jsonArrayBody(batch: readonly DeliveryItem[]): Buffer {
-  let total = 2 + Math.max(0, batch.length - 1);
-  for (const item of batch) total += payloadSize(item);
-  const body = Buffer.allocUnsafe(total);
-  let at = OPEN.copy(body, 0);
-  batch.forEach((item, i) => {
-    if (i > 0) at += COMMA.copy(body, at);
-    at += copyPayload(item, body, at);
-  });
-  CLOSE.copy(body, at);
-  return body;
-}
 
 export interface HttpWriterOptions {
   /** Where it may connect (egress-rules.ts): the address of every connect is judged, IP literal or resolved name. */
@@ -87,9 +70,11 @@ export class HttpWriter implements DestinationWriter {
     if (this.closed) throw new DeliveryError('WRITER_CLOSED', 'The http writer is closed.');
     if (batch.length === 0) return DELIVERED;
     this.refuseLiteral();
-    const body = jsonArrayBody(batch);
+    const { outputType = DEFAULT_HTTP_OUTPUT.outputType, compression = DEFAULT_HTTP_OUTPUT.compression } = this.config;
+    const body = encodeBatch(batch, outputType, compression);
     const headers: Record<string, string | number> = {
-      'content-type': 'application/json',
+      'content-type': CONTENT_TYPES[outputType],
+      ...(compression === 'gzip' && { 'content-encoding': 'gzip' }),
       'content-length': body.length,
       'user-agent': 'edge-events',
       'x-edge-event-count': String(batch.length),

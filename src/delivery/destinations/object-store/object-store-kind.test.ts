@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { describeKindContract } from '../../../../test/support/destination-kind-contract.js';
+import { TEST_EGRESS, DEFAULT_EGRESS } from '../../../../test/support/writer-deps.js';
+import { OPERATOR, type AccountContext } from '../../../accounts/account.js';
+import { objectStoreKind } from './object-store-kind.js';
+import { ObjectStoreWriter, expandPrefix, objectName } from './object-store-writer.js';
+
+const role = { role: { role_arn: 'arn:aws:iam::123456789012:role/edge-events' } };
+const creds = { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSTEST01', cloud_secret_access_key: 'a-very-secret-key' } };
+const CUSTOMER: AccountContext = { accountId: 'acct_2customer', isOperator: false };
+
+describe('object_store kind', () => {
+  describeKindContract(objectStoreKind, {
+    valid: [
+      { auth: role, bucket: 'edge-events-logs' },
+      {
+        auth: creds,
+        bucket: 'logs.example-1',
+        region: 'auto',
+        endpoint: 'http://127.0.0.1:9000',
+        prefix: "edge/{account_id}/{event_type}/dt={date}/hour={hour}/!_.*'()-",
+        output_type: 'csv',
+        compression: 'none',
+        max_upload_bytes: 1024,
+        max_upload_records: 1,
+        max_upload_interval_seconds: 300,
+      },
+    ],
+    invalid: [
+      { object: { auth: role }, code: 'invalid_body', field: 'bucket' },
+      { object: { auth: role, bucket: 'Upper_Case' }, code: 'invalid_body', field: 'bucket' },
+      { object: { auth: role, bucket: 'ab' }, code: 'invalid_body', field: 'bucket' },
+      { object: { auth: role, bucket: 'logs', prefix: '{unknown}/' }, code: 'invalid_body', field: 'prefix' },
+      { object: { auth: role, bucket: 'logs', prefix: 'a b' }, code: 'invalid_body', field: 'prefix' },
+      { object: { auth: role, bucket: 'logs', prefix: 'x'.repeat(513) }, code: 'invalid_body', field: 'prefix' },
+      { object: { auth: role, bucket: 'logs', output_type: 'json_array' }, code: 'invalid_body', field: 'output_type' },
+      { object: { auth: role, bucket: 'logs', compression: 'zstd' }, code: 'invalid_body', field: 'compression' },
+      { object: { auth: role, bucket: 'logs', max_upload_bytes: 1023 }, code: 'invalid_body', field: 'max_upload_bytes' },
+      { object: { auth: role, bucket: 'logs', max_upload_records: 50_001 }, code: 'invalid_body', field: 'max_upload_records' },
+      { object: { auth: role, bucket: 'logs', max_upload_interval_seconds: 0 }, code: 'invalid_body', field: 'max_upload_interval_seconds' },
+      { object: { auth: role, bucket: 'logs', endpoint: 'ftp://store.example' }, code: 'invalid_body', field: 'endpoint' },
+      { object: { auth: { role: role.role, creds: creds.creds }, bucket: 'logs' }, code: 'invalid_target_auth', field: 'auth' },
+      { object: { auth: { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSTEST01' } }, bucket: 'logs' }, code: 'secret_required', field: 'auth.creds.cloud_secret_access_key' },
+    ],
+  });
+
+  it('should fill the defaults: us-east-1, {event_type}/{date}/, ndjson, gzip, 8 MiB, 10,000 records, 30 s', () => {
+    const r = objectStoreKind.parse({ auth: role, bucket: 'logs' }, 't', OPERATOR);
+    expect(r).toMatchObject({
+      ok: true,
+      config: { region: 'us-east-1', prefix: '{event_type}/{date}/', outputType: 'ndjson', compression: 'gzip', maxUploadBytes: 8 * 1024 * 1024, maxUploadRecords: 10_000, maxUploadIntervalSeconds: 30 },
+    });
+  });
+
+  it('should pass the role the account id as ExternalId', () => {
+    const r = objectStoreKind.parse({ auth: role, bucket: 'logs' }, 't', CUSTOMER, TEST_EGRESS);
+    expect(r).toMatchObject({ ok: true, config: { accountId: 'acct_2customer', auth: { kind: 'role', externalId: 'acct_2customer' } } });
+  });
+
+  it("should hold a customer's endpoint to the egress rules, and let the operator's name an emulator", () => {
+    const target = { auth: role, bucket: 'logs', endpoint: 'http://127.0.0.1:9000' };
+    const refused = objectStoreKind.parse(target, 'target.object_store', CUSTOMER, DEFAULT_EGRESS);
+    expect(refused.ok ? [] : refused.problems.map((p) => [p.code, p.field])).toEqual([['insecure_url', 'target.object_store.endpoint']]);
+    const internal = objectStoreKind.parse({ ...target, endpoint: 'https://10.0.0.8' }, 'target.object_store', CUSTOMER, DEFAULT_EGRESS);
+    expect(internal.ok ? [] : internal.problems.map((p) => p.code)).toEqual(['internal_address']);
+    expect(objectStoreKind.parse(target, 'target.object_store', OPERATOR, DEFAULT_EGRESS)).toMatchObject({ ok: true });
+  });
+
+  it('should expand the placeholders in UTC from the time the object is written', () => {
+    const at = new Date(Date.UTC(2026, 0, 5, 7, 8, 9, 10));
+    expect(expandPrefix('a/{account_id}/{event_type}/dt={date}/h={hour}/{date}', at, 'acct_1', 'http_request_complete.v0')).toBe(
+      'a/acct_1/http_request_complete.v0/dt=2026-01-05/h=07/2026-01-05',
+    );
+  });
+
+  it('should name objects by their time to the millisecond and 64 random bits, so names sort by time and never repeat', () => {
+    const at = new Date(Date.UTC(2026, 10, 26, 10, 15, 2, 123));
+    expect(objectName(at, '.ndjson.gz')).toMatch(/^20261126T101502123Z-[0-9a-f]{16}\.ndjson\.gz$/);
+    const names = Array.from({ length: 10_000 }, () => objectName(at, ''));
+    expect(new Set(names).size).toBe(names.length);
+    const later = objectName(new Date(at.getTime() + 1), '');
+    expect(names.every((n) => n < later)).toBe(true);
+  });
+
+  it("should batch by the destination's upload limits, its interval as the linger", async () => {
+    const r = objectStoreKind.parse({ auth: role, bucket: 'logs', max_upload_bytes: 4096, max_upload_records: 7, max_upload_interval_seconds: 2 }, 't', OPERATOR);
+    if (!r.ok) throw new Error('refused');
+    const w = new ObjectStoreWriter(r.config);
+    expect(w.limits).toEqual({ maxRecords: 7, maxBytes: 4096, maxRecordBytes: 4095, recordOverheadBytes: 1, lingerMs: 2000 });
+    await w.close();
+  });
+});

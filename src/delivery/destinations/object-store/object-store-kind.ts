@@ -1,0 +1,50 @@
+// The object_store destination kind: batches of events as objects in a bucket behind the S3 API
+// (README.md here). Auth, endpoint and client settings are the cloud kinds' (../cloud/).
+import type { ConfigProblem } from '../../destination-config.js';
+import type { DestinationKind, WriterDeps } from '../../destination-kind.js';
+import { checkWithOwnAuth } from '../cloud/cloud-check.js';
+import { cloudDepsOf } from '../cloud/client-config.js';
+import { authAndEndpointRules, authView, CLOUD_AUTH_SECRETS, guardEndpoint } from '../cloud/cloud-kind.js';
+import { OBJECT_STORE_SCHEMA, OPTIONS, parseObjectStoreTarget, type ObjectStoreConfig } from './config.js';
+import { OBJECT_STORE_LIMITS, ObjectStoreWriter } from './object-store-writer.js';
+
+/** The event type the check's object is written under, where the prefix names one. */
+export const CHECK_EVENT_TYPE = 'edge_events_check';
+const CHECK_BODY = Buffer.from('edge-events destination check: the destination may write here.\n');
+
+/**
+ * The create-time check, with the destination's own auth (the role assumed first): HeadBucket (a role
+ * allowed to put but not to list passes, as the cloud kinds' describe does), then a small object written
+ * under the prefix, <prefix>…-<random>.check, which proves the writes will be taken.
+ */
+function verifyObjectStore(config: ObjectStoreConfig, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
+  return checkWithOwnAuth('object_store', config, new ObjectStoreWriter(config, cloudDepsOf(deps)), 'bucket', async (writer) => {
+    await writer.describeResource();
+    await writer.put(writer.keyFor(new Date(), CHECK_EVENT_TYPE).replace(/\.[a-z.]+$/, '.check'), CHECK_BODY, 'text/plain; charset=utf-8');
+  });
+}
+
+export const objectStoreKind: DestinationKind<ObjectStoreConfig> = {
+  name: 'object_store',
+  schema: OBJECT_STORE_SCHEMA,
+  rules: [
+    ...authAndEndpointRules('object_store'),
+    {
+      code: 'destination_check_failed',
+      rule: 'unless "verify" is false, the object_store bucket is checked with its own auth (the role assumed first): HeadBucket, then a small .check object written under the prefix; a failure is answered 422 with the store\'s error code',
+    },
+  ],
+  secrets: CLOUD_AUTH_SECRETS,
+  readOnly: ['auth.role.external_id'],
+  limits: OBJECT_STORE_LIMITS,
+  parse: parseObjectStoreTarget,
+  // Unset options as null (their defaults: config.ts and README.md here).
+  view: (stored, deps) => ({
+    auth: authView(stored.auth, deps.account),
+    bucket: stored.bucket,
+    ...Object.fromEntries(OPTIONS.map((name) => [name, stored[name] ?? null])),
+  }),
+  createWriter: (config, deps) => new ObjectStoreWriter(config, cloudDepsOf(deps)),
+  verify: verifyObjectStore,
+  guard: (config, deps) => guardEndpoint('object_store', config, deps),
+};

@@ -16,11 +16,14 @@ export interface BeyondSchemaRule {
   readonly rule: string;
 }
 
-/** An OpenAPI link from a success response to an operation on what it answered with. */
+/**
+ * An OpenAPI link from a success response to an operation on what it answered with. A link names path
+ * parameters only: where the id goes into the other operation's body, its description says so (a link's
+ * requestBody is a runtime expression for the whole body, which cannot put the id inside one).
+ */
 export interface Link {
   readonly operationId: string;
   readonly parameters?: Readonly<Record<string, string>>;
-  readonly requestBody?: unknown;
   readonly description?: string;
 }
 

@@ -42,6 +42,7 @@ export const destinationStatusSchema: Schema = {
     },
     last_delivered_at: time('When a worker last delivered to it, or null.'),
     last_error: {
+      title: 'DestinationStatusError',
       type: ['object', 'null'],
       additionalProperties: false,
       required: ['code', 'message', 'at'],

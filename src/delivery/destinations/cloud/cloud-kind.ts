@@ -3,7 +3,7 @@
 import type { AccountContext } from '../../../accounts/account.js';
 import { isPlainObject } from '../../destination-config.js';
 import type { DestinationKind, JsonSchema } from '../../destination-kind.js';
-import { NULL, nullable, obj, patterned, secretRequest, secretResponse, str } from '../target-schema.js';
+import { exactlyOne, named, nullable, obj, patterned, secretRequest, secretResponse, str } from '../target-schema.js';
 import { ROLE_ARN } from './arn.js';
 import { verifyCloudTarget, type CheckableCloudKind } from './cloud-check.js';
 import { ACCESS_KEY_ID, MAX_SECRET_KEY_LENGTH, cloudOptions, parseCloudTarget, type CloudKindSpec, type CloudTargetConfig } from './cloud-config.js';
@@ -16,10 +16,12 @@ const EXTERNAL_ID_ABOUT =
   "Read-only: the ExternalId the service passes to AssumeRole, the id of the account the destination belongs to; the role's trust policy should require it (sts:ExternalId). A request may send it back; it is ignored.";
 
 /**
- * Exactly one of role or creds. In a request the other one may be null; a response holds only the one
- * set, its secret null. On an update the secret may be left out to keep the stored one (same key id).
+ * Exactly one of role or creds (CloudAuth, with RoleAuth and CredsAuth). In a request the other one may
+ * be null; a response holds only the one set (CloudAuthView), its secret null. On an update the secret
+ * may be left out to keep the stored one (same key id).
  */
 function authSchema(use: 'request' | 'response'): JsonSchema {
+  const view = use === 'response' ? 'View' : '';
   const externalId = str(EXTERNAL_ID_ABOUT, { readOnly: true });
   const role =
     use === 'request'
@@ -29,19 +31,16 @@ function authSchema(use: 'request' | 'response'): JsonSchema {
     use === 'request'
       ? obj({ cloud_access_key_id: KEY_ID, cloud_secret_access_key: secretRequest(SECRET_ABOUT, { min: 1, max: MAX_SECRET_KEY_LENGTH }) }, ['cloud_access_key_id', 'cloud_secret_access_key'])
       : obj({ cloud_access_key_id: str('ID portion of a cloud access key.'), cloud_secret_access_key: secretResponse(SECRET_ABOUT) }, ['cloud_access_key_id', 'cloud_secret_access_key']);
-  const other = (name: string): Record<string, JsonSchema> => (use === 'request' ? { [name]: NULL } : {});
-  return {
-    type: 'object',
-    description: 'Exactly one of role or creds.',
-    oneOf: [obj({ role, ...other('creds') }, ['role']), obj({ creds, ...other('role') }, ['creds'])],
-  };
+  const choices = { role: named(`RoleAuth${view}`, role), creds: named(`CredsAuth${view}`, creds) };
+  const about = 'How the service authenticates: a role it assumes, or an access key pair.';
+  return named(`CloudAuth${view}`, use === 'request' ? exactlyOne(choices, about) : obj(choices, [], `${about} Exactly one is set.`));
 }
 
 function cloudSchema(spec: CloudKindSpec, use: 'request' | 'response'): JsonSchema {
   const options = cloudOptions(spec);
   const arn = `Cloud resource name, e.g. ${spec.arn.example}.`;
   const required = use === 'response' ? ['auth', spec.arnField, ...options.map((o) => o.name)] : ['auth', spec.arnField];
-  return obj(
+  return named(use === 'request' ? spec.schemaName : `${spec.schemaName}View`, obj(
     {
       auth: authSchema(use),
       [spec.arnField]: use === 'request' ? patterned(spec.arn.pattern.source, arn, { examples: [spec.arn.example] }) : str(arn),
@@ -49,7 +48,7 @@ function cloudSchema(spec: CloudKindSpec, use: 'request' | 'response'): JsonSche
     },
     required,
     spec.description,
-  );
+  ));
 }
 
 /** The stored object as answered: the auth given (the secret null), the ARN, and every option (null when unset). */
@@ -70,6 +69,7 @@ export function cloudKind(parts: CloudKindParts): DestinationKind<CloudTargetCon
     name: parts.name,
     schema: { request: cloudSchema(parts, 'request'), response: cloudSchema(parts, 'response') },
     rules: [
+      { code: 'invalid_target_auth', rule: `target.${parts.name}.auth sets exactly one of role and creds` },
       {
         code: 'secret_required',
         rule: `target.${parts.name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,

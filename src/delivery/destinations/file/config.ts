@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import type { AccountContext } from '../../../accounts/account.js';
 import { accountFolder, type EgressRules } from '../../egress-rules.js';
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
-import { nullable, obj, str, withError } from '../target-schema.js';
+import { named, nullable, obj, str, withError } from '../target-schema.js';
 import { relativePathProblem } from './safe-path.js';
 
 export interface FileTargetConfig {
@@ -27,7 +27,7 @@ const resolvedPath =
 
 /** A request sets the path; a response also says where the file is (read-only). Nothing is secret. */
 export const FILE_TARGET_SCHEMA = {
-  request: obj(
+  request: named('FileTarget', obj(
     {
       path: withError(str(`${about} Names are at most 255 bytes, the file's own 250 (rotation adds .<n>).`, { maxLength: 4096, pattern: FILE_PATH, examples: ['events/edge.ndjson'] }), 'invalid_file_path', {
         reason: 'must be a relative path to a file, without NUL characters',
@@ -36,8 +36,8 @@ export const FILE_TARGET_SCHEMA = {
     },
     ['path'],
     'A newline-delimited JSON file.',
-  ),
-  response: obj({ path: str(about), resolved_path: str(resolvedPath, { readOnly: true }) }, ['path', 'resolved_path'], 'A newline-delimited JSON file.'),
+  )),
+  response: named('FileTargetView', obj({ path: str(about), resolved_path: str(resolvedPath, { readOnly: true }) }, ['path', 'resolved_path'], 'A newline-delimited JSON file.')),
 };
 
 export const FILE_PATH_RULE = {

@@ -6,7 +6,7 @@ import { ConfigReader, problem, type ParseResult } from '../../destination-confi
 import type { InlineSecrets } from '../../destination-kind.js';
 import type { EgressRules } from '../../egress-rules.js';
 import { URL_SECRET_MARK, concealUrl, keepRedactedParts, readSecrets, revealUrl, sealableSecrets } from './url-secrets.js';
-import { nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
+import { named, nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
 
 export interface HttpTargetConfig {
   readonly url: string;
@@ -32,7 +32,7 @@ const url = withError(
 const timeout = 'Request timeout; null means the default (10 s).';
 
 export const HTTP_TARGET_SCHEMA = {
-  request: obj(
+  request: named('HttpTarget', obj(
     {
       url,
       secret: secretRequest(
@@ -45,12 +45,12 @@ export const HTTP_TARGET_SCHEMA = {
     },
     ['url'],
     'An HTTP endpoint.',
-  ),
-  response: obj(
+  )),
+  response: named('HttpTargetView', obj(
     { url: { type: 'string', description: `${url.description as string} Answered with ${URL_SECRET_MARK} in place of every secret part.` }, secret: secretResponse('HMAC-SHA256 signing secret.'), timeout_ms: nullable({ type: 'integer', description: timeout }) },
     ['url', 'secret', 'timeout_ms'],
     'An HTTP endpoint.',
-  ),
+  )),
 };
 
 /** Rules of an http target beyond its schema, each with its code (the kind lists them; the API states them). */

@@ -34,6 +34,15 @@ export function pascal(snake: string): string {
   return snake.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
 }
 
+/**
+ * A named object or null: JSON Schema's anyOf of the two, which generators read as an optional (nullable)
+ * reference to the named class. A named schema that listed null in its own type would make them read a
+ * null as an object missing its required fields.
+ */
+export function orNull(schema: Schema, description: string): Schema {
+  return { anyOf: [schema, { type: 'null' }], description };
+}
+
 export function withError(schema: Schema, code: ApiErrorCode, details: Record<string, unknown> = {}): Schema {
   return { ...schema, [X_ERROR]: { code, ...details } };
 }

@@ -1,17 +1,22 @@
 // The OpenAPI document the service serves: the shape schemathesis relies on (operation ids, links from
 // every create, the rules beyond each schema) and the request schemas stating what the API accepts.
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ERRORS } from '../../../src/admin/errors.js';
 import { DESTINATION_KINDS } from '../../../src/delivery/destinations/kinds.js';
 import { EVENT_TYPES } from '../../../src/events/catalog.js';
 import { request, startAdmin, type AdminHarness } from './admin-harness.js';
 
+// ajv-formats is CommonJS with a default export; under NodeNext its default import is the plugin itself.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
 type Json = Record<string, unknown>;
 interface Operation {
   operationId: string;
   parameters?: { name: string; in: string; schema: Json }[];
-  requestBody?: { content: { 'application/json': { schema: Json } } };
-  responses: Record<string, { links?: Record<string, { operationId: string; parameters?: Record<string, string>; requestBody?: unknown }> }>;
+  requestBody?: { content: { 'application/json': { schema: Json; example?: unknown } } };
+  responses: Record<string, { content?: Record<string, { schema: Json }>; links?: Record<string, { operationId: string; parameters?: Record<string, string>; requestBody?: unknown }> }>;
   'x-rules-beyond-schema'?: { error_code: string; rule: string }[];
 }
 
@@ -103,6 +108,20 @@ describe('the OpenAPI document', () => {
       expect(Object.keys(target.properties as Json)).toEqual(DESTINATION_KINDS.map((k) => k.name));
       expect(Object.values(target.properties as Record<string, Json>).every((p) => typeof p.$ref === 'string')).toBe(true);
       expect(byId(method === 'post' ? 'createEventDestination' : 'updateEventDestination')?.op['x-rules-beyond-schema']?.map((r) => r.error_code)).toContain('invalid_target_kind');
+    }
+  });
+
+  it('should name every JSON body, request and response, under components/schemas, and show an example of each request body that its schema accepts', () => {
+    const ajv = new Ajv({ strict: false });
+    addFormats(ajv);
+    for (const o of operations) {
+      const media = [o.op.requestBody, ...Object.values(o.op.responses)].flatMap((m) => Object.entries(m?.content ?? {}).filter(([type]) => type === 'application/json'));
+      for (const [, m] of media) expect(m.schema.$ref, `${o.method} ${o.path}`).toMatch(/^#\/components\/schemas\/[A-Z][A-Za-z]+$/);
+      const request = o.op.requestBody?.content['application/json'];
+      if (request === undefined) continue;
+      expect(request.example, `${o.op.operationId} has an example`).toBeDefined();
+      const valid = ajv.compile({ ...request.schema, components: doc.components });
+      expect(valid(request.example), `${o.op.operationId}: ${ajv.errorsText(valid.errors)}`).toBe(true);
     }
   });
 

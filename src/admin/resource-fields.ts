@@ -45,7 +45,9 @@ export function resourceSchemas(fields: Fields): ResourceSchemas {
     }));
   const create = pick((f) => f.request);
   const update = pick((f) => (f.immutable === true ? undefined : (f.update ?? f.request)));
-  const response = pick((f) => (f.response === undefined ? undefined : f.request === undefined ? { ...f.response, readOnly: true } : f.response));
+  // A named part (a Ref, a status) is the same schema everywhere, so it stays as it is.
+  const readOnly = (s: Schema): Schema => (s.title === undefined ? { ...s, readOnly: true } : s);
+  const response = pick((f) => (f.response === undefined ? undefined : f.request === undefined ? readOnly(f.response) : f.response));
   return {
     create: objectSchema(create, entries.filter(([, f]) => f.required === true && f.request !== undefined).map(([n]) => n)),
     update: objectSchema(update),

@@ -15,7 +15,7 @@ import { ApiError } from './errors.js';
 import { listPage } from './list-response.js';
 import type { ResourceSchemas } from './resource-fields.js';
 import { partsOf, route, type BeyondSchemaRule, type Link, type RouteConfig, type RouteSpec } from './route.js';
-import { idParams, listQuery as pageQuery, listSchema, noContent, type Schema } from './schemas.js';
+import { idParams, listQuery as pageQuery, listSchema, named, noContent, pascal, type Schema } from './schemas.js';
 import type { AuditRecord, PageQuery } from './store.js';
 import { TEXT_BYTES_RULE, checkTextLimits, type LimitUnit } from './text-limits.js';
 
@@ -61,10 +61,7 @@ export interface Resource<T extends Owned & { readonly id: string }> {
   readonly operatorOnly?: string;
 }
 
-/** "ip_policy" -> "IpPolicy": operation ids are <verb><Thing>, e.g. createIpPolicy, listIpPolicies. */
-export function pascal(snake: string): string {
-  return snake.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
-}
+export { pascal };
 
 /** The operation ids of a resource's five routes. */
 export function operationIds(r: Pick<Resource<never>, 'kind' | 'listKey'>) {
@@ -174,8 +171,16 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
   const { find, audits, visible } = resourceStore(ctx, r);
   const { create, list, listQuery: extra, get, update, remove } = routes;
   const { operatorOnly } = r;
-  const { tags, schemas } = r;
+  const { tags } = r;
   const ids = operationIds(r);
+  // Named after the resource in the OpenAPI document: EventDestination, EventDestinationCreate, ...
+  const thing = pascal(r.kind);
+  const schemas = {
+    ...r.schemas,
+    create: named(`${thing}Create`, r.schemas.create),
+    update: named(`${thing}Update`, r.schemas.update),
+    response: named(thing, r.schemas.response),
+  };
   const item = `${r.path}/:id`;
   const params = idParams(r.kind, r.name);
   const textRules = r.textUnit === 'characters' ? [] : [TEXT_BYTES_RULE];
@@ -219,7 +224,7 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
 
   const page = pageQuery(r.kind, r.name);
   const query = extra === undefined ? page : { ...page, properties: { ...(page.properties as Schema), ...extra.properties } };
-  const listSpec: RouteSpec = { operationId: ids.list, tags, summary: list[0], querystring: query, ok: [200, listSchema(r.listKey, schemas.response, list[1])], errors: [400], operatorOnly };
+  const listSpec: RouteSpec = { operationId: ids.list, tags, summary: list[0], querystring: query, ok: [200, listSchema(r.listKey, schemas.response, list[1], `${thing}List`)], errors: [400], operatorOnly };
   route(app, 'GET', r.path, listSpec, async (req) => {
     const q = req.query as PageQuery & Record<string, unknown>;
     const acting = accountOfRequest(req);

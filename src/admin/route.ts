@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import type { AccountContext } from '../accounts/account.js';
 import { accountOfRequest } from './context.js';
 import { API_ERRORS, ApiError, type ApiErrorCode } from './errors.js';
+import { REQUEST_EXAMPLES } from './request-examples.js';
 import { BODY_ERRORS, responses, type Schema } from './schemas.js';
 
 /**
@@ -16,11 +17,14 @@ export interface BeyondSchemaRule {
   readonly rule: string;
 }
 
-/** An OpenAPI link from a success response to an operation on what it answered with. */
+/**
+ * An OpenAPI link from a success response to an operation on what it answered with. A link names path
+ * parameters only: where the id goes into the other operation's body, its description says so (a link's
+ * requestBody is a runtime expression for the whole body, which cannot put the id inside one).
+ */
 export interface Link {
   readonly operationId: string;
   readonly parameters?: Readonly<Record<string, string>>;
-  readonly requestBody?: unknown;
   readonly description?: string;
 }
 
@@ -92,7 +96,8 @@ export function route(app: FastifyInstance, method: HTTPMethods, url: string, sp
     ...(description !== undefined && { description }),
     ...(params && { params }),
     ...(querystring && { querystring }),
-    ...(body && { body }),
+    // The document shows the body's example beside its schema (request-examples.ts).
+    ...(body && { body: withExample(body, operationId) }),
     ...(rules.length > 0 && { 'x-rules-beyond-schema': rules.map((r) => ({ error_code: r.code, rule: r.rule })) }),
     response: responses({ [ok[0]]: ok[1] }, statuses, text),
   };
@@ -101,6 +106,13 @@ export function route(app: FastifyInstance, method: HTTPMethods, url: string, sp
   const onRequest = operatorOnly === undefined ? [] : [operatorCheck(operatorOnly)];
   // Fastify keeps `config` on the route for hooks and error handlers (req.routeOptions.config).
   app.route({ method, url, schema, config, onRequest, ...(links && { links: { [ok[0]]: { ...links } } }), handler });
+}
+
+/** The body schema with its operation's example (an annotation: validation ignores it). */
+function withExample(body: Schema, operationId: string): Schema {
+  const example = REQUEST_EXAMPLES[operationId];
+  if (example === undefined) throw new Error(`${operationId} takes a body, so request-examples.ts needs an example of it.`);
+  return { ...body, examples: [example] };
 }
 
 function operatorCheck(action: string) {

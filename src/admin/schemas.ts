@@ -20,6 +20,29 @@ export const LIST_LIMIT_DEFAULT = 100;
 export const X_ERROR = 'x-error';
 export type XError = { readonly code: ApiErrorCode } & Readonly<Record<string, unknown>>;
 
+/**
+ * A named schema: the OpenAPI document writes it once under components/schemas/<name> and refers to it
+ * wherever it is used (openapi-document.ts), so a generated client has a class of that name. Every use
+ * of a name must be the same schema.
+ */
+export function named(name: string, schema: Schema): Schema {
+  return { title: name, ...schema };
+}
+
+/** "ip_policy" -> "IpPolicy": operation ids are <verb><Thing> and schema names <Thing>... */
+export function pascal(snake: string): string {
+  return snake.replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
+}
+
+/**
+ * A named object or null: JSON Schema's anyOf of the two, which generators read as an optional (nullable)
+ * reference to the named class. A named schema that listed null in its own type would make them read a
+ * null as an object missing its required fields.
+ */
+export function orNull(schema: Schema, description: string): Schema {
+  return { anyOf: [schema, { type: 'null' }], description };
+}
+
 export function withError(schema: Schema, code: ApiErrorCode, details: Record<string, unknown> = {}): Schema {
   return { ...schema, [X_ERROR]: { code, ...details } };
 }
@@ -52,25 +75,27 @@ export function idResponse(kind: IdKind): Schema {
 export const uriString: Schema = { type: 'string', format: 'uri' };
 export const timestampString: Schema = { type: 'string', format: 'date-time', description: 'RFC 3339.' };
 
-/** A Ref: the id and absolute uri of another resource. */
+/** A Ref: the id and absolute uri of another resource (named <Kind>Ref, e.g. IpPolicyRef). */
 export function refSchema(kind: IdKind): Schema {
-  return { type: 'object', additionalProperties: false, required: ['id', 'uri'], properties: { id: idResponse(kind), uri: uriString } };
+  return named(`${pascal(kind)}Ref`, { type: 'object', additionalProperties: false, required: ['id', 'uri'], properties: { id: idResponse(kind), uri: uriString } });
 }
 
-/** The error body (ARCHITECTURE.md "Errors"). */
+/** The error body (ARCHITECTURE.md "Errors"), one schema for every status: a client reads error_code alike. */
+const ERROR_BODY: Schema = named('ErrorBody', {
+  type: 'object',
+  additionalProperties: false,
+  required: ['error_code', 'status_code', 'msg', 'details'],
+  properties: {
+    error_code: named('ErrorCode', { type: 'string', enum: Object.keys(API_ERRORS), description: 'What went wrong; the response of each status lists the codes it can carry.' }),
+    status_code: { type: 'integer' },
+    msg: { type: 'string' },
+    details: { type: 'object', additionalProperties: true, description: 'Names the offending field (details.field) where there is one.' },
+  },
+});
+
+/** An error response: its description, the error codes it can carry, and the error body. */
 export function errorSchema(description: string, codes: readonly string[]): Schema {
-  return {
-    description,
-    type: 'object',
-    additionalProperties: false,
-    required: ['error_code', 'status_code', 'msg', 'details'],
-    properties: {
-      error_code: { type: 'string', enum: codes },
-      status_code: { type: 'integer' },
-      msg: { type: 'string' },
-      details: { type: 'object', additionalProperties: true, description: 'Names the offending field (details.field) where there is one.' },
-    },
-  };
+  return { description: `${description} error_code is one of: ${codes.join(', ')}.`, ...ERROR_BODY };
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
@@ -131,10 +156,11 @@ export function listQuery(kind: IdKind, what: string): Schema {
   };
 }
 
-/** A list response: `{<key>: [...], uri, next_page_uri}`; next_page_uri is null on the last page. */
-export function listSchema(key: string, item: Schema, description: string): Schema {
+/** A list response: `{<key>: [...], uri, next_page_uri}`; next_page_uri is null on the last page. Named `name`. */
+export function listSchema(key: string, item: Schema, description: string, name: string): Schema {
   return {
     description,
+    title: name,
     type: 'object',
     additionalProperties: false,
     required: [key, 'uri', 'next_page_uri'],

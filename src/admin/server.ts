@@ -14,6 +14,7 @@ import { ApiKeyIndex, bearerAuth } from './auth.js';
 import type { AdminContext, DestinationSupport } from './context.js';
 import { adminErrorHandler, frameworkErrorHandler } from './error-handler.js';
 import { ApiError } from './errors.js';
+import { withNamedSchemas } from './openapi-document.js';
 import { registerRateLimit } from './rate-limit.js';
 import { ADMIN_BODY_LIMIT } from './route.js';
 import { ReservationVerifier } from './reserved-domains/reservation-verification.js';
@@ -140,11 +141,14 @@ async function adminScope(app: FastifyInstance, deps: AdminDeps, ctx: AdminConte
         title: 'edge-events admin API',
         version: '0.1.0',
         description: API_DESCRIPTION,
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: deps.config.publicBaseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key token (eek_...).' } } },
       security: [{ bearer: [] }],
     },
+    // Named schemas once under components/schemas, referenced where used (openapi-document.ts).
+    transformObject: (document) => withNamedSchemas((document as { openapiObject: Record<string, unknown> }).openapiObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

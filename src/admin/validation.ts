@@ -27,7 +27,44 @@ const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
 export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {
-  return (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+  if (httpPart !== 'body') return textAjv.compile(schema);
+  const validate = bodyAjv.compile(schema);
+  if (!hasNullIsAbsent(schema)) return validate;
+  const checked = ((data: unknown) => {
+    dropAbsentNulls(schema as Schema, data);
+    const ok = validate(data);
+    checked.errors = validate.errors;
+    return ok;
+  }) as ValidateFunction;
+  return checked;
+}
+
+/**
+ * `x-null-is-absent` on an object schema (an "exactly one of" object: a target's kinds, a cloud auth):
+ * a member sent as null counts as absent, so it is removed before the schema, which lists no null.
+ */
+export const NULL_IS_ABSENT = 'x-null-is-absent';
+
+type Schema = Readonly<Record<string, unknown>>;
+
+function hasNullIsAbsent(schema: unknown): boolean {
+  return JSON.stringify(schema).includes(`"${NULL_IS_ABSENT}":true`);
+}
+
+function dropAbsentNulls(schema: Schema, data: unknown): void {
+  if (Array.isArray(data)) {
+    const items = schema.items as Schema | undefined;
+    if (items !== undefined) for (const item of data) dropAbsentNulls(items, item);
+    return;
+  }
+  if (data === null || typeof data !== 'object') return;
+  const obj = data as Record<string, unknown>;
+  const properties = (schema.properties ?? {}) as Readonly<Record<string, Schema>>;
+  for (const [name, child] of Object.entries(properties)) {
+    if (!(name in obj)) continue;
+    if (obj[name] === null && schema[NULL_IS_ABSENT] === true) delete obj[name];
+    else dropAbsentNulls(child, obj[name]);
+  }
 }
 
 /** "/target/http/url" -> "target.http.url"; "/ip_policy_ids/2" -> "ip_policy_ids[2]". */

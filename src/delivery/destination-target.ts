@@ -7,7 +7,7 @@ import { isPlainObject, problem, type ConfigProblem } from './destination-config
 import type { DestinationKind, JsonSchema, SecretField, ViewDeps } from './destination-kind.js';
 import { DESTINATION_KINDS } from './destinations/kinds.js';
 import type { EgressRules } from './egress-rules.js';
-import { NULL } from './destinations/target-schema.js';
+import { exactlyOne, named } from './destinations/target-schema.js';
 
 const BY_NAME: ReadonlyMap<string, DestinationKind> = new Map(DESTINATION_KINDS.map((k) => [k.name, k]));
 
@@ -41,21 +41,22 @@ export function targetView(target: StoredTarget, deps: ViewDeps): Record<string,
   return stored === undefined ? {} : { [stored.kind.name]: stored.kind.view(stored.object, deps) };
 }
 
+/** The rule beyond the target's schema that selectKind() applies. */
+export const TARGET_KIND_RULE = { code: 'invalid_target_kind', rule: `target sets exactly one of ${DESTINATION_KIND_NAMES.join(', ')}` } as const;
+
 /**
- * The JSON schema of `target` in a create, an update or a response: exactly one kind (`oneOf`), each
- * kind's own schema. In a request the other kinds may be sent as null; a response holds only the one.
+ * The JSON schema of `target` in a create (DestinationTarget), an update (DestinationTargetUpdate) or a
+ * response (DestinationTargetView): one optional property per kind, each the kind's own named schema.
+ * That exactly one is set is TARGET_KIND_RULE; in a request the others may be sent as null.
  */
 export function targetSchema(use: 'create' | 'update' | 'response'): JsonSchema {
   const own = (k: DestinationKind): JsonSchema => (use === 'response' ? k.schema.response : use === 'create' ? k.schema.request : updateSchema(k.schema.request, k.secrets));
-  const branches = DESTINATION_KINDS.map((k) => {
-    const others = use === 'response' ? [] : DESTINATION_KINDS.filter((o) => o !== k).map((o) => [o.name, NULL] as const);
-    return { type: 'object', additionalProperties: false, required: [k.name], properties: Object.fromEntries([[k.name, own(k)], ...others]) };
-  });
-  const sets = `Exactly one of ${DESTINATION_KIND_NAMES.join(', ')}`;
-  if (use !== 'response') return { type: 'object', description: `${sets}; the others are omitted or null.`, oneOf: branches };
+  const kinds = Object.fromEntries(DESTINATION_KINDS.map((k) => [k.name, own(k)]));
+  const about = 'Where the events go: one kind of destination.';
+  if (use === 'create') return named('DestinationTarget', exactlyOne(kinds, about));
+  if (use === 'update') return named('DestinationTargetUpdate', exactlyOne(kinds, about));
   // targetView answers {} for a stored kind this build does not know (written by a newer one).
-  const unknown = { type: 'object', maxProperties: 0, description: 'A kind this version of the service does not know.' };
-  return { type: 'object', description: `${sets}.`, oneOf: [...branches, unknown] };
+  return named('DestinationTargetView', { type: 'object', additionalProperties: false, properties: kinds, description: `${about} Exactly one is set, or none for a kind this version of the service does not know.` });
 }
 
 /**
@@ -73,6 +74,8 @@ function optional(node: JsonSchema, path: readonly string[]): JsonSchema {
   const [head, ...rest] = path;
   if (head === undefined) return node;
   const out: Record<string, unknown> = { ...node };
+  // A named part changed for an update is a schema of its own: CredsAuth becomes CredsAuthUpdate.
+  if (typeof node.title === 'string' && !node.title.endsWith('Update')) out.title = `${node.title}Update`;
   for (const combinator of ['oneOf', 'anyOf']) {
     const members = node[combinator];
     if (Array.isArray(members)) out[combinator] = members.map((m: JsonSchema) => optional(m, path));

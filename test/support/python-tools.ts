@@ -11,9 +11,9 @@ function importable(modules: readonly string[]): boolean {
   return r.status === 0;
 }
 
-/** Installs test/requirements.txt with pip unless moto and schemathesis already import; throws with pip's output on failure. */
+/** Installs test/requirements.txt with pip unless moto, schemathesis and openapi-python-client already import; throws with pip's output on failure. */
 export function ensurePythonTools(): void {
-  if (importable(['moto.server', 'schemathesis'])) return;
+  if (importable(['moto.server', 'schemathesis', 'openapi_python_client'])) return;
   process.stderr.write('Installing the Python test tools (test/requirements.txt) with pip…\n');
   const r = spawnSync(PYTHON, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', REQUIREMENTS], {
     encoding: 'utf8',

@@ -35,7 +35,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AdminContext): 
       summary: 'Create an account (operator account only); give it a key with POST /api_keys and its account_id.',
       description: 'The new account.',
       build,
-      links: { createApiKey: { operationId: 'createApiKey', requestBody: { account_id: '$response.body#/id' } } },
+      links: { createApiKey: { operationId: 'createApiKey', description: "A key of the new account: its id (the response's id) as account_id." } },
     },
     list: ['List accounts, newest first (operator account only).', 'A page of accounts.'],
     get: ['Get an account (operator account only).', 'The account.'],

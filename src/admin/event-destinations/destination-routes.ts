@@ -106,7 +106,7 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
       prepare: (body: DestinationBody, acting: AccountContext) => checked(body, acting),
       build,
       links: {
-        createEventSubscription: { operationId: 'createEventSubscription', requestBody: { destination_ids: ['$response.body#/id'] } },
+        createEventSubscription: { operationId: 'createEventSubscription', description: "A subscription delivering to the new destination: its id (the response's id) in destination_ids." },
         sendTestEvent: { operationId: 'sendTestEvent', parameters: { id: '$response.body#/id' } },
       },
     },

@@ -1,12 +1,12 @@
 // The event destination's fields (resource-fields.ts): request bodies and the response. `target` is
 // exactly one kind, each kind bringing the schema of its object (src/delivery/destinations/<kind>/); its
 // rules beyond the schema are the kinds' own.
-import { targetSchema } from '../../delivery/destination-target.js';
+import { TARGET_KIND_RULE, targetSchema } from '../../delivery/destination-target.js';
 import { DESTINATION_KINDS } from '../../delivery/destinations/kinds.js';
 import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
 import type { BeyondSchemaRule } from '../route.js';
 import { DEFAULT_TIMESTAMP_FORMAT, TIMESTAMP_FORMATS } from '../../events/timestamp-format.js';
-import { withError, type Schema } from '../schemas.js';
+import { named, withError, type Schema } from '../schemas.js';
 import { destinationStatusSchema } from './destination-status.js';
 
 const format = withError(
@@ -49,14 +49,13 @@ export const DESTINATION_FIELDS = {
   },
   verify: { request: verify, update: { ...verify, description: `With a target: ${verify.description}` } },
   // The workers' report, not config: in answers, never in audit events.
-  status: { response: destinationStatusSchema },
+  status: { response: named('DestinationStatus', destinationStatusSchema) },
 } satisfies Fields;
 
 export const DESTINATION_SCHEMAS = resourceSchemas(DESTINATION_FIELDS);
 
 /** The kinds' rules beyond their schemas, for a create or an update. */
 export function targetRules(use: 'create' | 'update'): readonly BeyondSchemaRule[] {
-  return DESTINATION_KINDS.flatMap((k) => k.rules ?? [])
-    .filter((r) => use === 'update' || r.updateOnly !== true)
-    .map(({ code, rule }) => ({ code, rule }));
+  const kinds = DESTINATION_KINDS.flatMap((k) => k.rules ?? []).filter((r) => use === 'update' || r.updateOnly !== true);
+  return [TARGET_KIND_RULE, ...kinds].map(({ code, rule }) => ({ code, rule }));
 }

@@ -2,7 +2,7 @@
 // all workers (src/delivery/status/), read-only, never part of the stored destination or its audit events.
 import type { DestinationStatusSummary } from '../../delivery/status/status-aggregate.js';
 
-type Schema = Record<string, unknown>;
+import { orNull, type Schema } from '../schemas.js';
 
 export interface DestinationStatusView {
   readonly state: DestinationStatusSummary['state'];
@@ -43,17 +43,20 @@ export const destinationStatusSchema: Schema = {
         'unknown: no running worker has tried it yet (since its target last changed); ok: the last attempt delivered; failing: the last attempt, or the check at a worker\'s start, failed; parked: its deliveries are being parked in its retry topic. With several workers, the worst state among those that tried it in the last minute.',
     },
     last_delivered_at: time('When a worker last delivered to it, or null.'),
-    last_error: {
-      type: ['object', 'null'],
-      additionalProperties: false,
-      required: ['code', 'message', 'at'],
-      description: 'The latest failure any worker saw, or null. It stays after a recovery; compare at with last_delivered_at.',
-      properties: {
+    last_error: orNull(
+      {
+        title: 'DestinationStatusError',
+        type: 'object',
+        additionalProperties: false,
+        required: ['code', 'message', 'at'],
+        properties: {
         code: { type: 'string', description: 'A delivery error code, e.g. DESTINATION_UNREACHABLE or DESTINATION_MISCONFIGURED.' },
         message: { type: 'string', description: "The destination's own answer where there is one; never a secret." },
         at: { type: 'string', format: 'date-time' },
+        },
       },
-    },
+      'The latest failure any worker saw, or null. It stays after a recovery; compare at with last_delivered_at.',
+    ),
     parked_events: { type: 'integer', minimum: 0, description: 'Deliveries waiting in its retry topic to be re-driven.' },
     oldest_parked_at: time('When the oldest of them was parked, or null when none wait.'),
     stalled_since: time(

@@ -9,6 +9,7 @@ import { partsOf, route } from '../route.js';
 import { idParams } from '../schemas.js';
 
 const resultSchema = {
+  title: 'TestEventResult',
   type: 'object',
   additionalProperties: false,
   required: ['delivered', 'event_id', 'status_code', 'duration_ms'],
@@ -21,6 +22,7 @@ const resultSchema = {
     status_code: { type: ['integer', 'null'], description: "The destination's answer code: the HTTP status of an http destination; null for other kinds, or when no answer came." },
     duration_ms: { type: 'integer', minimum: 0, description: 'How long the attempt took, from the connect to the answer, in milliseconds.' },
     error: {
+      title: 'TestEventError',
       type: 'object',
       additionalProperties: false,
       required: ['code', 'message'],

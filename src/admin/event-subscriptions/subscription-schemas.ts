@@ -6,7 +6,7 @@ import { EVENT_VARIABLE } from '../../cel/filter-env.js';
 import { AUDIT_EVENT_TYPES, EVENT_TYPES, TRAFFIC_EVENT_TYPES, TRAFFIC_FIELDS, exampleFilter } from '../../events/catalog.js';
 import { baseFields, objectSchema, resourceSchemas, type Fields } from '../resource-fields.js';
 import type { BeyondSchemaRule } from '../route.js';
-import { idParams, idSchema, refSchema, uriString, withError, type Schema } from '../schemas.js';
+import { idParams, idSchema, named, pascal, refSchema, uriString, withError, type Schema } from '../schemas.js';
 import { MAX_DESTINATIONS_PER_SUBSCRIPTION, MAX_SOURCES_PER_SUBSCRIPTION, MAX_SUBSCRIPTION_FILTER_LENGTH } from './limits.js';
 
 const TRAFFIC_FIELD_NAMES = [...new Set(TRAFFIC_EVENT_TYPES.flatMap((t) => TRAFFIC_FIELDS[t].map((f) => f.name)))];
@@ -37,31 +37,46 @@ function trafficSource(type: (typeof TRAFFIC_EVENT_TYPES)[number]): Schema {
       sample_rate: sampleRate(SAMPLE_TEXT),
     },
     ['type', 'fields'],
-    { title: type },
+    // http_request_complete.v0 -> HttpRequestCompleteSource
+    { title: sourceName(type) },
   );
 }
+
+const sourceName = (type: string): string => `${pascal(type.replace(/\.v\d+$/, ''))}Source`;
+const AUDIT_SOURCE = 'AuditSource';
 
 /** A source of an audit type: it takes neither fields nor a filter (empty values are taken, so a GET's source can be sent back). */
 const auditSource = objectSchema(
   {
     type: { type: 'string', enum: [...AUDIT_EVENT_TYPES] },
-    fields: { type: ['array', 'null'], maxItems: 0, description: 'Omit, or send [] or null.' },
+    // items typed although none may be sent: generators type every array by its items.
+    fields: { type: ['array', 'null'], maxItems: 0, items: { type: 'string' }, description: 'Omit, or send [] or null.' },
     filter: { type: ['string', 'null'], maxLength: 0, description: 'Omit, or send "" or null.' },
     sample_rate: { type: ['number', 'null'], minimum: 1, maximum: 1, description: 'Omit, or send 1 or null: an audit source delivers every event.' },
   },
   ['type'],
-  { title: 'audit event type' },
+  { title: AUDIT_SOURCE },
 );
 
-/** A source as a subscription or POST .../sources sends it: one of the catalogue's event types. */
-export const sourceRequest: Schema = {
+/**
+ * A source as a subscription or POST .../sources sends it: one of the catalogue's event types, told apart
+ * by `type` (the discriminator: a generated client picks the variant from it).
+ */
+export const sourceRequest: Schema = named('EventSourceCreate', {
   type: 'object',
   description: `One event type to receive: a traffic type (${TRAFFIC_EVENT_TYPES.join(', ')}) lists the fields to deliver and may have a filter; an audit type takes neither.`,
   oneOf: [...TRAFFIC_EVENT_TYPES.map(trafficSource), auditSource],
-};
+  discriminator: {
+    propertyName: 'type',
+    mapping: Object.fromEntries([
+      ...TRAFFIC_EVENT_TYPES.map((t) => [t, `#/components/schemas/${sourceName(t)}`]),
+      ...AUDIT_EVENT_TYPES.map((t) => [t, `#/components/schemas/${AUDIT_SOURCE}`]),
+    ]),
+  },
+});
 
 /** PATCH .../sources/{type}: the type is in the path and cannot change, so only fields and filter. */
-export const sourceUpdateBody: Schema = objectSchema({
+export const sourceUpdateBody: Schema = named('EventSourceUpdate', objectSchema({
   fields: {
     type: ['array', 'null'],
     uniqueItems: true,
@@ -70,7 +85,7 @@ export const sourceUpdateBody: Schema = objectSchema({
   },
   filter: filter(`Replaces the filter; omit to keep it, send "" or null to remove it. ${FILTER_TEXT} An audit source takes none.`),
   sample_rate: sampleRate(`Replaces the sample rate; omit to keep it. ${SAMPLE_TEXT} An audit source takes none.`),
-});
+}));
 
 const FILTER_COMPILES: BeyondSchemaRule = { code: 'invalid_filter', rule: `filter compiles: CEL over ${EVENT_VARIABLE}, reading only filterable fields of the source's type, within the filter engine's size limits` };
 const FILTER_UNITS: BeyondSchemaRule = {
@@ -95,7 +110,7 @@ export const SUBSCRIPTION_RULES: readonly BeyondSchemaRule[] = [
   { code: 'unknown_reference', rule: "each of destination_ids names an existing event destination of the key's account" },
 ];
 
-export const sourceResponse: Schema = objectSchema(
+export const sourceResponse: Schema = named('EventSource', objectSchema(
   {
     type: { type: 'string', enum: [...EVENT_TYPES] },
     fields: { type: 'array', items: { type: 'string' }, description: 'Empty for audit types.' },
@@ -104,7 +119,7 @@ export const sourceResponse: Schema = objectSchema(
     uri: uriString,
   },
   ['type', 'fields', 'filter', 'sample_rate', 'uri'],
-);
+));
 
 export const SUBSCRIPTION_FIELDS = (() => {
   const { id, uri, account_id, created_at, metadata, description } = baseFields('event_subscription', 'characters');
@@ -150,6 +165,7 @@ export const SUBSCRIPTION_SCHEMAS = resourceSchemas(SUBSCRIPTION_FIELDS);
 /** GET .../sources: the list shape of every list route, always one page (a subscription has few sources). */
 export const sourceListSchema: Schema = {
   description: 'Every source of the subscription.',
+  title: 'EventSourceList',
   ...objectSchema(
     {
       sources: { type: 'array', items: sourceResponse },

@@ -29,7 +29,7 @@ export function registerIpPolicyRoutes(app: FastifyInstance, ctx: AdminContext):
       description: 'The new policy.',
       build: (_body: object, base): StoredIpPolicy => base,
       // A rule needs a policy: the new one's id goes into the body of a rule.
-      links: { createIpPolicyRule: { operationId: 'createIpPolicyRule', requestBody: { ip_policy_id: '$response.body#/id' } } },
+      links: { createIpPolicyRule: { operationId: 'createIpPolicyRule', description: "A rule of the new policy: its id (the response's id) as ip_policy_id." } },
     },
     list: ['List IP policies, newest first.', 'A page of IP policies.'],
     get: ['Get an IP policy.', 'The policy.'],

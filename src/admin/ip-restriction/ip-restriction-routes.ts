@@ -9,7 +9,7 @@ import { ApiError } from '../errors.js';
 import { ipPolicyResource, type StoredIpPolicy, type StoredIpPolicyRule } from '../ip-policies/ip-policy-view.js';
 import { resourceStore } from '../resource-routes.js';
 import { partsOf, route, type BeyondSchemaRule, type Link } from '../route.js';
-import { idParams, idResponse, idSchema, noContent, uriString, withError } from '../schemas.js';
+import { idParams, idResponse, idSchema, named, noContent, uriString, withError } from '../schemas.js';
 import type { AuditRecord } from '../store.js';
 import { tcpEdgeResource } from '../tcp-edges/tcp-edge-routes.js';
 import { ipRestrictionSchema, ipRestrictionView, type StoredIpRestriction, type StoredTcpEdge } from '../tcp-edges/tcp-edge-view.js';
@@ -27,6 +27,7 @@ interface PutBody {
 const tags = ['TCP edge IP restriction'];
 
 const putBody = {
+  title: 'IpRestrictionReplace',
   type: 'object',
   additionalProperties: false,
   required: ['ip_policy_ids'],
@@ -44,6 +45,7 @@ const putBody = {
 };
 
 const matchedRuleSchema = {
+  title: 'MatchedIpPolicyRule',
   type: 'object',
   additionalProperties: false,
   required: ['id', 'uri', 'cidr', 'action', 'ip_policy_id'],
@@ -51,6 +53,7 @@ const matchedRuleSchema = {
 };
 
 const decisionSchema = {
+  title: 'IpRestrictionDecision',
   description: 'The decision for the address.',
   type: 'object',
   additionalProperties: false,
@@ -109,7 +112,7 @@ export function registerIpRestrictionRoutes(app: FastifyInstance, ctx: AdminCont
     });
   };
   const path = '/edges/tcp/:id/ip_restriction';
-  const module = { description: 'The module record.', ...ipRestrictionSchema };
+  const module = { description: 'The module record.', ...named('IpRestriction', ipRestrictionSchema) };
   /** Writes the edge with its new module (or none) and the module's audit event. */
   const save = (req: FastifyRequest, edge: StoredTcpEdge, next: StoredIpRestriction | null, audit: AuditRecord): Promise<void> =>
     store.commit([{ kind: 'tcp_edge', id: edge.id, data: { ...edge, account_id: accountOf(edge), ip_restriction: next } }], [audit], principalOf(req));

@@ -2,7 +2,7 @@
 import type { Owned } from '../../accounts/account.js';
 import { baseView, ref, type AdminContext } from '../context.js';
 import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
-import { refSchema } from '../schemas.js';
+import { named, orNull, refSchema } from '../schemas.js';
 import { HOSTPORT_SCHEMA } from './hostport.js';
 
 export interface StoredIpRestriction {
@@ -58,7 +58,7 @@ export const TCP_EDGE_FIELDS = {
     },
     response: { type: 'array', items: { type: 'string' } },
   },
-  ip_restriction: { response: { ...ipRestrictionSchema, type: ['object', 'null'], description: 'The IP restriction module, or null when none is configured.' } },
+  ip_restriction: { response: orNull(named('IpRestriction', ipRestrictionSchema), 'The IP restriction module, or null when none is configured.') },
 } satisfies Fields;
 
 export const TCP_EDGE_SCHEMAS = resourceSchemas(TCP_EDGE_FIELDS);

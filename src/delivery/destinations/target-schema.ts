@@ -13,15 +13,33 @@ type Schema = Record<string, unknown>;
  */
 export const withError = (schema: Schema, code: ConfigProblemCode, details: { readonly reason: string }): Schema => ({ ...schema, 'x-error': { code, ...details } });
 
+/**
+ * A named schema: the OpenAPI document writes it once under components/schemas/<name> (a generated
+ * client's class). A kind names its request schema <Kind>Target and its response <Kind>TargetView, and
+ * any part of them it reuses (src/delivery/destinations/README.md).
+ */
+export const named = (name: string, schema: Schema): Schema => ({ title: name, ...schema });
+
+/**
+ * An object that sets exactly one of its properties, each optional, none null in the schema: generators
+ * turn it into a class with one optional member per choice. That exactly one is set is a rule beyond the
+ * schema (the kind or the registry checks it); a member sent as null counts as absent (`x-null-is-absent`,
+ * which the admin API's validation applies before the schema).
+ */
+export const exactlyOne = (properties: Readonly<Record<string, JsonSchema>>, description: string): Schema => ({
+  type: 'object',
+  additionalProperties: false,
+  properties,
+  description: `${description} Exactly one is set; one sent as null counts as absent.`,
+  'x-null-is-absent': true,
+});
+
 export const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
 
 /** A string matching `pattern` (a RegExp source written for every regex dialect: ASCII classes, no look-around). */
 export const patterned = (pattern: string, description: string, extra: Schema = {}): Schema => str(description, { pattern, ...extra });
 
 export const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
-
-/** What a request sends for a kind or option it does not set: nothing, or null. */
-export const NULL: Schema = { type: 'null' };
 
 /** An object that refuses unknown fields. */
 export const obj = (properties: Readonly<Record<string, JsonSchema>>, required: readonly string[] = [], description?: string): Schema => ({
@@ -44,7 +62,8 @@ const WRITE_ONLY = 'Write-only: sent on create or update, answered as null. Omit
 export const secretRequest = (description: string, length: { readonly min: number; readonly max: number }, opts: { optional?: boolean; removable?: boolean } = {}, after = ''): Schema => {
   const sized = { minLength: length.min, maxLength: length.max };
   const text = `${description} ${WRITE_ONLY}${after}`;
-  if (opts.removable === true) return { type: ['string', 'null'], anyOf: [{ type: 'null' }, { type: 'string', maxLength: 0 }, { type: 'string', ...sized }], description: text };
+  // "" or min..max characters, as a pattern rather than an anyOf of the two, which generators cannot type.
+  if (opts.removable === true) return { type: ['string', 'null'], maxLength: length.max, pattern: `^(?:|[\\s\\S]{${length.min},})$`, description: text };
   return { type: opts.optional === true ? ['string', 'null'] : 'string', ...sized, description: text };
 };
 

@@ -7,6 +7,8 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 
 export interface OpenApiDoc {
   paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+  /** The named schemas the others refer to ($ref "#/components/schemas/<name>"). */
+  components?: { schemas?: Record<string, object> };
 }
 
 export interface DocumentedRoute {
@@ -59,7 +61,8 @@ export class OpenApiChecker {
     if (!(contentType ?? '').startsWith('application/json')) return `${method} ${t.path} ${status} has content type ${contentType}`;
     const key = `${method} ${t.path} ${status}`;
     let validate = this.cache.get(key);
-    if (validate === undefined) this.cache.set(key, (validate = this.ajv.compile(toJsonSchema(schema) as object)));
+    // The components ride along in the compiled schema, where its $refs point.
+    if (validate === undefined) this.cache.set(key, (validate = this.ajv.compile({ ...(toJsonSchema(schema) as object), components: toJsonSchema(this.doc.components ?? {}) })));
     let body: unknown;
     try {
       body = JSON.parse(text);

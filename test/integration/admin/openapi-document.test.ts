@@ -1,26 +1,33 @@
 // The OpenAPI document the service serves: the shape schemathesis relies on (operation ids, links from
 // every create, the rules beyond each schema) and the request schemas stating what the API accepts.
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ERRORS } from '../../../src/admin/errors.js';
 import { DESTINATION_KINDS } from '../../../src/delivery/destinations/kinds.js';
 import { EVENT_TYPES } from '../../../src/events/catalog.js';
 import { request, startAdmin, type AdminHarness } from './admin-harness.js';
 
+// ajv-formats is CommonJS with a default export; under NodeNext its default import is the plugin itself.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
 type Json = Record<string, unknown>;
 interface Operation {
   operationId: string;
   parameters?: { name: string; in: string; schema: Json }[];
-  requestBody?: { content: { 'application/json': { schema: Json } } };
-  responses: Record<string, { links?: Record<string, { operationId: string; parameters?: Record<string, string>; requestBody?: unknown }> }>;
+  requestBody?: { content: { 'application/json': { schema: Json; example?: unknown } } };
+  responses: Record<string, { content?: Record<string, { schema: Json }>; links?: Record<string, { operationId: string; parameters?: Record<string, string>; requestBody?: unknown }> }>;
   'x-rules-beyond-schema'?: { error_code: string; rule: string }[];
 }
 
 let h: AdminHarness;
-let doc: { openapi: string; paths: Record<string, Record<string, Operation>> };
+let doc: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Json> } };
 let operations: { method: string; path: string; op: Operation }[];
 const byId = (id: string) => operations.find((o) => o.op.operationId === id);
-const body = (method: string, path: string): Json => doc.paths[path]?.[method]?.requestBody?.content['application/json'].schema as Json;
-const props = (s: Json): Record<string, Json> => s.properties as Record<string, Json>;
+/** A schema, or the named schema its $ref points to. */
+const resolve = (s: Json): Json => (typeof s.$ref === 'string' ? (doc.components.schemas[s.$ref.replace('#/components/schemas/', '')] as Json) : s);
+const body = (method: string, path: string): Json => resolve(doc.paths[path]?.[method]?.requestBody?.content['application/json'].schema as Json);
+const props = (s: Json): Record<string, Json> => Object.fromEntries(Object.entries(resolve(s).properties as Record<string, Json>).map(([k, v]) => [k, resolve(v)]));
 
 beforeAll(async () => {
   h = await startAdmin();
@@ -81,6 +88,10 @@ describe('the OpenAPI document', () => {
     expect(byId('getApiKey')?.op.parameters?.find((p) => p.name === 'id')?.schema).toMatchObject({ pattern: '^ak_[0-9A-HJKMNP-TV-Z]{26}$' });
     expect(props(body('post', '/edges/tcp')).hostports).toMatchObject({ uniqueItems: true, items: { pattern: expect.any(String), 'x-error': { code: 'invalid_hostport' } } });
     const types = (body('post', '/event_subscriptions/{id}/sources').oneOf as Json[]).flatMap((b) => props(b).type?.enum as string[]);
+    // The variant is told by its type: each type maps to the one variant whose enum holds it.
+    const { propertyName, mapping } = body('post', '/event_subscriptions/{id}/sources').discriminator as { propertyName: string; mapping: Record<string, string> };
+    expect(propertyName).toBe('type');
+    for (const t of EVENT_TYPES) expect(props({ $ref: mapping[t] }).type?.enum, t).toContain(t);
     expect(types.sort()).toEqual([...EVENT_TYPES].sort());
   });
 
@@ -92,8 +103,25 @@ describe('the OpenAPI document', () => {
       ['post', '/event_destinations'],
       ['patch', '/event_destinations/{id}'],
     ] as const) {
+      // One optional property per kind, each the kind's named schema; exactly one is a rule beyond the schema.
       const target = props(body(method, path)).target as Json;
-      expect((target.oneOf as Json[]).map((b) => b.required)).toEqual(DESTINATION_KINDS.map((k) => [k.name]));
+      expect(Object.keys(target.properties as Json)).toEqual(DESTINATION_KINDS.map((k) => k.name));
+      expect(Object.values(target.properties as Record<string, Json>).every((p) => typeof p.$ref === 'string')).toBe(true);
+      expect(byId(method === 'post' ? 'createEventDestination' : 'updateEventDestination')?.op['x-rules-beyond-schema']?.map((r) => r.error_code)).toContain('invalid_target_kind');
+    }
+  });
+
+  it('should name every JSON body, request and response, under components/schemas, and show an example of each request body that its schema accepts', () => {
+    const ajv = new Ajv({ strict: false });
+    addFormats(ajv);
+    for (const o of operations) {
+      const media = [o.op.requestBody, ...Object.values(o.op.responses)].flatMap((m) => Object.entries(m?.content ?? {}).filter(([type]) => type === 'application/json'));
+      for (const [, m] of media) expect(m.schema.$ref, `${o.method} ${o.path}`).toMatch(/^#\/components\/schemas\/[A-Z][A-Za-z]+$/);
+      const request = o.op.requestBody?.content['application/json'];
+      if (request === undefined) continue;
+      expect(request.example, `${o.op.operationId} has an example`).toBeDefined();
+      const valid = ajv.compile({ ...request.schema, components: doc.components });
+      expect(valid(request.example), `${o.op.operationId}: ${ajv.errorsText(valid.errors)}`).toBe(true);
     }
   });
 

@@ -10,6 +10,7 @@ const SPEC: CloudKindSpec = {
   name: 'sample_stream',
   description: 'A stream for this test.',
   arnField: 'sample_arn',
+  schemaName: 'SampleStreamTarget',
   arn: resourceArnRule({ resource: 'sample stream', service: 'kinesis', resourceType: 'stream/', name: '[a-z]{1,8}', example: 'arn:aws:kinesis:us-east-1:123456789012:stream/edge' }),
   options: [{ name: 'color', schema: { type: 'string' }, problem: (v) => (v === 'blue' ? undefined : 'must be blue') }],
 };

@@ -43,6 +43,8 @@ export interface CloudKindSpec {
   readonly description: string;
   readonly arnField: string;
   readonly arn: ArnRule;
+  /** The name of its request schema in the OpenAPI document, e.g. DataStreamTarget; its response's is that with View. */
+  readonly schemaName: string;
   readonly options?: readonly CloudOption[];
 }
 

@@ -4,7 +4,7 @@ import type { AccountContext } from '../../../accounts/account.js';
 import { isPlainObject, problem, type ConfigProblem } from '../../destination-config.js';
 import type { DestinationKind, JsonSchema, WriterDeps } from '../../destination-kind.js';
 import { hostRefusal } from '../../egress-guard.js';
-import { NULL, nullable, obj, patterned, secretRequest, secretResponse, str } from '../target-schema.js';
+import { exactlyOne, named, nullable, obj, patterned, secretRequest, secretResponse, str } from '../target-schema.js';
 import { ROLE_ARN } from './arn.js';
 import { verifyCloudTarget, type CheckableCloudKind } from './cloud-check.js';
 import { ACCESS_KEY_ID, MAX_SECRET_KEY_LENGTH, cloudOptions, parseCloudTarget, type CloudKindSpec, type CloudTargetConfig } from './cloud-config.js';
@@ -17,10 +17,12 @@ const EXTERNAL_ID_ABOUT =
   "Read-only: the ExternalId the service passes to AssumeRole, the id of the account the destination belongs to; the role's trust policy should require it (sts:ExternalId). A request may send it back; it is ignored.";
 
 /**
- * Exactly one of role or creds. In a request the other one may be null; a response holds only the one
- * set, its secret null. On an update the secret may be left out to keep the stored one (same key id).
+ * Exactly one of role or creds (CloudAuth, with RoleAuth and CredsAuth). In a request the other one may
+ * be null; a response holds only the one set (CloudAuthView), its secret null. On an update the secret
+ * may be left out to keep the stored one (same key id).
  */
 export function authSchema(use: 'request' | 'response'): JsonSchema {
+  const view = use === 'response' ? 'View' : '';
   const externalId = str(EXTERNAL_ID_ABOUT, { readOnly: true });
   const role =
     use === 'request'
@@ -30,19 +32,16 @@ export function authSchema(use: 'request' | 'response'): JsonSchema {
     use === 'request'
       ? obj({ cloud_access_key_id: KEY_ID, cloud_secret_access_key: secretRequest(SECRET_ABOUT, { min: 1, max: MAX_SECRET_KEY_LENGTH }) }, ['cloud_access_key_id', 'cloud_secret_access_key'])
       : obj({ cloud_access_key_id: str('ID portion of a cloud access key.'), cloud_secret_access_key: secretResponse(SECRET_ABOUT) }, ['cloud_access_key_id', 'cloud_secret_access_key']);
-  const other = (name: string): Record<string, JsonSchema> => (use === 'request' ? { [name]: NULL } : {});
-  return {
-    type: 'object',
-    description: 'Exactly one of role or creds.',
-    oneOf: [obj({ role, ...other('creds') }, ['role']), obj({ creds, ...other('role') }, ['creds'])],
-  };
+  const choices = { role: named(`RoleAuth${view}`, role), creds: named(`CredsAuth${view}`, creds) };
+  const about = 'How the service authenticates: a role it assumes, or an access key pair.';
+  return named(`CloudAuth${view}`, use === 'request' ? exactlyOne(choices, about) : obj(choices, [], `${about} Exactly one is set.`));
 }
 
 function cloudSchema(spec: CloudKindSpec, use: 'request' | 'response'): JsonSchema {
   const options = cloudOptions(spec);
   const arn = `Cloud resource name, e.g. ${spec.arn.example}.`;
   const required = use === 'response' ? ['auth', spec.arnField, ...options.map((o) => o.name)] : ['auth', spec.arnField];
-  return obj(
+  return named(use === 'request' ? spec.schemaName : `${spec.schemaName}View`, obj(
     {
       auth: authSchema(use),
       [spec.arnField]: use === 'request' ? patterned(spec.arn.pattern.source, arn, { examples: [spec.arn.example] }) : str(arn),
@@ -50,7 +49,7 @@ function cloudSchema(spec: CloudKindSpec, use: 'request' | 'response'): JsonSche
     },
     required,
     spec.description,
-  );
+  ));
 }
 
 /** The stored auth as answered: the one given, the secret null, the role's ExternalId the account's id. */
@@ -69,6 +68,7 @@ function cloudView(spec: CloudKindSpec, stored: Readonly<Record<string, unknown>
 /** The rules beyond the schema of auth and endpoint that every kind authenticating as the cloud kinds do states. */
 export function authAndEndpointRules(name: string): NonNullable<DestinationKind['rules']> {
   return [
+    { code: 'invalid_target_auth', rule: `target.${name}.auth sets exactly one of role and creds` },
     {
       code: 'secret_required',
       rule: `target.${name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,

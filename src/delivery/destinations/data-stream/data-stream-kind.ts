@@ -22,6 +22,7 @@ const PARTITION_KEY_OPTION: CloudOption = {
 export const dataStreamKind: DestinationKind<CloudTargetConfig> = cloudKind({
   name: 'data_stream',
   description: 'A cloud data stream (Kinesis PutRecords).',
+  schemaName: 'DataStreamTarget',
   arnField: 'stream_arn',
   // Kinesis CreateStream: "StreamName ... Length 1-128, Pattern [a-zA-Z0-9_.-]+".
   arn: resourceArnRule({

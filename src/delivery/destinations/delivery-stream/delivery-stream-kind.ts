@@ -10,6 +10,7 @@ import { DELIVERY_STREAM_LIMITS, DeliveryStreamWriter } from './delivery-stream-
 export const deliveryStreamKind: DestinationKind<CloudTargetConfig> = cloudKind({
   name: 'delivery_stream',
   description: 'A cloud delivery stream (Firehose PutRecordBatch).',
+  schemaName: 'DeliveryStreamTarget',
   arnField: 'delivery_stream_arn',
   // Firehose CreateDeliveryStream: "DeliveryStreamName ... Length 1-64, Pattern [a-zA-Z0-9_.-]+".
   arn: resourceArnRule({

@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import type { AccountContext } from '../../../accounts/account.js';
 import { accountFolder, type EgressRules } from '../../egress-rules.js';
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
-import { nullable, obj, str, withError } from '../target-schema.js';
+import { named, nullable, obj, str, withError } from '../target-schema.js';
 import { relativePathProblem } from './safe-path.js';
 
 export interface FileTargetConfig {
@@ -34,7 +34,7 @@ const resolvedPath =
 
 /** A request sets the path; a response also says where the file is (read-only). Nothing is secret. */
 export const FILE_TARGET_SCHEMA = {
-  request: obj(
+  request: named('FileTarget', obj(
     {
       path: withError(str(`${about} Names are at most 255 bytes, the file's own 250 (rotation adds .<n>).`, { maxLength: 4096, pattern: FILE_PATH, examples: ['events/edge.ndjson'] }), 'invalid_file_path', {
         reason: 'must be a relative path to a file, without NUL characters',
@@ -44,12 +44,12 @@ export const FILE_TARGET_SCHEMA = {
     },
     ['path'],
     'A newline-delimited JSON file.',
-  ),
-  response: obj(
+  )),
+  response: named('FileTargetView', obj(
     { path: str(about), resolved_path: str(resolvedPath, { readOnly: true }), output_type: { type: ['string', 'null'], enum: [...FILE_OUTPUT_TYPES, null], description: `${outputType} null means the default.` } },
     ['path', 'resolved_path', 'output_type'],
     'A newline-delimited JSON file.',
-  ),
+  )),
 };
 
 export const FILE_PATH_RULE = {

@@ -6,7 +6,7 @@ import { ConfigReader, problem, type ParseResult } from '../../destination-confi
 import type { InlineSecrets } from '../../destination-kind.js';
 import type { EgressRules } from '../../egress-rules.js';
 import { URL_SECRET_MARK, concealUrl, keepRedactedParts, readSecrets, revealUrl, sealableSecrets } from './url-secrets.js';
-import { nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
+import { named, nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
 import { COMPRESSIONS, OUTPUT_TYPES, type Compression, type OutputType } from '../../output-format.js';
 
 export interface HttpTargetConfig {
@@ -41,7 +41,7 @@ const outputType = 'How each batch is written as the body: json_array (the defau
 const compression = 'none (the default), or gzip: the body is gzipped and sent with Content-Encoding: gzip; the signature covers the body as sent.';
 
 export const HTTP_TARGET_SCHEMA = {
-  request: obj(
+  request: named('HttpTarget', obj(
     {
       url,
       secret: secretRequest(
@@ -56,8 +56,8 @@ export const HTTP_TARGET_SCHEMA = {
     },
     ['url'],
     'An HTTP endpoint.',
-  ),
-  response: obj(
+  )),
+  response: named('HttpTargetView', obj(
     {
       url: { type: 'string', description: `${url.description as string} Answered with ${URL_SECRET_MARK} in place of every secret part.` },
       secret: secretResponse('HMAC-SHA256 signing secret.'),
@@ -67,7 +67,7 @@ export const HTTP_TARGET_SCHEMA = {
     },
     ['url', 'secret', 'timeout_ms', 'output_type', 'compression'],
     'An HTTP endpoint.',
-  ),
+  )),
 };
 
 /** Rules of an http target beyond its schema, each with its code (the kind lists them; the API states them). */

@@ -7,7 +7,7 @@ import { HOST_NAME, IPV4, PORT } from '../../../net/ip-patterns.js';
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
 import type { EgressRules } from '../../egress-rules.js';
 import { KEY_PATH_EXAMPLE, KEY_PATH_PATTERN } from '../../key-path.js';
-import { nullable, obj, patterned, str, withError } from '../target-schema.js';
+import { named, nullable, obj, patterned, str, withError } from '../target-schema.js';
 
 // Kafka's topic name rule (Topic.validate): at most 249 characters of [a-zA-Z0-9._-], and not "." or "..".
 const TOPIC_PATTERN = '^[a-zA-Z0-9._-]{1,249}$';
@@ -42,7 +42,7 @@ const replicationAbout =
   "Replication factor of the topic if the service creates it; ignored when the topic exists. Null means the service's default (KAFKA_DESTINATION_REPLICATION_FACTOR, else the broker's default.replication.factor).";
 
 export const KAFKA_TARGET_SCHEMA = {
-  request: obj(
+  request: named('KafkaTarget', obj(
     {
       topic: topicRequest,
       brokers: nullable({
@@ -59,8 +59,8 @@ export const KAFKA_TARGET_SCHEMA = {
     },
     ['topic'],
     'A Kafka topic.',
-  ),
-  response: obj(
+  )),
+  response: named('KafkaTargetView', obj(
     {
       topic,
       brokers: nullable({ type: 'array', items: { type: 'string' }, description: "Bootstrap brokers; null means the service's own cluster." }),
@@ -70,7 +70,7 @@ export const KAFKA_TARGET_SCHEMA = {
     },
     ['topic', 'brokers', 'key', 'partitions', 'replication_factor'],
     'A Kafka topic.',
-  ),
+  )),
 };
 
 // Kafka's topic name rule (org.apache.kafka.common.internals.Topic.validate): "Topic name is illegal, it

@@ -10,6 +10,7 @@ import { LOG_SERVICE_LIMITS, LogServiceWriter } from './log-service-writer.js';
 export const logServiceKind: DestinationKind<CloudTargetConfig> = cloudKind({
   name: 'log_service',
   description: 'A cloud log group (CloudWatch Logs PutLogEvents).',
+  schemaName: 'LogServiceTarget',
   arnField: 'log_group_arn',
   // CloudWatch Logs CreateLogGroup: "logGroupName ... Length 1-512, Pattern [\.\-_/#A-Za-z0-9]+".
   // DescribeLogGroups answers ARNs ending in ":*", so that form is accepted too.

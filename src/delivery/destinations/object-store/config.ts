@@ -7,7 +7,7 @@ import type { EgressRules } from '../../egress-rules.js';
 import { COMPRESSIONS, type Compression } from '../../output-format.js';
 import { authSchema } from '../cloud/cloud-kind.js';
 import { ENDPOINT_OPTION, parseAuth, refuseEndpoint, type CloudAuth } from '../cloud/cloud-config.js';
-import { obj, patterned, str } from '../target-schema.js';
+import { named, obj, patterned, str } from '../target-schema.js';
 
 /** What an object holds: one event per line, or a CSV table. json_array is for http bodies only. */
 export const OBJECT_OUTPUT_TYPES = ['ndjson', 'csv'] as const;
@@ -79,7 +79,7 @@ function schema(use: 'request' | 'response') {
   const request = use === 'request';
   const text = (description: string, extra: Record<string, unknown> = {}) => ({ type: ['string', 'null'], description, ...(request && extra) });
   const limits = Object.fromEntries(Object.keys(UPLOAD_LIMITS).map((n) => [n, limitSchema(n as UploadLimit, request)]));
-  return obj(
+  return named(request ? 'ObjectStoreTarget' : 'ObjectStoreTargetView', obj(
     {
       auth: authSchema(use),
       bucket: request ? patterned(BUCKET, about.bucket, { examples: ['edge-events-logs'] }) : str(about.bucket),
@@ -92,7 +92,7 @@ function schema(use: 'request' | 'response') {
     },
     request ? ['auth', 'bucket'] : FIELDS,
     'Objects in a bucket behind the S3 API (AWS S3, or an S3-compatible store through endpoint): batches of events, gzipped NDJSON or CSV.',
-  );
+  ));
 }
 
 export const OBJECT_STORE_SCHEMA = { request: schema('request'), response: schema('response') };

@@ -424,14 +424,28 @@ function room(need: number): { b: Buffer; at: number } {
   return { b: slab, at: used };
 }
 
+/** Zig-zag values from here on are not exact as doubles. */
+const EXACT_ZIGZAG = 2 ** 52;
+
 /** An Avro long (zig-zag varint) of an integer of at most 2^53 in magnitude. */
 function long(o: Buffer, at: number, v: number): number {
+  if (v >= EXACT_ZIGZAG || v < -EXACT_ZIGZAG) return bigLong(o, at, v);
   let z = v >= 0 ? 2 * v : -2 * v - 1;
   while (z >= 128) {
     o[at++] = (z % 128) | 128;
     z = Math.floor(z / 128);
   }
   o[at++] = z;
+  return at;
+}
+
+function bigLong(o: Buffer, at: number, v: number): number {
+  let z = v >= 0 ? BigInt(v) * 2n : -BigInt(v) * 2n - 1n;
+  while (z >= 128n) {
+    o[at++] = Number(z & 127n) | 128;
+    z >>= 7n;
+  }
+  o[at++] = Number(z);
   return at;
 }
 

@@ -132,6 +132,7 @@ describe.each(TRAFFIC_EVENT_TYPES)('JSON %s on the fast path', (eventType) => {
 
 describe('JSON records the fast path must not take at face value', () => {
   const conn = '"client_ip":"10.0.0.1","server_ip":"10.0.0.2","server_name":"a.example","server_port":443,"start_ts":"2024-05-01T12:00:00Z","end_ts":"2024-05-01T12:00:01Z","bytes_in":1,"bytes_out":2';
+  const bytesIn = (n: number): string => conn.replace('"bytes_in":1', `"bytes_in":${n}`);
   const cases = [
     `{"conn":{${conn}}}`,
     `{"conn":{${conn}},"conn":null}`,
@@ -143,6 +144,12 @@ describe('JSON records the fast path must not take at face value', () => {
     `{"conn":{${conn},"bytes_in":-0}}`,
     `{"conn":{${conn},"bytes_in":1e2}}`,
     `{"conn":{${conn},"server_port":65536}}`,
+    // Integers whose zig-zag form is beyond a double's exact range.
+    `{"conn":{${bytesIn(-4503599627370497)}}}`,
+    `{"conn":{${bytesIn(4503599627370496)}}}`,
+    `{"conn":{${bytesIn(-9007199254740990)}}}`,
+    `{"conn":{${bytesIn(9007199254740990)}}}`,
+    `{"conn":{${bytesIn(9007199254740991)}}}`,
     `{"conn":{${conn},"server_name":"a\\u0041"}}`,
     `{"conn":{${conn},"server_name":"a\u0041"}}`,
     `{"conn":{${conn},"server_name":"a\ud800"}}`,
@@ -161,6 +168,17 @@ describe('JSON records the fast path must not take at face value', () => {
   ];
   it.each(cases)('%s', (text) => {
     expectSame('tcp_connection_closed.v0', Buffer.from(text));
+  });
+
+  it('should write every int64 exactly, however large', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -9_007_199_254_740_990, max: 9_007_199_254_740_990 }), (n) => {
+        const r = MODES[0]?.fast.decodeFilterable('tcp_connection_closed.v0', { value: Buffer.from(`{"conn":{${bytesIn(n)}}}`), headers: HEADERS });
+        const full = r?.ok === true ? r.full() : undefined;
+        expect(r?.ok === true && r.avro !== undefined).toBe(true);
+        expect(full?.ok === true && (full.record.conn as Record<string, unknown>).bytes_in).toBe(n);
+      }),
+    );
   });
 
   it('should read a header map that repeats a name or starts one with a digit as the exact decoder does', () => {

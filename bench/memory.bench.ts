@@ -154,12 +154,14 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
   buildService();
   const soaks: Soak[] = [];
   let session: KafkaBenchSession | undefined;
-  for (const client of clients()) {
-    await session?.close();
-    session = await KafkaBenchSession.open(`memory-${client}`, ctx.progress);
-    soaks.push(await soak(session, client, ctx.progress));
-  }
+  // The broker is stopped however a soak ends: a failed soak left it running and the bench process with it.
   try {
+    for (const client of clients()) {
+      await session?.close();
+      session = undefined;
+      session = await KafkaBenchSession.open(`memory-${client}`, ctx.progress);
+      soaks.push(await soak(session, client, ctx.progress));
+    }
     if (session === undefined) throw new Error('no Kafka client to measure');
     const notes = [
       ...soaks.flatMap((s) => s.notes),

@@ -18,6 +18,8 @@ interface Subject {
   readonly validateAll: boolean;
   /** The subscriptions' filters (bench/workload/subscriptions.ts); default 'one-percent'. */
   readonly workload?: 'rare';
+  /** The records' form; default Avro. The JSON rows carry the same records' content as JSON (docs/record-formats.md). */
+  readonly form?: 'json';
 }
 
 /** The per-core rates the service's route should reach (records/s): at 100 subscriptions, and when about 1% of records match. */
@@ -35,6 +37,9 @@ function subjects(): Subject[] {
   for (const n of SIZES) list.push({ label: `route + validate every record (the service), ${n.toLocaleString('en-US')} subscriptions`, mode: 'route', subscriptions: n, validateAll: true });
   for (const n of SIZES) list.push({ label: `the service's route + payload bytes written into a request body, ${n.toLocaleString('en-US')} subscriptions`, mode: 'route-write', subscriptions: n, validateAll: true });
   list.push({ label: 'route + validate every record (the service), 100 subscriptions matching about 1% of records', mode: 'route', subscriptions: 100, validateAll: true, workload: 'rare' });
+  list.push({ label: 'JSON: validate only (scan every record)', mode: 'filterable', subscriptions: 0, validateAll: true, form: 'json' });
+  list.push({ label: 'JSON: route + validate every record (the service), 100 subscriptions', mode: 'route', subscriptions: 100, validateAll: true, form: 'json' });
+  list.push({ label: 'JSON: route + validate every record (the service), 100 subscriptions matching about 1% of records', mode: 'route', subscriptions: 100, validateAll: true, workload: 'rare', form: 'json' });
   return list;
 }
 
@@ -54,6 +59,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
         httpShare: HTTP_SHARE,
         ...(s.validateAll && { decoder: { validateAll: true } }),
         ...(s.workload !== undefined && { workload: s.workload }),
+        ...(s.form !== undefined && { form: s.form }),
       };
       const result = await runIsolated<RouteResult>(MODULE, 'measureRoute', args);
       const prev = best.get(s);
@@ -61,7 +67,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
     }
   }
   const get = (mode: RouteMode, subs: number, validateAll: boolean): RouteResult =>
-    best.get(all.find((s) => s.mode === mode && s.subscriptions === subs && s.validateAll === validateAll && s.workload === undefined) as Subject) as RouteResult;
+    best.get(all.find((s) => s.mode === mode && s.subscriptions === subs && s.validateAll === validateAll && s.workload === undefined && s.form === undefined) as Subject) as RouteResult;
   const decode = get('decode', 0, false);
   const rows: BenchRow[] = all.map((s) => {
     const r = best.get(s) as RouteResult;
@@ -94,12 +100,19 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
     );
   }
   const service100 = rate(100, true);
-  const rare = best.get(all.find((s) => s.workload === 'rare') as Subject) as RouteResult;
+  const rare = best.get(all.find((s) => s.workload === 'rare' && s.form === undefined) as Subject) as RouteResult;
   const rareRate = 1e9 / rare.nsPerRecord;
   const verdict = (r: number, target: number): string => `${Math.round(r).toLocaleString('en-US')} records/s, target >= ${target.toLocaleString('en-US')}: ${r >= target ? 'met' : 'missed'}`;
   notes.push(
     `The service's route on one core: at 100 subscriptions (${round(get('route', 100, true).matchedRecordShare * 100, 1)}% of records matched) ${verdict(service100, TARGET_RATE.busy)}; ` +
       `with 100 subscriptions matching ${round(rare.matchedRecordShare * 100, 1)}% of records ${verdict(rareRate, TARGET_RATE.rare)}.`,
+  );
+  const json = (label: string): RouteResult => best.get(all.find((s) => s.label === label) as Subject) as RouteResult;
+  const jsonRatio = (avro: RouteResult, j: RouteResult): string => `${round(j.nsPerRecord)} against ${round(avro.nsPerRecord)} ns, JSON ${round(avro.nsPerRecord / j.nsPerRecord, 2)}x the Avro rate`;
+  notes.push(
+    `JSON input, the same records' content (target: a JSON record costs no more than an Avro record, >= 0.9x its rate): validate only ${jsonRatio(get('filterable', 0, true), json('JSON: validate only (scan every record)'))}; ` +
+      `the service's route at 100 subscriptions ${jsonRatio(get('route', 100, true), json('JSON: route + validate every record (the service), 100 subscriptions'))}; ` +
+      `matching about 1% ${jsonRatio(rare, json('JSON: route + validate every record (the service), 100 subscriptions matching about 1% of records'))}.`,
   );
   const scan = get('filterable', 0, true);
   const cheap = get('filterable', 0, false);

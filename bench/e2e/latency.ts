@@ -77,6 +77,8 @@ async function readRange(
 }
 
 export interface LatencyOptions {
+  /** The broker the traffic is sent to (produceTraffic). */
+  readonly brokers: string;
   readonly topics: BenchTopics;
   readonly outputs: readonly string[];
   readonly group: string;
@@ -93,7 +95,7 @@ export interface LatencyOptions {
 export async function measureLatency(kafka: Kafka, o: LatencyOptions): Promise<LatencyResult> {
   const inputs = Object.values(o.topics.traffic) as string[];
   const before = await partitionEnds(kafka, o.outputs);
-  const sent = await produceTraffic({ kafka, topics: o.topics.traffic, source: o.source, count: o.count, rate: o.rate, batchSize: 200, maxInFlight: 8 });
+  const sent = await produceTraffic({ brokers: o.brokers, topics: o.topics.traffic, source: o.source, count: o.count, rate: o.rate, batchSize: 200, maxInFlight: 8 });
   await watchDrain(kafka, o.group, inputs, await endOffsets(kafka, inputs), o.pids, { timeoutMs: o.timeoutMs, progress: o.progress });
   const after = await partitionEnds(kafka, o.outputs);
   const latencies: number[] = [];

@@ -91,7 +91,7 @@ export class KafkaBenchSession {
 
   async preload(count: number): Promise<number> {
     const started = Date.now();
-    const rate = await preload(this.kafka, this.topics, count, this.source, this.progress);
+    const rate = await preload(this.broker.brokers, this.topics, count, this.source, this.progress);
     this.progress(`preloaded ${count.toLocaleString('en-US')} records in ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round(rate).toLocaleString('en-US')}/s)`);
     return rate;
   }
@@ -204,6 +204,7 @@ export class KafkaBenchSession {
       await watchDrain(this.kafka, this.groupOf(c), this.inputs, await endOffsets(this.kafka, this.inputs), pids, { timeoutMs, progress: this.progress, check: () => alive(children) });
       this.progress(`${c.name}: measuring latency at ${Math.round(rate).toLocaleString('en-US')} records/s for ${seconds} s`);
       return await measureLatency(this.kafka, {
+        brokers: this.broker.brokers,
         topics: this.topics,
         outputs: c.outputs,
         group: this.groupOf(c),

@@ -67,9 +67,9 @@ export function trafficSource(seed = 1): { universe: TrafficUniverse; next: Retu
 }
 
 /** Sends `count` records to the raw topics as fast as the broker takes them; resolves with records/s. */
-export async function preload(kafka: Kafka, topics: BenchTopics, count: number, next: ReturnType<typeof cycleOf>, progress: (m: string) => void): Promise<number> {
+export async function preload(brokers: string, topics: BenchTopics, count: number, next: ReturnType<typeof cycleOf>, progress: (m: string) => void): Promise<number> {
   const summary = await produceTraffic({
-    kafka,
+    brokers,
     topics: topics.traffic,
     source: next,
     count,

@@ -28,6 +28,8 @@ export interface RouteArgs {
   readonly workload?: 'one-percent' | 'rare';
   readonly records: number;
   readonly httpShare: number;
+  /** The producers' form of the records (docs/record-formats.md); default 'avro'. JSON records carry a content-type header. */
+  readonly form?: 'avro' | 'json';
   /** Decoder options under test (e.g. validating every record). */
   readonly decoder?: RecordDecoderOptions;
   readonly measure?: MeasureOptions;
@@ -89,15 +91,16 @@ function asFetched(values: readonly Buffer[]): Buffer[] {
   return out;
 }
 
-export function inputs(count: number, httpShare: number): Input[] {
+export function inputs(count: number, httpShare: number, form: 'avro' | 'json' = 'avro'): Input[] {
+  // The same seed in both forms: the same records' content.
   const g = new TrafficGenerator({ seed: 101, httpShare });
   const base = Date.UTC(2024, 4, 1);
-  const messages = Array.from({ length: count }, () => g.nextMessage('avro'));
+  const messages = Array.from({ length: count }, () => g.nextMessage(form));
   const values = asFetched(messages.map((m) => m.value as Buffer));
   return messages.map((m, i) => ({
     topic: TOPICS[m.eventType],
     eventType: m.eventType,
-    msg: { key: null, value: values[i] as Buffer, offset: String(1_000_000 + i), timestamp: String(base + i), headers: {} },
+    msg: { key: null, value: values[i] as Buffer, offset: String(1_000_000 + i), timestamp: String(base + i), headers: { ...m.headers } },
   }));
 }
 
@@ -130,7 +133,7 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     // The service's wiring: a worker always has a tap hub, here with no tap open (it never connects).
     taps: new TapHub({ kafka: createClient({ clientId: 'bench', brokers: '127.0.0.1:1', silent: true }), requestsTopic: 'bench.tap.requests', eventsTopic: 'bench.tap.events', owners: subscriptions.owners, memberId: () => undefined }),
   });
-  const records = inputs(args.records, args.httpShare);
+  const records = inputs(args.records, args.httpShare, args.form);
   const setupMs = performance.now() - started;
 
   // One pass to describe the workload, and to check that every record goes through without a dead letter.

@@ -55,7 +55,7 @@ try {
     await new Promise((r) => setTimeout(r, 5_000));
     await read(worker.pid, `idle, ${subscriptions} subscriptions`);
     const seconds = Number(soakSeconds);
-    const load = produceTraffic({ kafka: session.kafka, topics: session.topics.traffic, source: session.source, count: RATE * seconds, rate: RATE, batchSize: 200, maxInFlight: 8, maxDurationMs: seconds * 1500 });
+    const load = produceTraffic({ brokers: session.broker.brokers, topics: session.topics.traffic, source: session.source, count: RATE * seconds, rate: RATE, batchSize: 200, maxInFlight: 8, maxDurationMs: seconds * 1500 });
     for (let t = 1; t <= 3; t++) {
       await new Promise((r) => setTimeout(r, (seconds * 1000) / 3 - 1_000));
       await read(worker.pid, `under load, ${Math.round((t * seconds) / 3)} s`);

@@ -1,7 +1,6 @@
 // `edge-events produce`: a load tool that sends generated traffic records to the raw topics at a rate, for a bounded count.
 import { parseArgs } from 'node:util';
 import { parseBrokers } from '../kafka/client.js';
-import { createKafkaClient } from '../kafka/kafkajs/kafkajs-client.js';
 import { parseCIDR } from '../net/ip.js';
 import type { WireForm } from '../records/record-types.js';
 import { TrafficGenerator, cycleOf, DEFAULT_TRAFFIC_OPTIONS } from '../traffic/generator.js';
@@ -165,11 +164,11 @@ async function run(args: readonly string[], io: CliIO): Promise<number> {
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const kafka = createKafkaClient({ clientId: 'edge-events-produce', brokers: o.brokers, logLevel: 'nothing', retry: { retries: 3 } });
   io.stderr.write(`Sending ${fmt(o.count)} records${o.rate === undefined ? '' : ` at ${fmt(o.rate)}/s`} to ${o.brokers} (${[...new Set(Object.values(o.topics))].join(', ')}).\n`);
   try {
     const summary = await produceTraffic({
-      kafka,
+      brokers: o.brokers,
+      clientId: 'edge-events-produce',
       topics: o.topics,
       source,
       count: o.count,

@@ -6,7 +6,8 @@ import { DecodeError, decodeFailure, type DecodeFailure } from './errors.js';
 import { FILTERABLE_GROUP, filterableOf, sameFilterable } from './filterable.js';
 import { leadingMemberSpan } from './json-lead.js';
 import { compileJsonValidator, jsonFilterable, type JsonRecordValidator } from './json-record.js';
-import type { AvroBytes, DecodedRecord, FilterableDecoded, FilterableFields, FilterableResult, FullDecodeResult, RawMessage } from './record-types.js';
+import { createJsonTranscoder } from './json-transcode.js';
+import type { AvroBytes, DecodedRecord, WireForm, FilterableDecoded, FilterableFields, FilterableResult, FullDecodeResult, RawMessage } from './record-types.js';
 import { DEFAULT_SCHEMA_IDS, SCHEMA_VERSIONS, latestSchema, schemaVersion, type SchemaRef, type SchemaVersion } from './schema-registry.js';
 import { CONFLUENT_HEADER_BYTES, detectWireForm } from './wire-form.js';
 
@@ -21,6 +22,11 @@ export interface RecordDecoderOptions {
    * by full(). Avro: one structural scan of all the bytes; JSON: the whole text parsed and validated.
    */
   readonly validateAll?: boolean;
+  /**
+   * Read JSON records through the fast path (json-transcode.ts), giving up to the exact decoder on anything
+   * unusual. Default true; false decodes every JSON record the exact way (the reference in tests and benches).
+   */
+  readonly fastJson?: boolean;
 }
 
 export interface RecordDecoder {
@@ -33,6 +39,8 @@ export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
 interface JsonValidators {
   readonly plain: JsonRecordValidator;
   readonly surrogates: JsonRecordValidator;
+  /** The fast path: the record as the Avro record of the same content (json-transcode.ts). */
+  readonly transcode: (json: Buffer) => { buf: Buffer; pos: number } | undefined;
 }
 
 /** Turns what the walkers throw into a result; anything that is not a DecodeError is avsc refusing the bytes. */
@@ -80,7 +88,7 @@ class AvroDecoded implements FilterableDecoded, AvroBytes {
 
   constructor(
     readonly eventType: TrafficEventType,
-    readonly form: 'avro' | 'confluent',
+    readonly form: WireForm,
     readonly filterable: FilterableFields,
     readonly codec: AvroCodec,
     readonly buf: Buffer,
@@ -115,11 +123,15 @@ export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDeco
   const json = new Map<TrafficEventType, JsonValidators>(
     TRAFFIC_EVENT_TYPES.map((t) => {
       const plan = codecOf(latestSchema(t)).plan;
-      return [t, { plain: compileJsonValidator(plan, { checkSurrogates: false }), surrogates: compileJsonValidator(plan, { checkSurrogates: true }) }];
+      return [
+        t,
+        { plain: compileJsonValidator(plan, { checkSurrogates: false }), surrogates: compileJsonValidator(plan, { checkSurrogates: true }), transcode: createJsonTranscoder(plan) },
+      ];
     }),
   );
 
   const validateAll = opts.validateAll ?? false;
+  const fastJson = opts.fastJson ?? true;
 
   const decodeAvro = (eventType: TrafficEventType, codec: AvroCodec, buf: Buffer, pos: number, form: 'avro' | 'confluent'): FilterableResult => {
     const filterable = codec.decodePrefix(buf, pos);
@@ -140,6 +152,20 @@ export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDeco
 
   const decodeJson = (eventType: TrafficEventType, buf: Buffer): FilterableResult => {
     const validators = json.get(eventType) as JsonValidators;
+    if (fastJson) {
+      const avro = validators.transcode(buf);
+      if (avro !== undefined) {
+        const codec = latest.get(eventType) as AvroCodec;
+        try {
+          // Validated whole whatever validateAll says: the exact path below must judge any record the Avro rules refuse.
+          const filterable = codec.decodePrefix(avro.buf, avro.pos);
+          codec.validate(avro.buf, avro.pos);
+          return new AvroDecoded(eventType, 'json', filterable, codec, avro.buf, avro.pos);
+        } catch {
+          // Decoded the exact way below, for today's code and message.
+        }
+      }
+    }
     const validated = (body: ParsedJson): DecodedRecord => (body.surrogates ? validators.surrogates : validators.plain)(body.value);
     const lead = validateAll ? undefined : LEAD;
     const span = lead === undefined ? undefined : leadingMemberSpan(buf, lead.key);

@@ -49,6 +49,62 @@ export function parseRfc3339(text: string): number | undefined {
   return Math.abs(micros) <= MAX_INT64_MAGNITUDE ? micros : undefined;
 }
 
+/** Two ASCII digits at `at` as a number, or -1. */
+function twoDigits(b: Uint8Array, at: number): number {
+  const h = (b[at] as number) - 0x30;
+  const l = (b[at + 1] as number) - 0x30;
+  return h >= 0 && h <= 9 && l >= 0 && l <= 9 ? h * 10 + l : -1;
+}
+
+/**
+ * parseRfc3339 of the ASCII text in bytes [s, e), read without making a string (the JSON fast path,
+ * json-transcode.ts): the same grammar, bounds and result.
+ */
+export function rfc3339Micros(b: Uint8Array, s: number, e: number): number | undefined {
+  if (e - s < 20) return undefined;
+  const y1 = twoDigits(b, s);
+  const y2 = twoDigits(b, s + 2);
+  const month = twoDigits(b, s + 5);
+  const day = twoDigits(b, s + 8);
+  const hour = twoDigits(b, s + 11);
+  const minute = twoDigits(b, s + 14);
+  const second = twoDigits(b, s + 17);
+  const t = b[s + 10];
+  if (y1 < 0 || y2 < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
+  if (b[s + 4] !== 0x2d || b[s + 7] !== 0x2d || (t !== 0x54 && t !== 0x74) || b[s + 13] !== 0x3a || b[s + 16] !== 0x3a) return undefined;
+  const year = y1 * 100 + y2;
+  let k = s + 19;
+  let fraction = 0;
+  if (b[k] === 0x2e) {
+    const first = ++k;
+    let scale = 100_000;
+    while (k < e && (b[k] as number) >= 0x30 && (b[k] as number) <= 0x39) {
+      if (scale >= 1) fraction += ((b[k] as number) - 0x30) * scale;
+      scale /= 10;
+      k++;
+    }
+    if (k === first || k - first > 9) return undefined;
+  }
+  let offsetMinutes = 0;
+  const z = b[k];
+  if (z === 0x5a || z === 0x7a) k++;
+  else if (z === 0x2b || z === 0x2d) {
+    const oh = twoDigits(b, k + 1);
+    const om = twoDigits(b, k + 4);
+    if (oh < 0 || om < 0 || b[k + 3] !== 0x3a) return undefined;
+    if (oh > 23 || om > 59) return undefined;
+    offsetMinutes = (z === 0x2d ? -1 : 1) * (oh * 60 + om);
+    k += 6;
+  } else return undefined;
+  if (k !== e) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 60) return undefined;
+  if (year < 100) return undefined;
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  const micros = ms * 1000 + fraction - offsetMinutes * 60_000_000;
+  return Math.abs(micros) <= MAX_INT64_MAGNITUDE ? micros : undefined;
+}
+
 const MICROS_PER_DAY = 86_400_000_000;
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);

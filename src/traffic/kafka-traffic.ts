@@ -1,11 +1,12 @@
 // Producing generated traffic to the raw Kafka topics: one topic per event type, paced. A load tool (the
-// `produce` command, the benchmarks, the tests), not the service's data path: it uses kafkajs directly, with
-// several writes in flight, where the service goes through the client seam (src/kafka/seam.ts).
-import type { Kafka, Message, TopicMessages } from 'kafkajs';
+// `produce` command, the benchmarks, the tests), not the service's data path: it uses the service's default
+// client library (@platformatic/kafka) directly, with several writes in flight, where the service goes
+// through the client seam (src/kafka/seam.ts).
+import { Producer, type MessageToProduce } from '@platformatic/kafka';
 import type { TrafficEventType } from '../events/catalog.js';
-import { ensureTopics } from '../kafka/client.js';
-import { KafkajsAdmin } from '../kafka/kafkajs/kafkajs-adapter.js';
-import { createProducer } from '../kafka/kafkajs/kafkajs-client.js';
+import { createClient, ensureTopics, parseBrokers } from '../kafka/client.js';
+import { withAdmin } from '../kafka/seam.js';
+import { baseOptions, toPlatformatic } from '../kafka/platformatic/platformatic-adapter.js';
 import type { GeneratedMessage } from './generator.js';
 import { sendPaced, type PacedProgress, type PacedSummary } from './paced-sender.js';
 
@@ -15,7 +16,9 @@ export interface TrafficTopics {
 }
 
 export interface KafkaTrafficOptions {
-  readonly kafka: Kafka;
+  /** The bootstrap brokers, "host:port" separated by commas or as a list. */
+  readonly brokers: string | readonly string[];
+  readonly clientId?: string;
   readonly topics: TrafficTopics;
   /** The records to send, e.g. TrafficGenerator.nextMessage or cycleOf(...). */
   readonly source: () => GeneratedMessage;
@@ -32,16 +35,13 @@ export interface KafkaTrafficOptions {
 
 /** Sends `count` records (fewer if stopped), creating missing topics first; resolves once all are acknowledged. */
 export async function produceTraffic(opts: KafkaTrafficOptions): Promise<PacedSummary> {
-  const admin = new KafkajsAdmin(opts.kafka);
-  try {
-    const names = [...new Set(Object.values(opts.topics) as string[])];
-    await ensureTopics(admin, names.map((topic) => ({ topic, partitions: opts.partitions ?? 6 })));
-  } finally {
-    await admin.close();
-  }
+  const brokers = typeof opts.brokers === 'string' ? parseBrokers(opts.brokers) : opts.brokers;
+  const clientOptions = { clientId: opts.clientId ?? 'edge-events-traffic', brokers, quiet: true };
+  const names = [...new Set(Object.values(opts.topics) as string[])];
+  await withAdmin(createClient({ ...clientOptions, name: 'platformatic' }), (admin) => ensureTopics(admin, names.map((topic) => ({ topic, partitions: opts.partitions ?? 6 }))));
   // Not idempotent: several batches may be in flight at once, and a load tool does not need exactly-once.
-  const producer = createProducer(opts.kafka, { allowAutoTopicCreation: false });
-  await producer.connect();
+  // Unkeyed records go round robin over a topic's partitions.
+  const producer = new Producer({ ...baseOptions(clientOptions), acks: -1, idempotent: false, autocreateTopics: false });
   try {
     return await sendPaced<GeneratedMessage>({
       next: opts.source,
@@ -53,18 +53,11 @@ export async function produceTraffic(opts: KafkaTrafficOptions): Promise<PacedSu
       signal: opts.signal,
       onProgress: opts.onProgress,
       send: async (batch) => {
-        const byTopic = new Map<string, Message[]>();
-        for (const m of batch) {
-          const topic = opts.topics[m.eventType as TrafficEventType];
-          let list = byTopic.get(topic);
-          if (list === undefined) byTopic.set(topic, (list = []));
-          list.push({ value: m.value, headers: m.headers as Record<string, string> });
-        }
-        const topicMessages: TopicMessages[] = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-        await producer.sendBatch({ topicMessages, acks: -1 });
+        const messages: MessageToProduce[] = batch.map((m) => toPlatformatic(opts.topics[m.eventType as TrafficEventType], { value: m.value, headers: m.headers }));
+        await producer.send({ messages });
       },
     });
   } finally {
-    await producer.disconnect();
+    await producer.close();
   }
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_INT64_MAGNITUDE, formatMicros, formatMillis, parseRfc3339, writeMicros, writeMillis } from '../../../src/records/timestamps.js';
+import { MAX_INT64_MAGNITUDE, formatMicros, formatMillis, parseRfc3339, rfc3339Micros, writeMicros, writeMillis } from '../../../src/records/timestamps.js';
 
 describe('RFC 3339 timestamps', () => {
   it('should read a UTC time with microseconds', () => {
@@ -104,6 +104,33 @@ describe('RFC 3339 timestamps', () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('rfc3339Micros (the bytes of a JSON record)', () => {
+  const d = (n: number): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom('0', '1', '2', '3', '5', '9'), minLength: n, maxLength: n });
+  const text = fc
+    .tuple(
+      d(4),
+      d(2),
+      d(2),
+      fc.constantFrom('T', 't', ' '),
+      d(2),
+      d(2),
+      d(2),
+      fc.option(fc.string({ unit: fc.constantFrom('0', '4', '9'), maxLength: 11 }).map((f) => `.${f}`)),
+      fc.oneof(fc.constantFrom('Z', 'z', '', 'ZZ', '+', 'Q'), fc.tuple(fc.constantFrom('+', '-'), d(2), fc.constantFrom(':', ''), d(2)).map((p) => p.join(''))),
+    )
+    .map(([y, mo, dd, t, h, mi, s, f, z]) => `${y}-${mo}-${dd}${t}${h}:${mi}:${s}${f ?? ''}${z}`);
+
+  it('should read what parseRfc3339 reads, to the microsecond, and refuse what it refuses', () => {
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string({ maxLength: 30 })), fc.nat({ max: 3 }), (t, pad) => {
+        const bytes = Buffer.from(`${'x'.repeat(pad)}${t}`, 'latin1');
+        expect(rfc3339Micros(bytes, pad, bytes.length), t).toBe(parseRfc3339(t));
+      }),
+      { numRuns: 5000 },
     );
   });
 });

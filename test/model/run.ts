@@ -1,0 +1,486 @@
+// Runs one seed of the model: the plan's configuration made through the admin API of the real service
+// (API and worker in one process) on a real broker, its phases of traffic, pauses and admin changes,
+// then what every destination received compared with what the model expects.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Kafka, Message } from 'kafkajs';
+import { createKafkaClient, createProducer } from '../../src/kafka/kafkajs/kafkajs-client.js';
+import { seededRandom } from '../../src/traffic/random.js';
+import { serviceEnv, startService, type ServiceProcess } from '../support/service-process.js';
+import { HTTP, TCP, type TimestampFormat } from './catalogue.js';
+import { Receiver, TopicTail, kafkaArrivals, readFileArrivals, type Arrival, type Seen } from './collectors.js';
+import { Model, Owners, acceptedDomains, acceptedEdges, formatMicros, type AuditRecord, type Expected, type LiveDestination, type LiveSubscription } from './model.js';
+import { OPERATOR, drawPlan, isTraffic, type DestinationDraw, type Plan, type Scale } from './plan.js';
+import { encode } from './records.js';
+
+export interface ModelRunOptions {
+  readonly brokers: string;
+  readonly seed: number;
+  readonly scale: Scale;
+  readonly log: (line: string) => void;
+  /** How long each partition's committed offset may take to reach its end after a phase. */
+  readonly settleMs?: number;
+}
+
+export interface ModelRunResult {
+  readonly seed: number;
+  readonly figures: {
+    readonly subscriptions: number;
+    readonly destinations: number;
+    readonly records: number;
+    readonly malformed: number;
+    readonly adminChanges: number;
+    readonly expectedEvents: number;
+    readonly optionalEvents: number;
+    readonly deliveredEvents: number;
+    readonly duplicates: number;
+  };
+  /** Every broken promise, one line each; empty when the service did what the model says. */
+  readonly problems: readonly string[];
+}
+
+const OPERATOR_TOKEN_PREFIX = 'eek_model';
+/** docs/subscription-controls.md "Pause and resume": a change reaches every worker within a second. */
+const CONFIG_PROPAGATION_MS = 1_500;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+class Api {
+  calls = 0;
+  constructor(private readonly url: string) {}
+
+  async call(token: string, method: string, path: string, body: unknown, expect: number): Promise<Json> {
+    this.calls++;
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (res.status !== expect) throw new Error(`${method} ${path} answered ${res.status}, the model expected ${expect}: ${text.slice(0, 400)}`);
+    return text === '' ? {} : JSON.parse(text);
+  }
+}
+
+export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
+  const plan = drawPlan(opts.seed, opts.scale, { cloud: false });
+  const settleMs = opts.settleMs ?? 30_000;
+  const prefix = `model-${opts.seed}-${Date.now().toString(36)}`;
+  const fileRoot = mkdtempSync(join(tmpdir(), 'edge-model-files-'));
+  const kafka: Kafka = createKafkaClient({ clientId: prefix, brokers: opts.brokers, logLevel: 'nothing' });
+  const token = `${OPERATOR_TOKEN_PREFIX}${prefix.replace(/[^a-zA-Z0-9]/g, '')}`.padEnd(40, '0');
+  const receiver = new Receiver();
+  const tail = new TopicTail(kafka, `${prefix}-tail`);
+  const producer = createProducer(kafka);
+  const topics = { [HTTP]: `${prefix}.http`, [TCP]: `${prefix}.tcp`, audit: `${prefix}.audit`, dlq: `${prefix}.dlq` } as const;
+  const group = `${prefix}-ingest`;
+  let service: ServiceProcess | undefined;
+  const problems: string[] = [];
+  try {
+    await receiver.start();
+    service = await startService(
+      serviceEnv(prefix, opts.brokers, {
+        ROLES: 'api,worker',
+        FILE_DESTINATION_ROOT: fileRoot,
+        API_BOOTSTRAP_TOKEN: token,
+        // Records and audit events produced after a subscription was created, and none before (ARCHITECTURE.md "Subscription start").
+        SUBSCRIPTION_CLOCK_SKEW_MS: '0',
+        DRAIN_TIMEOUT_MS: '2000',
+      }),
+    );
+    const api = new Api(service.url);
+    opts.log(`seed ${opts.seed}: service at ${service.url}; ${describePlan(plan)}`);
+    const live = await configure(plan, api, token, receiver, prefix);
+    await producer.connect();
+    await tail.start([topics[HTTP], topics[TCP], topics.audit, topics.dlq, ...live.kafkaTopics.keys()]);
+    await sleep(CONFIG_PROPAGATION_MS);
+
+    const owners = new Owners(
+      plan.domains.filter((_, i) => live.domainsAccepted[i]),
+      plan.edges.filter((_, i) => live.edgesAccepted[i]),
+    );
+    const model = new Model(owners, live.destinations, OPERATOR, live.accountIds);
+    const enabled = new Map(live.subscriptions.map((s) => [s.id, s.draw.enabled]));
+    /** Audit events to check for: (event type, object id) of every admin change. */
+    const changes: Array<{ type: string; id: string; at: number }> = [];
+    /** Per phase: when its toggles began and when its traffic began, and the state of the subscriptions then. */
+    const stages: Array<{ from: number; trafficFrom: number; enabled: Map<string, boolean>; racing: Set<string> }> = [];
+    const produced: Array<{ key: string; phase: number; topic: string }> = [];
+    const policyIds = new Map<string, { id: string; token: string }>();
+    const tokens = live.tokens;
+
+    for (const [p, phase] of plan.phases.entries()) {
+      const from = Date.now();
+      const racing = new Set<string>();
+      for (const t of phase.toggles) {
+        const s = live.byName.get(t.subscription) as LiveSubscription;
+        await api.call(tokens.get(s.draw.account) as string, 'PATCH', `/event_subscriptions/${s.id}`, { enabled: t.enabled }, 200);
+        enabled.set(s.id, t.enabled);
+        racing.add(s.id);
+        changes.push({ type: 'event_subscription_updated.v0', id: s.id, at: Date.now() });
+      }
+      if (phase.toggles.length > 0) await sleep(CONFIG_PROPAGATION_MS);
+      const trafficFrom = Date.now();
+      stages.push({ from, trafficFrom, enabled: new Map(enabled), racing });
+
+      const r = seededRandom(opts.seed * 31 + p);
+      const messages: Record<string, Message[]> = { [topics[HTTP]]: [], [topics[TCP]]: [], [topics.audit]: [] };
+      for (const t of phase.traffic) {
+        const { value, headers } = encode(r, t.record, t.form);
+        (messages[topics[t.record.type]] as Message[]).push({ key: t.key, value, headers, timestamp: String(Date.now()) });
+        produced.push({ key: t.key, phase: p, topic: topics[t.record.type] });
+      }
+      for (const m of phase.malformed) {
+        const topic = m.topic === 'audit' ? topics.audit : topics[m.topic];
+        (messages[topic] as Message[]).push({ key: m.key, ...m.bad.message, timestamp: String(Date.now()) });
+      }
+      await producer.sendBatch({ topicMessages: Object.entries(messages).map(([topic, ms]) => ({ topic, messages: ms })), acks: -1 });
+
+      for (const a of phase.actions) {
+        if (a.kind === 'ip_policy_create') {
+          const t = tokens.get(a.account) as string;
+          const body = await api.call(t, 'POST', '/ip_policies', { description: `${a.ref} of ${a.account}` }, 201);
+          policyIds.set(a.ref, { id: body.id, token: t });
+          changes.push({ type: 'ip_policy_created.v0', id: body.id, at: Date.now() });
+        } else if (a.kind === 'ip_policy_update') {
+          const pol = policyIds.get(a.ref) as { id: string; token: string };
+          await api.call(pol.token, 'PATCH', `/ip_policies/${pol.id}`, { description: `${a.ref} changed` }, 200);
+          changes.push({ type: 'ip_policy_updated.v0', id: pol.id, at: Date.now() });
+        } else if (a.kind === 'ip_policy_delete') {
+          const pol = policyIds.get(a.ref) as { id: string; token: string };
+          await api.call(pol.token, 'DELETE', `/ip_policies/${pol.id}`, undefined, 204);
+          changes.push({ type: 'ip_policy_deleted.v0', id: pol.id, at: Date.now() });
+        } else if (a.kind === 'destination_update') {
+          const d = live.destByName.get(a.destination) as LiveDestination;
+          await api.call(tokens.get(d.draw.account) as string, 'PATCH', `/event_destinations/${d.id}`, { description: `${d.draw.name} changed in phase ${p}` }, 200);
+          changes.push({ type: 'event_destination_updated.v0', id: d.id, at: Date.now() });
+        } else {
+          const accountId = live.accountIds.get(a.account) as string;
+          const body = await api.call(token, 'POST', '/api_keys', { account_id: accountId, description: `key of ${a.account}` }, 201);
+          changes.push({ type: 'api_key_created.v0', id: body.id, at: Date.now() });
+        }
+      }
+
+      // The phase's barrier: every input partition committed to its end (so a pause next phase drops nothing of this one).
+      const keys = [...phase.traffic, ...phase.malformed].map((x) => x.key);
+      const caughtUp = (): string | undefined => {
+        const seenKeys = new Set([...tail.byTopic.values()].flatMap((list) => list.map((x) => x.key)));
+        const missingKeys = keys.filter((k) => !seenKeys.has(k)).length;
+        const audit = new Set(tail.of(topics.audit).flatMap((x) => auditKeyOf(x) ?? []));
+        const missingChanges = changes.filter((c) => !audit.has(`${c.type} ${c.id}`)).length;
+        return missingKeys + missingChanges === 0 ? undefined : `the test's own reader lacks ${missingKeys} records and the audit events of ${missingChanges} changes`;
+      };
+      const stalled = await settle(kafka, tail, group, [topics[HTTP], topics[TCP], topics.audit], caughtUp, settleMs);
+      if (stalled.length > 0) {
+        problems.push(`phase ${p}: committed offsets did not reach the partitions' ends within ${settleMs} ms: ${stalled.join('; ')}`);
+        break;
+      }
+      opts.log(`phase ${p}: ${phase.traffic.length} records, ${phase.malformed.length} malformed, ${phase.toggles.length} pauses or resumes, ${phase.actions.length} admin changes; settled`);
+    }
+    await sleep(1_000);
+
+    // The model, fed with the records as placed on their topics.
+    const stageAt = (ms: number): (typeof stages)[number] | undefined => [...stages].reverse().find((s) => ms >= s.from);
+    const phaseOfKey = new Map(produced.map((x) => [x.key, x.phase]));
+    const records = new Map(plan.phases.flatMap((ph) => ph.traffic.map((t) => [t.key, t.record] as const)));
+    for (const topic of [topics[HTTP], topics[TCP]]) {
+      for (const s of tail.of(topic)) {
+        const key = s.key ?? '';
+        const rec = records.get(key);
+        const phase = phaseOfKey.get(key);
+        if (rec === undefined || phase === undefined) continue;
+        const stage = stages[phase] as (typeof stages)[number];
+        model.traffic(key, rec, s, live.subscriptions, (sub) => stage.enabled.get(sub.id) === true);
+      }
+    }
+    for (const s of tail.of(topics.audit)) {
+      const audit = auditRecord(s);
+      if (audit === undefined) continue;
+      const stage = stageAt(s.timestampMs);
+      // Before the first phase (the set-up), subscriptions as they were created.
+      const state = stage?.enabled ?? new Map(live.subscriptions.map((x) => [x.id, x.draw.enabled]));
+      const racing = stage !== undefined && s.timestampMs < stage.trafficFrom ? stage.racing : new Set<string>();
+      model.audit(audit, live.subscriptions, (sub) => state.get(sub.id) === true, racing);
+    }
+
+    problems.push(...checkAuditTopic(tail.of(topics.audit), changes));
+    problems.push(...checkDeadLetters(plan, tail, topics));
+
+    // What each destination received against the model.
+    const arrivals = (d: LiveDestination): Arrival[] => {
+      if (d.draw.kind === 'http') return receiver.byPath.get(d.draw.name) ?? [];
+      if (d.draw.kind === 'file') return readFileArrivals(live.filePaths.get(d.draw.name) as string);
+      return kafkaArrivals(tail.of(live.kafkaTopicOf.get(d.draw.name) as string));
+    };
+    const mandatory = [...model.expected.values()].filter((e) => !e.optional);
+    const deadline = Date.now() + settleMs;
+    const delivered = (): Set<string> => new Set(live.destinations.flatMap((d) => arrivals(d).flatMap((a) => (a.ok ? [`${d.draw.name}/${String(a.envelope.event_id)}`] : []))));
+    while (Date.now() < deadline && !mandatory.every((e) => delivered().has(`${e.destination}/${e.eventId}`))) await sleep(250);
+    await sleep(500);
+
+    let deliveredEvents = 0;
+    let duplicates = 0;
+    for (const d of live.destinations) {
+      const got = arrivals(d);
+      const seen = new Set<string>();
+      for (const a of got) {
+        if (!a.ok) {
+          problems.push(`${d.draw.name} (${d.draw.kind}): not a JSON envelope: ${a.text.slice(0, 200)}`);
+          continue;
+        }
+        const id = String(a.envelope.event_id);
+        if (seen.has(id)) {
+          duplicates++;
+          continue;
+        }
+        seen.add(id);
+        deliveredEvents++;
+        const want = model.expected.get(id);
+        if (want === undefined || want.destination !== d.draw.name) {
+          problems.push(`${d.draw.name} (${d.draw.kind}): unexpected event ${id} (${String(a.envelope.event_type)}): ${JSON.stringify(a.envelope).slice(0, 300)}`);
+          continue;
+        }
+        const diff = compareEnvelope(want, a.envelope);
+        if (diff !== undefined) problems.push(`${d.draw.name} (${d.draw.kind}, ${d.draw.format}): ${want.what}: ${diff}`);
+      }
+      for (const e of model.expected.values()) {
+        if (e.destination === d.draw.name && !e.optional && !seen.has(e.eventId)) problems.push(`${d.draw.name} (${d.draw.kind}, ${d.draw.format}): missing ${e.eventId}: ${e.what}`);
+      }
+    }
+    problems.push(...(await finalOffsets(kafka, tail, group, [topics[HTTP], topics[TCP], topics.audit])));
+    const crashes = service.logs.filter((l) => /The consumer crashed|"level":60/.test(l));
+    if (crashes.length > 0) problems.push(`the service logged ${crashes.length} crashes, e.g. ${crashes[0]?.slice(0, 300)}`);
+
+    const figures = {
+      subscriptions: plan.subscriptions.length,
+      destinations: plan.destinations.length,
+      records: produced.length,
+      malformed: plan.phases.reduce((n, p) => n + p.malformed.length, 0),
+      adminChanges: changes.length,
+      expectedEvents: mandatory.length,
+      optionalEvents: model.expected.size - mandatory.length,
+      deliveredEvents,
+      duplicates,
+    };
+    opts.log(`seed ${opts.seed}: ${JSON.stringify(figures)}; ${problems.length} problems`);
+    return { seed: opts.seed, figures, problems };
+  } finally {
+    await service?.stop('SIGKILL');
+    await Promise.allSettled([tail.stop(), producer.disconnect(), receiver.stop()]);
+    rmSync(fileRoot, { recursive: true, force: true });
+  }
+}
+
+function describePlan(plan: Plan): string {
+  const sources = plan.subscriptions.flatMap((s) => s.sources);
+  return `${plan.accounts.length} accounts, ${plan.domains.length} reserved domains, ${plan.edges.length} TCP edges, ${plan.destinations.length} destinations (${plan.destinations.map((d) => `${d.kind}/${d.format}`).join(', ')}), ${plan.subscriptions.length} subscriptions with ${sources.filter(isTraffic).length} traffic and ${sources.filter((s) => !isTraffic(s)).length} audit sources, ${plan.phases.length} phases`;
+}
+
+interface Live {
+  readonly accountIds: Map<string, string>;
+  readonly tokens: Map<string, string>;
+  readonly domainsAccepted: boolean[];
+  readonly edgesAccepted: boolean[];
+  readonly destinations: LiveDestination[];
+  readonly destByName: Map<string, LiveDestination>;
+  readonly subscriptions: LiveSubscription[];
+  readonly byName: Map<string, LiveSubscription>;
+  readonly filePaths: Map<string, string>;
+  readonly kafkaTopics: Map<string, string>;
+  readonly kafkaTopicOf: Map<string, string>;
+}
+
+/** Makes the plan's configuration through the API; the model says which reservations and edges must be refused. */
+async function configure(plan: Plan, api: Api, operatorToken: string, receiver: Receiver, prefix: string): Promise<Live> {
+  const accountIds = new Map<string, string>();
+  const tokens = new Map<string, string>([[OPERATOR, operatorToken]]);
+  accountIds.set(OPERATOR, `acct_${'0'.repeat(26)}`);
+  for (const name of plan.accounts.filter((a) => a !== OPERATOR)) {
+    const account = await api.call(operatorToken, 'POST', '/accounts', { description: name }, 201);
+    accountIds.set(name, account.id);
+    tokens.set(name, (await api.call(operatorToken, 'POST', '/api_keys', { account_id: account.id, description: name }, 201)).token);
+  }
+  const domainsAccepted = acceptedDomains(plan.domains);
+  for (const [i, d] of plan.domains.entries()) {
+    await api.call(tokens.get(d.account) as string, 'POST', '/reserved_domains', { domain: d.domain }, domainsAccepted[i] ? 201 : 409);
+  }
+  const edgesAccepted = acceptedEdges(plan.edges);
+  for (const [i, e] of plan.edges.entries()) {
+    await api.call(tokens.get(e.account) as string, 'POST', '/edges/tcp', { hostports: e.hostports }, edgesAccepted[i] ? 201 : 409);
+  }
+  const destinations: LiveDestination[] = [];
+  const filePaths = new Map<string, string>();
+  const kafkaTopics = new Map<string, string>();
+  const kafkaTopicOf = new Map<string, string>();
+  for (const d of plan.destinations) {
+    const body = await api.call(tokens.get(d.account) as string, 'POST', '/event_destinations', { description: d.name, timestamp_format: d.format, target: targetOf(d, accountIds, receiver, prefix) }, 201);
+    destinations.push({ draw: d, id: body.id });
+    if (d.kind === 'file') filePaths.set(d.name, body.target.file.resolved_path);
+    if (d.kind === 'kafka') {
+      kafkaTopics.set(body.target.kafka.topic, d.name);
+      kafkaTopicOf.set(d.name, body.target.kafka.topic);
+    }
+  }
+  const destByName = new Map(destinations.map((d) => [d.draw.name, d]));
+  const subscriptions: LiveSubscription[] = [];
+  for (const s of plan.subscriptions) {
+    const sources = s.sources.map((x) =>
+      isTraffic(x) ? { type: x.type, fields: x.fields, ...(x.filter !== undefined && { filter: x.filter }), ...(x.sampleRate !== undefined && { sample_rate: x.sampleRate }) } : { type: x.type },
+    );
+    const body = await api.call(tokens.get(s.account) as string, 'POST', '/event_subscriptions', { description: s.name, sources, destination_ids: s.destinations.map((n) => destByName.get(n)?.id), enabled: s.enabled }, 201);
+    subscriptions.push({ draw: s, id: body.id, createdAtMs: Date.parse(body.created_at) });
+  }
+  return { accountIds, tokens, domainsAccepted, edgesAccepted, destinations, destByName, subscriptions, byName: new Map(subscriptions.map((s) => [s.draw.name, s])), filePaths, kafkaTopics, kafkaTopicOf };
+}
+
+function targetOf(d: DestinationDraw, accountIds: Map<string, string>, receiver: Receiver, prefix: string): unknown {
+  switch (d.kind) {
+    case 'kafka':
+      // A normal account's topics begin with its id and a dot (src/delivery/destinations/kafka/README.md).
+      return { kafka: { topic: `${d.account === OPERATOR ? `${prefix}.` : `${accountIds.get(d.account)}.`}out-${d.name}`, partitions: 2 } };
+    case 'http':
+      return { http: { url: receiver.url(d.name) } };
+    case 'file':
+      return { file: { path: `${d.name}/events.ndjson` } };
+    default:
+      throw new Error(`no target for ${d.kind}`);
+  }
+}
+
+function auditRecord(s: Seen): AuditRecord | undefined {
+  try {
+    const envelope = JSON.parse(s.value?.toString('utf8') ?? '') as AuditRecord['envelope'];
+    if (typeof envelope?.event_type !== 'string' || envelope.object === null || typeof envelope.object !== 'object') return undefined;
+    if (envelope.event_type === 'nothing_created.v0') return undefined;
+    return { topic: s.topic, partition: s.partition, offset: s.offset, timestampMs: s.timestampMs, envelope };
+  } catch {
+    return undefined;
+  }
+}
+
+function auditKeyOf(s: Seen): string | undefined {
+  const a = auditRecord(s);
+  return a === undefined ? undefined : `${a.envelope.event_type} ${String(a.envelope.object.id)}`;
+}
+
+/** Every admin change wrote its audit event once (docs/events.md "Audit events"). */
+function checkAuditTopic(seen: readonly Seen[], changes: ReadonlyArray<{ type: string; id: string }>): string[] {
+  const counts = new Map<string, number>();
+  for (const s of seen) {
+    const key = auditKeyOf(s);
+    if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const wanted = new Map<string, number>();
+  for (const c of changes) wanted.set(`${c.type} ${c.id}`, (wanted.get(`${c.type} ${c.id}`) ?? 0) + 1);
+  return [...wanted].filter(([key, n]) => counts.get(key) !== n).map(([key, n]) => `the audit topic holds ${counts.get(key) ?? 0} events ${key}, not ${n}`);
+}
+
+/** Each malformed record dead-lettered once with its source and a code the documents give it; no valid record dead-lettered. */
+function checkDeadLetters(plan: Plan, tail: TopicTail, topics: { readonly dlq: string }): string[] {
+  const problems: string[] = [];
+  const letters = new Map<string, Seen[]>();
+  for (const l of tail.of(topics.dlq)) {
+    const at = `${l.headers['x-source-topic']}/${l.headers['x-source-partition']}@${l.headers['x-source-offset']}`;
+    letters.set(at, [...(letters.get(at) ?? []), l]);
+  }
+  const malformed = new Map(plan.phases.flatMap((p) => p.malformed.map((m) => [m.key, m] as const)));
+  for (const [topic, list] of tail.byTopic) {
+    if (topic === topics.dlq) continue;
+    for (const s of list) {
+      const got = letters.get(`${s.topic}/${s.partition}@${s.offset}`) ?? [];
+      const bad = malformed.get(s.key ?? '');
+      if (bad === undefined) {
+        if (got.length > 0) problems.push(`valid record ${s.key} at ${s.topic}/${s.partition}@${s.offset} was dead-lettered: ${got[0]?.headers['x-error-code']} ${got[0]?.headers['x-error-message']}`);
+        continue;
+      }
+      if (got.length !== 1) problems.push(`malformed record ${s.key} (${bad.bad.kind}) has ${got.length} dead letters, not 1`);
+      const code = got[0]?.headers['x-error-code'] ?? '';
+      if (got.length > 0 && !bad.bad.codes.includes(code)) problems.push(`malformed record ${s.key} (${bad.bad.kind}) dead-lettered as ${code} (${got[0]?.headers['x-error-message']}), not ${bad.bad.codes.join(' or ')}`);
+    }
+  }
+  for (const m of malformed.values()) {
+    const onTopic = [...tail.byTopic.values()].some((list) => list.some((s) => s.key === m.key));
+    if (!onTopic) problems.push(`malformed record ${m.key} never showed on its topic`);
+  }
+  return problems;
+}
+
+/** The partitions whose committed offset is short of the offset after their last record. */
+async function lagging(kafka: Kafka, tail: TopicTail, group: string, topics: readonly string[]): Promise<string[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const committed = await admin.fetchOffsets({ groupId: group, topics: [...topics] });
+    const out: string[] = [];
+    for (const t of committed) {
+      for (const p of t.partitions) {
+        const last = tail.of(t.topic).filter((s) => s.partition === p.partition).reduce((m, s) => Math.max(m, Number(s.offset)), -1);
+        if (last >= 0 && Number(p.offset) < last + 1) out.push(`${t.topic}/${p.partition} committed ${p.offset} of ${last + 1}`);
+      }
+    }
+    return out;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Waits until the test's reader has caught up and every input partition is committed to its end; what is behind otherwise. */
+async function settle(kafka: Kafka, tail: TopicTail, group: string, topics: readonly string[], caughtUp: () => string | undefined, timeoutMs: number): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reader = caughtUp();
+    const behind = reader !== undefined ? [reader] : await lagging(kafka, tail, group, topics);
+    if (behind.length === 0 || Date.now() > deadline) return behind;
+    await sleep(250);
+  }
+}
+
+async function finalOffsets(kafka: Kafka, tail: TopicTail, group: string, topics: readonly string[]): Promise<string[]> {
+  return (await lagging(kafka, tail, group, topics)).map((l) => `at the end: ${l}`);
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** What differs between the model's event and the delivered envelope, or undefined. */
+function compareEnvelope(want: Expected, got: Record<string, unknown>): string | undefined {
+  const keys = Object.keys(got).sort().join(',');
+  if (keys !== 'event_id,event_timestamp,event_type,object,principal') return `envelope keys ${keys}`;
+  if (got.event_type !== want.eventType) return `event_type ${String(got.event_type)}, expected ${want.eventType}`;
+  const ts = got.event_timestamp;
+  const tsProblem = timestampProblem(want.timestamp, ts);
+  if (tsProblem !== undefined) return tsProblem;
+  if (JSON.stringify(got.principal) !== JSON.stringify(want.principal)) return `principal ${JSON.stringify(got.principal)}, expected ${JSON.stringify(want.principal)}`;
+  const diff = firstDifference(want.object, got.object, 'object');
+  return diff;
+}
+
+function timestampProblem(want: Expected['timestamp'], got: unknown): string | undefined {
+  if (want.format === 'rfc3339') {
+    if (typeof got !== 'string' || !RFC3339.test(got)) return `event_timestamp ${JSON.stringify(got)} is not RFC 3339`;
+    const instant = want.asWritten !== undefined ? Date.parse(want.asWritten) : want.ms;
+    return Date.parse(got) === instant ? undefined : `event_timestamp ${got}, expected the instant ${new Date(instant).toISOString()}`;
+  }
+  const ms = want.asWritten !== undefined ? Date.parse(want.asWritten) : want.ms;
+  const expected = formatMicros(ms * 1000, want.format as TimestampFormat);
+  return got === expected ? undefined : `event_timestamp ${JSON.stringify(got)} in ${want.format}, expected ${JSON.stringify(expected)}`;
+}
+
+function firstDifference(want: unknown, got: unknown, path: string): string | undefined {
+  if (want !== null && typeof want === 'object' && !Array.isArray(want)) {
+    if (got === null || typeof got !== 'object' || Array.isArray(got)) return `${path} is ${JSON.stringify(got)}, expected an object`;
+    const w = want as Record<string, unknown>;
+    const g = got as Record<string, unknown>;
+    for (const k of new Set([...Object.keys(w), ...Object.keys(g)])) {
+      if (!(k in g)) return `${path}.${k} is missing (expected ${JSON.stringify(w[k])})`;
+      if (!(k in w)) return `${path}.${k} is unexpected (${JSON.stringify(g[k])})`;
+      const d = firstDifference(w[k], g[k], `${path}.${k}`);
+      if (d !== undefined) return d;
+    }
+    return undefined;
+  }
+  return JSON.stringify(want) === JSON.stringify(got) ? undefined : `${path} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
+}

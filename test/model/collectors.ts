@@ -10,7 +10,7 @@ import { closeNow, listenOnLoopback } from '../support/loopback-server.js';
 /** A delivered envelope, parsed, or the text of a line that was not one. */
 export type Arrival = { readonly ok: true; readonly envelope: Record<string, unknown> } | { readonly ok: false; readonly text: string };
 
-function parseArrival(text: string): Arrival {
+export function parseArrival(text: string): Arrival {
   try {
     const v = JSON.parse(text) as unknown;
     return v !== null && typeof v === 'object' && !Array.isArray(v) ? { ok: true, envelope: v as Record<string, unknown> } : { ok: false, text };

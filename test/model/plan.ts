@@ -233,6 +233,13 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
     for (let i = int(r, size.subscriptions[0], size.subscriptions[1]); i > 0; i--) {
       subscriptions.push(drawSubscription(r, `${account}-s${subscriptions.filter((s) => s.account === account).length}`, account, own, names));
     }
+    if (account === OPERATOR) {
+      // Every plan delivers something: the operator's first subscription takes every record of one type.
+      const first = subscriptions[0] as SubscriptionDraw;
+      const type = pick(r, TRAFFIC_TYPES);
+      const catchAll: SourceDraw = { type, fields: sample(r, FIELDS[type].map((x) => x.name), 3).sort(), filter: undefined, sampleRate: undefined };
+      subscriptions[0] = { ...first, sources: [catchAll, ...first.sources.filter((s) => s.type !== type)], enabled: true };
+    }
   }
 
   const tcpHostports = edges.flatMap((e) => e.hostports).map((hp) => ({ name: hp.slice(0, hp.lastIndexOf(':')), port: Number(hp.slice(hp.lastIndexOf(':') + 1)) }));

@@ -9,9 +9,10 @@ import { createKafkaClient, createProducer } from '../../src/kafka/kafkajs/kafka
 import { seededRandom } from '../../src/traffic/random.js';
 import { serviceEnv, startService, type ServiceProcess } from '../support/service-process.js';
 import { HTTP, TCP, type TimestampFormat } from './catalogue.js';
-import { Receiver, TopicTail, kafkaArrivals, readFileArrivals, type Arrival, type Seen } from './collectors.js';
+import { Receiver, TopicTail, kafkaArrivals, parseArrival, readFileArrivals, type Arrival, type Seen } from './collectors.js';
+import { Streams } from './kinesis.js';
 import { Model, Owners, acceptedDomains, acceptedEdges, formatMicros, type AuditRecord, type Expected, type LiveDestination, type LiveSubscription } from './model.js';
-import { OPERATOR, drawPlan, isTraffic, type DestinationDraw, type Plan, type Scale } from './plan.js';
+import { OPERATOR, drawPlan, isTraffic, type DestinationDraw, type Phase, type Plan, type Scale } from './plan.js';
 import { encode } from './records.js';
 
 export interface ModelRunOptions {
@@ -21,6 +22,8 @@ export interface ModelRunOptions {
   readonly log: (line: string) => void;
   /** How long each partition's committed offset may take to reach its end after a phase. */
   readonly settleMs?: number;
+  /** The AWS emulator: data_stream destinations join the draw when it is given. */
+  readonly motoEndpoint?: string;
 }
 
 export interface ModelRunResult {
@@ -67,7 +70,8 @@ class Api {
 }
 
 export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
-  const plan = drawPlan(opts.seed, opts.scale, { cloud: false });
+  const plan = drawPlan(opts.seed, opts.scale, { cloud: opts.motoEndpoint !== undefined });
+  const streams = opts.motoEndpoint === undefined ? undefined : new Streams(opts.motoEndpoint);
   const settleMs = opts.settleMs ?? 30_000;
   const prefix = `model-${opts.seed}-${Date.now().toString(36)}`;
   const fileRoot = mkdtempSync(join(tmpdir(), 'edge-model-files-'));
@@ -90,11 +94,12 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         // Records and audit events produced after a subscription was created, and none before (ARCHITECTURE.md "Subscription start").
         SUBSCRIPTION_CLOCK_SKEW_MS: '0',
         DRAIN_TIMEOUT_MS: '2000',
+        ...(opts.motoEndpoint !== undefined && { CLOUD_ENDPOINT_URL: opts.motoEndpoint, CLOUD_TIMEOUT_MS: '5000' }),
       }),
     );
     const api = new Api(service.url);
     opts.log(`seed ${opts.seed}: service at ${service.url}; ${describePlan(plan)}`);
-    const live = await configure(plan, api, token, receiver, prefix);
+    const live = await configure(plan, api, token, { receiver, streams, prefix });
     await producer.connect();
     await tail.start([topics[HTTP], topics[TCP], topics.audit, topics.dlq, ...live.kafkaTopics.keys()]);
     await sleep(CONFIG_PROPAGATION_MS);
@@ -113,7 +118,10 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     const policyIds = new Map<string, { id: string; token: string }>();
     const tokens = live.tokens;
 
+    /** The phases that ran: a stalled one ends the run. */
+    const ran: Phase[] = [];
     for (const [p, phase] of plan.phases.entries()) {
+      ran.push(phase);
       const from = Date.now();
       const racing = new Set<string>();
       for (const t of phase.toggles) {
@@ -208,24 +216,29 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     }
 
     problems.push(...checkAuditTopic(tail.of(topics.audit), changes));
-    problems.push(...checkDeadLetters(plan, tail, topics));
+    problems.push(...checkDeadLetters(ran, tail, topics));
 
     // What each destination received against the model.
-    const arrivals = (d: LiveDestination): Arrival[] => {
+    const arrivals = async (d: LiveDestination): Promise<Arrival[]> => {
       if (d.draw.kind === 'http') return receiver.byPath.get(d.draw.name) ?? [];
       if (d.draw.kind === 'file') return readFileArrivals(live.filePaths.get(d.draw.name) as string);
+      if (d.draw.kind === 'data_stream') return (await (streams as Streams).read(live.streamOf.get(d.draw.name) as string)).map(parseArrival);
       return kafkaArrivals(tail.of(live.kafkaTopicOf.get(d.draw.name) as string));
     };
     const mandatory = [...model.expected.values()].filter((e) => !e.optional);
     const deadline = Date.now() + settleMs;
-    const delivered = (): Set<string> => new Set(live.destinations.flatMap((d) => arrivals(d).flatMap((a) => (a.ok ? [`${d.draw.name}/${String(a.envelope.event_id)}`] : []))));
-    while (Date.now() < deadline && !mandatory.every((e) => delivered().has(`${e.destination}/${e.eventId}`))) await sleep(250);
+    const delivered = async (): Promise<Set<string>> => {
+      const ids = new Set<string>();
+      for (const d of live.destinations) for (const a of await arrivals(d)) if (a.ok) ids.add(`${d.draw.name}/${String(a.envelope.event_id)}`);
+      return ids;
+    };
+    for (let got = await delivered(); Date.now() < deadline && !mandatory.every((e) => got.has(`${e.destination}/${e.eventId}`)); got = await delivered()) await sleep(250);
     await sleep(500);
 
     let deliveredEvents = 0;
     let duplicates = 0;
     for (const d of live.destinations) {
-      const got = arrivals(d);
+      const got = await arrivals(d);
       const seen = new Set<string>();
       for (const a of got) {
         if (!a.ok) {
@@ -259,7 +272,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       subscriptions: plan.subscriptions.length,
       destinations: plan.destinations.length,
       records: produced.length,
-      malformed: plan.phases.reduce((n, p) => n + p.malformed.length, 0),
+      malformed: ran.reduce((n, p) => n + p.malformed.length, 0),
       adminChanges: changes.length,
       expectedEvents: mandatory.length,
       optionalEvents: model.expected.size - mandatory.length,
@@ -271,6 +284,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
   } finally {
     await service?.stop('SIGKILL');
     await Promise.allSettled([tail.stop(), producer.disconnect(), receiver.stop()]);
+    streams?.close();
     rmSync(fileRoot, { recursive: true, force: true });
   }
 }
@@ -292,10 +306,17 @@ interface Live {
   readonly filePaths: Map<string, string>;
   readonly kafkaTopics: Map<string, string>;
   readonly kafkaTopicOf: Map<string, string>;
+  readonly streamOf: Map<string, string>;
+}
+
+interface Targets {
+  readonly receiver: Receiver;
+  readonly streams: Streams | undefined;
+  readonly prefix: string;
 }
 
 /** Makes the plan's configuration through the API; the model says which reservations and edges must be refused. */
-async function configure(plan: Plan, api: Api, operatorToken: string, receiver: Receiver, prefix: string): Promise<Live> {
+async function configure(plan: Plan, api: Api, operatorToken: string, targets: Targets): Promise<Live> {
   const accountIds = new Map<string, string>();
   const tokens = new Map<string, string>([[OPERATOR, operatorToken]]);
   accountIds.set(OPERATOR, `acct_${'0'.repeat(26)}`);
@@ -316,8 +337,15 @@ async function configure(plan: Plan, api: Api, operatorToken: string, receiver: 
   const filePaths = new Map<string, string>();
   const kafkaTopics = new Map<string, string>();
   const kafkaTopicOf = new Map<string, string>();
+  const streamOf = new Map<string, string>();
   for (const d of plan.destinations) {
-    const body = await api.call(tokens.get(d.account) as string, 'POST', '/event_destinations', { description: d.name, timestamp_format: d.format, target: targetOf(d, accountIds, receiver, prefix) }, 201);
+    let target: unknown;
+    if (d.kind === 'data_stream') {
+      const name = `${targets.prefix}-${d.name}`;
+      streamOf.set(d.name, name);
+      target = await (targets.streams as Streams).create(name);
+    } else target = targetOf(d, accountIds, targets);
+    const body = await api.call(tokens.get(d.account) as string, 'POST', '/event_destinations', { description: d.name, timestamp_format: d.format, target }, 201);
     destinations.push({ draw: d, id: body.id });
     if (d.kind === 'file') filePaths.set(d.name, body.target.file.resolved_path);
     if (d.kind === 'kafka') {
@@ -334,10 +362,10 @@ async function configure(plan: Plan, api: Api, operatorToken: string, receiver: 
     const body = await api.call(tokens.get(s.account) as string, 'POST', '/event_subscriptions', { description: s.name, sources, destination_ids: s.destinations.map((n) => destByName.get(n)?.id), enabled: s.enabled }, 201);
     subscriptions.push({ draw: s, id: body.id, createdAtMs: Date.parse(body.created_at) });
   }
-  return { accountIds, tokens, domainsAccepted, edgesAccepted, destinations, destByName, subscriptions, byName: new Map(subscriptions.map((s) => [s.draw.name, s])), filePaths, kafkaTopics, kafkaTopicOf };
+  return { accountIds, tokens, domainsAccepted, edgesAccepted, destinations, destByName, subscriptions, byName: new Map(subscriptions.map((s) => [s.draw.name, s])), filePaths, kafkaTopics, kafkaTopicOf, streamOf };
 }
 
-function targetOf(d: DestinationDraw, accountIds: Map<string, string>, receiver: Receiver, prefix: string): unknown {
+function targetOf(d: DestinationDraw, accountIds: Map<string, string>, { receiver, prefix }: Targets): unknown {
   switch (d.kind) {
     case 'kafka':
       // A normal account's topics begin with its id and a dot (src/delivery/destinations/kafka/README.md).
@@ -380,14 +408,14 @@ function checkAuditTopic(seen: readonly Seen[], changes: ReadonlyArray<{ type: s
 }
 
 /** Each malformed record dead-lettered once with its source and a code the documents give it; no valid record dead-lettered. */
-function checkDeadLetters(plan: Plan, tail: TopicTail, topics: { readonly dlq: string }): string[] {
+function checkDeadLetters(phases: readonly Phase[], tail: TopicTail, topics: { readonly dlq: string }): string[] {
   const problems: string[] = [];
   const letters = new Map<string, Seen[]>();
   for (const l of tail.of(topics.dlq)) {
     const at = `${l.headers['x-source-topic']}/${l.headers['x-source-partition']}@${l.headers['x-source-offset']}`;
     letters.set(at, [...(letters.get(at) ?? []), l]);
   }
-  const malformed = new Map(plan.phases.flatMap((p) => p.malformed.map((m) => [m.key, m] as const)));
+  const malformed = new Map(phases.flatMap((p) => p.malformed.map((m) => [m.key, m] as const)));
   for (const [topic, list] of tail.byTopic) {
     if (topic === topics.dlq) continue;
     for (const s of list) {

@@ -3,6 +3,7 @@
 // reproduces alone with `--seeds 1 --seed <it>` (or MODEL_SEED=<it> in the integration test).
 import type { Scenario, ScenarioContext, ScenarioResult } from '../harness/scenario.js';
 import { runModel } from '../../model/run.js';
+import { startMoto, type MotoServer } from '../../support/moto.js';
 
 export const model: Scenario = {
   name: 'model',
@@ -13,21 +14,32 @@ export const model: Scenario = {
     const problems: string[] = [];
     const totals = { records: 0, malformed: 0, adminChanges: 0, subscriptions: 0, destinations: 0, expectedEvents: 0, deliveredEvents: 0, duplicates: 0 };
     const failed: number[] = [];
-    for (let i = 0; i < seeds; i++) {
-      const seed = ctx.seed + i;
-      const result = await runModel({ brokers: ctx.broker.brokers, seed, scale: ctx.scale, log: ctx.log });
-      for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += result.figures[k];
-      if (result.problems.length > 0) {
-        failed.push(seed);
-        problems.push(...result.problems.slice(0, 20).map((p) => `seed ${seed}: ${p}`));
-        if (result.problems.length > 20) problems.push(`seed ${seed}: and ${result.problems.length - 20} more`);
+    // The cloud kinds join the draw when the AWS emulator can start here.
+    let moto: MotoServer | undefined;
+    try {
+      moto = await startMoto();
+    } catch (err) {
+      ctx.log(`without the cloud kinds: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    }
+    try {
+      for (let i = 0; i < seeds; i++) {
+        const seed = ctx.seed + i;
+        const result = await runModel({ brokers: ctx.broker.brokers, seed, scale: ctx.scale, log: ctx.log, ...(moto !== undefined && { motoEndpoint: moto.endpoint }) });
+        for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += result.figures[k];
+        if (result.problems.length > 0) {
+          failed.push(seed);
+          problems.push(...result.problems.slice(0, 20).map((p) => `seed ${seed}: ${p}`));
+          if (result.problems.length > 20) problems.push(`seed ${seed}: and ${result.problems.length - 20} more`);
+        }
       }
+    } finally {
+      await moto?.stop();
     }
     return {
       scenario: this.name,
       scale: ctx.scale,
       durationMs: Date.now() - started,
-      injected: [`${seeds} seeds from ${ctx.seed}: random configurations, traffic (Avro and JSON, some malformed), pauses and admin changes`],
+      injected: [`${seeds} seeds from ${ctx.seed}: random configurations${moto === undefined ? ' (without the cloud kinds)' : ''}, traffic (Avro and JSON, some malformed), pauses and admin changes`],
       records: totals.records,
       destinations: [],
       figures: {

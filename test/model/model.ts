@@ -182,8 +182,8 @@ export interface Expected {
   readonly destination: string;
   readonly eventId: string;
   readonly eventType: string;
-  /** event_timestamp: exact for number formats; for rfc3339 the instant in ms. */
-  readonly timestamp: { readonly format: TimestampFormat; readonly ms: number; readonly asWritten?: string };
+  /** event_timestamp: exact for number formats; for rfc3339 the instant in ms. Either of `formats` when a change of format raced the event. */
+  readonly timestamp: { readonly formats: readonly TimestampFormat[]; readonly ms: number; readonly asWritten?: string };
   readonly principal: unknown;
   readonly object: unknown;
   readonly optional: boolean;
@@ -239,7 +239,7 @@ export class Model {
    * A traffic record routed while `enabled(subscription)` describes the subscriptions: each enabled
    * subscription of the owner's account or the operator's whose source of the record's type matches.
    */
-  traffic(key: string, rec: ModelRecord, at: Placed, live: readonly LiveSubscription[], enabled: (s: LiveSubscription) => boolean): void {
+  traffic(key: string, rec: ModelRecord, at: Placed, live: readonly LiveSubscription[], enabled: (s: LiveSubscription) => boolean, formats: ReadonlyMap<string, TimestampFormat>): void {
     const owner = this.owners.of(rec);
     const identity = recordIdentity(at.topic, at.partition, at.offset);
     for (const s of live) {
@@ -250,13 +250,14 @@ export class Model {
       if (!filterMatches(source.filter, rec) || !kept(identity, s.id, source.sampleRate)) continue;
       for (const name of s.draw.destinations) {
         const d = this.destinations.get(name) as LiveDestination;
+        const format = formats.get(name) ?? d.draw.format;
         this.add({
           destination: name,
           eventId: eventId(at.timestampMs, identity, s.id, d.id),
           eventType: rec.type,
-          timestamp: { format: d.draw.format, ms: at.timestampMs },
+          timestamp: { formats: [format], ms: at.timestampMs },
           principal: null,
-          object: project(rec, source.fields, d.draw.format),
+          object: project(rec, source.fields, format),
           optional: false,
           what: `record ${key} for ${s.draw.name}`,
         });
@@ -268,7 +269,7 @@ export class Model {
    * An audit event: to the enabled subscriptions naming its type of its object's account and of the
    * operator's (SECURITY.md "Audit events"). `racing` names subscriptions whose own change raced it.
    */
-  audit(rec: AuditRecord, live: readonly LiveSubscription[], enabled: (s: LiveSubscription) => boolean, racing: ReadonlySet<string>): void {
+  audit(rec: AuditRecord, live: readonly LiveSubscription[], enabled: (s: LiveSubscription) => boolean, racing: ReadonlySet<string>, formats: (destination: string) => readonly TimestampFormat[]): void {
     const identity = recordIdentity(rec.topic, rec.partition, rec.offset);
     const account = rec.envelope.object.account_id;
     for (const s of live) {
@@ -282,7 +283,7 @@ export class Model {
           destination: name,
           eventId: eventId(rec.timestampMs, identity, s.id, d.id),
           eventType: rec.envelope.event_type,
-          timestamp: { format: d.draw.format, ms: rec.timestampMs, asWritten: rec.envelope.event_timestamp },
+          timestamp: { formats: formats(name), ms: rec.timestampMs, asWritten: rec.envelope.event_timestamp },
           principal: rec.envelope.principal,
           object: rec.envelope.object,
           optional,

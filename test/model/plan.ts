@@ -63,6 +63,8 @@ export type AdminAction =
 export interface Phase {
   /** Subscriptions paused (false) or resumed (true) before the phase's traffic. */
   readonly toggles: ReadonlyArray<{ readonly subscription: string; readonly enabled: boolean }>;
+  /** Destinations whose timestamp_format changes before the phase's traffic. */
+  readonly reformats: ReadonlyArray<{ readonly destination: string; readonly format: TimestampFormat }>;
   readonly traffic: readonly TrafficDraw[];
   readonly malformed: readonly MalformedDraw[];
   readonly actions: readonly AdminAction[];
@@ -275,9 +277,28 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
       else if (roll < 0.85) actions.push({ kind: 'destination_update', destination: pick(r, destinations).name });
       else actions.push({ kind: 'api_key_create', account: pick(r, accounts) });
     }
-    phases.push({ toggles, traffic, malformed, actions });
+    const reformats = p === 0 ? [] : drawReformats(r, destinations, subscriptions, phases);
+    phases.push({ toggles, traffic, malformed, actions, reformats });
   }
   return { seed, accounts, domains, edges, destinations, subscriptions, phases };
+}
+
+/** At most one destination changes its format; with finding 1 excluded, none that takes audit events. */
+function drawReformats(r: Random, destinations: readonly DestinationDraw[], subscriptions: readonly SubscriptionDraw[], before: readonly Phase[]): Phase['reformats'] {
+  if (chance(r, 0.5)) return [];
+  const audited = new Set(subscriptions.filter((s) => s.sources.some((x) => !isTraffic(x))).flatMap((s) => s.destinations));
+  const pool = excluded(1) ? destinations.filter((d) => !audited.has(d.name)) : destinations;
+  if (pool.length === 0) return [];
+  const d = pick(r, pool);
+  const now = formatBefore(before, d);
+  return [{ destination: d.name, format: pick(r, TIMESTAMP_FORMATS.filter((f) => f !== now)) }];
+}
+
+/** A destination's format when the phases so far have run. */
+export function formatBefore(phases: readonly Phase[], d: DestinationDraw): TimestampFormat {
+  let format = d.format;
+  for (const p of phases) for (const x of p.reformats) if (x.destination === d.name) format = x.format;
+  return format;
 }
 
 /** Whether a subscription is enabled when the phases so far have run. */

@@ -113,7 +113,8 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     /** Audit events to check for: (event type, object id) of every admin change. */
     const changes: Array<{ type: string; id: string; at: number }> = [];
     /** Per phase: when its toggles began and when its traffic began, and the state of the subscriptions then. */
-    const stages: Array<{ from: number; trafficFrom: number; enabled: Map<string, boolean>; racing: Set<string> }> = [];
+    const stages: Array<{ from: number; trafficFrom: number; enabled: Map<string, boolean>; racing: Set<string>; formats: Map<string, TimestampFormat>; formatsBefore: Map<string, TimestampFormat> }> = [];
+    const formats = new Map(plan.destinations.map((d) => [d.name, d.format]));
     const produced: Array<{ key: string; phase: number; topic: string }> = [];
     const policyIds = new Map<string, { id: string; token: string }>();
     const tokens = live.tokens;
@@ -131,9 +132,16 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         racing.add(s.id);
         changes.push({ type: 'event_subscription_updated.v0', id: s.id, at: Date.now() });
       }
-      if (phase.toggles.length > 0) await sleep(CONFIG_PROPAGATION_MS);
+      const formatsBefore = new Map(formats);
+      for (const x of phase.reformats) {
+        const d = live.destByName.get(x.destination) as LiveDestination;
+        await api.call(tokens.get(d.draw.account) as string, 'PATCH', `/event_destinations/${d.id}`, { timestamp_format: x.format }, 200);
+        formats.set(x.destination, x.format);
+        changes.push({ type: 'event_destination_updated.v0', id: d.id, at: Date.now() });
+      }
+      if (phase.toggles.length + phase.reformats.length > 0) await sleep(CONFIG_PROPAGATION_MS);
       const trafficFrom = Date.now();
-      stages.push({ from, trafficFrom, enabled: new Map(enabled), racing });
+      stages.push({ from, trafficFrom, enabled: new Map(enabled), racing, formats: new Map(formats), formatsBefore });
 
       const r = seededRandom(opts.seed * 31 + p);
       const messages: Record<string, Message[]> = { [topics[HTTP]]: [], [topics[TCP]]: [], [topics.audit]: [] };
@@ -187,7 +195,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         problems.push(`phase ${p}: committed offsets did not reach the partitions' ends within ${settleMs} ms: ${stalled.join('; ')}`);
         break;
       }
-      opts.log(`phase ${p}: ${phase.traffic.length} records, ${phase.malformed.length} malformed, ${phase.toggles.length} pauses or resumes, ${phase.actions.length} admin changes; settled`);
+      opts.log(`phase ${p}: ${phase.traffic.length} records, ${phase.malformed.length} malformed, ${phase.toggles.length} pauses or resumes, ${phase.reformats.length} format changes, ${phase.actions.length} admin changes; settled`);
     }
     await sleep(1_000);
 
@@ -202,7 +210,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         const phase = phaseOfKey.get(key);
         if (rec === undefined || phase === undefined) continue;
         const stage = stages[phase] as (typeof stages)[number];
-        model.traffic(key, rec, s, live.subscriptions, (sub) => stage.enabled.get(sub.id) === true);
+        model.traffic(key, rec, s, live.subscriptions, (sub) => stage.enabled.get(sub.id) === true, stage.formats);
       }
     }
     for (const s of tail.of(topics.audit)) {
@@ -211,8 +219,15 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       const stage = stageAt(s.timestampMs);
       // Before the first phase (the set-up), subscriptions as they were created.
       const state = stage?.enabled ?? new Map(live.subscriptions.map((x) => [x.id, x.draw.enabled]));
-      const racing = stage !== undefined && s.timestampMs < stage.trafficFrom ? stage.racing : new Set<string>();
-      model.audit(audit, live.subscriptions, (sub) => state.get(sub.id) === true, racing);
+      const inToggles = stage !== undefined && s.timestampMs < stage.trafficFrom;
+      const racing = inToggles ? stage.racing : new Set<string>();
+      // An event of the toggles' moment may be routed before or after a change of format reached the worker.
+      const formatsOf = (name: string): TimestampFormat[] => {
+        const now = stage?.formats.get(name) ?? (plan.destinations.find((d) => d.name === name) as DestinationDraw).format;
+        const before = inToggles ? (stage.formatsBefore.get(name) ?? now) : now;
+        return before === now ? [now] : [before, now];
+      };
+      model.audit(audit, live.subscriptions, (sub) => state.get(sub.id) === true, racing, formatsOf);
     }
 
     problems.push(...checkAuditTopic(tail.of(topics.audit), changes));
@@ -258,10 +273,10 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
           continue;
         }
         const diff = compareEnvelope(want, a.envelope);
-        if (diff !== undefined) problems.push(`${d.draw.name} (${d.draw.kind}, ${d.draw.format}): ${want.what}: ${diff}`);
+        if (diff !== undefined) problems.push(`${d.draw.name} (${d.draw.kind}, ${want.timestamp.formats.join(' or ')}): ${want.what}: ${diff}`);
       }
       for (const e of model.expected.values()) {
-        if (e.destination === d.draw.name && !e.optional && !seen.has(e.eventId)) problems.push(`${d.draw.name} (${d.draw.kind}, ${d.draw.format}): missing ${e.eventId}: ${e.what}`);
+        if (e.destination === d.draw.name && !e.optional && !seen.has(e.eventId)) problems.push(`${d.draw.name} (${d.draw.kind}, ${e.timestamp.formats.join(' or ')}): missing ${e.eventId}: ${e.what}`);
       }
     }
     problems.push(...(await finalOffsets(kafka, tail, group, [topics[HTTP], topics[TCP], topics.audit])));
@@ -487,14 +502,19 @@ function compareEnvelope(want: Expected, got: Record<string, unknown>): string |
 }
 
 function timestampProblem(want: Expected['timestamp'], got: unknown): string | undefined {
-  if (want.format === 'rfc3339') {
+  const problems = want.formats.map((format) => timestampIn(format, want, got));
+  return problems.includes(undefined) ? undefined : problems.join('; or ');
+}
+
+function timestampIn(format: TimestampFormat, want: Expected['timestamp'], got: unknown): string | undefined {
+  if (format === 'rfc3339') {
     if (typeof got !== 'string' || !RFC3339.test(got)) return `event_timestamp ${JSON.stringify(got)} is not RFC 3339`;
     const instant = want.asWritten !== undefined ? Date.parse(want.asWritten) : want.ms;
     return Date.parse(got) === instant ? undefined : `event_timestamp ${got}, expected the instant ${new Date(instant).toISOString()}`;
   }
   const ms = want.asWritten !== undefined ? Date.parse(want.asWritten) : want.ms;
-  const expected = formatMicros(ms * 1000, want.format as TimestampFormat);
-  return got === expected ? undefined : `event_timestamp ${JSON.stringify(got)} in ${want.format}, expected ${JSON.stringify(expected)}`;
+  const expected = formatMicros(ms * 1000, format);
+  return got === expected ? undefined : `event_timestamp ${JSON.stringify(got)} in ${format}, expected ${JSON.stringify(expected)}`;
 }
 
 function firstDifference(want: unknown, got: unknown, path: string): string | undefined {

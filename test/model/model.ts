@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { CelScalar, celEnv, mapType, parse, plan as planCel } from '@bufbuild/cel';
 import { FIELDS, type TimestampFormat, type TrafficType } from './catalogue.js';
-import { isTraffic, type DestinationDraw, type DomainDraw, type EdgeDraw, type SubscriptionDraw } from './plan.js';
+import { isTraffic, type DestinationDraw, type DomainDraw, type EdgeDraw, type SourceDraw, type SubscriptionDraw } from './plan.js';
 import { rfc3339, type ModelRecord, type Value } from './records.js';
 
 // ---- ownership ----
@@ -215,12 +215,20 @@ export interface AuditRecord extends Placed {
   readonly envelope: { event_type: string; event_timestamp: string; principal: unknown; object: Record<string, unknown> };
 }
 
+/** The configuration as the workers run it at one moment: who owns what, and each subscription's and destination's state. */
+export interface ConfigView {
+  readonly owners: Owners;
+  enabled(s: LiveSubscription): boolean;
+  sources(s: LiveSubscription): readonly SourceDraw[];
+  /** The destination's timestamp formats: two when a change of format raced the event. */
+  formats(destination: string): readonly TimestampFormat[];
+}
+
 export class Model {
   readonly expected = new Map<string, Expected>();
   private readonly destinations: ReadonlyMap<string, LiveDestination>;
 
   constructor(
-    private readonly owners: Owners,
     destinations: readonly LiveDestination[],
     private readonly operator: string,
     private readonly accountIds: ReadonlyMap<string, string>,
@@ -239,18 +247,18 @@ export class Model {
    * A traffic record routed while `enabled(subscription)` describes the subscriptions: each enabled
    * subscription of the owner's account or the operator's whose source of the record's type matches.
    */
-  traffic(key: string, rec: ModelRecord, at: Placed, live: readonly LiveSubscription[], enabled: (s: LiveSubscription) => boolean, formats: ReadonlyMap<string, TimestampFormat>): void {
-    const owner = this.owners.of(rec);
+  traffic(key: string, rec: ModelRecord, at: Placed, live: readonly LiveSubscription[], view: ConfigView): void {
+    const owner = view.owners.of(rec);
     const identity = recordIdentity(at.topic, at.partition, at.offset);
     for (const s of live) {
-      if (!enabled(s) || at.timestampMs < s.createdAtMs) continue;
+      if (!view.enabled(s) || at.timestampMs < s.createdAtMs) continue;
       if (s.draw.account !== this.operator && s.draw.account !== owner) continue;
-      const source = s.draw.sources.find((x) => x.type === rec.type);
+      const source = view.sources(s).find((x) => x.type === rec.type);
       if (source === undefined || !isTraffic(source)) continue;
       if (!filterMatches(source.filter, rec) || !kept(identity, s.id, source.sampleRate)) continue;
       for (const name of s.draw.destinations) {
         const d = this.destinations.get(name) as LiveDestination;
-        const format = formats.get(name) ?? d.draw.format;
+        const [format] = view.formats(name) as [TimestampFormat];
         this.add({
           destination: name,
           eventId: eventId(at.timestampMs, identity, s.id, d.id),
@@ -269,21 +277,21 @@ export class Model {
    * An audit event: to the enabled subscriptions naming its type of its object's account and of the
    * operator's (SECURITY.md "Audit events"). `racing` names subscriptions whose own change raced it.
    */
-  audit(rec: AuditRecord, live: readonly LiveSubscription[], enabled: (s: LiveSubscription) => boolean, racing: ReadonlySet<string>, formats: (destination: string) => readonly TimestampFormat[]): void {
+  audit(rec: AuditRecord, live: readonly LiveSubscription[], view: ConfigView, racing: ReadonlySet<string>): void {
     const identity = recordIdentity(rec.topic, rec.partition, rec.offset);
     const account = rec.envelope.object.account_id;
     for (const s of live) {
       const optional = racing.has(s.id);
-      if ((!enabled(s) && !optional) || rec.timestampMs < s.createdAtMs) continue;
+      if ((!view.enabled(s) && !optional) || rec.timestampMs < s.createdAtMs) continue;
       if (s.draw.account !== this.operator && this.accountIds.get(s.draw.account) !== account) continue;
-      if (!s.draw.sources.some((x) => x.type === rec.envelope.event_type)) continue;
+      if (!view.sources(s).some((x) => x.type === rec.envelope.event_type)) continue;
       for (const name of s.draw.destinations) {
         const d = this.destinations.get(name) as LiveDestination;
         this.add({
           destination: name,
           eventId: eventId(rec.timestampMs, identity, s.id, d.id),
           eventType: rec.envelope.event_type,
-          timestamp: { formats: formats(name), ms: rec.timestampMs, asWritten: rec.envelope.event_timestamp },
+          timestamp: { formats: view.formats(name), ms: rec.timestampMs, asWritten: rec.envelope.event_timestamp },
           principal: rec.envelope.principal,
           object: rec.envelope.object,
           optional,

@@ -65,6 +65,10 @@ export interface Phase {
   readonly toggles: ReadonlyArray<{ readonly subscription: string; readonly enabled: boolean }>;
   /** Destinations whose timestamp_format changes before the phase's traffic. */
   readonly reformats: ReadonlyArray<{ readonly destination: string; readonly format: TimestampFormat }>;
+  /** Subscriptions whose traffic sources (fields, filters, sample rates) are replaced before the phase's traffic. */
+  readonly resources: ReadonlyArray<{ readonly subscription: string; readonly sources: readonly SourceDraw[] }>;
+  /** Reserved domains (their index in the plan's list) deleted before the phase's traffic. */
+  readonly unreserve: readonly number[];
   readonly traffic: readonly TrafficDraw[];
   readonly malformed: readonly MalformedDraw[];
   readonly actions: readonly AdminAction[];
@@ -278,7 +282,18 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
       else actions.push({ kind: 'api_key_create', account: pick(r, accounts) });
     }
     const reformats = p === 0 ? [] : drawReformats(r, destinations, subscriptions, phases);
-    phases.push({ toggles, traffic, malformed, actions, reformats });
+    const resources =
+      p === 0 || chance(r, 0.5)
+        ? []
+        : sample(r, subscriptions, 1).map((s) => {
+            // New traffic sources; the audit sources stay as they are (finding 1 depends on them).
+            const traffic = TRAFFIC_TYPES.filter(() => chance(r, 0.7)).map((type) => drawTrafficSource(r, type, names));
+            const audit = sourcesBefore(phases, s).filter((x) => !isTraffic(x));
+            return { subscription: s.name, sources: [...(traffic.length + audit.length === 0 ? [drawTrafficSource(r, pick(r, TRAFFIC_TYPES), names)] : traffic), ...audit] };
+          });
+    const gone = new Set(phases.flatMap((x) => x.unreserve));
+    const unreserve = p === 0 || chance(r, 0.6) ? [] : sample(r, domains.map((_, i) => i).filter((i) => !gone.has(i)), 1);
+    phases.push({ toggles, traffic, malformed, actions, reformats, resources, unreserve });
   }
   return { seed, accounts, domains, edges, destinations, subscriptions, phases };
 }
@@ -299,6 +314,13 @@ export function formatBefore(phases: readonly Phase[], d: DestinationDraw): Time
   let format = d.format;
   for (const p of phases) for (const x of p.reformats) if (x.destination === d.name) format = x.format;
   return format;
+}
+
+/** A subscription's sources when the phases so far have run. */
+export function sourcesBefore(phases: readonly Phase[], s: SubscriptionDraw): readonly SourceDraw[] {
+  let sources = s.sources;
+  for (const p of phases) for (const x of p.resources) if (x.subscription === s.name) sources = x.sources;
+  return sources;
 }
 
 /** Whether a subscription is enabled when the phases so far have run. */

@@ -131,13 +131,22 @@ export function nested(rec: ModelRecord, leaf: (name: string, v: Exclude<Value, 
 export function encode(r: Random, rec: ModelRecord, form: WireForm): { value: Buffer; headers: Record<string, string> } {
   if (form === 'json') {
     const body = nested(rec, (name, v) => (isTimestamp(rec.type, name) ? jsonTimestamp(r, v as number) : v), true);
-    const ordered = { conn: body.conn, ...body };
-    return { value: Buffer.from(JSON.stringify(ordered)), headers: { 'content-type': 'application/json' } };
+    // conn first as docs/record-formats.md asks, sometimes last (parsed whole, same result), sometimes spaced out.
+    const { conn, ...rest } = body;
+    const ordered = chance(r, 0.8) ? { conn, ...rest } : { ...rest, conn };
+    const text = chance(r, 0.8) ? JSON.stringify(ordered) : JSON.stringify(ordered, null, 2);
+    return { value: Buffer.from(text), headers: { [pickOf(r, CONTENT_TYPE_NAMES)]: pickOf(r, ['application/json', 'application/json; charset=utf-8']) } };
   }
   const decoded = nested(rec, (name, v) => (isTimestamp(rec.type, name) ? rfc3339(v as number) : v), false);
   const encoded = encodeRecord(rec.type, decoded as TrafficRecordInput, form);
-  return { value: encoded.value, headers: { ...encoded.headers } as Record<string, string> };
+  // Avro forms with or without their content-type header (docs/record-formats.md "Which form a record is in").
+  const types = form === 'avro' ? ['application/avro', 'avro/binary'] : ['application/vnd.confluent.avro'];
+  const headers = chance(r, 0.5) ? {} : { [pickOf(r, CONTENT_TYPE_NAMES)]: pickOf(r, types) };
+  return { value: encoded.value, headers };
 }
+
+/** The header name is matched without regard to case. */
+const CONTENT_TYPE_NAMES = ['content-type', 'Content-Type', 'CONTENT-TYPE'];
 
 /** A malformed record and the codes docs/record-formats.md "Validation and error codes" allows for it. */
 export interface Malformed {
@@ -170,6 +179,9 @@ export function drawMalformed(r: Random, valid: ModelRecord): Malformed {
     () => ({ kind: 'avro with bytes after its end', message: { value: Buffer.concat([avro, Buffer.from([0x02, 0x02])]) }, codes: ['malformed_avro'] }),
     () => ({ kind: 'unsupported content type', message: { value: Buffer.from('hello'), headers: { 'content-type': 'text/plain' } }, codes: ['unsupported_content_type'] }),
     () => ({ kind: 'empty value', message: { value: Buffer.alloc(0) }, codes: ['empty_record'] }),
+    () => ({ kind: 'tombstone', message: { value: null }, codes: ['empty_record'] }),
+    () => ({ kind: 'avro under a json content type', message: { value: avro, headers: { 'content-type': 'application/json' } }, codes: ['invalid_json', 'invalid_utf8'] }),
+    () => ({ kind: 'json without its content type', message: { value: Buffer.from(JSON.stringify(good)) }, codes: ['malformed_avro', 'invalid_utf8', 'schema_violation'] }),
   ];
   return (pickOf(r, kinds) as () => Malformed)();
 }

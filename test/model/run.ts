@@ -11,8 +11,8 @@ import { serviceEnv, startService, type ServiceProcess } from '../support/servic
 import { HTTP, TCP, type TimestampFormat } from './catalogue.js';
 import { Receiver, TopicTail, kafkaArrivals, parseArrival, readFileArrivals, type Arrival, type Seen } from './collectors.js';
 import { Streams } from './kinesis.js';
-import { Model, Owners, acceptedDomains, acceptedEdges, formatMicros, type AuditRecord, type Expected, type LiveDestination, type LiveSubscription } from './model.js';
-import { OPERATOR, drawPlan, isTraffic, type DestinationDraw, type Phase, type Plan, type Scale } from './plan.js';
+import { Model, Owners, acceptedDomains, acceptedEdges, formatMicros, type AuditRecord, type ConfigView, type Expected, type LiveDestination, type LiveSubscription } from './model.js';
+import { OPERATOR, drawPlan, isTraffic, type DestinationDraw, type DomainDraw, type Phase, type Plan, type Scale, type SourceDraw } from './plan.js';
 import { encode } from './records.js';
 
 export interface ModelRunOptions {
@@ -104,16 +104,17 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     await tail.start([topics[HTTP], topics[TCP], topics.audit, topics.dlq, ...live.kafkaTopics.keys()]);
     await sleep(CONFIG_PROPAGATION_MS);
 
-    const owners = new Owners(
-      plan.domains.filter((_, i) => live.domainsAccepted[i]),
-      plan.edges.filter((_, i) => live.edgesAccepted[i]),
-    );
-    const model = new Model(owners, live.destinations, OPERATOR, live.accountIds);
+    const edges = plan.edges.filter((_, i) => live.edgesAccepted[i]);
+    const reserved = new Set(plan.domains.map((_, i) => i).filter((i) => live.domainsAccepted[i]));
+    const ownersNow = (): Owners => new Owners(plan.domains.filter((_, i) => reserved.has(i)), edges);
+    const model = new Model(live.destinations, OPERATOR, live.accountIds);
     const enabled = new Map(live.subscriptions.map((s) => [s.id, s.draw.enabled]));
+    const sources = new Map(live.subscriptions.map((s) => [s.id, s.draw.sources]));
+    const setupView = view(ownersNow(), enabled, sources, new Map(plan.destinations.map((d) => [d.name, d.format])));
     /** Audit events to check for: (event type, object id) of every admin change. */
     const changes: Array<{ type: string; id: string; at: number }> = [];
     /** Per phase: when its toggles began and when its traffic began, and the state of the subscriptions then. */
-    const stages: Array<{ from: number; trafficFrom: number; enabled: Map<string, boolean>; racing: Set<string>; formats: Map<string, TimestampFormat>; formatsBefore: Map<string, TimestampFormat> }> = [];
+    const stages: Array<{ from: number; trafficFrom: number; view: ConfigView; toggling: ConfigView; racing: Set<string> }> = [];
     const formats = new Map(plan.destinations.map((d) => [d.name, d.format]));
     const produced: Array<{ key: string; phase: number; topic: string }> = [];
     const policyIds = new Map<string, { id: string; token: string }>();
@@ -133,15 +134,32 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         changes.push({ type: 'event_subscription_updated.v0', id: s.id, at: Date.now() });
       }
       const formatsBefore = new Map(formats);
+      for (const x of phase.resources) {
+        const s = live.byName.get(x.subscription) as LiveSubscription;
+        await api.call(tokens.get(s.draw.account) as string, 'PATCH', `/event_subscriptions/${s.id}`, { sources: x.sources.map(sourceBody) }, 200);
+        sources.set(s.id, x.sources);
+        racing.add(s.id);
+        changes.push({ type: 'event_subscription_updated.v0', id: s.id, at: Date.now() });
+      }
+      // A reservation the API refused has nothing to release.
+      for (const i of phase.unreserve.filter((x) => reserved.has(x))) {
+        const d = plan.domains[i] as DomainDraw;
+        await api.call(tokens.get(d.account) as string, 'DELETE', `/reserved_domains/${live.domainIds.get(i)}`, undefined, 204);
+        reserved.delete(i);
+      }
       for (const x of phase.reformats) {
         const d = live.destByName.get(x.destination) as LiveDestination;
         await api.call(tokens.get(d.draw.account) as string, 'PATCH', `/event_destinations/${d.id}`, { timestamp_format: x.format }, 200);
         formats.set(x.destination, x.format);
         changes.push({ type: 'event_destination_updated.v0', id: d.id, at: Date.now() });
       }
-      if (phase.toggles.length + phase.reformats.length > 0) await sleep(CONFIG_PROPAGATION_MS);
+      const changed = phase.toggles.length + phase.reformats.length + phase.resources.length + phase.unreserve.length;
+      if (changed > 0) await sleep(CONFIG_PROPAGATION_MS);
       const trafficFrom = Date.now();
-      stages.push({ from, trafficFrom, enabled: new Map(enabled), racing, formats: new Map(formats), formatsBefore });
+      const stageView = view(ownersNow(), enabled, sources, formats);
+      // While the changes travel, a destination's format may be the old one or the new one.
+      const toggling: ConfigView = { ...stageView, formats: (name) => [...new Set([formatsBefore.get(name), ...stageView.formats(name)])] as TimestampFormat[] };
+      stages.push({ from, trafficFrom, view: stageView, toggling, racing });
 
       const r = seededRandom(opts.seed * 31 + p);
       const messages: Record<string, Message[]> = { [topics[HTTP]]: [], [topics[TCP]]: [], [topics.audit]: [] };
@@ -195,7 +213,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         problems.push(`phase ${p}: committed offsets did not reach the partitions' ends within ${settleMs} ms: ${stalled.join('; ')}`);
         break;
       }
-      opts.log(`phase ${p}: ${phase.traffic.length} records, ${phase.malformed.length} malformed, ${phase.toggles.length} pauses or resumes, ${phase.reformats.length} format changes, ${phase.actions.length} admin changes; settled`);
+      opts.log(`phase ${p}: ${phase.traffic.length} records, ${phase.malformed.length} malformed, ${phase.toggles.length} pauses or resumes, ${phase.reformats.length} format changes, ${phase.resources.length} source changes, ${phase.unreserve.length} domains released, ${phase.actions.length} admin changes; settled`);
     }
     await sleep(1_000);
 
@@ -210,7 +228,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         const phase = phaseOfKey.get(key);
         if (rec === undefined || phase === undefined) continue;
         const stage = stages[phase] as (typeof stages)[number];
-        model.traffic(key, rec, s, live.subscriptions, (sub) => stage.enabled.get(sub.id) === true, stage.formats);
+        model.traffic(key, rec, s, live.subscriptions, stage.view);
       }
     }
     for (const s of tail.of(topics.audit)) {
@@ -218,16 +236,8 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       if (audit === undefined) continue;
       const stage = stageAt(s.timestampMs);
       // Before the first phase (the set-up), subscriptions as they were created.
-      const state = stage?.enabled ?? new Map(live.subscriptions.map((x) => [x.id, x.draw.enabled]));
       const inToggles = stage !== undefined && s.timestampMs < stage.trafficFrom;
-      const racing = inToggles ? stage.racing : new Set<string>();
-      // An event of the toggles' moment may be routed before or after a change of format reached the worker.
-      const formatsOf = (name: string): TimestampFormat[] => {
-        const now = stage?.formats.get(name) ?? (plan.destinations.find((d) => d.name === name) as DestinationDraw).format;
-        const before = inToggles ? (stage.formatsBefore.get(name) ?? now) : now;
-        return before === now ? [now] : [before, now];
-      };
-      model.audit(audit, live.subscriptions, (sub) => state.get(sub.id) === true, racing, formatsOf);
+      model.audit(audit, live.subscriptions, stage === undefined ? setupView : inToggles ? stage.toggling : stage.view, inToggles ? stage.racing : new Set());
     }
 
     problems.push(...checkAuditTopic(tail.of(topics.audit), changes));
@@ -304,6 +314,14 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
   }
 }
 
+/** A view of the configuration from copies of its state at one moment. */
+function view(owners: Owners, enabled: ReadonlyMap<string, boolean>, sources: ReadonlyMap<string, readonly SourceDraw[]>, formats: ReadonlyMap<string, TimestampFormat>): ConfigView {
+  const e = new Map(enabled);
+  const s = new Map(sources);
+  const f = new Map(formats);
+  return { owners, enabled: (x) => e.get(x.id) === true, sources: (x) => s.get(x.id) ?? [], formats: (name) => [f.get(name) as TimestampFormat] };
+}
+
 function describePlan(plan: Plan): string {
   const sources = plan.subscriptions.flatMap((s) => s.sources);
   return `${plan.accounts.length} accounts, ${plan.domains.length} reserved domains, ${plan.edges.length} TCP edges, ${plan.destinations.length} destinations (${plan.destinations.map((d) => `${d.kind}/${d.format}`).join(', ')}), ${plan.subscriptions.length} subscriptions with ${sources.filter(isTraffic).length} traffic and ${sources.filter((s) => !isTraffic(s)).length} audit sources, ${plan.phases.length} phases`;
@@ -313,6 +331,7 @@ interface Live {
   readonly accountIds: Map<string, string>;
   readonly tokens: Map<string, string>;
   readonly domainsAccepted: boolean[];
+  readonly domainIds: Map<number, string>;
   readonly edgesAccepted: boolean[];
   readonly destinations: LiveDestination[];
   readonly destByName: Map<string, LiveDestination>;
@@ -341,8 +360,10 @@ async function configure(plan: Plan, api: Api, operatorToken: string, targets: T
     tokens.set(name, (await api.call(operatorToken, 'POST', '/api_keys', { account_id: account.id, description: name }, 201)).token);
   }
   const domainsAccepted = acceptedDomains(plan.domains);
+  const domainIds = new Map<number, string>();
   for (const [i, d] of plan.domains.entries()) {
-    await api.call(tokens.get(d.account) as string, 'POST', '/reserved_domains', { domain: d.domain }, domainsAccepted[i] ? 201 : 409);
+    const body = await api.call(tokens.get(d.account) as string, 'POST', '/reserved_domains', { domain: d.domain }, domainsAccepted[i] ? 201 : 409);
+    if (domainsAccepted[i]) domainIds.set(i, body.id);
   }
   const edgesAccepted = acceptedEdges(plan.edges);
   for (const [i, e] of plan.edges.entries()) {
@@ -371,13 +392,17 @@ async function configure(plan: Plan, api: Api, operatorToken: string, targets: T
   const destByName = new Map(destinations.map((d) => [d.draw.name, d]));
   const subscriptions: LiveSubscription[] = [];
   for (const s of plan.subscriptions) {
-    const sources = s.sources.map((x) =>
-      isTraffic(x) ? { type: x.type, fields: x.fields, ...(x.filter !== undefined && { filter: x.filter }), ...(x.sampleRate !== undefined && { sample_rate: x.sampleRate }) } : { type: x.type },
-    );
+    const sources = s.sources.map(sourceBody);
     const body = await api.call(tokens.get(s.account) as string, 'POST', '/event_subscriptions', { description: s.name, sources, destination_ids: s.destinations.map((n) => destByName.get(n)?.id), enabled: s.enabled }, 201);
     subscriptions.push({ draw: s, id: body.id, createdAtMs: Date.parse(body.created_at) });
   }
-  return { accountIds, tokens, domainsAccepted, edgesAccepted, destinations, destByName, subscriptions, byName: new Map(subscriptions.map((s) => [s.draw.name, s])), filePaths, kafkaTopics, kafkaTopicOf, streamOf };
+  return { accountIds, tokens, domainsAccepted, domainIds, edgesAccepted, destinations, destByName, subscriptions, byName: new Map(subscriptions.map((s) => [s.draw.name, s])), filePaths, kafkaTopics, kafkaTopicOf, streamOf };
+}
+
+/** A source as the API takes it. */
+function sourceBody(x: SourceDraw): Record<string, unknown> {
+  if (!isTraffic(x)) return { type: x.type };
+  return { type: x.type, fields: x.fields, ...(x.filter !== undefined && { filter: x.filter }), ...(x.sampleRate !== undefined && { sample_rate: x.sampleRate }) };
 }
 
 function targetOf(d: DestinationDraw, accountIds: Map<string, string>, { receiver, prefix }: Targets): unknown {

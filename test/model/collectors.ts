@@ -8,7 +8,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import { closeNow, listenOnLoopback } from '../support/loopback-server.js';
 
 /** A delivered envelope, parsed, or the text of a line that was not one. */
-export type Arrival = { readonly ok: true; readonly envelope: Record<string, unknown> } | { readonly ok: false; readonly text: string };
+export type Arrival = { readonly ok: true; readonly envelope: Record<string, unknown>; readonly key?: string | null } | { readonly ok: false; readonly text: string };
 
 export function parseArrival(text: string): Arrival {
   try {
@@ -115,6 +115,10 @@ export class TopicTail {
   }
 }
 
+/** A kafka destination's events with their message keys. */
 export function kafkaArrivals(seen: readonly Seen[]): Arrival[] {
-  return seen.map((s) => parseArrival(s.value?.toString('utf8') ?? ''));
+  return seen.map((s) => {
+    const a = parseArrival(s.value?.toString('utf8') ?? '');
+    return a.ok ? { ...a, key: s.key } : a;
+  });
 }

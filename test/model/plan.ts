@@ -27,7 +27,12 @@ export interface DestinationDraw {
   readonly account: string;
   readonly kind: DestinationKind;
   readonly format: TimestampFormat;
+  /** A kafka destination's key path (src/delivery/destinations/kafka/README.md); undefined keys by event id. */
+  readonly key?: string;
 }
+
+/** Key paths of kafka destinations: leaves of traffic objects (absent in audit events), and the event type. */
+const KEY_PATHS = ['object.conn.server_name', 'object.conn.server_port', 'object.conn.start_ts', 'event_type', 'event_id'] as const;
 
 export type SourceDraw =
   | { readonly type: TrafficType; readonly fields: readonly string[]; readonly filter: string | undefined; readonly sampleRate: number | undefined }
@@ -65,6 +70,8 @@ export interface Phase {
   readonly toggles: ReadonlyArray<{ readonly subscription: string; readonly enabled: boolean }>;
   /** Destinations whose timestamp_format changes before the phase's traffic. */
   readonly reformats: ReadonlyArray<{ readonly destination: string; readonly format: TimestampFormat }>;
+  /** http and file destinations pointed at a new URL path or file before the phase's traffic. */
+  readonly retargets: readonly string[];
   /** Subscriptions whose traffic sources (fields, filters, sample rates) are replaced before the phase's traffic. */
   readonly resources: ReadonlyArray<{ readonly subscription: string; readonly sources: readonly SourceDraw[] }>;
   /** Reserved domains (their index in the plan's list) deleted before the phase's traffic. */
@@ -233,7 +240,10 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
   for (const account of accounts) {
     const own: DestinationDraw[] = [];
     for (let i = int(r, size.destinations[0], size.destinations[1]); i > 0; i--) {
-      own.push({ name: `${account}-d${own.length}`, account, kind: pick(r, kinds), format: chance(r, 0.5) ? 'rfc3339' : pick(r, TIMESTAMP_FORMATS) });
+      const kind = pick(r, kinds);
+      const format = chance(r, 0.5) ? 'rfc3339' : pick(r, TIMESTAMP_FORMATS);
+      const key = kind === 'kafka' && chance(r, 0.6) ? pick(r, KEY_PATHS) : undefined;
+      own.push({ name: `${account}-d${own.length}`, account, kind, format, ...(key !== undefined && { key }) });
     }
     destinations.push(...own);
     for (let i = int(r, size.subscriptions[0], size.subscriptions[1]); i > 0; i--) {
@@ -293,7 +303,9 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
           });
     const gone = new Set(phases.flatMap((x) => x.unreserve));
     const unreserve = p === 0 || chance(r, 0.6) ? [] : sample(r, domains.map((_, i) => i).filter((i) => !gone.has(i)), 1);
-    phases.push({ toggles, traffic, malformed, actions, reformats, resources, unreserve });
+    const movable = destinations.filter((d) => (d.kind === 'http' || d.kind === 'file') && !phases.some((x) => x.retargets.includes(d.name)));
+    const retargets = p === 0 || movable.length === 0 || chance(r, 0.6) ? [] : [pick(r, movable).name];
+    phases.push({ toggles, traffic, malformed, actions, reformats, resources, unreserve, retargets });
   }
   return { seed, accounts, domains, edges, destinations, subscriptions, phases };
 }

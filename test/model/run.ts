@@ -147,13 +147,21 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         await api.call(tokens.get(d.account) as string, 'DELETE', `/reserved_domains/${live.domainIds.get(i)}`, undefined, 204);
         reserved.delete(i);
       }
+      for (const name of phase.retargets) {
+        const d = live.destByName.get(name) as LiveDestination;
+        const target = d.draw.kind === 'http' ? { http: { url: receiver.url(`${name}-v2`) } } : { file: { path: `${name}/events-v2.ndjson` } };
+        const body = await api.call(tokens.get(d.draw.account) as string, 'PATCH', `/event_destinations/${d.id}`, { target }, 200);
+        if (d.draw.kind === 'http') live.httpPaths.get(name)?.push(`${name}-v2`);
+        else live.filePaths.get(name)?.push(body.target.file.resolved_path);
+        changes.push({ type: 'event_destination_updated.v0', id: d.id, at: Date.now() });
+      }
       for (const x of phase.reformats) {
         const d = live.destByName.get(x.destination) as LiveDestination;
         await api.call(tokens.get(d.draw.account) as string, 'PATCH', `/event_destinations/${d.id}`, { timestamp_format: x.format }, 200);
         formats.set(x.destination, x.format);
         changes.push({ type: 'event_destination_updated.v0', id: d.id, at: Date.now() });
       }
-      const changed = phase.toggles.length + phase.reformats.length + phase.resources.length + phase.unreserve.length;
+      const changed = phase.toggles.length + phase.reformats.length + phase.resources.length + phase.unreserve.length + phase.retargets.length;
       if (changed > 0) await sleep(CONFIG_PROPAGATION_MS);
       const trafficFrom = Date.now();
       const stageView = view(ownersNow(), enabled, sources, formats);
@@ -245,8 +253,9 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
 
     // What each destination received against the model.
     const arrivals = async (d: LiveDestination): Promise<Arrival[]> => {
-      if (d.draw.kind === 'http') return receiver.byPath.get(d.draw.name) ?? [];
-      if (d.draw.kind === 'file') return readFileArrivals(live.filePaths.get(d.draw.name) as string);
+      // A destination pointed elsewhere: what reached the old target and the new one.
+      if (d.draw.kind === 'http') return (live.httpPaths.get(d.draw.name) ?? []).flatMap((path) => receiver.byPath.get(path) ?? []);
+      if (d.draw.kind === 'file') return (live.filePaths.get(d.draw.name) ?? []).flatMap(readFileArrivals);
       if (d.draw.kind === 'data_stream') return (await (streams as Streams).read(live.streamOf.get(d.draw.name) as string)).map(parseArrival);
       return kafkaArrivals(tail.of(live.kafkaTopicOf.get(d.draw.name) as string));
     };
@@ -282,7 +291,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
           problems.push(`${d.draw.name} (${d.draw.kind}): unexpected event ${id} (${String(a.envelope.event_type)}): ${JSON.stringify(a.envelope).slice(0, 300)}`);
           continue;
         }
-        const diff = compareEnvelope(want, a.envelope);
+        const diff = compareEnvelope(want, a.envelope) ?? (d.draw.kind === 'kafka' ? keyProblem(d.draw.key, want, a) : undefined);
         if (diff !== undefined) problems.push(`${d.draw.name} (${d.draw.kind}, ${want.timestamp.formats.join(' or ')}): ${want.what}: ${diff}`);
       }
       for (const e of model.expected.values()) {
@@ -337,7 +346,8 @@ interface Live {
   readonly destByName: Map<string, LiveDestination>;
   readonly subscriptions: LiveSubscription[];
   readonly byName: Map<string, LiveSubscription>;
-  readonly filePaths: Map<string, string>;
+  readonly filePaths: Map<string, string[]>;
+  readonly httpPaths: Map<string, string[]>;
   readonly kafkaTopics: Map<string, string>;
   readonly kafkaTopicOf: Map<string, string>;
   readonly streamOf: Map<string, string>;
@@ -370,7 +380,8 @@ async function configure(plan: Plan, api: Api, operatorToken: string, targets: T
     await api.call(tokens.get(e.account) as string, 'POST', '/edges/tcp', { hostports: e.hostports }, edgesAccepted[i] ? 201 : 409);
   }
   const destinations: LiveDestination[] = [];
-  const filePaths = new Map<string, string>();
+  const filePaths = new Map<string, string[]>();
+  const httpPaths = new Map(plan.destinations.filter((d) => d.kind === 'http').map((d) => [d.name, [d.name]]));
   const kafkaTopics = new Map<string, string>();
   const kafkaTopicOf = new Map<string, string>();
   const streamOf = new Map<string, string>();
@@ -383,7 +394,7 @@ async function configure(plan: Plan, api: Api, operatorToken: string, targets: T
     } else target = targetOf(d, accountIds, targets);
     const body = await api.call(tokens.get(d.account) as string, 'POST', '/event_destinations', { description: d.name, timestamp_format: d.format, target }, 201);
     destinations.push({ draw: d, id: body.id });
-    if (d.kind === 'file') filePaths.set(d.name, body.target.file.resolved_path);
+    if (d.kind === 'file') filePaths.set(d.name, [body.target.file.resolved_path]);
     if (d.kind === 'kafka') {
       kafkaTopics.set(body.target.kafka.topic, d.name);
       kafkaTopicOf.set(d.name, body.target.kafka.topic);
@@ -396,7 +407,7 @@ async function configure(plan: Plan, api: Api, operatorToken: string, targets: T
     const body = await api.call(tokens.get(s.account) as string, 'POST', '/event_subscriptions', { description: s.name, sources, destination_ids: s.destinations.map((n) => destByName.get(n)?.id), enabled: s.enabled }, 201);
     subscriptions.push({ draw: s, id: body.id, createdAtMs: Date.parse(body.created_at) });
   }
-  return { accountIds, tokens, domainsAccepted, domainIds, edgesAccepted, destinations, destByName, subscriptions, byName: new Map(subscriptions.map((s) => [s.draw.name, s])), filePaths, kafkaTopics, kafkaTopicOf, streamOf };
+  return { accountIds, tokens, domainsAccepted, domainIds, edgesAccepted, destinations, destByName, subscriptions, byName: new Map(subscriptions.map((s) => [s.draw.name, s])), filePaths, httpPaths, kafkaTopics, kafkaTopicOf, streamOf };
 }
 
 /** A source as the API takes it. */
@@ -409,7 +420,7 @@ function targetOf(d: DestinationDraw, accountIds: Map<string, string>, { receive
   switch (d.kind) {
     case 'kafka':
       // A normal account's topics begin with its id and a dot (src/delivery/destinations/kafka/README.md).
-      return { kafka: { topic: `${d.account === OPERATOR ? `${prefix}.` : `${accountIds.get(d.account)}.`}out-${d.name}`, partitions: 2 } };
+      return { kafka: { topic: `${d.account === OPERATOR ? `${prefix}.` : `${accountIds.get(d.account)}.`}out-${d.name}`, partitions: 2, ...(d.key !== undefined && { key: d.key }) } };
     case 'http':
       return { http: { url: receiver.url(d.name) } };
     case 'file':
@@ -509,6 +520,18 @@ async function settle(kafka: Kafka, tail: TopicTail, group: string, topics: read
 
 async function finalOffsets(kafka: Kafka, tail: TopicTail, group: string, topics: readonly string[]): Promise<string[]> {
   return (await lagging(kafka, tail, group, topics)).map((l) => `at the end: ${l}`);
+}
+
+/**
+ * A kafka message's key (src/delivery/destinations/kafka/README.md): the value at the key path, a string
+ * as it is, another value as its JSON text; the event id when the path is absent or null, or not set.
+ */
+function keyProblem(path: string | undefined, want: Expected, got: Arrival): string | undefined {
+  if (!got.ok) return undefined;
+  let value: unknown = path === undefined ? undefined : { event_id: want.eventId, event_type: want.eventType, principal: want.principal, object: got.envelope.object };
+  for (const part of path?.split('.') ?? []) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  const expected = value === undefined || value === null ? want.eventId : typeof value === 'string' ? value : JSON.stringify(value);
+  return got.key === expected ? undefined : `message key ${JSON.stringify(got.key)} by ${path ?? 'the default'}, expected ${JSON.stringify(expected)}`;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;

@@ -66,6 +66,8 @@ export type AdminAction =
   | { readonly kind: 'api_key_create'; readonly account: string };
 
 export interface Phase {
+  /** Customers deleted before anything else of the phase. */
+  readonly deleteAccounts: readonly string[];
   /** Subscriptions paused (false) or resumed (true) before the phase's traffic. */
   readonly toggles: ReadonlyArray<{ readonly subscription: string; readonly enabled: boolean }>;
   /** Destinations whose timestamp_format changes before the phase's traffic. */
@@ -262,12 +264,22 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
   const pools = { serverNames: names, tcpHostports };
   const phases: Phase[] = [];
   let policies = 0;
-  const livePolicies: string[] = [];
+  const livePolicies: Array<{ ref: string; account: string }> = [];
   for (let p = 0; p < size.phases; p++) {
+    // A customer deleted with everything it owns (SECURITY.md "Deleting an account"); nothing later names its resources.
+    const before = new Set(phases.flatMap((x) => x.deleteAccounts));
+    const deleteAccounts = p === 0 || chance(r, 0.65) ? [] : sample(r, customers.filter((c) => !before.has(c)), 1);
+    const deleted = new Set([...before, ...deleteAccounts]);
+    const alive = {
+      accounts: accounts.filter((a) => !deleted.has(a)),
+      subscriptions: subscriptions.filter((x) => !deleted.has(x.account)),
+      destinations: destinations.filter((x) => !deleted.has(x.account)),
+    };
+    for (let i = livePolicies.length - 1; i >= 0; i--) if (deleted.has((livePolicies[i] as { account: string }).account)) livePolicies.splice(i, 1);
     const toggles =
-      p === 0
+      p === 0 || alive.subscriptions.length === 0
         ? []
-        : sample(r, subscriptions, int(r, 1, 2)).map((s) => ({ subscription: s.name, enabled: !enabledBefore(phases, s) }));
+        : sample(r, alive.subscriptions, int(r, 1, 2)).map((s) => ({ subscription: s.name, enabled: !enabledBefore(phases, s) }));
     const traffic: TrafficDraw[] = [];
     for (let i = 0; i < size.records; i++) {
       const type = pick(r, TRAFFIC_TYPES);
@@ -284,28 +296,29 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
       const roll = r();
       if (roll < 0.4 || livePolicies.length === 0) {
         const ref = `ipp${policies++}`;
-        livePolicies.push(ref);
-        actions.push({ kind: 'ip_policy_create', account: pick(r, accounts), ref });
-      } else if (roll < 0.55) actions.push({ kind: 'ip_policy_update', ref: pick(r, livePolicies) });
-      else if (roll < 0.7) actions.push({ kind: 'ip_policy_delete', ref: livePolicies.splice(Math.floor(r() * livePolicies.length), 1)[0] as string });
-      else if (roll < 0.85) actions.push({ kind: 'destination_update', destination: pick(r, destinations).name });
-      else actions.push({ kind: 'api_key_create', account: pick(r, accounts) });
+        const account = pick(r, alive.accounts);
+        livePolicies.push({ ref, account });
+        actions.push({ kind: 'ip_policy_create', account, ref });
+      } else if (roll < 0.55) actions.push({ kind: 'ip_policy_update', ref: pick(r, livePolicies).ref });
+      else if (roll < 0.7) actions.push({ kind: 'ip_policy_delete', ref: (livePolicies.splice(Math.floor(r() * livePolicies.length), 1)[0] as { ref: string }).ref });
+      else if (roll < 0.85) actions.push({ kind: 'destination_update', destination: pick(r, alive.destinations).name });
+      else actions.push({ kind: 'api_key_create', account: pick(r, alive.accounts) });
     }
-    const reformats = p === 0 ? [] : drawReformats(r, destinations, subscriptions, phases);
+    const reformats = p === 0 ? [] : drawReformats(r, alive.destinations, subscriptions, phases);
     const resources =
       p === 0 || chance(r, 0.5)
         ? []
-        : sample(r, subscriptions, 1).map((s) => {
+        : sample(r, alive.subscriptions, 1).map((s) => {
             // New traffic sources; the audit sources stay as they are (finding 1 depends on them).
             const traffic = TRAFFIC_TYPES.filter(() => chance(r, 0.7)).map((type) => drawTrafficSource(r, type, names));
             const audit = sourcesBefore(phases, s).filter((x) => !isTraffic(x));
             return { subscription: s.name, sources: [...(traffic.length + audit.length === 0 ? [drawTrafficSource(r, pick(r, TRAFFIC_TYPES), names)] : traffic), ...audit] };
           });
     const gone = new Set(phases.flatMap((x) => x.unreserve));
-    const unreserve = p === 0 || chance(r, 0.6) ? [] : sample(r, domains.map((_, i) => i).filter((i) => !gone.has(i)), 1);
-    const movable = destinations.filter((d) => (d.kind === 'http' || d.kind === 'file') && !phases.some((x) => x.retargets.includes(d.name)));
+    const unreserve = p === 0 || chance(r, 0.6) ? [] : sample(r, domains.map((_, i) => i).filter((i) => !gone.has(i) && !deleted.has(domains[i]?.account ?? '')), 1);
+    const movable = alive.destinations.filter((d) => (d.kind === 'http' || d.kind === 'file') && !phases.some((x) => x.retargets.includes(d.name)));
     const retargets = p === 0 || movable.length === 0 || chance(r, 0.6) ? [] : [pick(r, movable).name];
-    phases.push({ toggles, traffic, malformed, actions, reformats, resources, unreserve, retargets });
+    phases.push({ deleteAccounts, toggles, traffic, malformed, actions, reformats, resources, unreserve, retargets });
   }
   return { seed, accounts, domains, edges, destinations, subscriptions, phases };
 }

@@ -104,9 +104,13 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     await tail.start([topics[HTTP], topics[TCP], topics.audit, topics.dlq, ...live.kafkaTopics.keys()]);
     await sleep(CONFIG_PROPAGATION_MS);
 
-    const edges = plan.edges.filter((_, i) => live.edgesAccepted[i]);
+    const edges = new Set(plan.edges.map((_, i) => i).filter((i) => live.edgesAccepted[i]));
     const reserved = new Set(plan.domains.map((_, i) => i).filter((i) => live.domainsAccepted[i]));
-    const ownersNow = (): Owners => new Owners(plan.domains.filter((_, i) => reserved.has(i)), edges);
+    const ownersNow = (): Owners =>
+      new Owners(
+        plan.domains.filter((_, i) => reserved.has(i)),
+        plan.edges.filter((_, i) => edges.has(i)),
+      );
     const model = new Model(live.destinations, OPERATOR, live.accountIds);
     const enabled = new Map(live.subscriptions.map((s) => [s.id, s.draw.enabled]));
     const sources = new Map(live.subscriptions.map((s) => [s.id, s.draw.sources]));
@@ -117,7 +121,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     const stages: Array<{ from: number; trafficFrom: number; view: ConfigView; toggling: ConfigView; racing: Set<string> }> = [];
     const formats = new Map(plan.destinations.map((d) => [d.name, d.format]));
     const produced: Array<{ key: string; phase: number; topic: string }> = [];
-    const policyIds = new Map<string, { id: string; token: string }>();
+    const policyIds = new Map<string, { id: string; token: string; account: string }>();
     const tokens = live.tokens;
 
     /** The phases that ran: a stalled one ends the run. */
@@ -126,6 +130,21 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       ran.push(phase);
       const from = Date.now();
       const racing = new Set<string>();
+      for (const account of phase.deleteAccounts) {
+        await api.call(token, 'DELETE', `/accounts/${live.accountIds.get(account)}`, undefined, 204);
+        for (const s of live.subscriptions.filter((x) => x.draw.account === account)) {
+          enabled.set(s.id, false);
+          racing.add(s.id);
+        }
+        for (const i of [...reserved]) if (plan.domains[i]?.account === account) reserved.delete(i);
+        for (const i of [...edges]) if (plan.edges[i]?.account === account) edges.delete(i);
+        // Each resource deleted emits its own *_deleted.v0 event (SECURITY.md "Deleting an account").
+        for (const [ref, pol] of policyIds) {
+          if (pol.account !== account) continue;
+          changes.push({ type: 'ip_policy_deleted.v0', id: pol.id, at: Date.now() });
+          policyIds.delete(ref);
+        }
+      }
       for (const t of phase.toggles) {
         const s = live.byName.get(t.subscription) as LiveSubscription;
         await api.call(tokens.get(s.draw.account) as string, 'PATCH', `/event_subscriptions/${s.id}`, { enabled: t.enabled }, 200);
@@ -161,7 +180,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         formats.set(x.destination, x.format);
         changes.push({ type: 'event_destination_updated.v0', id: d.id, at: Date.now() });
       }
-      const changed = phase.toggles.length + phase.reformats.length + phase.resources.length + phase.unreserve.length + phase.retargets.length;
+      const changed = phase.deleteAccounts.length + phase.toggles.length + phase.reformats.length + phase.resources.length + phase.unreserve.length + phase.retargets.length;
       if (changed > 0) await sleep(CONFIG_PROPAGATION_MS);
       const trafficFrom = Date.now();
       const stageView = view(ownersNow(), enabled, sources, formats);
@@ -186,7 +205,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         if (a.kind === 'ip_policy_create') {
           const t = tokens.get(a.account) as string;
           const body = await api.call(t, 'POST', '/ip_policies', { description: `${a.ref} of ${a.account}` }, 201);
-          policyIds.set(a.ref, { id: body.id, token: t });
+          policyIds.set(a.ref, { id: body.id, token: t, account: a.account });
           changes.push({ type: 'ip_policy_created.v0', id: body.id, at: Date.now() });
         } else if (a.kind === 'ip_policy_update') {
           const pol = policyIds.get(a.ref) as { id: string; token: string };
@@ -221,7 +240,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         problems.push(`phase ${p}: committed offsets did not reach the partitions' ends within ${settleMs} ms: ${stalled.join('; ')}`);
         break;
       }
-      opts.log(`phase ${p}: ${phase.traffic.length} records, ${phase.malformed.length} malformed, ${phase.toggles.length} pauses or resumes, ${phase.reformats.length} format changes, ${phase.resources.length} source changes, ${phase.unreserve.length} domains released, ${phase.actions.length} admin changes; settled`);
+      opts.log(`phase ${p}: ${phase.traffic.length} records, ${phase.malformed.length} malformed, ${phase.deleteAccounts.length} accounts deleted, ${phase.toggles.length} pauses or resumes, ${phase.reformats.length} format changes, ${phase.resources.length} source changes, ${phase.unreserve.length} domains released, ${phase.actions.length} admin changes; settled`);
     }
     await sleep(1_000);
 

@@ -214,6 +214,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         } else if (a.kind === 'ip_policy_delete') {
           const pol = policyIds.get(a.ref) as { id: string; token: string };
           await api.call(pol.token, 'DELETE', `/ip_policies/${pol.id}`, undefined, 204);
+          policyIds.delete(a.ref);
           changes.push({ type: 'ip_policy_deleted.v0', id: pol.id, at: Date.now() });
         } else if (a.kind === 'destination_update') {
           const d = live.destByName.get(a.destination) as LiveDestination;

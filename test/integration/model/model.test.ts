@@ -1,14 +1,14 @@
-// The model-based end-to-end test's short run (test/model/README.md): two seeds, each a random
-// configuration and traffic on the suite's broker held to the independent model. The seeds are printed;
-// MODEL_SEED=<seed> runs that one again, and `npm run chaos -- model --seeds N` runs many.
+// The model-based end-to-end test's short run (test/model/README.md): one random seed (20 to 40 s on the
+// shared two-core machine), a random configuration and traffic on the suite's broker held to the
+// independent model. The seed is printed; MODEL_SEED=<seed> runs it again, and `npm run chaos -- model
+// --seeds N` runs many.
 import { describe, expect, it } from 'vitest';
 import { runModel } from '../../model/run.js';
 import { testBrokers } from '../../support/kafka.js';
 import { motoEndpoint } from '../cloud/cloud-fixtures.js';
 
 const fromEnv = process.env.MODEL_SEED;
-const first = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : Date.now() % 1_000_000;
-const seeds = fromEnv !== undefined && fromEnv !== '' ? [first] : [first, first + 1];
+const seeds = [fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : Date.now() % 1_000_000];
 
 describe('the pipeline against the model', () => {
   it.each(seeds)('seed %i: every destination should receive exactly the events the model derives, every malformed record should be dead-lettered and every partition committed to its end', async (seed) => {

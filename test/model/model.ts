@@ -8,7 +8,7 @@
 // - event ids: ARCHITECTURE.md "Event ids"; subscription start: ARCHITECTURE.md "Subscription start".
 import { createHash } from 'node:crypto';
 import { CelScalar, celEnv, mapType, parse, plan as planCel } from '@bufbuild/cel';
-import { FIELDS, type TimestampFormat, type TrafficType } from './catalogue.js';
+import { FIELDS, type TimestampFormat } from './catalogue.js';
 import { isTraffic, type DestinationDraw, type DomainDraw, type EdgeDraw, type SourceDraw, type SubscriptionDraw } from './plan.js';
 import { rfc3339, type ModelRecord, type Value } from './records.js';
 
@@ -301,6 +301,3 @@ export class Model {
     }
   }
 }
-
-/** The traffic types' timestamp field names, for messages. */
-export const timestampFields = (type: TrafficType): string[] => FIELDS[type].filter((x) => x.type === 'timestamp').map((x) => x.name);

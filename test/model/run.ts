@@ -116,7 +116,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     const sources = new Map(live.subscriptions.map((s) => [s.id, s.draw.sources]));
     const setupView = view(ownersNow(), enabled, sources, new Map(plan.destinations.map((d) => [d.name, d.format])));
     /** Audit events to check for: (event type, object id) of every admin change. */
-    const changes: Array<{ type: string; id: string; at: number }> = [];
+    const changes: Array<{ type: string; id: string }> = [];
     /** Per phase: when its toggles began and when its traffic began, and the state of the subscriptions then. */
     const stages: Array<{ from: number; trafficFrom: number; view: ConfigView; toggling: ConfigView; racing: Set<string> }> = [];
     const formats = new Map(plan.destinations.map((d) => [d.name, d.format]));
@@ -141,7 +141,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         // Each resource deleted emits its own *_deleted.v0 event (SECURITY.md "Deleting an account").
         for (const [ref, pol] of policyIds) {
           if (pol.account !== account) continue;
-          changes.push({ type: 'ip_policy_deleted.v0', id: pol.id, at: Date.now() });
+          changes.push({ type: 'ip_policy_deleted.v0', id: pol.id });
           policyIds.delete(ref);
         }
       }
@@ -150,7 +150,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         await api.call(tokens.get(s.draw.account) as string, 'PATCH', `/event_subscriptions/${s.id}`, { enabled: t.enabled }, 200);
         enabled.set(s.id, t.enabled);
         racing.add(s.id);
-        changes.push({ type: 'event_subscription_updated.v0', id: s.id, at: Date.now() });
+        changes.push({ type: 'event_subscription_updated.v0', id: s.id });
       }
       const formatsBefore = new Map(formats);
       for (const x of phase.resources) {
@@ -158,7 +158,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         await api.call(tokens.get(s.draw.account) as string, 'PATCH', `/event_subscriptions/${s.id}`, { sources: x.sources.map(sourceBody) }, 200);
         sources.set(s.id, x.sources);
         racing.add(s.id);
-        changes.push({ type: 'event_subscription_updated.v0', id: s.id, at: Date.now() });
+        changes.push({ type: 'event_subscription_updated.v0', id: s.id });
       }
       // A reservation the API refused has nothing to release.
       for (const i of phase.unreserve.filter((x) => reserved.has(x))) {
@@ -172,13 +172,13 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         const body = await api.call(tokens.get(d.draw.account) as string, 'PATCH', `/event_destinations/${d.id}`, { target }, 200);
         if (d.draw.kind === 'http') live.httpPaths.get(name)?.push(`${name}-v2`);
         else live.filePaths.get(name)?.push(body.target.file.resolved_path);
-        changes.push({ type: 'event_destination_updated.v0', id: d.id, at: Date.now() });
+        changes.push({ type: 'event_destination_updated.v0', id: d.id });
       }
       for (const x of phase.reformats) {
         const d = live.destByName.get(x.destination) as LiveDestination;
         await api.call(tokens.get(d.draw.account) as string, 'PATCH', `/event_destinations/${d.id}`, { timestamp_format: x.format }, 200);
         formats.set(x.destination, x.format);
-        changes.push({ type: 'event_destination_updated.v0', id: d.id, at: Date.now() });
+        changes.push({ type: 'event_destination_updated.v0', id: d.id });
       }
       const changed = phase.deleteAccounts.length + phase.toggles.length + phase.reformats.length + phase.resources.length + phase.unreserve.length + phase.retargets.length;
       if (changed > 0) await sleep(CONFIG_PROPAGATION_MS);
@@ -206,24 +206,24 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
           const t = tokens.get(a.account) as string;
           const body = await api.call(t, 'POST', '/ip_policies', { description: `${a.ref} of ${a.account}` }, 201);
           policyIds.set(a.ref, { id: body.id, token: t, account: a.account });
-          changes.push({ type: 'ip_policy_created.v0', id: body.id, at: Date.now() });
+          changes.push({ type: 'ip_policy_created.v0', id: body.id });
         } else if (a.kind === 'ip_policy_update') {
           const pol = policyIds.get(a.ref) as { id: string; token: string };
           await api.call(pol.token, 'PATCH', `/ip_policies/${pol.id}`, { description: `${a.ref} changed` }, 200);
-          changes.push({ type: 'ip_policy_updated.v0', id: pol.id, at: Date.now() });
+          changes.push({ type: 'ip_policy_updated.v0', id: pol.id });
         } else if (a.kind === 'ip_policy_delete') {
           const pol = policyIds.get(a.ref) as { id: string; token: string };
           await api.call(pol.token, 'DELETE', `/ip_policies/${pol.id}`, undefined, 204);
           policyIds.delete(a.ref);
-          changes.push({ type: 'ip_policy_deleted.v0', id: pol.id, at: Date.now() });
+          changes.push({ type: 'ip_policy_deleted.v0', id: pol.id });
         } else if (a.kind === 'destination_update') {
           const d = live.destByName.get(a.destination) as LiveDestination;
           await api.call(tokens.get(d.draw.account) as string, 'PATCH', `/event_destinations/${d.id}`, { description: `${d.draw.name} changed in phase ${p}` }, 200);
-          changes.push({ type: 'event_destination_updated.v0', id: d.id, at: Date.now() });
+          changes.push({ type: 'event_destination_updated.v0', id: d.id });
         } else {
           const accountId = live.accountIds.get(a.account) as string;
           const body = await api.call(token, 'POST', '/api_keys', { account_id: accountId, description: `key of ${a.account}` }, 201);
-          changes.push({ type: 'api_key_created.v0', id: body.id, at: Date.now() });
+          changes.push({ type: 'api_key_created.v0', id: body.id });
         }
       }
 

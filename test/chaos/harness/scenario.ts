@@ -11,6 +11,8 @@ export interface ScenarioContext {
   readonly broker: ChaosBroker;
   readonly scale: Scale;
   readonly seed: number;
+  /** How many consecutive seeds, from `seed`, a scenario that takes several runs (the model) runs. */
+  readonly seeds?: number;
   readonly log: Progress;
 }
 

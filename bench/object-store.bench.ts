@@ -73,7 +73,7 @@ async function drainOnce(subject: Subject, round: number, brokers: string, moto:
     count: SUBSCRIPTIONS,
     kind: 'one-percent',
   });
-  await preload(kafka, topics, RECORDS, next, progress);
+  await preload(brokers, topics, RECORDS, next, progress);
   const worker = await startWorker(`worker (${subject.name})`, env);
   try {
     const raw = Object.values(topics.traffic);

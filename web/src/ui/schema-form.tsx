@@ -22,6 +22,8 @@ export type JsonSchema = {
   readonly default?: unknown;
   readonly examples?: readonly unknown[];
   readonly title?: string;
+  /** An "exactly one of" object: each property is a choice, one sent as null counts as absent. */
+  readonly 'x-null-is-absent'?: boolean;
 };
 
 /** What the person typed, by dotted field path; a union's chosen branch under "<path>#choice". */
@@ -38,8 +40,13 @@ const isSecret = (s: JsonSchema): boolean => s.writeOnly === true || s.format ==
 /** Only null is allowed: a branch's way of saying "not this one". */
 const onlyNull = (s: JsonSchema): boolean => typesOf(s).length === 1 && typesOf(s)[0] === 'null';
 
-/** The branches of an "exactly one of" object: each names its one required property. */
+/**
+ * The branches of an "exactly one of" object: as the served document states it, an object marked
+ * x-null-is-absent whose every property is a choice; or a oneOf whose branches each name their one
+ * required property.
+ */
 export function unionBranches(s: JsonSchema): { name: string; schema: JsonSchema }[] | undefined {
+  if (s['x-null-is-absent'] === true && s.properties !== undefined) return Object.entries(s.properties).map(([name, schema]) => ({ name, schema }));
   if (s.oneOf === undefined) return undefined;
   const branches = s.oneOf.map((b) => {
     const name = b.required?.length === 1 ? b.required[0] : undefined;

@@ -12,7 +12,7 @@ import { ApiError } from '../errors.js';
 import { objectSchema } from '../resource-fields.js';
 import { registerResourceRoutes, resourceStore, type BaseFields } from '../resource-routes.js';
 import { partsOf, route, type BeyondSchemaRule } from '../route.js';
-import { idParams } from '../schemas.js';
+import { idParams, named } from '../schemas.js';
 import { checkFree, ReservationVerifier } from './reservation-verification.js';
 import { domainStatus, reservedDomainResource, type StoredReservedDomain } from './reserved-domain-view.js';
 
@@ -78,13 +78,13 @@ export function registerReservedDomainRoutes(app: FastifyInstance, ctx: AdminCon
         'The service also looks the records of pending reservations up again every minute or so, and verifies those it finds.',
       params: idParams('reserved_domain', 'reserved domain'),
       // No body is the DNS check, as `{}` is.
-      body: {
+      body: named('ReservedDomainVerification', {
         ...objectSchema({
           manual: { type: 'boolean', default: false, description: 'Operator account only: verify without looking up the record (the operator checked control of the name another way).' },
         }),
         type: ['object', 'null'],
-      },
-      ok: [200, { description: 'The reservation, verified.', ...resource.schemas.response }],
+      }),
+      ok: [200, { description: 'The reservation, verified.', ...named('ReservedDomain', resource.schemas.response) }],
       errors: [403, 404, 409, 422],
       rules: [{ code: 'domain_not_verified', rule: 'a TXT record at the reservation\'s verification.record_name holds its record_value, unless the operator account verifies by hand' }],
     },

@@ -60,7 +60,7 @@ describe('file destinations per account', () => {
     const shop = await account(h, 'file shop');
     const mine = await create(h, shop.token, { file: { path: 'events/out.ndjson' } });
     expect(mine.status).toBe(201);
-    expect(mine.json.target.file).toEqual({ path: 'events/out.ndjson', resolved_path: join(fileRoot, shop.id, 'events/out.ndjson') });
+    expect(mine.json.target.file).toEqual({ path: 'events/out.ndjson', resolved_path: join(fileRoot, shop.id, 'events/out.ndjson'), output_type: null });
     const sent = await h.call('POST', `/event_destinations/${mine.json.id}/test_event`, { token: shop.token });
     expect(sent.json).toMatchObject({ delivered: true });
     expect(JSON.parse(readFileSync(join(fileRoot, shop.id, 'events/out.ndjson'), 'utf8').trim()).event_id).toBe(sent.json.event_id);

@@ -44,6 +44,7 @@ export class EventItem implements DeliveryItem {
     private readonly pairAt: number,
     readonly source: SourceRef,
     private readonly parts: EventParts,
+    readonly subscriptionId: string,
   ) {
     this.size = payloadLength(payloadParts.tail);
   }

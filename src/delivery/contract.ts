@@ -33,6 +33,11 @@ export interface DeliveryItem {
   readonly envelope?: Envelope;
   /** The consumed record this delivery belongs to; absent for deliveries not tied to an offset (a test event). */
   readonly source?: SourceRef;
+  /**
+   * The subscription the event was matched for (traffic and audit events), kept through parking and
+   * re-drive (parking/parked-record.ts); absent for a test event, which belongs to no subscription.
+   */
+  readonly subscriptionId?: string;
 }
 
 /** What a writer accepts in one write(); the batcher never hands it more. */

@@ -16,6 +16,15 @@ export interface EventParts {
   object(): Record<string, unknown>;
 }
 
+/**
+ * The subscription a delivery was matched for and its id digits, 16 per destination (ids.ts): the
+ * router's route (TrafficRoute, AuditRoute), held by reference, so an item costs no field more for it.
+ */
+export interface MatchedRoute {
+  readonly subscriptionId: string;
+  readonly idDigits: Uint8Array;
+}
+
 /** The bytes every payload of one record and object is made of (envelope.ts, buildPayload). */
 export interface PayloadParts {
   readonly head: Buffer;
@@ -40,7 +49,7 @@ export class EventItem implements DeliveryItem {
 
   constructor(
     private readonly payloadParts: PayloadParts,
-    private readonly pairDigits: Uint8Array,
+    private readonly route: MatchedRoute,
     private readonly pairAt: number,
     readonly source: SourceRef,
     private readonly parts: EventParts,
@@ -50,21 +59,25 @@ export class EventItem implements DeliveryItem {
 
   get payload(): Buffer {
     const p = this.payloadParts;
-    this.bytes ??= buildPayload(p.head, p.recordDigits, this.pairDigits, this.pairAt, p.tail);
+    this.bytes ??= buildPayload(p.head, p.recordDigits, this.route.idDigits, this.pairAt, p.tail);
     return this.bytes;
   }
 
   writePayload(target: Buffer, at: number): number {
     if (this.bytes !== undefined) return this.bytes.copy(target, at);
     const p = this.payloadParts;
-    return writePayload(target, at, p.head, p.recordDigits, this.pairDigits, this.pairAt, p.tail);
+    return writePayload(target, at, p.head, p.recordDigits, this.route.idDigits, this.pairAt, p.tail);
+  }
+
+  get subscriptionId(): string {
+    return this.route.subscriptionId;
   }
 
   get eventId(): string {
     if (this.id === undefined) {
       // The payload up to the end of the id, written without the tail.
       const p = this.payloadParts;
-      writePayload(ID_SCRATCH, 0, p.head, p.recordDigits, this.pairDigits, this.pairAt, NO_TAIL);
+      writePayload(ID_SCRATCH, 0, p.head, p.recordDigits, this.route.idDigits, this.pairAt, NO_TAIL);
       this.id = ID_SCRATCH.toString('latin1', PAYLOAD_ID_AT, PAYLOAD_ID_AT + EVENT_ID_LENGTH);
     }
     return this.id;

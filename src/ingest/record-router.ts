@@ -206,13 +206,13 @@ export class RecordRouter {
         for (let d = 0; d < destinationIds.length; d++) {
           const format = formats === undefined ? 0 : (formats[d] as number);
           if (format === 0) {
-            deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, shared) });
+            deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(payload, route, d * EVENT_HASH_DIGITS, source, shared) });
             continue;
           }
           formatted ??= new FormattedEvents(eventType, ts, head, digits, decoded, starts);
           const f = formatted.get(route.project, route.projectionKey, format);
           if (!f.ok) return this.reject(topic, partition, msg, reading, f.code, f.message);
-          deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(f.payload, route.idDigits, d * EVENT_HASH_DIGITS, source, f.parts) });
+          deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(f.payload, route, d * EVENT_HASH_DIGITS, source, f.parts) });
         }
       }
     }
@@ -240,7 +240,7 @@ export class RecordRouter {
       route.destinationIds.forEach((destinationId, d) => {
         const format = route.formats?.[d] ?? 0;
         const { payload, parts } = format === 0 ? (shared as AuditShared) : (byFormat[format] ??= auditShared(event, topic, partition, msg, format));
-        deliveries.push({ destinationId, item: new EventItem(payload, route.idDigits, d * EVENT_HASH_DIGITS, source, parts) });
+        deliveries.push({ destinationId, item: new EventItem(payload, route, d * EVENT_HASH_DIGITS, source, parts) });
       });
     }
     return shared === undefined ? NOTHING : { type: 'deliver', source, deliveries };

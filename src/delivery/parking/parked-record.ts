@@ -16,6 +16,8 @@ export const PARKING_HEADERS = {
   sourceTopic: 'x-source-topic',
   sourcePartition: 'x-source-partition',
   sourceOffset: 'x-source-offset',
+  /** The subscription the event was matched for (DeliveryItem.subscriptionId); absent for a test event. */
+  subscriptionId: 'x-subscription-id',
 } as const;
 
 const MAX_ERROR_MESSAGE_LENGTH = 1000;
@@ -55,6 +57,7 @@ export function toParkedMessage(item: DeliveryItem, destinationId: string, error
     headers[PARKING_HEADERS.sourcePartition] = String(origin.partition);
     headers[PARKING_HEADERS.sourceOffset] = String(origin.offset);
   }
+  if (item.subscriptionId !== undefined) headers[PARKING_HEADERS.subscriptionId] = item.subscriptionId;
   return { key: item.eventId, value: item.payload, headers };
 }
 
@@ -77,10 +80,12 @@ export function fromParkedMessage(topic: string, partition: number, message: Inc
       ? undefined
       : { topic: sourceTopic, partition: Number(header(h, PARKING_HEADERS.sourcePartition)), offset: Number(header(h, PARKING_HEADERS.sourceOffset)) };
   const parkedAt = Number(header(h, PARKING_HEADERS.parkedAt));
+  const subscriptionId = header(h, PARKING_HEADERS.subscriptionId);
   const item: DeliveryItem = {
     eventId: message.key?.toString('utf8') ?? '',
     payload: message.value,
     source: { topic, partition, offset: Number(message.offset) },
+    ...(subscriptionId !== undefined && { subscriptionId }),
   };
   parkedMeta.set(item, {
     parkedAt: Number.isFinite(parkedAt) ? parkedAt : Number(message.timestamp),

@@ -70,6 +70,23 @@ describe('object_store objects', () => {
     }
   });
 
+  it('should write one object per subscription under a prefix naming {subscription_id}, a test event (no subscription) under test', async () => {
+    const bucket = await TestBucket.create('bysub');
+    const writer = writerFor(bucket, { prefix: 'subs/{subscription_id}/', compression: 'none' });
+    const ofA = { ...first, subscriptionId: 'esb_A' };
+    const ofB = { ...second, subscriptionId: 'esb_B' };
+    const alsoA = { ...third, subscriptionId: 'esb_A' };
+    const testEvent = item('test_event.v0', { message: 'a test event' }, '2026-11-26T10:00:03.000Z', 'ev_test');
+    expect(await writer.write([ofA, ofB, testEvent, alsoA])).toEqual({ failed: [] });
+    await writer.close();
+    const objects = await bucket.objects();
+    const under = (dir: string) => objects.filter((o) => new RegExp(`^subs/${dir}/${NAME.source}\\.ndjson$`).test(o.key)).map((o) => o.text);
+    expect(objects).toHaveLength(3);
+    expect(under('esb_A')).toEqual([`${first.payload.toString('utf8')}\n${third.payload.toString('utf8')}\n`]);
+    expect(under('esb_B')).toEqual([`${second.payload.toString('utf8')}\n`]);
+    expect(under('test')).toEqual([`${testEvent.payload.toString('utf8')}\n`]);
+  });
+
   it('should write plain CSV with a header line, dotted column names and RFC 4180 quoting', async () => {
     const bucket = await TestBucket.create('csv');
     const writer = writerFor(bucket, { prefix: 'csv/', output_type: 'csv', compression: 'none' });

@@ -105,6 +105,7 @@ describe('record router', () => {
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
     expect(result.deliveries.map((d) => d.destinationId)).toEqual(['ed_shared', 'ed_shared', 'ed_shared']);
     expect(new Set(result.deliveries.map((d) => d.item.eventId)).size).toBe(3);
+    expect(result.deliveries.map((d) => d.item.subscriptionId).sort()).toEqual(['esb_OTHER', 'esb_SAME1', 'esb_SAME2']);
     r.flushMetrics();
     const after = await Promise.all(['esb_SAME1', 'esb_SAME2', 'esb_OTHER'].map(matchesOf));
     expect(after.map((n, i) => n - (before[i] as number))).toEqual([1, 1, 1]);
@@ -131,6 +132,7 @@ describe('record router', () => {
     const result = r.route('audit', 0, message(Buffer.from(JSON.stringify(envelope))), 0);
     if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
     expect(result.deliveries.map((d) => d.destinationId)).toEqual(['ed_a', 'ed_a', 'ed_b']);
+    expect(result.deliveries.map((d) => d.item.subscriptionId)).toEqual(['esb_AUD1', 'esb_AUD2', 'esb_AUD2']);
     const delivered = result.deliveries.map((d) => JSON.parse(String(d.item.payload)) as Record<string, unknown>);
     expect(new Set(delivered.map((e) => e.event_id)).size).toBe(3);
     for (const [i, e] of delivered.entries()) {

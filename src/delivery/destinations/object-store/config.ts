@@ -13,7 +13,7 @@ import { named, obj, patterned, str } from '../target-schema.js';
 export const OBJECT_OUTPUT_TYPES = ['ndjson', 'csv'] as const;
 export type ObjectOutputType = (typeof OBJECT_OUTPUT_TYPES)[number];
 
-export const PLACEHOLDERS = ['date', 'hour', 'account_id', 'event_type'] as const;
+export const PLACEHOLDERS = ['date', 'hour', 'account_id', 'event_type', 'subscription_id'] as const;
 
 /** Each upload limit: its bounds and default (README.md here, "Batching"). */
 export const UPLOAD_LIMITS = {
@@ -61,7 +61,7 @@ const FIELDS = ['auth', 'bucket', ...OPTIONS];
 const about = {
   bucket: 'The bucket the objects are written to (3 to 63 lowercase letters, digits, dots and hyphens).',
   region: `The bucket's region, signed into every call; S3-compatible stores name theirs (e.g. auto). Default ${DEFAULT_REGION}.`,
-  prefix: `Where the objects go: the start of every key, up to ${PREFIX_MAX} characters of letters, digits and !_.*'()/=- with the placeholders {date} (YYYY-MM-DD, UTC, when the object is written), {hour} (HH, UTC), {account_id} and {event_type}. Each object is <prefix><time>-<random>.<ndjson|csv>[.gz]. Default ${DEFAULT_PREFIX}.`,
+  prefix: `Where the objects go: the start of every key, up to ${PREFIX_MAX} characters of letters, digits and !_.*'()/=- with the placeholders {date} (YYYY-MM-DD, UTC, when the object is written), {hour} (HH, UTC), {account_id}, {event_type} and {subscription_id} (test for a test event). A batch is written as one object per event type and subscription where the prefix names them. Each object is <prefix><time>-<random>.<ndjson|csv>[.gz]. Default ${DEFAULT_PREFIX}.`,
   output_type: 'ndjson: one event per line (the default); csv: a header line, then one line per event, the envelope flattened to dotted column names (RFC 4180).',
   compression: 'gzip (the default): each object is gzipped and its key ends in .gz; none: plain.',
   max_upload_bytes: `An object is written once its events reach this many bytes before compression (counted as NDJSON lines). ${UPLOAD_LIMITS.max_upload_bytes.min} to ${UPLOAD_LIMITS.max_upload_bytes.max}; default ${UPLOAD_LIMITS.max_upload_bytes.default}.`,

@@ -18,7 +18,7 @@ describe('object_store kind', () => {
         bucket: 'logs.example-1',
         region: 'auto',
         endpoint: 'http://127.0.0.1:9000',
-        prefix: "edge/{account_id}/{event_type}/dt={date}/hour={hour}/!_.*'()-",
+        prefix: "edge/{account_id}/{event_type}/{subscription_id}/dt={date}/hour={hour}/!_.*'()-",
         output_type: 'csv',
         compression: 'none',
         max_upload_bytes: 1024,
@@ -68,8 +68,9 @@ describe('object_store kind', () => {
 
   it('should expand the placeholders in UTC from the time the object is written', () => {
     const at = new Date(Date.UTC(2026, 0, 5, 7, 8, 9, 10));
-    expect(expandPrefix('a/{account_id}/{event_type}/dt={date}/h={hour}/{date}', at, 'acct_1', 'http_request_complete.v0')).toBe(
-      'a/acct_1/http_request_complete.v0/dt=2026-01-05/h=07/2026-01-05',
+    const values = { accountId: 'acct_1', eventType: 'http_request_complete.v0', subscriptionId: 'esb_2sub' };
+    expect(expandPrefix('a/{account_id}/{event_type}/{subscription_id}/dt={date}/h={hour}/{date}', at, values)).toBe(
+      'a/acct_1/http_request_complete.v0/esb_2sub/dt=2026-01-05/h=07/2026-01-05',
     );
   });
 

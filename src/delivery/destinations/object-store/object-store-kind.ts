@@ -8,7 +8,7 @@ import { authAndEndpointRules, authView, CLOUD_AUTH_SECRETS, guardEndpoint } fro
 import { OBJECT_STORE_SCHEMA, OPTIONS, parseObjectStoreTarget, type ObjectStoreConfig } from './config.js';
 import { OBJECT_STORE_LIMITS, ObjectStoreWriter } from './object-store-writer.js';
 
-/** The event type the check's object is written under, where the prefix names one. */
+/** What `{event_type}` and `{subscription_id}` are in the check object's key, where the prefix names them. */
 export const CHECK_EVENT_TYPE = 'edge_events_check';
 const CHECK_BODY = Buffer.from('edge-events destination check: the destination may write here.\n');
 
@@ -20,7 +20,7 @@ const CHECK_BODY = Buffer.from('edge-events destination check: the destination m
 function verifyObjectStore(config: ObjectStoreConfig, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
   return checkWithOwnAuth('object_store', config, new ObjectStoreWriter(config, cloudDepsOf(deps)), 'bucket', async (writer) => {
     await writer.describeResource();
-    await writer.put(writer.keyFor(new Date(), CHECK_EVENT_TYPE).replace(/\.[a-z.]+$/, '.check'), CHECK_BODY, 'text/plain; charset=utf-8');
+    await writer.put(writer.keyFor(new Date(), CHECK_EVENT_TYPE, CHECK_EVENT_TYPE).replace(/\.[a-z.]+$/, '.check'), CHECK_BODY, 'text/plain; charset=utf-8');
   });
 }
 

@@ -1,4 +1,4 @@
-// The object_store writer: each batch becomes one object per key prefix (S3 PutObject), NDJSON or CSV,
+// The object_store writer: each batch becomes one object per expanded key prefix (S3 PutObject), NDJSON or CSV,
 // gzipped or plain. write() resolves only once the object is stored, so a record's offset is committed
 // only behind the object holding its events (at least once: a batch written again after a crash or a
 // failed answer is a second object under a new name, its events keeping their ids).
@@ -34,13 +34,21 @@ export function uploadLimits(config: ObjectStoreConfig): WriterLimits {
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
-/** The prefix with its placeholders filled for an event of `eventType` written at `at`. */
-export function expandPrefix(prefix: string, at: Date, accountId: string, eventType: string): string {
+/** What fills a prefix's placeholders besides the time: the destination's account, and the events' type and subscription. */
+export interface PrefixValues {
+  readonly accountId: string;
+  readonly eventType: string;
+  readonly subscriptionId: string;
+}
+
+/** The prefix with its placeholders filled for an object written at `at`. */
+export function expandPrefix(prefix: string, at: Date, v: PrefixValues): string {
   const values: Record<string, string> = {
     date: `${at.getUTCFullYear()}-${pad(at.getUTCMonth() + 1)}-${pad(at.getUTCDate())}`,
     hour: pad(at.getUTCHours()),
-    account_id: accountId,
-    event_type: eventType,
+    account_id: v.accountId,
+    event_type: v.eventType,
+    subscription_id: v.subscriptionId,
   };
   return prefix.replace(/\{([a-z_]+)\}/g, (whole, name: string) => values[name] ?? whole);
 }
@@ -59,6 +67,9 @@ export function objectName(at: Date, extension: string): string {
 function eventTypeOf(item: DeliveryItem): string {
   return item.envelope?.event_type ?? (JSON.parse(item.payload.toString('utf8')) as { event_type: string }).event_type;
 }
+
+/** What `{subscription_id}` is for a test event, which belongs to no subscription (README.md here, "Keys"). */
+export const NO_SUBSCRIPTION = 'test';
 
 /** The SDK's resource the cloud writers share their credentials and client settings through: the bucket in its region. */
 function asCloudTarget(config: ObjectStoreConfig): CloudTargetConfig {
@@ -89,36 +100,44 @@ async function s3Client(settings: ClientSettings): Promise<S3Client> {
 export class ObjectStoreWriter extends CloudWriter<S3Client> {
   private readonly store: ObjectStoreConfig;
   private readonly extension: string;
+  private readonly byEventType: boolean;
+  private readonly bySubscription: boolean;
 
   constructor(config: ObjectStoreConfig, deps: CloudDeps = {}) {
     super(asCloudTarget(config), deps, { kind: 'object_store', limits: uploadLimits(config), client: s3Client });
     this.store = config;
     this.extension = `.${config.outputType}${config.compression === 'gzip' ? '.gz' : ''}`;
+    this.byEventType = config.prefix.includes('{event_type}');
+    this.bySubscription = config.prefix.includes('{subscription_id}');
   }
 
-  /** The key a batch of `eventType` written at `at` gets. */
-  keyFor(at: Date, eventType: string): string {
-    return expandPrefix(this.store.prefix, at, this.store.accountId, eventType) + objectName(at, this.extension);
+  /** The key an object of events of `eventType` and `subscriptionId` written at `at` gets. */
+  keyFor(at: Date, eventType: string, subscriptionId: string): string {
+    return expandPrefix(this.store.prefix, at, { accountId: this.store.accountId, eventType, subscriptionId }) + objectName(at, this.extension);
   }
 
   protected async writeBatch(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
     const at = new Date();
-    // One object per expanded prefix: the prefix may name the event type.
-    const byKey = new Map<string, DeliveryItem[]>();
-    const eventTyped = this.store.prefix.includes('{event_type}');
+    // One object per expanded prefix: by event type and subscription, where the prefix names them.
+    const groups = new Map<string, Map<string, DeliveryItem[]>>();
     for (const item of batch) {
-      const prefix = expandPrefix(this.store.prefix, at, this.store.accountId, eventTyped ? eventTypeOf(item) : '');
-      const group = byKey.get(prefix);
-      if (group === undefined) byKey.set(prefix, [item]);
+      const eventType = this.byEventType ? eventTypeOf(item) : '';
+      const subscriptionId = this.bySubscription ? (item.subscriptionId ?? NO_SUBSCRIPTION) : '';
+      let bySubscription = groups.get(eventType);
+      if (bySubscription === undefined) groups.set(eventType, (bySubscription = new Map()));
+      const group = bySubscription.get(subscriptionId);
+      if (group === undefined) bySubscription.set(subscriptionId, [item]);
       else group.push(item);
     }
     const failed: ItemFailure[] = [];
-    for (const [prefix, items] of byKey) {
-      try {
-        await this.put(prefix + objectName(at, this.extension), encodeBatch(items, this.store.outputType, this.store.compression));
-      } catch (err) {
-        const error = toDeliveryError(err);
-        for (const item of items) failed.push({ item, error });
+    for (const [eventType, bySubscription] of groups) {
+      for (const [subscriptionId, items] of bySubscription) {
+        try {
+          await this.put(this.keyFor(at, eventType, subscriptionId), encodeBatch(items, this.store.outputType, this.store.compression));
+        } catch (err) {
+          const error = toDeliveryError(err);
+          for (const item of items) failed.push({ item, error });
+        }
       }
     }
     return failed.length === 0 ? DELIVERED : { failed };

@@ -31,6 +31,20 @@ describe('parked records', () => {
     });
   });
 
+  it('should keep the subscription of a delivery through parking and parking again, and none for a test event', () => {
+    const item = { eventId: 'ev_2', payload: Buffer.from('{"event_id":"ev_2"}'), source: { topic: 'edge.traffic.x', partition: 0, offset: 3 }, subscriptionId: 'esb_1' };
+    const m = toParkedMessage(item, 'ed_1', new DeliveryError('DESTINATION_TIMEOUT', 'slow'), 1_000);
+    expect(m.headers).toMatchObject({ [PARKING_HEADERS.subscriptionId]: 'esb_1' });
+    const back = fromParkedMessage('edge.retry.ed_1', 0, asConsumed(m, '8'))!;
+    expect(back.subscriptionId).toBe('esb_1');
+    const again = toParkedMessage(back, 'ed_1', new DeliveryError('DESTINATION_TIMEOUT', 'slow'), 2_000);
+    expect(fromParkedMessage('edge.retry.ed_1', 0, asConsumed(again, '9'))?.subscriptionId).toBe('esb_1');
+
+    const testEvent = toParkedMessage({ eventId: 'ev_3', payload: Buffer.from('{}') }, 'ed_1', new DeliveryError('DESTINATION_TIMEOUT', 'slow'), 1_000);
+    expect(Object.keys(testEvent.headers ?? {})).not.toContain(PARKING_HEADERS.subscriptionId);
+    expect(fromParkedMessage('edge.retry.ed_1', 0, asConsumed(testEvent, '10'))).not.toHaveProperty('subscriptionId');
+  });
+
   it('should skip a record without a value', () => {
     expect(fromParkedMessage('t', 0, asConsumed({ key: 'k', value: null }, '1'))).toBeUndefined();
   });

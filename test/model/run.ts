@@ -356,7 +356,7 @@ function view(owners: Owners, enabled: ReadonlyMap<string, boolean>, sources: Re
 
 function describePlan(plan: Plan): string {
   const sources = plan.subscriptions.flatMap((s) => s.sources);
-  return `${plan.accounts.length} accounts, ${plan.domains.length} reserved domains, ${plan.edges.length} TCP edges, ${plan.destinations.length} destinations (${plan.destinations.map((d) => `${d.kind}/${d.format}`).join(', ')}), ${plan.subscriptions.length} subscriptions with ${sources.filter(isTraffic).length} traffic and ${sources.filter((s) => !isTraffic(s)).length} audit sources, ${plan.phases.length} phases`;
+  return `${plan.accounts.length} accounts, ${plan.domains.length} reserved domains (${plan.domains.filter((d) => d.verify === 'never').length} left pending), ${plan.edges.length} TCP edges, ${plan.destinations.length} destinations (${plan.destinations.map((d) => `${d.kind}/${d.format}`).join(', ')}), ${plan.subscriptions.length} subscriptions with ${sources.filter(isTraffic).length} traffic and ${sources.filter((s) => !isTraffic(s)).length} audit sources, ${plan.phases.length} phases`;
 }
 
 interface Live {

@@ -135,6 +135,8 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       const racing = new Set<string>();
       for (const account of phase.deleteAccounts) {
         await api.call(token, 'DELETE', `/accounts/${live.accountIds.get(account)}`, undefined, 204);
+        // Its keys stop working as the deletion is applied (SECURITY.md "Deleting an account").
+        await api.call(tokens.get(account) as string, 'GET', '/reserved_domains', undefined, 401);
         for (const s of live.subscriptions.filter((x) => x.draw.account === account)) {
           enabled.set(s.id, false);
           racing.add(s.id);

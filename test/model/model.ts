@@ -30,14 +30,28 @@ export function overlaps(a: string, b: string): boolean {
   return x === y || covers(x, y) || covers(y, x);
 }
 
-/** The reservations the API must accept, in order: no overlap with another account's, not one of its own twice. */
-export function acceptedDomains(draws: readonly DomainDraw[]): boolean[] {
-  const held: DomainDraw[] = [];
-  return draws.map((d) => {
-    const refused = held.some((h) => (h.account === d.account ? h.domain.toLowerCase() === d.domain.toLowerCase() : overlaps(h.domain, d.domain)));
-    if (!refused) held.push(d);
-    return !refused;
-  });
+/** What the API answers for one reservation: whether it is made, and whether the operator's verify succeeds. */
+export interface ReservationOutcome {
+  readonly made: boolean;
+  readonly verified: boolean;
+}
+
+/**
+ * The reservations' outcomes, made in order, each verified at once or after all are made
+ * (SECURITY.md "Traffic ownership"): a reservation, and its verify, is refused when another account's
+ * verified one overlaps it (a pending one blocks no one), and an account may not hold one name twice.
+ */
+export function reservationOutcomes(draws: readonly DomainDraw[]): ReservationOutcome[] {
+  const made: boolean[] = [];
+  const verified: boolean[] = [];
+  const taken = (d: DomainDraw): boolean => draws.some((h, j) => verified[j] === true && h.account !== d.account && overlaps(h.domain, d.domain));
+  for (const [i, d] of draws.entries()) {
+    const twice = draws.some((h, j) => j < i && made[j] === true && h.account === d.account && h.domain.toLowerCase() === d.domain.toLowerCase());
+    made[i] = !twice && !taken(d);
+    verified[i] = made[i] === true && d.verify === 'at once' && !taken(d);
+  }
+  for (const [i, d] of draws.entries()) if (made[i] === true && d.verify === 'later') verified[i] = !taken(d);
+  return draws.map((_, i) => ({ made: made[i] === true, verified: verified[i] === true }));
 }
 
 /** The TCP edges the API must accept: a hostport belongs to one edge. */

@@ -4,15 +4,18 @@
 // the same plan; the ids the service gives are learned when the plan runs.
 import { seededRandom, type Random } from '../../src/traffic/random.js';
 import { AUDIT_TYPES, FIELDS, TIMESTAMP_FORMATS, TRAFFIC_TYPES, type AuditType, type TimestampFormat, type TrafficType } from './catalogue.js';
-import { excluded } from './known-findings.js';
 import { CLIENT_IPS, PORTS, SERVER_IPS, drawMalformed, drawMalformedAudit, drawRecord, type Malformed, type ModelRecord, type WireForm } from './records.js';
 
 export type Scale = 'short' | 'full';
 export const OPERATOR = 'operator';
 
+/** When the operator verifies a reservation by hand: right after it is made, after every reservation is made, or never (it stays pending). */
+export type Verification = 'at once' | 'later' | 'never';
+
 export interface DomainDraw {
   readonly account: string;
   readonly domain: string;
+  readonly verify: Verification;
 }
 
 export interface EdgeDraw {
@@ -116,8 +119,8 @@ const baseOf = (account: string): string => `${account}.model.test`;
  * Reservations drawn from names under every base, so an account sometimes asks for a name another holds
  * (the model predicts the 409); exact names, wildcards, and wildcards nested in an account's own.
  */
-function drawDomains(r: Random, customers: readonly string[]): DomainDraw[] {
-  const out: DomainDraw[] = [];
+function drawDomains(r: Random, customers: readonly string[]): Array<Omit<DomainDraw, 'verify'>> {
+  const out: Array<Omit<DomainDraw, 'verify'>> = [];
   for (const account of customers) {
     for (let i = int(r, 1, 3); i > 0; i--) {
       const base = baseOf(chance(r, 0.8) ? account : pick(r, customers));
@@ -201,20 +204,11 @@ function drawTrafficSource(r: Random, type: TrafficType, names: readonly string[
 }
 
 function drawSubscription(r: Random, name: string, account: string, own: readonly DestinationDraw[], names: readonly string[]): SubscriptionDraw {
-  let sources: SourceDraw[] = [];
+  const sources: SourceDraw[] = [];
   for (const type of TRAFFIC_TYPES) if (chance(r, 0.6)) sources.push(drawTrafficSource(r, type, names));
   for (const type of sample(r, AUDIT_TYPES, int(r, 0, 2))) sources.push({ type });
-  let pool = own;
-  if (excluded(1) && sources.some((s) => !isTraffic(s))) {
-    // Finding 1 of issue 22: an audit event for a destination in another timestamp format never settles.
-    pool = own.filter((d) => d.format === 'rfc3339');
-    if (pool.length === 0) {
-      pool = own;
-      sources = sources.filter(isTraffic);
-    }
-  }
   if (sources.length === 0) sources.push(drawTrafficSource(r, pick(r, TRAFFIC_TYPES), names));
-  const destinations = sample(r, pool, int(r, 1, Math.min(2, pool.length))).map((d) => d.name);
+  const destinations = sample(r, own, int(r, 1, Math.min(2, own.length))).map((d) => d.name);
   return { name, account, sources, destinations, enabled: chance(r, 0.85) };
 }
 
@@ -304,12 +298,12 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
       else if (roll < 0.85) actions.push({ kind: 'destination_update', destination: pick(r, alive.destinations).name });
       else actions.push({ kind: 'api_key_create', account: pick(r, alive.accounts) });
     }
-    const reformats = p === 0 ? [] : drawReformats(r, alive.destinations, subscriptions, phases);
+    const reformats = p === 0 ? [] : drawReformats(r, alive.destinations, phases);
     const resources =
       p === 0 || chance(r, 0.5)
         ? []
         : sample(r, alive.subscriptions, 1).map((s) => {
-            // New traffic sources; the audit sources stay as they are (finding 1 depends on them).
+            // New traffic sources; the audit sources stay as they are.
             const traffic = TRAFFIC_TYPES.filter(() => chance(r, 0.7)).map((type) => drawTrafficSource(r, type, names));
             const audit = sourcesBefore(phases, s).filter((x) => !isTraffic(x));
             return { subscription: s.name, sources: [...(traffic.length + audit.length === 0 ? [drawTrafficSource(r, pick(r, TRAFFIC_TYPES), names)] : traffic), ...audit] };
@@ -320,16 +314,16 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
     const retargets = p === 0 || movable.length === 0 || chance(r, 0.6) ? [] : [pick(r, movable).name];
     phases.push({ deleteAccounts, toggles, traffic, malformed, actions, reformats, resources, unreserve, retargets });
   }
-  return { seed, accounts, domains, edges, destinations, subscriptions, phases };
+  // Drawn last, so every other draw of a seed is what it was before reservations had to be verified.
+  const verified = domains.map((d) => ({ ...d, verify: pick<Verification>(r, ['at once', 'at once', 'later', 'never']) }));
+  return { seed, accounts, domains: verified, edges, destinations, subscriptions, phases };
 }
 
-/** At most one destination changes its format; with finding 1 excluded, none that takes audit events. */
-function drawReformats(r: Random, destinations: readonly DestinationDraw[], subscriptions: readonly SubscriptionDraw[], before: readonly Phase[]): Phase['reformats'] {
+/** At most one destination changes its format. */
+function drawReformats(r: Random, destinations: readonly DestinationDraw[], before: readonly Phase[]): Phase['reformats'] {
   if (chance(r, 0.5)) return [];
-  const audited = new Set(subscriptions.filter((s) => s.sources.some((x) => !isTraffic(x))).flatMap((s) => s.destinations));
-  const pool = excluded(1) ? destinations.filter((d) => !audited.has(d.name)) : destinations;
-  if (pool.length === 0) return [];
-  const d = pick(r, pool);
+  if (destinations.length === 0) return [];
+  const d = pick(r, destinations);
   const now = formatBefore(before, d);
   return [{ destination: d.name, format: pick(r, TIMESTAMP_FORMATS.filter((f) => f !== now)) }];
 }

@@ -11,7 +11,7 @@ import { serviceEnv, startService, type ServiceProcess } from '../support/servic
 import { HTTP, TCP, type TimestampFormat } from './catalogue.js';
 import { Receiver, TopicTail, kafkaArrivals, parseArrival, readFileArrivals, type Arrival, type Seen } from './collectors.js';
 import { Streams } from './kinesis.js';
-import { Model, Owners, acceptedDomains, acceptedEdges, formatMicros, type AuditRecord, type ConfigView, type Expected, type LiveDestination, type LiveSubscription } from './model.js';
+import { Model, Owners, acceptedEdges, reservationOutcomes, formatMicros, type AuditRecord, type ConfigView, type Expected, type LiveDestination, type LiveSubscription, type ReservationOutcome } from './model.js';
 import { OPERATOR, drawPlan, isTraffic, type DestinationDraw, type DomainDraw, type Phase, type Plan, type Scale, type SourceDraw } from './plan.js';
 import { encode } from './records.js';
 
@@ -93,6 +93,8 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         API_BOOTSTRAP_TOKEN: token,
         // Records and audit events produced after a subscription was created, and none before (ARCHITECTURE.md "Subscription start").
         SUBSCRIPTION_CLOCK_SKEW_MS: '0',
+        // Pending reservations stay pending: the operator verifies by hand, and no TXT lookup is ever answered.
+        DOMAIN_RECHECK_INTERVAL_MS: '0',
         DRAIN_TIMEOUT_MS: '2000',
         ...(opts.motoEndpoint !== undefined && { CLOUD_ENDPOINT_URL: opts.motoEndpoint, CLOUD_TIMEOUT_MS: '5000' }),
       }),
@@ -105,10 +107,11 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     await sleep(CONFIG_PROPAGATION_MS);
 
     const edges = new Set(plan.edges.map((_, i) => i).filter((i) => live.edgesAccepted[i]));
-    const reserved = new Set(plan.domains.map((_, i) => i).filter((i) => live.domainsAccepted[i]));
+    const reserved = new Set(plan.domains.map((_, i) => i).filter((i) => live.reservations[i]?.made));
+    // A pending reservation owns no traffic (SECURITY.md "Traffic ownership").
     const ownersNow = (): Owners =>
       new Owners(
-        plan.domains.filter((_, i) => reserved.has(i)),
+        plan.domains.filter((_, i) => reserved.has(i) && live.reservations[i]?.verified),
         plan.edges.filter((_, i) => edges.has(i)),
       );
     const model = new Model(live.destinations, OPERATOR, live.accountIds);
@@ -132,6 +135,8 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       const racing = new Set<string>();
       for (const account of phase.deleteAccounts) {
         await api.call(token, 'DELETE', `/accounts/${live.accountIds.get(account)}`, undefined, 204);
+        // Its keys stop working as the deletion is applied (SECURITY.md "Deleting an account").
+        await api.call(tokens.get(account) as string, 'GET', '/reserved_domains', undefined, 401);
         for (const s of live.subscriptions.filter((x) => x.draw.account === account)) {
           enabled.set(s.id, false);
           racing.add(s.id);
@@ -353,13 +358,13 @@ function view(owners: Owners, enabled: ReadonlyMap<string, boolean>, sources: Re
 
 function describePlan(plan: Plan): string {
   const sources = plan.subscriptions.flatMap((s) => s.sources);
-  return `${plan.accounts.length} accounts, ${plan.domains.length} reserved domains, ${plan.edges.length} TCP edges, ${plan.destinations.length} destinations (${plan.destinations.map((d) => `${d.kind}/${d.format}`).join(', ')}), ${plan.subscriptions.length} subscriptions with ${sources.filter(isTraffic).length} traffic and ${sources.filter((s) => !isTraffic(s)).length} audit sources, ${plan.phases.length} phases`;
+  return `${plan.accounts.length} accounts, ${plan.domains.length} reserved domains (${plan.domains.filter((d) => d.verify === 'never').length} left pending), ${plan.edges.length} TCP edges, ${plan.destinations.length} destinations (${plan.destinations.map((d) => `${d.kind}/${d.format}`).join(', ')}), ${plan.subscriptions.length} subscriptions with ${sources.filter(isTraffic).length} traffic and ${sources.filter((s) => !isTraffic(s)).length} audit sources, ${plan.phases.length} phases`;
 }
 
 interface Live {
   readonly accountIds: Map<string, string>;
   readonly tokens: Map<string, string>;
-  readonly domainsAccepted: boolean[];
+  readonly reservations: ReservationOutcome[];
   readonly domainIds: Map<number, string>;
   readonly edgesAccepted: boolean[];
   readonly destinations: LiveDestination[];
@@ -389,12 +394,17 @@ async function configure(plan: Plan, api: Api, operatorToken: string, targets: T
     accountIds.set(name, account.id);
     tokens.set(name, (await api.call(operatorToken, 'POST', '/api_keys', { account_id: account.id, description: name }, 201)).token);
   }
-  const domainsAccepted = acceptedDomains(plan.domains);
+  const reservations = reservationOutcomes(plan.domains);
   const domainIds = new Map<number, string>();
+  // The operator verifies by hand (SECURITY.md "Traffic ownership"); the plan's other reservations stay pending.
+  const verify = (i: number): Promise<Json> => api.call(operatorToken, 'POST', `/reserved_domains/${domainIds.get(i)}/verify`, { manual: true }, reservations[i]?.verified ? 200 : 409);
   for (const [i, d] of plan.domains.entries()) {
-    const body = await api.call(tokens.get(d.account) as string, 'POST', '/reserved_domains', { domain: d.domain }, domainsAccepted[i] ? 201 : 409);
-    if (domainsAccepted[i]) domainIds.set(i, body.id);
+    const body = await api.call(tokens.get(d.account) as string, 'POST', '/reserved_domains', { domain: d.domain }, reservations[i]?.made ? 201 : 409);
+    if (!reservations[i]?.made) continue;
+    domainIds.set(i, body.id);
+    if (d.verify === 'at once') await verify(i);
   }
+  for (const [i, d] of plan.domains.entries()) if (reservations[i]?.made && d.verify === 'later') await verify(i);
   const edgesAccepted = acceptedEdges(plan.edges);
   for (const [i, e] of plan.edges.entries()) {
     await api.call(tokens.get(e.account) as string, 'POST', '/edges/tcp', { hostports: e.hostports }, edgesAccepted[i] ? 201 : 409);
@@ -427,7 +437,7 @@ async function configure(plan: Plan, api: Api, operatorToken: string, targets: T
     const body = await api.call(tokens.get(s.account) as string, 'POST', '/event_subscriptions', { description: s.name, sources, destination_ids: s.destinations.map((n) => destByName.get(n)?.id), enabled: s.enabled }, 201);
     subscriptions.push({ draw: s, id: body.id, createdAtMs: Date.parse(body.created_at) });
   }
-  return { accountIds, tokens, domainsAccepted, domainIds, edgesAccepted, destinations, destByName, subscriptions, byName: new Map(subscriptions.map((s) => [s.draw.name, s])), filePaths, httpPaths, kafkaTopics, kafkaTopicOf, streamOf };
+  return { accountIds, tokens, reservations, domainIds, edgesAccepted, destinations, destByName, subscriptions, byName: new Map(subscriptions.map((s) => [s.draw.name, s])), filePaths, httpPaths, kafkaTopics, kafkaTopicOf, streamOf };
 }
 
 /** A source as the API takes it. */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBrokers, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { request, type CallResult } from './admin-harness.js';
+import { fileDestinationLines } from '../../support/file-destination.js';
 
 /** Response bodies and delivered objects are read as loosely typed JSON. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -45,19 +46,7 @@ afterAll(async () => {
 
 /** Every envelope in the destination's file (and any rotated siblings). */
 function delivered(): Delivered[] {
-  const dir = join(fileRoot, 'audit');
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => n.startsWith('all.ndjson'));
-  } catch {
-    return [];
-  }
-  return names.flatMap((n) =>
-    readFileSync(join(dir, n), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as Delivered),
-  );
+  return fileDestinationLines<Delivered>(join(fileRoot, 'audit'), 'all.ndjson');
 }
 
 function fileText(): string {

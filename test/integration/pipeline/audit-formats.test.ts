@@ -1,7 +1,7 @@
 // Audit events to destinations of several timestamp formats, through the real service on the real broker:
 // every event reaches every destination, and the audit topic's committed offsets reach its end (issue 22,
 // finding 1: a delivery in a non-default format once settled nothing, and its partition stalled for good).
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { withAdmin } from '../../../src/kafka/seam.js';
 import { testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { request } from '../admin/admin-harness.js';
+import { fileDestinationLines } from '../../support/file-destination.js';
 
 interface Delivered {
   event_type: string;
@@ -32,19 +33,7 @@ afterAll(async () => {
 });
 
 function delivered(name: string): Delivered[] {
-  const dir = join(fileRoot, 'formats');
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => n.startsWith(`${name}.ndjson`));
-  } catch {
-    return [];
-  }
-  return names.flatMap((n) =>
-    readFileSync(join(dir, n), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as Delivered),
-  );
+  return fileDestinationLines<Delivered>(join(fileRoot, 'formats'), `${name}.ndjson`);
 }
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {

@@ -1,5 +1,5 @@
 // The traffic pipeline end to end: real broker, real service processes, a kafka and a file destination.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Consumer, Kafka } from 'kafkajs';
@@ -24,6 +24,7 @@ import {
   toMessage,
   type Traffic,
 } from './fixtures.js';
+import { fileDestinationLines } from '../../support/file-destination.js';
 
 interface Delivered {
   event_id: string;
@@ -65,19 +66,7 @@ const s2: StoredSubscription = {
 };
 
 function fileOut(): Delivered[] {
-  const dir = join(fileRoot, 'out');
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir).filter((n) => n.startsWith('s2.ndjson'));
-  } catch {
-    return [];
-  }
-  return names.flatMap((n) =>
-    readFileSync(join(dir, n), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as Delivered),
-  );
+  return fileDestinationLines<Delivered>(join(fileRoot, 'out'), 's2.ndjson');
 }
 
 const s1Seq = (d: Delivered): number => Number(String(d.object.http?.request && (d.object.http.request as { url: { path: string } }).url.path).slice(5));

@@ -74,7 +74,11 @@ async function open(p: Page, route: string): Promise<void> {
 
 /** The header scrolls with the page in screenshots, so it covers nothing; carets do not blink. */
 const STILL = '.top { position: static !important; } * { caret-color: transparent !important; }';
-const shoot = (p: Page, name: string, fullPage = false): Promise<Buffer> => p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage, animations: 'disabled', style: STILL });
+/** A whole page is taken from its top: scrolled down, the static header was drawn over the middle of it. */
+async function shoot(p: Page, name: string, fullPage = false): Promise<Buffer> {
+  if (fullPage) await p.evaluate('window.scrollTo(0, 0)');
+  return p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage, animations: 'disabled', style: STILL });
+}
 
 beforeAll(async () => {
   // The console as this checkout builds it (npm start does the same).

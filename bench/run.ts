@@ -2,7 +2,7 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { markdownTable, writeResults } from './lib/report.js';
+import { markdownTable, targetsTable, writeResults, writeTargets, type MeasuredTarget } from './lib/report.js';
 import type { BenchContext, BenchRun } from './lib/types.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -14,7 +14,7 @@ async function discover(): Promise<string[]> {
   return files.filter((f) => f.endsWith(SUFFIX)).map((f) => f.slice(0, -SUFFIX.length)).sort();
 }
 
-async function runOne(name: string): Promise<boolean> {
+async function runOne(name: string, targets: MeasuredTarget[]): Promise<boolean> {
   const started = Date.now();
   const ctx: BenchContext = {
     name,
@@ -27,6 +27,7 @@ async function runOne(name: string): Promise<boolean> {
     const paths = await writeResults(RESULTS_DIR, name, report);
     process.stdout.write(`\n## ${report.title}\n\n${markdownTable(report)}\n\n`);
     for (const note of report.notes ?? []) process.stdout.write(`- ${note}\n`);
+    for (const target of report.targets ?? []) targets.push({ ...target, bench: name });
     ctx.progress(`done; wrote ${paths.map((p) => relative(process.cwd(), p)).join(' and ')}`);
     return true;
   } catch (err) {
@@ -44,7 +45,12 @@ async function main(): Promise<number> {
     return 2;
   }
   let ok = true;
-  for (const name of wanted.length > 0 ? wanted : available) ok = (await runOne(name)) && ok;
+  const targets: MeasuredTarget[] = [];
+  for (const name of wanted.length > 0 ? wanted : available) ok = (await runOne(name, targets)) && ok;
+  if (targets.length > 0) {
+    const file = await writeTargets(RESULTS_DIR, targets);
+    process.stdout.write(`\n## Targets\n\n${targetsTable(targets)}\n\n(all targets, with earlier runs of the other benchmarks: ${relative(process.cwd(), file)})\n`);
+  }
   return ok ? 0 : 1;
 }
 

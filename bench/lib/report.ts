@@ -1,10 +1,10 @@
 // Turns a BenchReport into the files of bench/results: <name>.json for machines, <name>.md and <name>-<chart>.svg for people.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pinnedKafkaVersion } from '../../src/kafka/broker-jars.js';
 import { renderChart } from './svg-chart.js';
-import type { BenchCell, BenchReport } from './types.js';
+import type { BenchCell, BenchReport, BenchTarget } from './types.js';
 
 export interface MachineInfo {
   readonly cpu: string;
@@ -98,4 +98,53 @@ export async function writeResults(dir: string, name: string, report: BenchRepor
   for (const { chart, file } of charts) await writeFile(join(dir, file), renderChart(chart));
   await writeFile(md, markdown(report, machine, date, charts.map((c) => c.file)));
   return [json, md, ...charts.map((c) => join(dir, c.file))];
+}
+
+/** A benchmark's targets, each tagged with the benchmark that measured it. */
+export interface MeasuredTarget extends BenchTarget {
+  readonly bench: string;
+}
+
+function metText(met: boolean | null): string {
+  return met === null ? 'not measured' : met ? 'met' : '**missed**';
+}
+
+/** The targets of one `npm run bench` as a Markdown table, a row each, with met or missed and why. */
+export function targetsTable(targets: readonly MeasuredTarget[]): string {
+  const lines = ['| target | bound | figure | met? | benchmark | why (missed) |', '| --- | --- | --- | --- | --- | --- |'];
+  const cell = (text: string | undefined): string => (text ?? '').replace(/\|/g, '\\|');
+  for (const t of targets) lines.push(`| ${cell(t.name)} | ${cell(t.target)} | ${cell(t.figure)} | ${metText(t.met)} | ${t.bench} | ${cell(t.why)} |`);
+  return lines.join('\n');
+}
+
+/**
+ * Merges this run's targets into <dir>/targets.md and targets.json: a benchmark run now replaces its own
+ * rows, the others' rows stay with the date they were measured, so one file lists every target.
+ */
+export async function writeTargets(dir: string, measured: readonly MeasuredTarget[]): Promise<string> {
+  const json = join(dir, 'targets.json');
+  let previous: (MeasuredTarget & { readonly date: string })[] = [];
+  try {
+    previous = (JSON.parse(await readFile(json, 'utf8')) as { targets: (MeasuredTarget & { date: string })[] }).targets;
+  } catch {
+    previous = [];
+  }
+  const date = new Date().toISOString();
+  const ran = new Set(measured.map((t) => t.bench));
+  const all = [...previous.filter((t) => !ran.has(t.bench)), ...measured.map((t) => ({ ...t, date }))];
+  const machine = machineInfo();
+  await writeFile(json, `${JSON.stringify({ machine, targets: all }, null, 2)}\n`);
+  const met = all.filter((t) => t.met === true).length;
+  const md = [
+    '# Targets',
+    '',
+    `Every target a benchmark measures, from the latest run of each (\`npm run bench\` rewrites the rows of the benchmarks it ran). ${met} of ${all.length} met. ${machine.cpu} (${machine.cores} cores).`,
+    '',
+    targetsTable(all),
+    '',
+    `Measured: ${[...new Set(all.map((t) => `${t.bench} ${t.date.slice(0, 16).replace('T', ' ')} UTC`))].join('; ')}.`,
+    '',
+  ].join('\n');
+  await writeFile(join(dir, 'targets.md'), md);
+  return join(dir, 'targets.md');
 }

@@ -29,6 +29,22 @@ export interface BenchReport {
   readonly usesKafka?: boolean;
   /** Settings of the run worth keeping beside the figures (record counts, durations, JVM flags). */
   readonly settings?: Readonly<Record<string, BenchCell>>;
+  /** The issue's targets this benchmark measures; `npm run bench` prints them all in one table (bench/results/targets.md). */
+  readonly targets?: readonly BenchTarget[];
+}
+
+/** One target with the figure a run measured for it. */
+export interface BenchTarget {
+  /** What is measured, e.g. "hot path, 100 subscriptions (47% matched), records/s a core". */
+  readonly name: string;
+  /** The bound as people read it, e.g. ">= 500,000" or ">= 0.9x Avro". */
+  readonly target: string;
+  /** The measured figure as people read it, e.g. "315,743" or "0.52x (18,203 against 35,014 records/s)". */
+  readonly figure: string;
+  /** Whether the figure meets the target; null when this run could not measure it (say why in `why`). */
+  readonly met: boolean | null;
+  /** For a missed or unmeasured target: why, from a profile, and what would close it (a short sentence or a PROFILE.md section). */
+  readonly why?: string;
 }
 
 export interface BenchContext {

@@ -10,6 +10,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # The web console is built with the service (web/README.md) and served from web/dist.
 COPY web ./web
+COPY scripts ./scripts
 RUN npm run build
 
 FROM node:24-bookworm-slim

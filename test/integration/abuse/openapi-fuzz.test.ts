@@ -1,7 +1,7 @@
 // API abuse: schemathesis fuzzes the running admin API from its own OpenAPI document with every check it
 // has, in every phase (examples, coverage, fuzzing, and stateful sequences that follow the document's links),
-// once per identity (the operator's key and a customer account's), and once more as two customer accounts
-// that must not see each other's objects (object_level_authorization). Any failure fails the suite: no 5xx,
+// once per identity (the operator's key and a customer account's), and once more as two other customer
+// accounts that must not see each other's objects (object_level_authorization), the three runs at once. Any failure fails the suite: no 5xx,
 // no answer the document does not describe, no schema-valid request refused but for a rule the document
 // lists, no schema-invalid request accepted, 405 with Allow for other methods, created resources that can be
 // read, changed and deleted, and no account reading another's.
@@ -39,9 +39,9 @@ beforeAll(async () => {
   // The api role only: fuzzed destinations must not make a worker call out to fuzzed URLs.
   // The limit is lifted so the fuzzer's budget goes to the routes themselves (rate-limit.test.ts covers 429).
   service = await startService(serviceEnv(uniqueName('fuzz'), testBrokers(), { ROLES: 'api', API_BOOTSTRAP_TOKEN: token, API_RATE_LIMIT_PER_SECOND: '100000', API_RATE_LIMIT_BURST: '100000' }));
-  const alpha = await accountKey(service.url, 'account alpha key');
-  identities.push(alpha);
-  peers.push(alpha, await accountKey(service.url, 'account bravo key'));
+  // The runs go at the same time, so each acts as accounts of its own: charlie alone, alpha and bravo as peers.
+  identities.push(await accountKey(service.url, 'account charlie key'));
+  peers.push(await accountKey(service.url, 'account alpha key'), await accountKey(service.url, 'account bravo key'));
 });
 
 afterAll(async () => {
@@ -54,8 +54,8 @@ it('schemathesis with every check and every phase should find nothing the OpenAP
   const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
   const operations = Object.entries(doc.paths).flatMap(([path, ops]) => (new RegExp(EXCLUDED).test(path) ? [] : Object.keys(ops)));
 
-  const runs = await runSchemathesis({ url, identities, peers, maxExamples: 15, seed, excludePathRegex: EXCLUDED, timeoutMs: 150_000 });
-  expect(runs.map((r) => r.identity)).toEqual(['operator key', 'account alpha key', 'peers account alpha key and account bravo key']);
+  const runs = await runSchemathesis({ url, identities, peers, maxExamples: 15, seed, excludePathRegex: EXCLUDED, timeoutMs: 360_000 });
+  expect(runs.map((r) => r.identity)).toEqual(['operator key', 'account charlie key', 'peers account alpha key and account bravo key']);
   for (const run of runs) {
     process.stdout.write(`${summaryLine(run, seed)}\n`);
     const text = withoutBanners(run.output);

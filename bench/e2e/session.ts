@@ -1,5 +1,6 @@
 // One Kafka benchmark session: a broker, preloaded raw topics, and configurations (passthrough clients or workers) measured on them.
 import type { Kafka } from 'kafkajs';
+import type { WireForm } from '../../src/records/record-types.js';
 import type { TrafficUniverse } from '../../src/traffic/generator.js';
 import type { SubscriptionKind, SubscriptionWorkload } from '../workload/subscriptions.js';
 import { startBenchBroker, type BenchBroker } from './broker.js';
@@ -50,18 +51,20 @@ export class KafkaBenchSession {
     readonly name: string,
     readonly broker: BenchBroker,
     private readonly progress: (m: string) => void,
+    form: WireForm,
   ) {
     this.topics = benchTopics(uniquePrefix(name));
     this.kafka = benchKafka(broker.brokers);
-    const t = trafficSource();
+    const t = trafficSource(1, form);
     this.universe = t.universe;
     this.source = t.next;
   }
 
-  static async open(name: string, progress: (m: string) => void): Promise<KafkaBenchSession> {
+  /** A broker and raw topics; `form` is the wire form the preloaded records are written in (Avro unless told). */
+  static async open(name: string, progress: (m: string) => void, form: WireForm = 'avro'): Promise<KafkaBenchSession> {
     const broker = await startBenchBroker(progress);
     try {
-      const s = new KafkaBenchSession(name, broker, progress);
+      const s = new KafkaBenchSession(name, broker, progress, form);
       await createTopics(s.kafka, s.topics, []);
       return s;
     } catch (err) {

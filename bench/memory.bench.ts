@@ -11,6 +11,7 @@ import { MemorySampler, slope } from './e2e/sampler.js';
 import { KafkaBenchSession } from './e2e/session.js';
 import { committed, endOffsets, endOffsetsWith, watchDrain } from './e2e/watch.js';
 import type { Chart } from './lib/svg-chart.js';
+import { benchTarget } from './lib/targets.js';
 import type { BenchContext, BenchReport, BenchRow, BenchTarget } from './lib/types.js';
 
 const SUBSCRIPTIONS = Number(process.env.BENCH_MEMORY_SUBSCRIPTIONS ?? 10_000);
@@ -194,13 +195,13 @@ async function soak(session: KafkaBenchSession, client: KafkaClientName, progres
     const flatBound = (0.02 * meanRss) / (TARGET_SOAK_SECONDS / 60);
     const lastHalfFlat = Math.abs(lastHalfPerMinute) <= flatBound;
     const targets: BenchTarget[] = [
-      {
-        name: `memory: peak RSS at ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions under ${RATE.toLocaleString('en-US')} records/s (${client})`,
-        target: '<= 300 MB',
-        figure: `${round(series.peakRssMiB * 1.048576)} MB (mean ${round(meanRss * 1.048576)} MB)`,
-        met: series.peakRssMiB <= TARGET_MIB,
-        ...(series.peakRssMiB <= TARGET_MIB ? {} : { why: 'The peak is the V8 heap grown to its headroom over the live subscriptions and fetched batches: PROFILE.md, "Memory at 10,000 subscriptions on Node 24".' }),
-      },
+      benchTarget(
+        `memory: peak RSS at ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions under ${RATE.toLocaleString('en-US')} records/s (${client})`,
+        '<= 300 MB',
+        `${round(series.peakRssMiB * 1.048576)} MB (mean ${round(meanRss * 1.048576)} MB)`,
+        series.peakRssMiB <= TARGET_MIB,
+        'The peak is the V8 heap grown to its headroom over the live subscriptions and fetched batches: PROFILE.md, "Memory at 10,000 subscriptions on Node 24".',
+      ),
       {
         name: `memory: RSS flat over 60 minutes, slope of the soak's last half (${client})`,
         target: `|slope| <= ${round(flatBound, 2)} MiB/min (2% of the mean over an hour)`,

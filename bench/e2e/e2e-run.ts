@@ -137,7 +137,7 @@ export async function runE2e(title: string, progress: (m: string) => void, o: E2
       return [
         benchTarget(`${what}: drain against the kcat copy`, `>= ${w.target}x kcat`, `${round(share, 2)}x (${grouped(d.recordsPerSecond)} against ${grouped(kcatRate)} records/s)`, share >= w.target, cpuWhy),
         benchTarget(`${what}: records/s a core`, `>= ${grouped(TARGET_PER_CORE)}`, `${grouped(perCore)} on ${round(d.cores, 2)} cores`, perCore >= TARGET_PER_CORE, cpuWhy),
-        benchTarget(`${what}: p99 latency at half load`, `<= ${TARGET_P99_MS} ms`, `${round(p99)} ms at ${grouped(LATENCY_LOAD * d.recordsPerSecond)} records/s`, p99 <= TARGET_P99_MS, 'PROFILE.md, "End to end on @platformatic/kafka: where a worker\'s CPU goes, and why the kcat ratios miss".'),
+        benchTarget(`${what}: p99 latency at half load`, `<= ${TARGET_P99_MS} ms`, `${round(p99)} ms at ${grouped(LATENCY_LOAD * d.recordsPerSecond)} records/s`, p99 <= TARGET_P99_MS, 'At half of its own drain rate the worker still shares the cores with the broker and the producer, and records queue behind them: PROFILE.md, "End to end on @platformatic/kafka: where a worker\'s CPU goes, and why the kcat ratios miss".'),
       ];
     });
     const labels = rows.map((r) => String(r.configuration));

@@ -79,7 +79,7 @@ async function evaluationRows(ctx: BenchContext, notes: string[], targets: Bench
       notes.push(
         `${expression}: edge-events is ${round(vsFloor, 1)}x the floor (target <= ${FLOOR_TARGET}x: ${vsFloor <= FLOOR_TARGET ? 'met' : 'missed'}) and ${round(vsBuf, 1)}x faster than @bufbuild/cel (target >= ${BUFBUILD_TARGET}x: ${vsBuf >= BUFBUILD_TARGET ? 'met' : 'missed'}).`,
       );
-      const why = `The compiled filter's time against the hand-written one is in the rounds above and bench/results/cel.md; the evaluator is described in docs/cel.md.`;
+      const why = 'Filters compile to closures (ARCHITECTURE.md, "CEL"); the rounds in bench/results/cel.md show where the time moved.';
       targets.push(
         benchTarget(`cel: expression ${expression} against its hand-written floor`, `<= ${FLOOR_TARGET}x`, `${round(vsFloor, 1)}x (${round(ours)} against ${round(floor)} ns)`, vsFloor <= FLOOR_TARGET, why),
         benchTarget(`cel: expression ${expression} against @bufbuild/cel`, `>= ${BUFBUILD_TARGET}x faster`, `${round(vsBuf, 1)}x (${round(ours)} against ${round(bufbuild)} ns)`, vsBuf >= BUFBUILD_TARGET, why),

@@ -18,5 +18,6 @@ export default function run(ctx: BenchContext): Promise<BenchReport> {
     records: Number(process.env.BENCH_E2E_COUNT ?? 1_000_000),
     latencySeconds: Number(process.env.BENCH_E2E_LATENCY_SECONDS ?? 15),
     heapVariant: process.env.BENCH_E2E_HEAP_VARIANT === '1',
+    targets: true,
   });
 }

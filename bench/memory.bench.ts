@@ -9,9 +9,10 @@ import { produceTraffic } from '../src/traffic/kafka-traffic.js';
 import { sampleProcess } from './e2e/proc-stats.js';
 import { MemorySampler, slope } from './e2e/sampler.js';
 import { KafkaBenchSession } from './e2e/session.js';
-import { endOffsets, watchDrain } from './e2e/watch.js';
+import { committed, endOffsets, endOffsetsWith, watchDrain } from './e2e/watch.js';
 import type { Chart } from './lib/svg-chart.js';
-import type { BenchContext, BenchReport, BenchRow } from './lib/types.js';
+import { benchTarget } from './lib/targets.js';
+import type { BenchContext, BenchReport, BenchRow, BenchTarget } from './lib/types.js';
 
 const SUBSCRIPTIONS = Number(process.env.BENCH_MEMORY_SUBSCRIPTIONS ?? 10_000);
 /** The soak length; BENCH_MEMORY_SOAK_SECONDS=600 gives the 10-minute soak of bench/results/memory.md. */
@@ -30,6 +31,11 @@ const HEAP_GROWTH = process.env.HEAP_GROWTH_PERCENT === undefined || process.env
 const TARGET_MIB = 300 / 1.048576; // 300 MB (decimal) in MiB
 /** The first part of the soak is warm-up (JIT, heap sizing, fetch buffers); the trend is fitted to the rest. */
 const WARMUP_SHARE = 0.25;
+/** The issue's soak: memory must be flat over 60 minutes, judged by the slope of the soak's last half. */
+const TARGET_SOAK_SECONDS = 3_600;
+/** How often the soak's consumer lag is read, and how often its progress (RSS, lag, load) is printed. */
+const LAG_EVERY_MS = 10_000;
+const PROGRESS_EVERY_MS = SOAK_SECONDS >= 600 ? 60_000 : 15_000;
 
 const round = (n: number, d = 0): number => Math.round(n * 10 ** d) / 10 ** d;
 
@@ -43,7 +49,47 @@ function clients(): KafkaClientName[] {
 interface Soak {
   readonly row: BenchRow;
   readonly notes: readonly string[];
+  readonly targets: readonly BenchTarget[];
   readonly points: readonly (readonly [number, number])[];
+  /** Records the worker's group had not committed yet, every LAG_EVERY_MS: a worker at capacity shows a growing lag. */
+  readonly lag: readonly (readonly [number, number])[];
+}
+
+const mean = (ys: readonly number[]): number => ys.reduce((a, b) => a + b, 0) / Math.max(1, ys.length);
+
+/**
+ * Reads the group's lag (end offsets of its inputs less its commits) every LAG_EVERY_MS while the soak runs,
+ * and prints the soak's progress (records sent, RSS, lag, load average) every PROGRESS_EVERY_MS.
+ */
+function watchLag(session: KafkaBenchSession, group: string, pid: number, progress: (m: string) => void): { stop(): Promise<[number, number][]> } {
+  const started = performance.now();
+  const lag: [number, number][] = [];
+  const admin = session.kafka.admin();
+  let lastProgress = started;
+  let busy: Promise<void> = admin.connect();
+  const take = async (): Promise<void> => {
+    const end = await endOffsetsWith(admin, session.inputs);
+    const done = await committed(admin, group, session.inputs);
+    const t = (performance.now() - started) / 1000;
+    lag.push([t, end - done]);
+    if (performance.now() - lastProgress >= PROGRESS_EVERY_MS) {
+      lastProgress = performance.now();
+      const rss = sampleProcess(pid)?.rssMiB ?? Number.NaN;
+      progress(`soak ${Math.round(t)} of ${SOAK_SECONDS} s: ${end.toLocaleString('en-US')} records in, lag ${(end - done).toLocaleString('en-US')}, RSS ${round(rss)} MiB, load average ${round(loadavg()[0] ?? 0, 1)}`);
+    }
+  };
+  // One read at a time; a failed read (a broker busy for a moment) leaves a gap in the series, not a failed soak.
+  const timer = setInterval(() => {
+    busy = busy.then(take).catch((err: unknown) => progress(`lag read failed: ${err instanceof Error ? err.message : String(err)}`));
+  }, LAG_EVERY_MS);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await busy.catch(() => undefined);
+      await admin.disconnect();
+      return lag;
+    },
+  };
 }
 
 /**
@@ -77,6 +123,7 @@ async function soak(session: KafkaBenchSession, client: KafkaClientName, progres
     const cpuBefore = sampleProcess(worker.pid);
     const count = Math.round(RATE * SOAK_SECONDS);
     progress(`${client}: soaking: ${count.toLocaleString('en-US')} records at ${RATE.toLocaleString('en-US')}/s for ${SOAK_SECONDS} s`);
+    const lagWatch = watchLag(session, session.groupOf(config), worker.pid, (m) => progress(`${client}: ${m}`));
     const sent = await produceTraffic({
       brokers: session.broker.brokers,
       topics: session.topics.traffic,
@@ -86,10 +133,9 @@ async function soak(session: KafkaBenchSession, client: KafkaClientName, progres
       batchSize: 200,
       maxInFlight: 8,
       maxDurationMs: SOAK_SECONDS * 1000 * 1.5,
-      onProgress: (p) => {
-        if (Math.round(p.elapsedMs / 1000) % 15 === 0) progress(`${client}: soak: ${p.sent.toLocaleString('en-US')} sent, ${Math.round(p.elapsedMs / 1000)} s`);
-      },
     });
+    // The end of the sends in the sampler's clock: the soak's halves are taken up to here, not over the drain after it.
+    const soakEnd = (performance.now() - sampler.started) / 1000;
     // The soak counts only if the worker kept up: it must commit everything shortly after the last send. A
     // worker that fell behind (a machine busy with other work) is reported as such, with its RSS series, which
     // an hour of soak should not lose.
@@ -102,6 +148,7 @@ async function soak(session: KafkaBenchSession, client: KafkaClientName, progres
       progress(`${client}: the worker did not keep up: ${behind}`);
     }
     const series = sampler.stop();
+    const lag = await lagWatch.stop();
     const cpuAfter = sampleProcess(worker.pid);
     // What the worker's CPU did for the soak, GC included: the price of a smaller heap shows here.
     const cpuSeconds = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter.cpuSeconds - cpuBefore.cpuSeconds : Number.NaN;
@@ -109,10 +156,15 @@ async function soak(session: KafkaBenchSession, client: KafkaClientName, progres
     const steady = series.points.filter(([t]) => t >= SOAK_SECONDS * WARMUP_SHARE);
     const perMinute = slope(steady) * 60;
     const rss = steady.map(([, y]) => y);
-    const meanRss = rss.reduce((a, b) => a + b, 0) / Math.max(1, rss.length);
+    const meanRss = mean(rss);
     const half = Math.floor(steady.length / 2);
-    const firstHalf = rss.slice(0, half).reduce((a, b) => a + b, 0) / Math.max(1, half);
-    const secondHalf = rss.slice(half).reduce((a, b) => a + b, 0) / Math.max(1, rss.length - half);
+    const firstHalf = mean(rss.slice(0, half));
+    const secondHalf = mean(rss.slice(half));
+    // The issue's measure of "flat": the slope over the last half of the soak (its sends), start-up and drain left out.
+    const lastHalf = series.points.filter(([t]) => t >= soakEnd / 2 && t <= soakEnd);
+    const lastHalfPerMinute = slope(lastHalf) * 60;
+    const lagInSoak = lag.filter(([t]) => t <= soakEnd).map(([, y]) => y);
+    const lagLastHalf = lag.filter(([t]) => t >= soakEnd / 2 && t <= soakEnd).map(([, y]) => y);
     const outputs = await endOffsets(session.kafka, config.outputs);
     const row: BenchRow = {
       'Kafka client': client,
@@ -133,16 +185,46 @@ async function soak(session: KafkaBenchSession, client: KafkaClientName, progres
       'trend MiB/min': round(perMinute, 2),
       '1st half MiB': round(firstHalf),
       '2nd half MiB': round(secondHalf),
+      'last half MiB/min': round(lastHalfPerMinute, 2),
+      'lag max': Math.max(0, ...lagInSoak),
+      'lag mean, last half': round(mean(lagLastHalf)),
       'kept up': behind === undefined ? 'yes' : 'no',
     };
     const flat = Math.abs(perMinute) * (SOAK_SECONDS / 60) < 0.02 * meanRss;
+    // Flat: the last half's slope, kept for the whole hour, would raise RSS by less than 2% of its mean (a falling RSS has levelled off too).
+    const flatBound = (0.02 * meanRss) / (TARGET_SOAK_SECONDS / 60);
+    const lastHalfFlat = lastHalfPerMinute <= flatBound;
+    const targets: BenchTarget[] = [
+      benchTarget(
+        `memory: peak RSS at ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions under ${RATE.toLocaleString('en-US')} records/s (${client})`,
+        '<= 300 MB',
+        `${round(series.peakRssMiB * 1.048576)} MB (mean ${round(meanRss * 1.048576)} MB)`,
+        series.peakRssMiB <= TARGET_MIB,
+        'The peak is the V8 heap grown to its headroom over the live subscriptions and fetched batches: PROFILE.md, "Memory at 10,000 subscriptions on Node 24".',
+      ),
+      {
+        name: `memory: RSS flat over 60 minutes, slope of the soak's last half (${client})`,
+        target: `slope <= ${round(flatBound, 2)} MiB/min (a rise of 2% of the mean over an hour)`,
+        figure: `${round(lastHalfPerMinute, 2)} MiB/min over ${round((soakEnd / 2 / 60), 1)} min; halves ${round(firstHalf)} / ${round(secondHalf)} MiB`,
+        met: SOAK_SECONDS < TARGET_SOAK_SECONDS || behind !== undefined ? null : lastHalfFlat,
+        ...(SOAK_SECONDS < TARGET_SOAK_SECONDS
+          ? { why: `This soak lasted ${SOAK_SECONDS} s; the 60-minute figure needs BENCH_MEMORY_SOAK_SECONDS=3600 (bench/results/memory-3600s.md).` }
+          : behind !== undefined
+            ? { why: 'The worker fell behind the load, so its memory is that of a worker behind, not of one at a steady rate.' }
+            : lastHalfFlat
+              ? {}
+              : { why: 'RSS still climbs in the soak\'s last half: PROFILE.md, "Memory at 10,000 subscriptions on Node 24".' }),
+      },
+    ];
     const notes = [
       ...(behind === undefined ? [] : [`${client}: the worker did not keep up with the load (${behind}): records waited in Kafka and in its fetch buffers, so its memory is that of a worker behind, not of one at a steady rate.`]),
       `${client}: peak RSS ${round(series.peakRssMiB * 1.048576)} MB (VmHWM of the worker process, start-up included) against the target of 300 MB: ${series.peakRssMiB <= TARGET_MIB ? 'met' : 'missed'}. ` +
         `Trend: least-squares slope of RSS over the last ${round((1 - WARMUP_SHARE) * 100)}% of the soak (the first ${round(WARMUP_SHARE * 100)}% is warm-up): ${round(perMinute, 2)} MiB/min, ${round(perMinute * (SOAK_SECONDS / 60), 1)} MiB over the soak; ` +
-        `mean of the first half ${round(firstHalf)} MiB, second half ${round(secondHalf)} MiB. ${flat ? 'No upward trend (the fitted change over the soak is under 2% of the mean).' : 'The fitted change over the soak exceeds 2% of the mean: look for a leak, or soak longer (BENCH_MEMORY_SOAK_SECONDS=600).'}`,
+        `mean of the first half ${round(firstHalf)} MiB, second half ${round(secondHalf)} MiB. ${flat ? 'No upward trend (the fitted change over the soak is under 2% of the mean).' : 'The fitted change over the soak exceeds 2% of the mean: look for a leak, or soak longer (BENCH_MEMORY_SOAK_SECONDS=600).'} ` +
+        `Slope of the last half of the sends (${round(soakEnd / 2)}-${round(soakEnd)} s): ${round(lastHalfPerMinute, 2)} MiB/min (flat when at most ${round(flatBound, 2)} MiB/min, a rise of 2% of the mean over an hour).`,
+      `${client}: consumer lag (records the worker had not committed yet, read every ${LAG_EVERY_MS / 1000} s): at most ${Math.max(0, ...lagInSoak).toLocaleString('en-US')} during the sends, ${round(mean(lagLastHalf)).toLocaleString('en-US')} on average over the last half; a lag that grows means the worker ran at capacity and records waited in Kafka.`,
     ];
-    return { row, notes, points: series.points };
+    return { row, notes, targets, points: series.points, lag };
   } finally {
     await worker.stop();
   }
@@ -183,13 +265,22 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
         { name: '300 MB target', points: [[0, round(TARGET_MIB)], [round(last), round(TARGET_MIB)]] },
       ],
     };
+    const lagChart: Chart = {
+      kind: 'line',
+      id: 'lag',
+      title: `Consumer lag during the soak (${RATE.toLocaleString('en-US')} records/s)`,
+      xLabel: 'seconds',
+      yLabel: 'records not yet committed',
+      series: soaks.map((s) => ({ name: `lag, ${String(s.row['Kafka client'])}`, points: s.lag.map(([t, y]) => [round(t, 1), y] as [number, number]) })),
+    };
     return {
       title: `Memory with ${SUBSCRIPTIONS.toLocaleString('en-US')} subscriptions under load`,
       usesKafka: true,
       settings: { subscriptions: SUBSCRIPTIONS, soakSeconds: SOAK_SECONDS, rate: RATE, destinations: DESTINATIONS, clients: clients().join(','), workerNodeArgs: NODE_ARGS.join(' '), heapGrowthPercent: HEAP_GROWTH, mallocArenaMax: MALLOC_ARENA_MAX },
       rows: soaks.map((s) => s.row),
       notes,
-      charts: [chart],
+      charts: [chart, lagChart],
+      targets: soaks.flatMap((s) => s.targets),
     };
   } finally {
     await session?.close();

@@ -6,7 +6,8 @@ import { markdownTable, targetsTable, writeResults, writeTargets, type MeasuredT
 import type { BenchContext, BenchRun } from './lib/types.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const RESULTS_DIR = join(BENCH_DIR, 'results');
+/** BENCH_RESULTS_DIR writes a run's files elsewhere, e.g. a quick run that must not replace the committed results. */
+const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ?? join(BENCH_DIR, 'results');
 const SUFFIX = '.bench.ts';
 
 async function discover(): Promise<string[]> {

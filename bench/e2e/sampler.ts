@@ -11,7 +11,8 @@ export class MemorySampler {
   private readonly points: [number, number][] = [];
   private peak = 0;
   private readonly timer: NodeJS.Timeout;
-  private readonly started = performance.now();
+  /** When sampling started, in performance.now() milliseconds: the points' clock. */
+  readonly started = performance.now();
 
   constructor(
     private readonly pid: number,

@@ -52,7 +52,7 @@ export async function endOffsets(kafka: Kafka, topics: readonly string[]): Promi
   }
 }
 
-async function endOffsetsWith(admin: Admin, topics: readonly string[]): Promise<number> {
+export async function endOffsetsWith(admin: Admin, topics: readonly string[]): Promise<number> {
   let sum = 0;
   for (const topic of topics) for (const p of await whenTopicsKnown(() => admin.fetchTopicOffsets(topic))) sum += Number(p.high);
   return sum;

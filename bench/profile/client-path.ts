@@ -11,8 +11,10 @@ import { partShares, partsTable, type PartRule } from './top-frames.js';
  */
 export const CLIENT_PATH: readonly PartRule[] = [
   { part: 'adapter: consumer (records into partition batches)', file: 'src/kafka/platformatic/platformatic-consumer' },
+  { part: 'adapter: consumer (records into partition batches)', file: 'src/kafka/platformatic/fetched-records' },
   { part: 'adapter: read-committed filter of fetch answers', file: 'src/kafka/platformatic/read-committed' },
   { part: 'adapter: partitioner', file: 'src/kafka/platformatic/java-partitioner' },
+  { part: 'adapter: producer (Produce requests encoded)', file: 'src/kafka/platformatic/produce-request' },
   { part: 'adapter: producer', file: 'src/kafka/platformatic/' },
   { part: 'client consume: per message a spread record, diagnostics, a bound commit, headers, a stream push', file: 'clients/consumer/messages-stream.js', fn: /pushRecords/ },
   { part: 'client consume: record batches parsed', file: 'protocol/records.js', fn: /^read/ },
@@ -33,6 +35,10 @@ export const CLIENT_PATH: readonly PartRule[] = [
   { part: 'service: delivery (runners, kafka writer)', file: 'src/delivery/' },
   { part: 'service: kafka seam (commit timer, lazy producer)', file: 'src/kafka/' },
   { part: 'passthrough script', file: '/bench/e2e/' },
+  { part: 'start-up (loading modules, compiling schemas and filters)', file: 'node:internal/modules/' },
+  { part: 'start-up (loading modules, compiling schemas and filters)', file: '/tsx/dist/' },
+  { part: 'start-up (loading modules, compiling schemas and filters)', file: '/ajv/dist/' },
+  { part: 'start-up (loading modules, compiling schemas and filters)', file: '/@bufbuild/cel/' },
 ];
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

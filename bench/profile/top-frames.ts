@@ -138,6 +138,9 @@ export function partShares(file: string, rules: readonly PartRule[]): { part: st
   return [...us].map(([part, t]) => ({ part, share: all > 0 ? t / all : 0 })).sort((a, b) => b.share - a.share);
 }
 
+/** The parts' shares of the whole profile, and of its time after start-up (the parts named "start-up ..." left out). */
 export function partsTable(rows: readonly { part: string; share: number }[]): string {
-  return ['| % | part |', '| ---: | --- |', ...rows.map((r) => `| ${(r.share * 100).toFixed(1)} | ${r.part} |`)].join('\n');
+  const running = rows.filter((r) => !r.part.startsWith('start-up')).reduce((sum, r) => sum + r.share, 0);
+  const after = (r: { part: string; share: number }): string => (r.part.startsWith('start-up') || running === 0 ? '' : ((r.share / running) * 100).toFixed(1));
+  return ['| % | % after start-up | part |', '| ---: | ---: | --- |', ...rows.map((r) => `| ${(r.share * 100).toFixed(1)} | ${after(r)} | ${r.part} |`)].join('\n');
 }

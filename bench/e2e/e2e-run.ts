@@ -73,10 +73,13 @@ function workerTargets(m: Measured, kcat: Measured): BenchTarget[] {
     `CPU a record: worker ${round(cpuUsPerRecord(d), 1)} µs, the ${m.client} copy alone ${round(cpuUsPerRecord(copy), 1)} µs (${round(copy.recordsPerSecond / k.recordsPerSecond, 2)}x kcat), ` +
     `kcat ${round(cpuUsPerRecord(k), 1)} µs`;
   const drainWhy =
-    w.kind === 'one-percent'
-      ? `${costs}; at ${round(d.eventsPerRecord, 2)} events a record the worker consumes and produces about as much as the copy, so it cannot drain faster than the copy, and the copy is held by the client's per-record cost (PROFILE.md "The client path")`
-      : `${costs}; the rest is the route's per-record cost (PROFILE.md "The client path")`;
-  const latencyWhy = `p50 ${round((m.latency as LatencyResult).p50)} ms; the worker's latency at half load is its batches waiting for CPU on the shared cores (PROFILE.md "The client path")`;
+    `${costs}; the worker consumes and produces through the same client as its copy and routes every record on top (at ${round(d.eventsPerRecord, 2)} events a record): ` +
+    `the client path and its garbage are about half of the worker's CPU, the route the rest (PROFILE.md "The client path")`;
+  const copyLatency = (m.copy as Measured).latency;
+  const latencyWhy =
+    `p50 ${grouped((m.latency as LatencyResult).p50)} ms` +
+    (copyLatency === undefined ? '' : `; the ${m.client} copy alone, with no route, had p50 ${grouped(copyLatency.p50)} ms and p99 ${grouped(copyLatency.p99)} ms at its own half load in this run`) +
+    `: records wait for CPU on the shared cores (PROFILE.md "The client path")`;
   return [
     {
       name: `held-out-style drain, ${m.client}, ${SUBSCRIPTIONS} subscriptions matching ${w.label}, x kcat copy`,

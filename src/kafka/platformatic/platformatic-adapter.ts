@@ -23,7 +23,7 @@ import { ADDRESS_REFUSED, addressRefusalIn } from '../../net/guarded-lookup.js';
 import { guardedContext } from './connect-guard.js';
 import { javaPartitioner } from './java-partitioner.js';
 import { PlatformaticGroupConsumer } from './platformatic-consumer.js';
-import { fastProduceApi } from './produce-request.js';
+import { fastProduceApi, type ProduceApi } from './produce-request.js';
 
 /** DescribeConfigs resource type of a topic. */
 const TOPIC_RESOURCE = 2;
@@ -133,8 +133,6 @@ export function toPlatformatic(topic: string, m: OutgoingMessage): MessageToProd
   return out;
 }
 
-type ProduceApi = Parameters<typeof fastProduceApi>[0];
-
 /** The client's producer with the adapter's Produce request encoder (produce-request.ts). */
 class FastProducer extends Producer {
   private readonly produceApis = new WeakMap<ProduceApi, ProduceApi>();
@@ -144,7 +142,7 @@ class FastProducer extends Producer {
       super[kGetApi](name, callback);
       return;
     }
-    super[kGetApi]<Parameters<ProduceApi> extends [unknown, ...infer A] ? A : never, unknown>(name, (error, api) => {
+    super[kGetApi]<unknown[], unknown>(name, (error, api) => {
       if (error !== null || api === undefined) {
         callback(error);
         return;

@@ -7,7 +7,7 @@
 import { createAPI, crc32c, groupByProperty, IS_TRANSACTIONAL, produceV9, produceV10, produceV11, Writer, type API, type CreateRecordsBatchOptions, type MessageRecord } from '@platformatic/kafka';
 
 type ProduceOptions = Partial<CreateRecordsBatchOptions>;
-type ProduceApi = API<[acks: number, timeout: number, messages: MessageRecord[], options: ProduceOptions], unknown>;
+export type ProduceApi = API<[acks: number, timeout: number, messages: MessageRecord[], options: ProduceOptions], unknown>;
 
 /** The Produce versions whose request this encoder writes, with the client's own module of each (its answer parser). */
 const FLEXIBLE = new Map([

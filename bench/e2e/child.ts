@@ -31,11 +31,11 @@ export async function startChild(
   script: string,
   env: Record<string, string>,
   readyText: string,
-  opts: { timeoutMs?: number; nodeArgs?: readonly string[]; compiled?: boolean } = {},
+  opts: { timeoutMs?: number; nodeArgs?: readonly string[]; compiled?: boolean; root?: string } = {},
 ): Promise<BenchChild> {
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const loader = opts.compiled === true ? [] : ['--import', 'tsx'];
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...loader, script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...loader, script], { cwd: opts.root ?? ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let ready = false;
   const c = childOf(name, child, { onLine: (line) => (ready ||= line.includes(readyText)) });
   const started = Date.now();
@@ -74,11 +74,12 @@ export function childOf(name: string, child: ChildProcess, opts: { mayExit?: boo
 
 /**
  * The real service as one ingest worker (ROLES=worker), on the benchmark's topics and group: its
- * TypeScript through tsx, or `compiled`, the JavaScript `npm start` runs (buildService() first).
+ * TypeScript through tsx, or `compiled`, the JavaScript `npm start` runs (buildService() first); from
+ * another checkout of the repository when `root` names one (a before-and-after comparison).
  */
-export function startWorker(name: string, env: Record<string, string>, nodeArgs: readonly string[] = [], compiled = false): Promise<BenchChild> {
+export function startWorker(name: string, env: Record<string, string>, nodeArgs: readonly string[] = [], compiled = false, root?: string): Promise<BenchChild> {
   const script = compiled ? 'dist/main.js' : 'src/main.ts';
-  return startChild(name, script, { ROLES: 'worker', LOG_LEVEL: 'info', ...env }, 'The ingest worker is consuming.', { nodeArgs, compiled });
+  return startChild(name, script, { ROLES: 'worker', LOG_LEVEL: 'info', ...env }, 'The ingest worker is consuming.', { nodeArgs, compiled, ...(root !== undefined && { root }) });
 }
 
 /** Compiles the service to dist/ (`npm run build`), so a compiled worker runs the current source. */

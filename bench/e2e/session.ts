@@ -129,12 +129,13 @@ export class KafkaBenchSession {
 
   /**
    * `processes` service workers with `subscriptions` subscriptions delivering to `destinations` kafka
-   * destinations, run with the Node flags of `npm start` unless `nodeArgs` are given.
+   * destinations, run with the Node flags of `npm start` unless `nodeArgs` are given, from `root` (another
+   * checkout) when given.
    */
   worker(
     name: string,
     subscriptions: number,
-    opts: { processes?: number; destinations?: number; kind?: SubscriptionKind; env?: Record<string, string>; nodeArgs?: readonly string[]; compiled?: boolean } = {},
+    opts: { processes?: number; destinations?: number; kind?: SubscriptionKind; env?: Record<string, string>; nodeArgs?: readonly string[]; compiled?: boolean; root?: string } = {},
   ): Configuration {
     const outputs = Array.from({ length: opts.destinations ?? 1 }, (_, i) => this.output(`${name}-${i}`));
     const topics = { ...this.topics, config: `${this.topics.prefix}.config.${++this.configCount}` };
@@ -154,7 +155,7 @@ export class KafkaBenchSession {
         const env = { ...workerEnv(this.broker.brokers, topics, group), ...opts.env };
         const children: BenchChild[] = [];
         try {
-          for (let i = 0; i < (opts.processes ?? 1); i++) children.push(await startWorker(`${name} #${i + 1}`, env, opts.nodeArgs ?? serviceNodeFlags(), opts.compiled));
+          for (let i = 0; i < (opts.processes ?? 1); i++) children.push(await startWorker(`${name} #${i + 1}`, env, opts.nodeArgs ?? serviceNodeFlags(), opts.compiled, opts.root));
         } catch (err) {
           await Promise.allSettled(children.map((ch) => ch.stop()));
           throw err;

@@ -1,13 +1,18 @@
-// Profiles the real ingest worker under load: `npx tsx bench/profile/profile-worker.ts [records] [subscriptions] [worker|passthrough] [avro|json] [one-percent|fifth-percent]`.
-// A local broker, preloaded raw topics, one worker process run with --cpu-prof while it drains them; prints the top frames.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+// Profiles the real ingest worker (or a copy) under load:
+// `npx tsx bench/profile/profile-worker.ts [records] [subscriptions] [worker|fifth|<bench/e2e passthrough script name>] [avro|json] [one-percent|fifth-percent]`.
+// A local broker, preloaded raw topics, one process run with --cpu-prof while it drains them; prints the
+// top frames and where the time went along the Kafka client's path (client-path.ts).
+// `fifth` is the worker at the 20% workload (as `worker` with `fifth-percent`); e.g. `passthrough-platformatic`
+// is that client's copy. PROFILE_KEEP=<file> keeps the .cpuprofile.
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WireForm } from '../../src/records/record-types.js';
 import { KafkaBenchSession } from '../e2e/session.js';
 import type { SubscriptionKind } from '../workload/subscriptions.js';
-import { areasTable, framesTable, selfTimeByArea, topFrames } from './top-frames.js';
+import { CLIENT_PATH } from './client-path.js';
+import { areasTable, framesTable, partShares, partsTable, selfTimeByArea, topFrames } from './top-frames.js';
 
 const [records = '200000', subscriptions = '100', which = 'worker', form = 'avro', kind = 'one-percent'] = process.argv.slice(2);
 const progress = (m: string): void => void process.stderr.write(`[profile] ${m}\n`);
@@ -17,14 +22,16 @@ try {
   await session.preload(Number(records));
   const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
   const config =
-    which === 'passthrough'
-      ? session.passthrough('passthrough', fileURLToPath(new URL('../e2e/passthrough-kafkajs.ts', import.meta.url)), { nodeArgs })
-      : session.worker('worker', Number(subscriptions), { nodeArgs, kind: kind as SubscriptionKind });
+    which === 'worker' || which === 'fifth'
+      ? session.worker('worker', Number(subscriptions), { nodeArgs, kind: which === 'fifth' ? 'fifth-percent' : (kind as SubscriptionKind) })
+      : session.passthrough(which, fileURLToPath(new URL(`../e2e/${which}.ts`, import.meta.url)), { nodeArgs });
   const r = await session.drain(config, 600_000);
   process.stdout.write(`${which}: ${Math.round(r.recordsPerSecond)} records/s, ${r.eventsPerRecord.toFixed(2)} events/record, ${r.cores.toFixed(2)} cores, ${Math.round((r.cores / r.recordsPerSecond) * 1e9)} CPU ns/record\n\n`);
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error('the worker wrote no profile');
-  process.stdout.write(`${areasTable(selfTimeByArea(join(dir, file)))}\n\n${framesTable(topFrames(join(dir, file), 30))}\n`);
+  if (process.env.PROFILE_KEEP !== undefined) copyFileSync(join(dir, file), process.env.PROFILE_KEEP);
+  const profile = join(dir, file);
+  process.stdout.write(`${partsTable(partShares(profile, CLIENT_PATH))}\n\n${areasTable(selfTimeByArea(profile))}\n\n${framesTable(topFrames(profile, 30))}\n`);
 } finally {
   await session.close();
   rmSync(dir, { recursive: true, force: true });

@@ -86,3 +86,61 @@ export function selfTimeByArea(file: string): { area: string; share: number }[] 
 export function areasTable(rows: readonly { area: string; share: number }[], limit = 12): string {
   return ['| self % | area |', '| ---: | --- |', ...rows.slice(0, limit).map((r) => `| ${(r.share * 100).toFixed(1)} | ${r.area} |`)].join('\n');
 }
+
+/** A part of the work, told by a frame on the stack: a function name (or any) in a file whose path contains `file`. */
+export interface PartRule {
+  readonly part: string;
+  readonly file: string;
+  readonly fn?: RegExp;
+}
+
+/**
+ * Every sample counted once, for the innermost frame on its stack that a rule names (a frame matching no
+ * rule counts for the nearest caller that does): so a record parsed inside a socket read counts for the
+ * parsing, and a handler the parser called counts for the handler. Garbage collection is its own part;
+ * samples no rule claims are "the rest".
+ */
+export function partShares(file: string, rules: readonly PartRule[]): { part: string; share: number }[] {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const partOf = new Map<number, string | null>();
+  const classify = (id: number): string | null => {
+    const known = partOf.get(id);
+    if (known !== undefined) return known;
+    const n = byId.get(id);
+    let part: string | null = null;
+    if (n !== undefined) {
+      const { functionName, url } = n.callFrame;
+      if (functionName === '(garbage collector)') part = 'garbage collection';
+      else if (functionName === '(idle)' || functionName === '(program)') part = null;
+      else {
+        const rule = rules.find((r) => url.includes(r.file) && (r.fn === undefined || r.fn.test(functionName)));
+        const up = parent.get(id);
+        part = rule?.part ?? (up === undefined ? 'the rest' : classify(up));
+      }
+    }
+    partOf.set(id, part);
+    return part;
+  };
+  const us = new Map<string, number>();
+  let all = 0;
+  const samples = p.samples ?? [];
+  const deltas = p.timeDeltas ?? [];
+  for (let i = 0; i < samples.length; i++) {
+    const part = classify(samples[i] as number);
+    if (part === null) continue;
+    const d = deltas[i] ?? 0;
+    us.set(part, (us.get(part) ?? 0) + d);
+    all += d;
+  }
+  return [...us].map(([part, t]) => ({ part, share: all > 0 ? t / all : 0 })).sort((a, b) => b.share - a.share);
+}
+
+/** The parts' shares of the whole profile, and of its time after start-up (the parts named "start-up ..." left out). */
+export function partsTable(rows: readonly { part: string; share: number }[]): string {
+  const running = rows.filter((r) => !r.part.startsWith('start-up')).reduce((sum, r) => sum + r.share, 0);
+  const after = (r: { part: string; share: number }): string => (r.part.startsWith('start-up') || running === 0 ? '' : ((r.share / running) * 100).toFixed(1));
+  return ['| % | % after start-up | part |', '| ---: | ---: | --- |', ...rows.map((r) => `| ${(r.share * 100).toFixed(1)} | ${after(r)} | ${r.part} |`)].join('\n');
+}

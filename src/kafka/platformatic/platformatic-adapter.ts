@@ -1,6 +1,6 @@
 // The seam (seam.ts) over @platformatic/kafka 2.x: producers, admin calls and error kinds; the consumer is in
 // platformatic-consumer.ts.
-import { Admin, Producer, findErrorBy, type BaseOptions, type MessageToProduce } from '@platformatic/kafka';
+import { Admin, Producer, findErrorBy, kGetApi, type API, type BaseOptions, type Callback, type MessageToProduce } from '@platformatic/kafka';
 import type {
   ClusterFacts,
   IdempotentProducer,
@@ -23,6 +23,7 @@ import { ADDRESS_REFUSED, addressRefusalIn } from '../../net/guarded-lookup.js';
 import { guardedContext } from './connect-guard.js';
 import { javaPartitioner } from './java-partitioner.js';
 import { PlatformaticGroupConsumer } from './platformatic-consumer.js';
+import { fastProduceApi, type ProduceApi } from './produce-request.js';
 
 /** DescribeConfigs resource type of a topic. */
 const TOPIC_RESOURCE = 2;
@@ -132,13 +133,35 @@ export function toPlatformatic(topic: string, m: OutgoingMessage): MessageToProd
   return out;
 }
 
+/** The client's producer with the adapter's Produce request encoder (produce-request.ts). */
+class FastProducer extends Producer {
+  private readonly produceApis = new WeakMap<ProduceApi, ProduceApi>();
+
+  override [kGetApi]<RequestArguments extends unknown[], ResponseType>(name: string, callback: Callback<API<RequestArguments, ResponseType>>): void {
+    if (name !== 'Produce') {
+      super[kGetApi](name, callback);
+      return;
+    }
+    super[kGetApi]<unknown[], unknown>(name, (error, api) => {
+      if (error !== null || api === undefined) {
+        callback(error);
+        return;
+      }
+      const original = api as unknown as ProduceApi;
+      let fast = this.produceApis.get(original);
+      if (fast === undefined) this.produceApis.set(original, (fast = fastProduceApi(original)));
+      callback(null, fast as unknown as API<RequestArguments, ResponseType>);
+    });
+  }
+}
+
 class PlatformaticIdempotentProducer implements IdempotentProducer {
   private readonly producer: Producer;
   /** The idempotent producer refuses overlapping sends to a partition: one send at a time. */
   private wire: Promise<unknown> = Promise.resolve();
 
   constructor(client: KafkaClientOptions, options: IdempotentProducerOptions) {
-    this.producer = new Producer({ ...baseOptions({ ...client, retries: options.retries }), idempotent: true, acks: -1, partitioner: javaPartitioner(), autocreateTopics: false });
+    this.producer = new FastProducer({ ...baseOptions({ ...client, retries: options.retries }), idempotent: true, acks: -1, partitioner: javaPartitioner(), autocreateTopics: false });
   }
 
   async connect(): Promise<void> {
@@ -161,7 +184,7 @@ class PlatformaticTransactionalProducer implements TransactionalProducer {
 
   constructor(client: KafkaClientOptions, options: TransactionalProducerOptions) {
     // The client sends its request timeout as the transaction timeout (InitProducerId), so the two are one.
-    this.producer = new Producer({
+    this.producer = new FastProducer({
       ...baseOptions(client, options.transactionTimeoutMs),
       transactionalId: options.transactionalId,
       // InitProducerId asks for "a new producer of this id" only with producer id -1 and epoch -1. The

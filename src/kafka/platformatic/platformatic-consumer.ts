@@ -6,12 +6,15 @@
 // for the batches in flight (there is no blocking revoke hook); those batches turn stale, and the caller's
 // drain deadline and ownership check decide what they still commit (ARCHITECTURE.md "Delivery and commits").
 // Records of aborted transactions are dropped by read-committed.ts, not by the client's own filter.
-import { stringDeserializer, type ConsumerGroupJoinPayload, type Message, type MessagesStream } from '@platformatic/kafka';
+// The records come straight from the fetch answers (fetched-records.ts), before the stream would build its
+// per-message objects; the stream still runs the fetch loop, its offsets and its pauses.
+import { stringDeserializer, type Connection, type ConsumerGroupJoinPayload, type Message, type MessagesStream } from '@platformatic/kafka';
 import { createLogger } from '../../telemetry/logger.js';
 import type { BatchHandler, GroupConsumer, GroupConsumerOptions, GroupListener, HeaderValue, IncomingMessage, KafkaClientOptions } from '../seam.js';
 import { CommitTimer, STOP_FLUSH_MS } from '../commit-timer.js';
+import { takeRecords } from './fetched-records.js';
 import { baseOptions } from './platformatic-adapter.js';
-import { ReadCommittedConsumer } from './read-committed.js';
+import { ReadCommittedConsumer, type FetchedResponse } from './read-committed.js';
 
 type PlatformaticMessage = Message<Buffer, Buffer, string, Buffer>;
 
@@ -34,6 +37,16 @@ const REOPEN_AFTER_MS = 1_000;
 
 const log = createLogger('kafka');
 
+/** In the context of a stream's connections: which stream the fetch answers on them are for. */
+const READING = Symbol('edge-events.reading');
+
+interface Reading {
+  stream: MessagesStream<Buffer, Buffer, string, Buffer> | undefined;
+}
+
+/** The stream a fetch answer is for, from the context the connection it came on was opened with. */
+const readingOf = (connection: Connection): Reading | undefined => (connection.context as { [READING]?: Reading } | undefined)?.[READING];
+
 function headersOf(m: PlatformaticMessage): Record<string, HeaderValue> | undefined {
   if (m.headers.size === 0) return undefined;
   const out: Record<string, HeaderValue> = {};
@@ -54,6 +67,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
   private generation = 0;
   /** Per partition, in the order batches are started in (the least recently started first). */
   private readonly queues = new Map<string, PartitionQueue>();
+  private readonly topicNames = new Map<string, string>();
   private lastQueue: PartitionQueue | undefined;
   private scheduling = false;
   private readonly running = new Set<Promise<void>>();
@@ -90,6 +104,10 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
       maxBytesPerPartition: 1024 * 1024,
       deserializers: { headerKey: (v) => stringDeserializer(v) ?? '' },
     });
+    this.consumer.onFetched = (connection, response) => {
+      const reading = readingOf(connection);
+      if (reading !== undefined) this.takeFetched(reading, response);
+    };
     this.consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => this.onJoin(payload));
     this.consumer.on('consumer:group:rebalance', () => {
       this.joinStartedAt ??= Date.now();
@@ -127,13 +145,17 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
 
   /** A stream per generation: records fetched before a join are never handed over after it. */
   private async open(): Promise<void> {
+    // Each stream opens its own connections for its fetches; their context names the stream.
+    const reading: Reading = { stream: undefined };
     const stream = await this.consumer.consume({
       topics: [...this.options.topics],
       mode: 'committed',
       fallbackMode: 'earliest',
       autocommit: false,
       maxWaitTime: this.options.maxWaitMs,
+      context: { ...(this.consumer.streamContext as object | undefined), [READING]: reading },
     });
+    reading.stream = stream;
     // A join the open itself needed happened before the stream was made, so the stream starts from the
     // committed offsets of that join's assignment.
     if (this.stopping) {
@@ -143,6 +165,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
     this.stream = stream;
     this.paused = false;
     await this.closeRetiring();
+    // Only records takeFetched left (a topic it could not name) reach the stream's messages.
     stream.on('data', (m: PlatformaticMessage) => {
       if (this.stream === stream) this.take(m);
     });
@@ -217,23 +240,56 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
     }
   }
 
+  /**
+   * Takes the records of a fetch answer for the current stream into the partition queues, from the offset
+   * the stream fetched each partition at, and leaves the stream nothing of them to hand over; a retired
+   * stream's answer is dropped (its partitions are read again from their committed offsets).
+   */
+  private takeFetched(reading: Reading, response: FetchedResponse): void {
+    const stream = reading.stream;
+    if (stream === undefined) return;
+    const current = stream === this.stream && !this.stopping;
+    for (const t of response.responses) {
+      const topic = t.topic ?? this.topicNamed(t.topicId);
+      if (topic === undefined) continue;
+      for (const p of t.partitions) {
+        if (p.records === undefined || p.records === null || p.partitionIndex === undefined) continue;
+        // A partition the stream did not ask for (lingering in a fetch session) is skipped by the stream too.
+        const from = stream.offsetsToFetch.get(`${topic}:${p.partitionIndex}`);
+        if (from === undefined) continue;
+        const messages: IncomingMessage[] = [];
+        takeRecords(p.records, from, messages);
+        if (current && messages.length > 0) this.append(topic, p.partitionIndex, messages);
+      }
+    }
+  }
+
+  /** A topic's name from its id (Fetch v13 and later), by the cluster metadata the stream fetched with. */
+  private topicNamed(id: string | undefined): string | undefined {
+    if (id === undefined) return undefined;
+    let name = this.topicNames.get(id);
+    if (name === undefined) {
+      for (const [topic, m] of this.consumer.currentMetadata?.topics ?? []) this.topicNames.set(m.id, topic);
+      name = this.topicNames.get(id);
+    }
+    return name;
+  }
+
   private take(m: PlatformaticMessage): void {
+    this.append(m.topic, m.partition, [{ key: m.key ?? null, value: m.value ?? null, offset: String(m.offset), timestamp: String(m.timestamp), headers: headersOf(m) }]);
+  }
+
+  private append(topic: string, partition: number, messages: readonly IncomingMessage[]): void {
     // A fetch hands over a partition's records in a row: the queue of the previous record is usually this one's.
     let q = this.lastQueue;
-    if (q === undefined || q.partition !== m.partition || q.topic !== m.topic || this.queues.get(q.key) !== q) {
-      const key = `${m.topic}\u0000${m.partition}`;
+    if (q === undefined || q.partition !== partition || q.topic !== topic || this.queues.get(q.key) !== q) {
+      const key = `${topic}\u0000${partition}`;
       q = this.queues.get(key);
-      if (q === undefined) this.queues.set(key, (q = { key, topic: m.topic, partition: m.partition, messages: [], busy: false, highWatermark: '0' }));
+      if (q === undefined) this.queues.set(key, (q = { key, topic, partition, messages: [], busy: false, highWatermark: '0' }));
       this.lastQueue = q;
     }
-    q.messages.push({
-      key: m.key ?? null,
-      value: m.value ?? null,
-      offset: String(m.offset),
-      timestamp: String(m.timestamp),
-      headers: headersOf(m),
-    });
-    this.buffered++;
+    for (const m of messages) q.messages.push(m);
+    this.buffered += messages.length;
     if (this.buffered >= PAUSE_AT && !this.paused) {
       this.paused = true;
       this.stream?.pause();

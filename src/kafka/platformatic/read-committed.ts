@@ -3,19 +3,31 @@
 // same fetch: the records of a producer's earlier aborted transactions (the config writer keeps its
 // producer id across the producers it replaces after failures), and of an aborted transaction larger than
 // a fetch, reached the reader. This consumer filters each fetch response the way the Java client does
-// before the client sees it, and leaves the client's filter nothing to do.
+// before the client sees it, and leaves the client's filter nothing to do. A listener (the consumer
+// adapter) then sees each filtered answer before the client's message stream does.
 import { promisify } from 'node:util';
-import { Consumer, IS_CONTROL, IS_TRANSACTIONAL, kGetApi, type API, type Callback, type RecordsBatch } from '@platformatic/kafka';
+import { Consumer, IS_CONTROL, IS_TRANSACTIONAL, kGetApi, type API, type Callback, type Connection, type RecordsBatch } from '@platformatic/kafka';
 
 /** One partition of a fetch response, as every Fetch version the client speaks parses it. */
 export interface FetchedPartition {
+  readonly partitionIndex?: number;
   abortedTransactions: { readonly producerId: bigint; readonly firstOffset: bigint }[] | null;
   records?: RecordsBatch[] | null;
 }
 
-interface FetchedResponse {
-  readonly responses: readonly { readonly partitions: readonly FetchedPartition[] }[];
+/** A topic of a fetch response: named up to Fetch v12, by its id from v13. */
+export interface FetchedTopic {
+  readonly topic?: string;
+  readonly topicId?: string;
+  readonly partitions: readonly FetchedPartition[];
 }
+
+export interface FetchedResponse {
+  readonly responses: readonly FetchedTopic[];
+}
+
+/** Sees a fetch answer, filtered, before the client does; `connection` is the one it came on. */
+export type FetchListener = (connection: Connection, response: FetchedResponse) => void;
 
 /** A control record's key is a version (int16) then a type (int16): 0 marks an abort, 1 a commit. */
 const ABORT = 0;
@@ -43,12 +55,15 @@ export function dropAbortedTransactions(partition: FetchedPartition): void {
 
 type AnyApi = API<unknown[], unknown>;
 
-/** The Fetch call with its answer filtered; the client reads `version` off it. */
-function filteringFetch(fetch: AnyApi): AnyApi {
-  const filtered = (connection: Parameters<AnyApi>[0], ...args: unknown[]): void => {
+/** The Fetch call with its answer filtered and shown to `listener`; the client reads `version` off it. */
+function filteringFetch(fetch: AnyApi, listener: () => FetchListener | undefined): AnyApi {
+  const filtered = (connection: Connection, ...args: unknown[]): void => {
     const done = args.pop() as Callback<unknown>;
     fetch(connection, ...args, (error: Error | null, response?: unknown) => {
-      if (error === null && response !== undefined) for (const topic of (response as FetchedResponse).responses) for (const p of topic.partitions) dropAbortedTransactions(p);
+      if (error === null && response !== undefined) {
+        for (const topic of (response as FetchedResponse).responses) for (const p of topic.partitions) dropAbortedTransactions(p);
+        listener()?.(connection, response as FetchedResponse);
+      }
       done(error, response);
     });
   };
@@ -58,6 +73,8 @@ function filteringFetch(fetch: AnyApi): AnyApi {
 /** A Consumer whose reads hand over no record of an aborted transaction. */
 export class ReadCommittedConsumer<Key, Value, HeaderKey, HeaderValue> extends Consumer<Key, Value, HeaderKey, HeaderValue> {
   private readonly fetches = new WeakMap<AnyApi, AnyApi>();
+  /** Sees every filtered fetch answer before the client's message stream. */
+  onFetched: FetchListener | undefined;
 
   override [kGetApi]<RequestArguments extends unknown[], ResponseType>(name: string, callback: Callback<API<RequestArguments, ResponseType>>): void {
     if (name !== 'Fetch') {
@@ -70,7 +87,7 @@ export class ReadCommittedConsumer<Key, Value, HeaderKey, HeaderValue> extends C
         return;
       }
       let filtered = this.fetches.get(api);
-      if (filtered === undefined) this.fetches.set(api, (filtered = filteringFetch(api)));
+      if (filtered === undefined) this.fetches.set(api, (filtered = filteringFetch(api, () => this.onFetched)));
       callback(null, filtered as unknown as API<RequestArguments, ResponseType>);
     });
   }

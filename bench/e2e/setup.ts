@@ -6,6 +6,7 @@ import type { StoredDestination, StoredSubscription } from '../../src/configlog/
 import { ensureTopics } from '../../src/kafka/client.js';
 import { KafkajsAdmin, kafkajsClientOf } from '../../src/kafka/kafkajs/kafkajs-adapter.js';
 import { createKafkaClient } from '../../src/kafka/kafkajs/kafkajs-client.js';
+import type { WireForm } from '../../src/records/record-types.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { TrafficGenerator, buildUniverse, cycleOf, type TrafficUniverse } from '../../src/traffic/generator.js';
 import { produceTraffic, type TrafficTopics } from '../../src/traffic/kafka-traffic.js';
@@ -61,9 +62,10 @@ export async function createTopics(kafka: Kafka, topics: BenchTopics, outputs: r
   }
 }
 
-export function trafficSource(seed = 1): { universe: TrafficUniverse; next: ReturnType<typeof cycleOf> } {
+/** The records of a session; the same seed in another form is the same records' content (docs/record-formats.md). */
+export function trafficSource(seed = 1, form: WireForm = 'avro'): { universe: TrafficUniverse; next: ReturnType<typeof cycleOf> } {
   const universe = buildUniverse({ httpShare: HTTP_SHARE });
-  return { universe, next: cycleOf(new TrafficGenerator({ seed, httpShare: HTTP_SHARE }, universe), DISTINCT_RECORDS, 'avro') };
+  return { universe, next: cycleOf(new TrafficGenerator({ seed, httpShare: HTTP_SHARE }, universe), DISTINCT_RECORDS, form) };
 }
 
 /** Sends `count` records to the raw topics as fast as the broker takes them; resolves with records/s. */

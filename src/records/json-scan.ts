@@ -252,7 +252,7 @@ function logsEnd(b: Buffer, i: number): number {
   }
 }
 
-/** A filterable string field's value: the text of its bytes, from its cache when its values repeat. */
+/** A filterable string field's value without escapes whose values do not repeat (those come from cachedString): the text of its bytes. */
 function plainText(b: Buffer, s: number, e: number): string {
   for (let k = s; k < e; k++) if ((b[k] as number) >= 0x80) return (b as unknown as Slices).utf8Slice(s, e);
   return (b as unknown as Slices).latin1Slice(s, e);

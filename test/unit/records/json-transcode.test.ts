@@ -132,7 +132,7 @@ describe.each(TRAFFIC_EVENT_TYPES)('JSON %s on the fast path', (eventType) => {
 
 describe('JSON records the fast path must not take at face value', () => {
   const conn = '"client_ip":"10.0.0.1","server_ip":"10.0.0.2","server_name":"a.example","server_port":443,"start_ts":"2024-05-01T12:00:00Z","end_ts":"2024-05-01T12:00:01Z","bytes_in":1,"bytes_out":2';
-  const bytesIn = (n: number): string => conn.replace('"bytes_in":1', `"bytes_in":${n}`);
+  const bytesIn = (n: number | string): string => conn.replace('"bytes_in":1', `"bytes_in":${n}`);
   const cases = [
     `{"conn":{${conn}}}`,
     `{"conn":{${conn}},"conn":null}`,
@@ -191,7 +191,7 @@ describe('JSON records the fast path must not take at face value', () => {
     `{"conn":{${bytesIn(2147483648)}}}`,
     `{"conn":{${bytesIn(-9007199254740991)}}}`,
     `{"conn":{${bytesIn(1234567890123456)}}}`,
-    `{"conn":{${bytesIn(12345678901234567)}}}`,
+    `{"conn":{${bytesIn('12345678901234567')}}}`,
     `{"conn":{${conn},"bytes_in":true}}`,
     // Members missing, null, repeated, unknown, in another order; whitespace everywhere.
     `{"conn":{${conn},"bytes_out":null,"end_ts":null}}`,

@@ -1,5 +1,6 @@
 // End to end through a real local broker: raw topics -> ingest worker -> kafka destinations, against the kcat
-// copy and the same client's copy (e2e/e2e-run.ts). BENCH_E2E_CLIENTS picks the clients (default: the service's).
+// copy and the same client's copy (e2e/e2e-run.ts). BENCH_E2E_CLIENTS picks the clients (default: the service's);
+// BENCH_E2E_JSON=0 leaves out the workers on the JSON copy of the records.
 import { DEFAULT_KAFKA_CLIENT, isKafkaClientName } from '../src/kafka/client.js';
 import type { KafkaClientName } from '../src/kafka/seam.js';
 import { runE2e } from './e2e/e2e-run.js';
@@ -19,5 +20,6 @@ export default function run(ctx: BenchContext): Promise<BenchReport> {
     latencySeconds: Number(process.env.BENCH_E2E_LATENCY_SECONDS ?? 15),
     heapVariant: process.env.BENCH_E2E_HEAP_VARIANT === '1',
     targets: true,
+    json: process.env.BENCH_E2E_JSON !== '0',
   });
 }

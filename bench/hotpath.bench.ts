@@ -3,7 +3,7 @@ import { cpus, loadavg } from 'node:os';
 import { runIsolated } from './lib/isolate.js';
 import { DEFAULT_MEASURE } from './lib/measure.js';
 import { benchTarget } from './lib/targets.js';
-import type { BenchContext, BenchReport, BenchRow } from './lib/types.js';
+import type { BenchContext, BenchReport, BenchRow, BenchTarget } from './lib/types.js';
 import type { RouteArgs, RouteMode, RouteResult } from './hotpath/route-measure.js';
 
 const MODULE = new URL('./hotpath/route-measure.ts', import.meta.url).href;
@@ -42,6 +42,24 @@ function subjects(): Subject[] {
   list.push({ label: 'JSON: route + validate every record (the service), 100 subscriptions', mode: 'route', subscriptions: 100, validateAll: true, form: 'json' });
   list.push({ label: 'JSON: route + validate every record (the service), 100 subscriptions matching about 1% of records', mode: 'route', subscriptions: 100, validateAll: true, workload: 'rare', form: 'json' });
   return list;
+}
+
+/** A JSON record should cost no more than an Avro record of the same content (issue 25): JSON's rate >= 0.9x Avro's. */
+const TARGET_JSON_SHARE = 0.9;
+
+function jsonInputTargets(pairs: readonly (readonly [string, RouteResult, RouteResult])[]): BenchTarget[] {
+  return pairs.map(([what, avro, json]) => {
+    const share = avro.nsPerRecord / json.nsPerRecord;
+    return {
+      name: `hot path, JSON input against Avro on the same content: ${what}`,
+      target: `>= ${TARGET_JSON_SHARE}x Avro`,
+      figure: `${round(share, 2)}x (${round(json.nsPerRecord)} against ${round(avro.nsPerRecord)} ns a record)`,
+      met: share >= TARGET_JSON_SHARE,
+      ...(share < TARGET_JSON_SHARE && {
+        why: 'bench/results/PROFILE.md, "JSON input: a scan generated per schema": the scan touches every byte of the JSON text (1.7x the Avro bytes), which the Avro read skips over by length; word-at-a-time string scanning is what is left to try.',
+      }),
+    };
+  });
 }
 
 export default async function run(ctx: BenchContext): Promise<BenchReport> {
@@ -115,6 +133,11 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       `the service's route at 100 subscriptions ${jsonRatio(get('route', 100, true), json('JSON: route + validate every record (the service), 100 subscriptions'))}; ` +
       `matching about 1% ${jsonRatio(rare, json('JSON: route + validate every record (the service), 100 subscriptions matching about 1% of records'))}.`,
   );
+  const jsonTargets = jsonInputTargets([
+    ['validate only', get('filterable', 0, true), json('JSON: validate only (scan every record)')],
+    [`route, 100 subscriptions (${round(get('route', 100, true).matchedRecordShare * 100)}% matched)`, get('route', 100, true), json('JSON: route + validate every record (the service), 100 subscriptions')],
+    [`route, 100 subscriptions (${round(rare.matchedRecordShare * 100, 1)}% matched)`, rare, json('JSON: route + validate every record (the service), 100 subscriptions matching about 1% of records')],
+  ]);
   const scan = get('filterable', 0, true);
   const cheap = get('filterable', 0, false);
   notes.push(
@@ -130,29 +153,20 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
   );
   const series = (v: boolean): [number, number][] => SIZES.map((n) => [n, round(rate(n, v))]);
   const perSecond = (r: number): string => `${Math.round(r).toLocaleString('en-US')} records/s`;
-  const jsonAt = (avro: RouteResult, label: string): [number, string] => {
-    const j = json(label);
-    return [avro.nsPerRecord / j.nsPerRecord, `${round(avro.nsPerRecord / j.nsPerRecord, 2)}x (${perSecond(1e9 / j.nsPerRecord)} against ${perSecond(1e9 / avro.nsPerRecord)})`];
-  };
-  const [json100, json100Figure] = jsonAt(get('route', 100, true), 'JSON: route + validate every record (the service), 100 subscriptions');
-  const [jsonRare, jsonRareFigure] = jsonAt(rare, 'JSON: route + validate every record (the service), 100 subscriptions matching about 1% of records');
   const vsDecode = rate(100, true) / decodeRate;
   const vs10 = rate(10_000, true) / rate(10, true);
-  const jsonWhy = 'A JSON record is scanned token by token (a call per member, key and string) and written as Avro before the Avro path reads it: PROFILE.md, "JSON records through the Avro path".';
   const targets = [
     benchTarget('hot path: the service\'s route, 100 subscriptions (47% matched), a core', `>= ${perSecond(TARGET_RATE.busy)}`, perSecond(service100), service100 >= TARGET_RATE.busy, 'A matched record costs about 6 µs (its projection written as JSON, its ids and envelope): PROFILE.md, "Projecting from the bytes: the service\'s route near its floor".'),
     benchTarget('hot path: the service\'s route, 100 subscriptions matching about 1%, a core', `>= ${perSecond(TARGET_RATE.rare)}`, perSecond(rareRate), rareRate >= TARGET_RATE.rare, 'Every record is validated, its filterable fields read and matched, about 1 µs together: PROFILE.md, "The route\'s floor: validating, matching and reading the filterable fields".'),
     benchTarget('hot path 1a: the service\'s route at 100 subscriptions against decoding alone', '>= 0.5x', `${round(vsDecode, 2)}x`, vsDecode >= 0.5, 'PROFILE.md, "Projecting from the bytes: the service\'s route near its floor".'),
     benchTarget('hot path 1b: the service\'s route at 10,000 subscriptions against 10', '>= 0.333x', `${round(vs10, 3)}x`, vs10 >= 1 / 3, 'A record matches about 91 of 10,000 subscriptions and its output grows a thousandfold: PROFILE.md, "Target 1b: 10,000 subscriptions against 10".'),
-    benchTarget('hot path: JSON input against Avro, the service\'s route at 100 subscriptions', '>= 0.9x Avro', json100Figure, json100 >= 0.9, jsonWhy),
-    benchTarget('hot path: JSON input against Avro, 100 subscriptions matching about 1%', '>= 0.9x Avro', jsonRareFigure, jsonRare >= 0.9, jsonWhy),
   ];
   return {
     title: 'Hot path in process: decode, match, project, serialize',
     settings: { records: RECORDS, httpShare: HTTP_SHARE, rounds: ROUNDS },
     rows,
     notes,
-    targets,
+    targets: [...targets, ...jsonTargets],
     charts: [
       {
         kind: 'line',

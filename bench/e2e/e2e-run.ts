@@ -19,6 +19,8 @@ export interface E2eOptions {
   readonly heapVariant: boolean;
   /** Report the issue's end-to-end targets (the e2e bench does; the kafka-client comparison leaves them to it). */
   readonly targets?: boolean;
+  /** Also the first client's workers on the same records' content as JSON, each beside its Avro row (the JSON/Avro target). */
+  readonly json?: boolean;
 }
 
 /** The latency runs send at this share of the configuration's own drain rate ("half load"). */
@@ -30,6 +32,8 @@ const WORKLOADS: ReadonlyArray<{ kind: SubscriptionKind; label: string; target: 
 ];
 const TARGET_PER_CORE = 50_000;
 const TARGET_P99_MS = 250;
+/** A JSON record should cost no more than an Avro record of the same content: JSON records/s >= 0.9x Avro records/s (issue 25). */
+const TARGET_JSON_SHARE = 0.9;
 const PASSTHROUGH: Record<KafkaClientName, string> = {
   kafkajs: fileURLToPath(new URL('./passthrough-kafkajs.ts', import.meta.url)),
   platformatic: fileURLToPath(new URL('./passthrough-platformatic.ts', import.meta.url)),
@@ -54,6 +58,8 @@ interface Measured {
   readonly workload?: (typeof WORKLOADS)[number];
   /** The same client's copy, for workers. */
   readonly copy?: Measured;
+  /** For a worker reading the JSON copy of the records: the same worker on the Avro records. */
+  readonly avro?: Measured;
   drain?: DrainReport;
   latency?: LatencyResult;
 }
@@ -116,6 +122,7 @@ export async function runE2e(title: string, progress: (m: string) => void, o: E2
   const session = await KafkaBenchSession.open('e2e', progress);
   try {
     await session.preload(o.records);
+    if (o.json === true) await session.preloadJson(o.records);
     const kcat: Measured = { config: session.kcatCopy('kcat'), label: `kcat copy (${kcatVersion})` };
     const all: Measured[] = [kcat];
     for (const client of o.clients) {
@@ -124,7 +131,12 @@ export async function runE2e(title: string, progress: (m: string) => void, o: E2
       all.push(copy);
       for (const workload of WORKLOADS) {
         const config = session.worker(`worker-${client}-${workload.kind}`, SUBSCRIPTIONS, { kind: workload.kind, env });
-        all.push({ config, label: `worker, ${client}, ${SUBSCRIPTIONS} subscriptions matching ${workload.label}`, client, workload, copy });
+        const avro: Measured = { config, label: `worker, ${client}, ${SUBSCRIPTIONS} subscriptions matching ${workload.label}`, client, workload, copy };
+        all.push(avro);
+        if (o.json === true && client === o.clients[0]) {
+          const json = session.worker(`worker-${client}-${workload.kind}-json`, SUBSCRIPTIONS, { kind: workload.kind, env, input: 'json' });
+          all.push({ config: json, label: `worker, ${client}, ${SUBSCRIPTIONS} subscriptions matching ${workload.label}, JSON input`, client, copy, avro });
+        }
       }
       if (o.heapVariant && client === o.clients[0]) {
         const config = session.worker(`worker-${client}-v8-heap`, SUBSCRIPTIONS, { env: { ...env, HEAP_GROWTH_PERCENT: '0' } });
@@ -133,7 +145,7 @@ export async function runE2e(title: string, progress: (m: string) => void, o: E2
     }
     for (const m of all) m.drain = await session.drain(m.config, drainTimeoutMs);
     for (const m of all) {
-      if (m.config.measuredBy === 'outputs') continue;
+      if (m.config.measuredBy === 'outputs' || m.avro !== undefined) continue;
       m.latency = await session.latency(m.config, LATENCY_LOAD * (m.drain as DrainReport).recordsPerSecond, o.latencySeconds, drainTimeoutMs);
     }
 
@@ -170,8 +182,28 @@ export async function runE2e(title: string, progress: (m: string) => void, o: E2
         `p99 ${round(p99)} ms at half load (target <= ${TARGET_P99_MS}: ${met(p99 <= TARGET_P99_MS)}).`
       );
     });
+    const jsonTargets: BenchTarget[] = all
+      .filter((m) => m.avro !== undefined)
+      .map((m) => {
+        const json = m.drain as DrainReport;
+        const avro = (m.avro as Measured).drain as DrainReport;
+        const share = json.recordsPerSecond / avro.recordsPerSecond;
+        const perCore = json.recordsPerSecond / json.cores / (avro.recordsPerSecond / avro.cores);
+        return {
+          name: `end to end, JSON input records/s against Avro input on the same content, ${SUBSCRIPTIONS} subscriptions matching ${(m.avro as Measured).workload?.label ?? ''}`,
+          target: `>= ${TARGET_JSON_SHARE}x Avro`,
+          figure: `${round(share, 2)}x (${grouped(json.recordsPerSecond)} against ${grouped(avro.recordsPerSecond)} records/s; per core ${round(perCore, 2)}x)`,
+          met: share >= TARGET_JSON_SHARE,
+          ...(share < TARGET_JSON_SHARE && { why: 'bench/results/PROFILE.md, "JSON input: a scan generated per schema": the scan of a JSON record touches every byte of its text, 1.7x the bytes of the Avro record, which the Avro read skips over by length.' }),
+        };
+      });
     const notes = [
       ...summary,
+      ...(o.json === true
+        ? [
+            `JSON input: the same records' content preloaded as JSON into raw topics of their own (the generator's seed in the other form, docs/record-formats.md), read by the first client's worker with the same subscriptions; its rows have no latency run. The target is JSON records/s >= ${TARGET_JSON_SHARE}x the Avro row's.`,
+          ]
+        : []),
       `Throughput: ${o.records.toLocaleString('en-US')} generated Avro records (80% http_request_complete.v0) were preloaded into the two raw topics (6 partitions each); each configuration then started in its own consumer group and read them all from the beginning. records/s counts the records committed between the first commit seen and the last (start-up and the group join excluded), polling the group's offsets every 250 ms; for the kcat copy, which commits on a timer of its own, the records written to its output topic instead. Events/s counts what reached the output topics over the same records.`,
       `The kcat copy (bench/e2e/kcat.ts): Debian's kcat as a consumer group over both raw topics piped into kcat producing every record unchanged to one topic, idempotent with acks=all (librdkafka's other defaults); its CPU and memory are both kcat processes'. It is the floor of what a topic-to-topic copy costs on this broker and machine.`,
       `The worker is the real service (src/main.ts, ROLES=worker) in its own process with KAFKA_CLIENT set, its ${SUBSCRIPTIONS} subscriptions written to the config log and delivering to one kafka destination (acks=all, idempotent, the runner's default batching). A client's copy (bench/e2e/passthrough-*.ts) uses that client with the worker's consumer settings and the kafka writer's producer settings, and produces every record unchanged to one topic.`,
@@ -180,13 +212,13 @@ export async function runE2e(title: string, progress: (m: string) => void, o: E2
       `Broker: Kafka ${session.broker.version}, single node on 127.0.0.1, extra JVM flags "${session.broker.jvmOpts}". Producer, broker and the measured processes share the same ${cpus().length} cores, so absolute rates are low; the ratios within one run are the result. 1-minute load average ${round(loadBefore, 1)} at the start, ${round(loadavg()[0] ?? 0, 1)} at the end.`,
       `This run took ${round((Date.now() - started) / 1000)} s in all.`,
     ];
-    const targets = workers.flatMap(({ m }) => workerTargets(m, kcat));
+    const targets = [...workers.flatMap(({ m }) => workerTargets(m, kcat)), ...jsonTargets];
     const labels = rows.map((r) => String(r.configuration));
     const withLatency = all.filter((m) => m.latency !== undefined);
     return {
       title,
       usesKafka: true,
-      settings: { records: o.records, clients: o.clients.join(' '), subscriptions: SUBSCRIPTIONS, latencySeconds: o.latencySeconds, latencyLoad: LATENCY_LOAD, kcat: kcatVersion, ...Object.fromEntries(o.clients.map((c) => [c, clientLabel(c)])), brokerJvmOpts: session.broker.jvmOpts },
+      settings: { records: o.records, jsonInput: o.json === true, clients: o.clients.join(' '), subscriptions: SUBSCRIPTIONS, latencySeconds: o.latencySeconds, latencyLoad: LATENCY_LOAD, kcat: kcatVersion, ...Object.fromEntries(o.clients.map((c) => [c, clientLabel(c)])), brokerJvmOpts: session.broker.jvmOpts },
       rows,
       notes,
       ...(o.targets === true && { targets }),

@@ -26,6 +26,8 @@ export interface Configuration {
    * what it wrote), and it has no latency run. Default: its group's commits.
    */
   readonly measuredBy?: 'outputs';
+  /** The raw topics it reads, when not the session's Avro ones (the JSON copy of them: KafkaBenchSession.preloadJson). */
+  readonly inputs?: readonly string[];
 }
 
 export interface DrainReport extends DrainResult {
@@ -92,6 +94,21 @@ export class KafkaBenchSession {
     return { out, prepare };
   }
 
+  /** The raw topics holding the same records as JSON, once preloadJson ran. */
+  private jsonTopics: BenchTopics['traffic'] | undefined;
+
+  /** Preloads the same records' content as JSON into raw topics of their own, for workers given `input: 'json'`. */
+  async preloadJson(count: number): Promise<number> {
+    const traffic = { 'http_request_complete.v0': `${this.topics.prefix}.json.http`, 'tcp_connection_closed.v0': `${this.topics.prefix}.json.tcp` };
+    const topics = { ...this.topics, traffic };
+    await createTopics(this.kafka, topics, []);
+    const started = Date.now();
+    const rate = await preload(this.broker.brokers, topics, count, trafficSource(1, 'json').next, this.progress);
+    this.progress(`preloaded ${count.toLocaleString('en-US')} JSON records in ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round(rate).toLocaleString('en-US')}/s)`);
+    this.jsonTopics = traffic;
+    return rate;
+  }
+
   async preload(count: number): Promise<number> {
     const started = Date.now();
     const rate = await preload(this.broker.brokers, this.topics, count, this.source, this.progress);
@@ -135,15 +152,28 @@ export class KafkaBenchSession {
   worker(
     name: string,
     subscriptions: number,
-    opts: { processes?: number; destinations?: number; kind?: SubscriptionKind; env?: Record<string, string>; nodeArgs?: readonly string[]; compiled?: boolean; root?: string } = {},
+    opts: {
+      processes?: number;
+      destinations?: number;
+      kind?: SubscriptionKind;
+      env?: Record<string, string>;
+      nodeArgs?: readonly string[];
+      compiled?: boolean;
+      root?: string;
+      /** 'json': read the JSON copy of the records (preloadJson first). */
+      input?: 'json';
+    } = {},
   ): Configuration {
     const outputs = Array.from({ length: opts.destinations ?? 1 }, (_, i) => this.output(`${name}-${i}`));
-    const topics = { ...this.topics, config: `${this.topics.prefix}.config.${++this.configCount}` };
+    const traffic = opts.input === 'json' ? this.jsonTopics : this.topics.traffic;
+    if (traffic === undefined) throw new Error(`${name}: preloadJson must run before a worker reads JSON`);
+    const topics = { ...this.topics, traffic, config: `${this.topics.prefix}.config.${++this.configCount}` };
     let written = false;
     const c: Configuration = {
       name,
       outputs,
       inputTime: 'envelope',
+      ...(opts.input === 'json' && { inputs: Object.values(traffic) }),
       prepare: async () => {
         if (written) return;
         await createTopics(this.kafka, topics, outputs);
@@ -175,7 +205,8 @@ export class KafkaBenchSession {
   /** Starts the configuration, waits until it has committed everything in the raw topics, stops it. */
   async drain(c: Configuration, timeoutMs: number): Promise<DrainReport> {
     await c.prepare();
-    const target = await endOffsets(this.kafka, this.inputs);
+    const inputs = c.inputs ?? this.inputs;
+    const target = await endOffsets(this.kafka, inputs);
     const outBefore = await endOffsets(this.kafka, c.outputs);
     this.progress(`${c.name}: starting; it must commit ${target.toLocaleString('en-US')} records`);
     const children = await c.start(this.groupOf(c));
@@ -185,7 +216,7 @@ export class KafkaBenchSession {
       const r =
         c.measuredBy === 'outputs'
           ? await watchOutputs(this.kafka, c.outputs, outBefore, target, pids, watch)
-          : await watchDrain(this.kafka, this.groupOf(c), this.inputs, target, pids, watch);
+          : await watchDrain(this.kafka, this.groupOf(c), inputs, target, pids, watch);
       const delivered = (await endOffsets(this.kafka, c.outputs)) - outBefore;
       if (c.measuredBy === 'outputs' && delivered !== target) throw new Error(`${c.name} wrote ${delivered} records for ${target}`);
       const eventsPerRecord = delivered / target;
@@ -201,7 +232,7 @@ export class KafkaBenchSession {
   /** Starts the configuration again (its group resumes), lets it catch up, then measures latency at `rate` for `seconds`. */
   async latency(c: Configuration, rate: number, seconds: number, timeoutMs: number): Promise<LatencyResult> {
     await c.prepare();
-    if (c.measuredBy === 'outputs') throw new Error(`${c.name} has no latency run`);
+    if (c.measuredBy === 'outputs' || c.inputs !== undefined) throw new Error(`${c.name} has no latency run`);
     const children = await c.start(this.groupOf(c));
     try {
       const pids = children.map((ch) => ch.pid);

@@ -27,6 +27,12 @@ export interface AvroCodec {
    * by the next record's validation: read it before validating another. Throws DecodeError.
    */
   leafStarts(buf: Buffer, pos: number): Int32Array;
+  /**
+   * Takes the leaf starts of a record written by our own code from content already checked as the
+   * validation would check it (the JSON fast path, json-transcode.ts), so that leafStarts returns them
+   * without validating it again.
+   */
+  written(buf: Buffer, pos: number, starts: Int32Array): void;
   /** The converters of decodeFull, for readers of single leaves. */
   readonly converters: LeafConverters;
   /** Writes a record already validated by the JSON rules (json-record.ts). Throws on an invalid value. */
@@ -193,6 +199,11 @@ export function createAvroCodec(schemaVersion: SchemaVersion): AvroCodec {
     leafStarts(buf, pos) {
       if (buf !== lastBuf || pos !== lastPos) validate(buf, pos);
       return starts;
+    },
+    written(buf, pos, written) {
+      starts.set(written);
+      lastBuf = buf;
+      lastPos = pos;
     },
     converters,
     encode(record) {

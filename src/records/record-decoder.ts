@@ -6,7 +6,7 @@ import { DecodeError, decodeFailure, type DecodeFailure } from './errors.js';
 import { FILTERABLE_GROUP, filterableOf, sameFilterable } from './filterable.js';
 import { leadingMemberSpan } from './json-lead.js';
 import { compileJsonValidator, jsonFilterable, type JsonRecordValidator } from './json-record.js';
-import { createJsonTranscoder } from './json-transcode.js';
+import { createJsonTranscoder, type JsonTranscoder } from './json-transcode.js';
 import type { AvroBytes, DecodedRecord, WireForm, FilterableDecoded, FilterableFields, FilterableResult, FullDecodeResult, RawMessage } from './record-types.js';
 import { DEFAULT_SCHEMA_IDS, SCHEMA_VERSIONS, latestSchema, schemaVersion, type SchemaRef, type SchemaVersion } from './schema-registry.js';
 import { CONFLUENT_HEADER_BYTES, detectWireForm } from './wire-form.js';
@@ -23,7 +23,7 @@ export interface RecordDecoderOptions {
    */
   readonly validateAll?: boolean;
   /**
-   * Read JSON records through the fast path (json-transcode.ts), giving up to the exact decoder on anything
+   * Read JSON records through the fast path (json-scan.ts), giving up to the exact decoder on anything
    * unusual. Default true; false decodes every JSON record the exact way (the reference in tests and benches).
    */
   readonly fastJson?: boolean;
@@ -39,8 +39,8 @@ export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
 interface JsonValidators {
   readonly plain: JsonRecordValidator;
   readonly surrogates: JsonRecordValidator;
-  /** The fast path: the record as the Avro record of the same content (json-transcode.ts). */
-  readonly transcode: (json: Buffer) => { buf: Buffer; pos: number } | undefined;
+  /** The fast path: the record scanned from its bytes, and written as the Avro record of the same content on demand (json-transcode.ts). */
+  readonly transcoder: JsonTranscoder;
 }
 
 /** Turns what the walkers throw into a result; anything that is not a DecodeError is avsc refusing the bytes. */
@@ -101,6 +101,37 @@ class AvroDecoded implements FilterableDecoded, AvroBytes {
   }
 }
 
+/**
+ * A JSON record the fast path accepted: its filterable fields, and the Avro record of the same content
+ * written only when asked for (a subscription matched), then read as an Avro record is.
+ */
+class JsonScanned implements FilterableDecoded {
+  readonly ok = true;
+  readonly form = 'json';
+  private bytes: AvroBytes | undefined;
+  private result: FullDecodeResult | undefined;
+
+  constructor(
+    readonly eventType: TrafficEventType,
+    readonly filterable: FilterableFields,
+    private readonly transcoder: JsonTranscoder,
+    private readonly json: Buffer,
+  ) {}
+
+  get avro(): AvroBytes {
+    this.bytes ??= this.transcoder.avro(this.json);
+    return this.bytes;
+  }
+
+  full(): FullDecodeResult {
+    this.result ??= attempt(() => {
+      const { codec, buf, pos } = this.avro;
+      return codec.decodeFull(buf, pos);
+    });
+    return this.result;
+  }
+}
+
 function memo(compute: () => FullDecodeResult): () => FullDecodeResult {
   let result: FullDecodeResult | undefined;
   return () => (result ??= compute());
@@ -125,7 +156,7 @@ export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDeco
       const plan = codecOf(latestSchema(t)).plan;
       return [
         t,
-        { plain: compileJsonValidator(plan, { checkSurrogates: false }), surrogates: compileJsonValidator(plan, { checkSurrogates: true }), transcode: createJsonTranscoder(plan) },
+        { plain: compileJsonValidator(plan, { checkSurrogates: false }), surrogates: compileJsonValidator(plan, { checkSurrogates: true }), transcoder: createJsonTranscoder(codecOf(latestSchema(t))) },
       ];
     }),
   );
@@ -153,18 +184,9 @@ export function createRecordDecoder(opts: RecordDecoderOptions = {}): RecordDeco
   const decodeJson = (eventType: TrafficEventType, buf: Buffer): FilterableResult => {
     const validators = json.get(eventType) as JsonValidators;
     if (fastJson) {
-      const avro = validators.transcode(buf);
-      if (avro !== undefined) {
-        const codec = latest.get(eventType) as AvroCodec;
-        try {
-          // Validated whole whatever validateAll says: the exact path below must judge any record the Avro rules refuse.
-          const filterable = codec.decodePrefix(avro.buf, avro.pos);
-          codec.validate(avro.buf, avro.pos);
-          return new AvroDecoded(eventType, 'json', filterable, codec, avro.buf, avro.pos);
-        } catch {
-          // Decoded the exact way below, for today's code and message.
-        }
-      }
+      const filterable = validators.transcoder.scan(buf);
+      // Anything the scan gives up on is decoded the exact way below, for today's code and message.
+      if (filterable !== undefined) return new JsonScanned(eventType, filterable, validators.transcoder, buf);
     }
     const validated = (body: ParsedJson): DecodedRecord => (body.surrogates ? validators.surrogates : validators.plain)(body.value);
     const lead = validateAll ? undefined : LEAD;

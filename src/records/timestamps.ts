@@ -58,7 +58,7 @@ function twoDigits(b: Uint8Array, at: number): number {
 
 /**
  * parseRfc3339 of the ASCII text in bytes [s, e), read without making a string (the JSON fast path,
- * json-transcode.ts): the same grammar, bounds and result.
+ * json-scan.ts): the same grammar, bounds and result.
  */
 export function rfc3339Micros(b: Uint8Array, s: number, e: number): number | undefined {
   if (e - s < 20) return undefined;

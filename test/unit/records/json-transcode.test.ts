@@ -1,5 +1,5 @@
-// The fast path of JSON records (src/records/json-transcode.ts) against the exact JSON decoder it stands in
-// for: the same records accepted with the same content, the same refusals with the same code and message.
+// The fast path of JSON records (src/records/json-scan.ts, json-transcode.ts) against the exact JSON decoder it
+// stands in for: the same records accepted with the same content, the same refusals with the same code and message.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TRAFFIC_EVENT_TYPES, type TrafficEventType } from '../../../src/events/catalog.js';
@@ -132,7 +132,7 @@ describe.each(TRAFFIC_EVENT_TYPES)('JSON %s on the fast path', (eventType) => {
 
 describe('JSON records the fast path must not take at face value', () => {
   const conn = '"client_ip":"10.0.0.1","server_ip":"10.0.0.2","server_name":"a.example","server_port":443,"start_ts":"2024-05-01T12:00:00Z","end_ts":"2024-05-01T12:00:01Z","bytes_in":1,"bytes_out":2';
-  const bytesIn = (n: number): string => conn.replace('"bytes_in":1', `"bytes_in":${n}`);
+  const bytesIn = (n: number | string): string => conn.replace('"bytes_in":1', `"bytes_in":${n}`);
   const cases = [
     `{"conn":{${conn}}}`,
     `{"conn":{${conn}},"conn":null}`,
@@ -165,6 +165,68 @@ describe('JSON records the fast path must not take at face value', () => {
     `\ufeff{"conn":{${conn}}}`,
     `{"__proto__":{},"conn":{${conn}}}`,
     `[{"conn":{${conn}}}]`,
+    // Strings: escapes where the scan finds a quote first, raw control characters, text that is not ASCII.
+    `{"conn":{${conn},"server_name":"a\\"}}`,
+    `{"conn":{${conn},"server_name":"a\\\\"}}`,
+    `{"conn":{${conn},"server_name":"a\\"b"}}`,
+    `{"conn":{${conn},"server_name":"a\\/b\\tc"}}`,
+    `{"conn":{${conn},"server_name":"a\tb"}}`,
+    `{"conn":{${conn},"server_name":"\u00e9t\u00e9.example"}}`,
+    `{"conn":{${conn},"server_name":""}}`,
+    `{"conn":{${conn},"client_ip":""}}`,
+    `{"conn":{${conn},"server_name":"a.example`,
+    `{"conn":{${conn},"server_name":"a.example\\`,
+    `{"conn":{${conn},"server_name\\u0041":"x"}}`,
+    `{"conn":{${conn},"server\\_name":"x"}}`,
+    `{"conn":{${conn},"server_nam":"x"}}`,
+    `{"conn":{${conn},"server_namex":"x"}}`,
+    // Numbers at the bounds of their types and of the fast read.
+    `{"conn":{${conn},"server_port":-1}}`,
+    `{"conn":{${conn},"server_port":0}}`,
+    `{"conn":{${conn},"server_port":65535}}`,
+    `{"conn":{${conn},"server_port":0443}}`,
+    `{"conn":{${conn},"server_port":"443"}}`,
+    `{"conn":{${conn},"server_port":443x}}`,
+    `{"conn":{${conn},"server_port":-}}`,
+    `{"conn":{${bytesIn(2147483648)}}}`,
+    `{"conn":{${bytesIn(-9007199254740991)}}}`,
+    `{"conn":{${bytesIn(1234567890123456)}}}`,
+    `{"conn":{${bytesIn('12345678901234567')}}}`,
+    `{"conn":{${conn},"bytes_in":true}}`,
+    // Members missing, null, repeated, unknown, in another order; whitespace everywhere.
+    `{"conn":{${conn},"bytes_out":null,"end_ts":null}}`,
+    `{"conn":{${conn.replace('"client_ip":"10.0.0.1",', '')}}}`,
+    `{"conn":{${conn},"client_ip":null}}`,
+    `{"conn":{${conn},"start_ts":null}}`,
+    `{"conn":{${conn},"start_ts":"2024-05-01T12:00:00"}}`,
+    `{"conn":{${conn},"start_ts":"2024-05-01T12:00:00\\u005a"}}`,
+    `{"conn":{${conn}},"tls":null,"tls":null}`,
+    `{"tls":{"version":"1.3","client_cert":{"subject":{"cn":"x"}}},"conn":{${conn}}}`,
+    `{"conn":{${conn}},"tls":{"client_cert":{"subject":{"cn":"x","cn":"y"}}}}`,
+    `{"conn":{${conn}},"tls":{"client_cert":{"subject":{"dn":"x"}}}}`,
+    `{"conn":{${conn}},"tls":{"client_cert":null}}`,
+    `{"conn":{${conn}},"tls":{"client_cert":[]}}`,
+    `{"conn":{${conn}},}`,
+    `{"conn":{${conn},}}`,
+    `{"conn":{${conn}} ,"tls":{}}`,
+    ` \t\r\n{ "conn" : { ${conn.replace(/,/g, ' ,\n ').replace(/:/g, ' :\t')} } } \n`,
+    `{"conn":{${conn}}}\u0000`,
+    `{"conn" {${conn}}}`,
+    `{"conn":{${conn}}`,
+    `{"conn":{${conn}}}}`,
+    `nul`,
+    `null`,
+    `{}`,
+    // Log values: any JSON value, deep nesting, numbers the exact decoder makes Infinity.
+    `{"conn":{${conn}},"traffic_policy":{"logs":[{"a":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}]}}`,
+    `{"conn":{${conn}},"traffic_policy":{"logs":[{"a":${'['.repeat(40)}${']'.repeat(40)}}]}}`,
+    `{"conn":{${conn}},"traffic_policy":{"logs":[{"a":1${'0'.repeat(320)}}]}}`,
+    `{"conn":{${conn}},"traffic_policy":{"logs":[{"a":-0.0e-0,"b":"\\"","c":{},"d":[],"e":false,"f":null}, {}]}}`,
+    `{"conn":{${conn}},"traffic_policy":{"logs":[{"a":01}]}}`,
+    `{"conn":{${conn}},"traffic_policy":{"logs":[{"a":1.}]}}`,
+    `{"conn":{${conn}},"traffic_policy":{"logs":[{"a":tru}]}}`,
+    `{"conn":{${conn}},"traffic_policy":{"logs":[{"a" 1}]}}`,
+    `{"conn":{${conn}},"traffic_policy":{"logs":[1]}}`,
   ];
   it.each(cases)('%s', (text) => {
     expectSame('tcp_connection_closed.v0', Buffer.from(text));
@@ -183,7 +245,26 @@ describe('JSON records the fast path must not take at face value', () => {
 
   it('should read a header map that repeats a name or starts one with a digit as the exact decoder does', () => {
     const base = '"conn":{"client_ip":"10.0.0.1","server_ip":"10.0.0.2","server_name":"a.example","server_port":443,"start_ts":"2024-05-01T12:00:00Z"},"http":{"request":{"method":"GET","url":{"raw":"/","scheme":"https","host":"a.example","path":"/"}},"response":{"status_code":200,"headers":';
-    for (const headers of ['{"b":["1"],"a":["2"],"b":["3"]}', '{"x":["1"],"1":["2"],"\\n":["3", "\\t"]}', '{"__proto__":["1"]}', '{}', '{"a":[]}']) {
+    const headerMaps = [
+      '{"b":["1"],"a":["2"],"b":["3"]}',
+      '{"x":["1"],"1":["2"],"\\n":["3", "\\t"]}',
+      '{"__proto__":["1"]}',
+      '{}',
+      '{"a":[]}',
+      '{ "a" : [ "1" , "2" ] , "b" : [ ] }',
+      '{"a":["x\\"y"],"b\\"c":["\\\\"]}',
+      '{"a":["\u00e9"],"\u00e9":["1"]}',
+      '{"a":["\\u0041"]}',
+      '{"a":["1",]}',
+      '{"a":"1"}',
+      '{"a":[1]}',
+      '{"a":[null]}',
+      '{"a":["1"],}',
+      '{"a":["1"]',
+      'null',
+      '[]',
+    ];
+    for (const headers of headerMaps) {
       expectSame('http_request_complete.v0', Buffer.from(`{${base}${headers}}}}`));
     }
   });

@@ -168,8 +168,8 @@ const isStringArrayMap = (t: AvroComplexType): boolean => t.type === 'map' && t.
 /** How a step of a program writes its leaf (the low byte), and whether the leaf is a union with null first. */
 const KIND = { none: 0, null: 1, string: 2, integer: 3, boolean: 4, timestamp: 5, stringArrayMap: 6, text: 7 } as const;
 const OPTIONAL = 0x100;
-/** Kinds whose text is kept for the record's other field sets (LeafTexts); numbers and booleans are written as fast as a copy. */
-const KEPT = new Set<number>([KIND.string, KIND.timestamp, KIND.stringArrayMap, KIND.text]);
+/** Kinds whose text is kept for the record's other field sets (LeafTexts), one bit a kind; numbers and booleans are written as fast as a copy. */
+const KEPT = (1 << KIND.string) | (1 << KIND.timestamp) | (1 << KIND.stringArrayMap) | (1 << KIND.text);
 
 /**
  * A field set's projection as data: constant bytes (keys, braces) and the leaves between them. One
@@ -268,7 +268,7 @@ function run(pr: Program, x: Context, out: JsonOut, at: number, buf: Buffer, P: 
       continue;
     }
     let p = P[slot] as number;
-    const keep = KEPT.has(kind & 0xff);
+    const keep = ((KEPT >> (kind & 0xff)) & 1) !== 0;
     if (keep && kept.from[slot] === buf && kept.at[slot] === p) {
       at = copyText(out, at, kept.src[slot] as Buffer, kept.start[slot] as number, kept.end[slot] as number);
       b = out.b;

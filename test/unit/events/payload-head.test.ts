@@ -14,6 +14,17 @@ describe('payloadHead', () => {
       { numRuns: 2000 },
     );
   });
+
+  it('should give each timestamp its own head when records share their millisecond or not', () => {
+    const base = Date.UTC(2024, 4, 1);
+    // Runs of equal timestamps, as a producer's batch has, between other ones.
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 40 }), (steps) => {
+        for (const ms of steps.map((s, i) => base + (s === 0 ? 0 : i))) expect(payloadHead(ms).toString('latin1')).toBe(`{"event_id":"ev_${eventTimeDigits(ms)}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('eventIdBytesOfPayload', () => {

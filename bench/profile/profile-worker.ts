@@ -16,7 +16,7 @@ try {
   const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
   const config =
     which === 'passthrough'
-      ? session.passthrough('passthrough', fileURLToPath(new URL('../e2e/passthrough-kafkajs.ts', import.meta.url)), { nodeArgs })
+      ? session.passthrough('passthrough', fileURLToPath(new URL('../e2e/passthrough-platformatic.ts', import.meta.url)), { nodeArgs })
       : session.worker('worker', Number(subscriptions), { nodeArgs });
   const r = await session.drain(config, 600_000);
   process.stdout.write(`${which}: ${Math.round(r.recordsPerSecond)} records/s, ${r.eventsPerRecord.toFixed(2)} events/record, ${r.cores.toFixed(2)} cores, ${Math.round((r.cores / r.recordsPerSecond) * 1e9)} CPU ns/record\n\n`);

@@ -40,7 +40,7 @@ const NEW_PRODUCER_EPOCH = -1;
  */
 export const retryDelay = (_client: unknown, _operation: string, attempt: number): number => Math.min(5_000, 100 * 2 ** (attempt - 1));
 
-export function baseOptions(options: KafkaClientOptions, timeoutMs = 30_000): BaseOptions {
+export function baseOptions(options: KafkaClientOptions, timeoutMs = options.requestTimeoutMs ?? 30_000): BaseOptions {
   return {
     clientId: options.clientId,
     bootstrapBrokers: [...options.brokers],

@@ -97,10 +97,8 @@ describe.each(KAFKA_CLIENT_NAMES)('a cluster that advertises an internal broker 
     const topic = uniqueName('egress.kafka.advertised');
     const r = await h.call('POST', '/event_destinations', { body: { target: { kafka: { topic, brokers: [`bootstrap.egress.test:${port}`] } } } });
     expect([r.status, r.json?.error_code, r.json?.details?.field], r.text).toEqual([400, 'internal_address', 'target.kafka.brokers']);
-    // Read in the metadata the check asks for (platformatic), or refused by the client on its way there (kafkajs connects to it).
-    expect(r.json.details.reason).toMatch(
-      /^the cluster (advertises the broker 127\.0\.0\.1:\d+, and|leads to a broker destinations may not reach:) 127\.0\.0\.1 is a loopback address/,
-    );
+    // Read in the metadata the check asks for, before the client connects to it.
+    expect(r.json.details.reason).toMatch(/^the cluster advertises the broker 127\.0\.0\.1:\d+, and 127\.0\.0\.1 is a loopback address/);
     expect(connections).toBeGreaterThan(0);
     expect(await topicExists(topic)).toBe(false);
   });

@@ -243,7 +243,7 @@ export interface KafkaClientOptions {
   readonly silent?: boolean;
   /** Retries of one request; the adapter's default (about a minute of backoff) when absent. */
   readonly retries?: number;
-  /** How long a request may wait for its answer; default 30 s (a transaction's requests wait its timeout). */
+  /** How long a request may wait for its answer on its connection; default the client's (30 s). */
   readonly requestTimeoutMs?: number;
   /** How long a connection attempt may take; default 3 s. */
   readonly connectionTimeoutMs?: number;

@@ -48,7 +48,10 @@ export interface IdempotentProducer {
 }
 
 export interface IdempotentProducerOptions {
-  /** The client's retries of one send, which the caller's backoff wraps: bounded, so a send fails while a broker is down. */
+  /**
+   * The client's retries of one send, which the caller's backoff wraps: bounded, so a send fails while a
+   * broker is down. At least 2: @platformatic/kafka takes 0 or 1 for an idempotent producer as unlimited.
+   */
   readonly retries: number;
 }
 

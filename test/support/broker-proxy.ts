@@ -20,7 +20,10 @@ interface Request {
 }
 
 export interface ProxyClientOptions {
-  /** Retries of one request; short, so a lost answer fails the call quickly. */
+  /**
+   * Retries of one request; few, so a lost answer fails the call quickly. At least 2: the client takes
+   * 0 or 1 for an idempotent producer as "retry for ever".
+   */
   readonly retries: number;
   /** How long a request waits for its answer. */
   readonly requestTimeoutMs?: number;

@@ -96,7 +96,7 @@ describe('config log writer', () => {
     const t = await topics(testClient('config-writer-test'));
     const faults = await BrokerProxy.start(testBrokers());
     onTestFinished(() => faults.stop());
-    const log = await started(new ConfigLog({ kafka: faults.client('config-writer-lost-commit', { retries: 1 }), topic: t.config, writerId: uniqueName('replica') }));
+    const log = await started(new ConfigLog({ kafka: faults.client('config-writer-lost-commit', { retries: 2 }), topic: t.config, writerId: uniqueName('replica') }));
     const d = destination('created once');
     faults.lose.add(API_KEYS.endTxn);
     const writing = log.write([{ id: d.id, kind: 'event_destination', data: d }], [{ topic: t.audit, messages: [{ key: d.id, value: JSON.stringify({ created: d.id }) }] }]);
@@ -121,7 +121,7 @@ describe('config log writer', () => {
     const t = await topics(testClient('config-writer-test'));
     const faults = await BrokerProxy.start(testBrokers());
     onTestFinished(() => faults.stop());
-    const log = await started(new ConfigLog({ kafka: faults.client('config-writer-lost-produce', { retries: 1 }), topic: t.config, writerId: uniqueName('replica'), syncTimeoutMs: 10_000 }));
+    const log = await started(new ConfigLog({ kafka: faults.client('config-writer-lost-produce', { retries: 2 }), topic: t.config, writerId: uniqueName('replica'), syncTimeoutMs: 10_000 }));
     const lost = destination('its produce answers are lost');
     faults.lose.add(API_KEYS.produce);
     const first = await log.write([{ id: lost.id, kind: 'event_destination', data: lost }]).then(

@@ -36,7 +36,7 @@ describe('kafka writer specifics', () => {
     await createTopics(testClient(), [{ topic, partitions: 1 }]);
     const faults = await BrokerProxy.start(testBrokers());
     onTestFinished(() => faults.stop());
-    const writer = new KafkaWriter({ topic }, faults.client('kafka-writer-lost', { retries: 1 }));
+    const writer = new KafkaWriter({ topic }, faults.client('kafka-writer-lost', { retries: 2 }));
     const items = testItems(7);
     faults.lose.add(API_KEYS.produce);
     // The records reach the broker; the writer never hears so, and its client's retries run out.

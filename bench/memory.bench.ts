@@ -66,7 +66,7 @@ function watchLag(session: KafkaBenchSession, group: string, pid: number, progre
   const lag: [number, number][] = [];
   const admin = session.kafka.admin();
   let lastProgress = started;
-  let busy: Promise<void> = admin.connect();
+  let busy: Promise<void> = Promise.resolve();
   const take = async (): Promise<void> => {
     const end = await endOffsetsWith(admin, session.inputs);
     const done = await committed(admin, group, session.inputs);
@@ -86,7 +86,7 @@ function watchLag(session: KafkaBenchSession, group: string, pid: number, progre
     async stop() {
       clearInterval(timer);
       await busy.catch(() => undefined);
-      await admin.disconnect();
+      await admin.close();
       return lag;
     },
   };

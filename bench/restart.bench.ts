@@ -1,7 +1,7 @@
 // Restart after kill -9: how long a restarted local service (`npm start`, its own broker) takes to consume
 // again, with the local 6 s consumer session against the 30 s one used with a broker of one's own.
 import { cpus, loadavg } from 'node:os';
-import { createKafkaClient, createProducer } from '../src/kafka/kafkajs/kafkajs-client.js';
+import { createClient } from '../src/kafka/client.js';
 import { TrafficGenerator } from '../src/traffic/generator.js';
 import { localSetup, startLocalService, waitGone, type LocalService } from '../test/support/local-service.js';
 import { GroupProcess } from '../test/support/process-group.js';
@@ -41,14 +41,14 @@ async function measure(ctx: BenchContext, name: string, extra: Record<string, st
   const setup = await localSetup(extra);
   let current: LocalService | GroupProcess = await startLocalService(setup);
   const brokerPid = current.brokerPid;
-  const kafka = createKafkaClient({ clientId: 'restart-bench', brokers: `127.0.0.1:${setup.brokerPort}`, logLevel: 'nothing' });
-  const producer = createProducer(kafka);
+  const kafka = createClient({ clientId: 'restart-bench', brokers: `127.0.0.1:${setup.brokerPort}`, silent: true });
+  const producer = kafka.idempotentProducer({ retries: 10 });
   await producer.connect();
   // A steady trickle, so "consumes again" means the first record the new worker takes after the kill.
   const generator = new TrafficGenerator({ httpShare: 0 });
   const timer = setInterval(() => {
     const m = generator.nextMessage('avro');
-    void producer.send({ topic: TCP_TOPIC, messages: [{ value: m.value, headers: m.headers }] }).catch(() => undefined);
+    void producer.send(TCP_TOPIC, [{ value: m.value, headers: m.headers }]).catch(() => undefined);
   }, 100);
   const results: Measured[] = [];
   try {
@@ -68,7 +68,7 @@ async function measure(ctx: BenchContext, name: string, extra: Record<string, st
     }
   } finally {
     clearInterval(timer);
-    await producer.disconnect().catch(() => undefined);
+    await producer.close().catch(() => undefined);
     await (current instanceof GroupProcess ? current : current.npm).stop();
     await waitGone(brokerPid, 30_000);
   }
@@ -96,7 +96,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
     rows,
     notes: [
       `Target: a restarted local service consumes again within 10 s of kill -9. Worst round with the local default: ${round(local)} s (${local <= 10 ? 'met' : 'missed'}).`,
-      'The broker outlives the killed service (it runs in its own process group) and the restart reuses it; what remains is the restart itself (npm start: an incremental build, then node) and the killed worker\'s group membership, which the broker ends only when its session times out. kafkajs has no static membership (it never sends a group instance id), so a short session is the lever; a 30 s session, the default with a broker of one\'s own, shows why.',
+      'The broker outlives the killed service (it runs in its own process group) and the restart reuses it; what remains is the restart itself (npm start: an incremental build, then node) and the killed worker\'s group membership, which the broker ends only when its session times out, so a short session is the lever; a 30 s session, the default with a broker of one\'s own, shows why.',
       `Method: npm start in local mode with its broker data, API port and files in a temporary folder; one tcp_connection_closed.v0 record produced every 100 ms throughout; kill -9 of the service's node process, then npm start again at once; "consuming" is the first /metrics answer of the new process with edge_records_consumed_total above 0, polled every 50 ms; "ready" is the time of its "The service is ready." log line. ${ROUNDS} rounds per configuration, each killing the previous round's service.`,
       `Machine: ${cpus().length} cores, shared; load average ${round(loadBefore)} at the start, ${round(loadavg()[0] ?? 0)} at the end.`,
     ],

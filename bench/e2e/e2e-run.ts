@@ -35,16 +35,15 @@ const TARGET_P99_MS = 250;
 /** A JSON record should cost no more than an Avro record of the same content: JSON records/s >= 0.9x Avro records/s (issue 25). */
 const TARGET_JSON_SHARE = 0.9;
 const PASSTHROUGH: Record<KafkaClientName, string> = {
-  kafkajs: fileURLToPath(new URL('./passthrough-kafkajs.ts', import.meta.url)),
   platformatic: fileURLToPath(new URL('./passthrough-platformatic.ts', import.meta.url)),
 };
-const PACKAGES: Record<KafkaClientName, string> = { kafkajs: 'kafkajs', platformatic: '@platformatic/kafka' };
+const PACKAGES: Record<KafkaClientName, string> = { platformatic: '@platformatic/kafka' };
 
 const round = (n: number, d = 0): number => Math.round(n * 10 ** d) / 10 ** d;
 const grouped = (n: number): string => Math.round(n).toLocaleString('en-US');
 const met = (ok: boolean): string => (ok ? 'met' : 'missed');
 
-/** "kafkajs 2.2.4": the installed version of a client's package (not every package exports its package.json). */
+/** "@platformatic/kafka 2.12.1": the installed version of a client's package (not every package exports its package.json). */
 export function clientLabel(client: KafkaClientName): string {
   const pkg = PACKAGES[client];
   const { version } = JSON.parse(readFileSync(new URL(`../../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string };

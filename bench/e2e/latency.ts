@@ -1,5 +1,7 @@
 // Produce-to-delivered latency: send records at a steady rate while a consumer group keeps up, then read the delivered events back.
-import type { Kafka } from 'kafkajs';
+import { Consumer, type Message } from '@platformatic/kafka';
+import type { KafkaClient as Kafka } from '../../src/kafka/seam.js';
+import { baseOptions } from '../../src/kafka/platformatic/platformatic-adapter.js';
 import { produceTraffic } from '../../src/traffic/kafka-traffic.js';
 import type { GeneratedMessage } from '../../src/traffic/generator.js';
 import type { BenchTopics } from './setup.js';
@@ -23,13 +25,12 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 async function partitionEnds(kafka: Kafka, topics: readonly string[]): Promise<Map<string, number>> {
   const admin = kafka.admin();
-  await admin.connect();
   try {
     const ends = new Map<string, number>();
-    for (const topic of topics) for (const p of await whenTopicsKnown(() => admin.fetchTopicOffsets(topic))) ends.set(`${topic}/${p.partition}`, Number(p.high));
+    for (const topic of topics) for (const p of await whenTopicsKnown(() => admin.partitionOffsets(topic))) ends.set(`${topic}/${p.partition}`, p.high);
     return ends;
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 
@@ -44,35 +45,32 @@ async function readRange(
 ): Promise<void> {
   const remaining = new Set([...to].filter(([k, end]) => end > (from.get(k) ?? 0)).map(([k]) => k));
   if (remaining.size === 0) return;
-  const consumer = kafka.consumer({ groupId: `bench-latency-reader-${Date.now().toString(36)}`, maxWaitTimeInMs: 100 });
-  await consumer.connect();
+  // The client library itself: the seam's consumer reads from committed offsets, this one from given ones.
+  const consumer = new Consumer({ ...baseOptions({ clientId: 'bench-latency-reader', brokers: kafka.brokers }), groupId: `bench-latency-reader-${Date.now().toString(36)}` });
   try {
-    for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: false });
+    const offsets = [...to.keys()].map((k) => ({ topic: k.slice(0, k.lastIndexOf('/')), partition: Number(k.slice(k.lastIndexOf('/') + 1)), offset: BigInt(from.get(k) ?? 0) }));
+    const stream = await consumer.consume({ topics: [...topics], mode: 'manual', offsets, autocommit: false, maxWaitTime: 100 });
     let resolveDone: () => void = () => undefined;
     const done = new Promise<void>((r) => (resolveDone = r));
-    await consumer.run({
-      eachBatch: async ({ batch }) => {
-        const key = `${batch.topic}/${batch.partition}`;
-        const start = from.get(key) ?? 0;
-        const end = to.get(key) ?? 0;
-        for (const m of batch.messages) {
-          const offset = Number(m.offset);
-          if (offset < start || offset >= end) continue;
-          each(Number(m.timestamp), m.value, m.headers ?? {});
-          if (offset === end - 1) {
-            remaining.delete(key);
-            if (remaining.size === 0) resolveDone();
-          }
-        }
-      },
+    stream.on('data', (m: Message<Buffer, Buffer, Buffer, Buffer>) => {
+      const key = `${m.topic}/${m.partition}`;
+      const offset = Number(m.offset);
+      if (offset < (from.get(key) ?? 0) || offset >= (to.get(key) ?? 0)) return;
+      const headers: Record<string, unknown> = {};
+      for (const [name, value] of m.headers) headers[name.toString()] = value;
+      each(Number(m.timestamp), m.value, headers);
+      if (offset === (to.get(key) ?? 0) - 1) {
+        remaining.delete(key);
+        if (remaining.size === 0) resolveDone();
+      }
     });
-    for (const k of to.keys()) {
-      const [topic, partition] = [k.slice(0, k.lastIndexOf('/')), Number(k.slice(k.lastIndexOf('/') + 1))];
-      consumer.seek({ topic, partition, offset: String(from.get(k) ?? 0) });
+    try {
+      await Promise.race([done, new Promise((_, reject) => setTimeout(() => reject(new Error(`reading the delivered events took longer than ${timeoutMs} ms`)), timeoutMs).unref())]);
+    } finally {
+      await stream.close().catch(() => undefined);
     }
-    await Promise.race([done, new Promise((_, reject) => setTimeout(() => reject(new Error(`reading the delivered events took longer than ${timeoutMs} ms`)), timeoutMs).unref())]);
   } finally {
-    await consumer.disconnect();
+    await consumer.close(true).catch(() => undefined);
   }
 }
 

@@ -1,4 +1,4 @@
-// The passthrough baseline with @platformatic/kafka 2.x: the same job as passthrough-kafkajs.ts, written for the other client.
+// The passthrough baseline with @platformatic/kafka 2.x: consume the raw topics and produce every record unchanged, with the worker's client settings.
 // Run as a child process: BENCH_BROKERS, BENCH_IN_TOPICS (comma-separated), BENCH_OUT_TOPIC, BENCH_GROUP.
 import { Consumer, Producer, type Message } from '@platformatic/kafka';
 

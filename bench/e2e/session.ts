@@ -1,5 +1,5 @@
 // One Kafka benchmark session: a broker, preloaded raw topics, and configurations (passthrough clients or workers) measured on them.
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient as Kafka } from '../../src/kafka/seam.js';
 import type { WireForm } from '../../src/records/record-types.js';
 import type { TrafficUniverse } from '../../src/traffic/generator.js';
 import type { SubscriptionKind, SubscriptionWorkload } from '../workload/subscriptions.js';
@@ -116,7 +116,7 @@ export class KafkaBenchSession {
     return rate;
   }
 
-  /** A kafkajs (or other client) passthrough child process writing to one output topic. */
+  /** A client's passthrough child process writing to one output topic. */
   passthrough(name: string, script: string, opts: { nodeArgs?: readonly string[] } = {}): Configuration {
     const { out, prepare } = this.copyOutput(name);
     return {

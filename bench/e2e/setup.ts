@@ -1,13 +1,10 @@
 // Topics, destinations, subscriptions and preloaded traffic for the Kafka benchmarks, all on the benchmark's own broker.
 import { randomBytes } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
 import { ConfigLog } from '../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../../src/configlog/resources.js';
-import { ensureTopics } from '../../src/kafka/client.js';
-import { KafkajsAdmin, kafkajsClientOf } from '../../src/kafka/kafkajs/kafkajs-adapter.js';
-import { createKafkaClient } from '../../src/kafka/kafkajs/kafkajs-client.js';
+import { createClient, ensureTopics } from '../../src/kafka/client.js';
+import type { KafkaClient as Kafka } from '../../src/kafka/seam.js';
 import type { WireForm } from '../../src/records/record-types.js';
-import { createLogger } from '../../src/telemetry/logger.js';
 import { TrafficGenerator, buildUniverse, cycleOf, type TrafficUniverse } from '../../src/traffic/generator.js';
 import { produceTraffic, type TrafficTopics } from '../../src/traffic/kafka-traffic.js';
 import { buildSubscriptions, type SubscriptionSetOptions, type SubscriptionWorkload } from '../workload/subscriptions.js';
@@ -36,9 +33,9 @@ export function benchTopics(prefix: string): BenchTopics {
   };
 }
 
-/** The benchmark's own client logs only errors: kafkajs warns about every retried metadata refresh while topics are created. */
+/** The benchmark's own client: the service's (seam.ts). */
 export function benchKafka(brokers: string, clientId = 'edge-events-bench'): Kafka {
-  return createKafkaClient({ clientId, brokers, logLevel: 'error', logger: createLogger('bench').child({}, { level: 'error' }) });
+  return createClient({ clientId, brokers, quiet: true });
 }
 
 /**
@@ -47,7 +44,7 @@ export function benchKafka(brokers: string, clientId = 'edge-events-bench'): Kaf
  * producer's create time of the raw record.
  */
 export async function createTopics(kafka: Kafka, topics: BenchTopics, outputs: readonly string[]): Promise<void> {
-  const admin = new KafkajsAdmin(kafka);
+  const admin = kafka.admin();
   try {
     await whenTopicsKnown(() => ensureTopics(admin, [
       { topic: topics.traffic['http_request_complete.v0'], partitions: PARTITIONS },
@@ -113,8 +110,7 @@ export async function writeTargets(
     target,
   }));
   const workload = buildSubscriptions(universe, { ...subscriptions, httpShare: HTTP_SHARE, destinationIds: destinations.map((d) => d.id) });
-  // Written with the benchmark's own kafkajs client, whichever client the measured worker runs with.
-  const log = new ConfigLog({ kafka: kafkajsClientOf(kafka, []), topic: topics.config });
+  const log = new ConfigLog({ kafka, topic: topics.config });
   await log.start();
   try {
     await log.write(destinations.map((d) => ({ id: d.id, kind: 'event_destination', data: d })));

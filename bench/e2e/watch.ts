@@ -1,6 +1,7 @@
 // Watches a consumer group work through preloaded records (or a copy write them out): the rate between the first
 // progress seen and the end, and its processes' CPU and memory.
-import type { Admin, Kafka } from 'kafkajs';
+import { findErrorBy } from '@platformatic/kafka';
+import type { KafkaAdmin as Admin, KafkaClient as Kafka } from '../../src/kafka/seam.js';
 import { sampleProcess, type ProcSample } from './proc-stats.js';
 
 export interface DrainResult {
@@ -16,9 +17,8 @@ export interface DrainResult {
 
 /** Sum of committed offsets of `group` over the partitions of `topics` (a partition without a commit counts 0). */
 export async function committed(admin: Admin, group: string, topics: readonly string[]): Promise<number> {
-  const offsets = await admin.fetchOffsets({ groupId: group, topics: [...topics] });
   let sum = 0;
-  for (const t of offsets) for (const p of t.partitions) sum += Math.max(0, Number(p.offset));
+  for (const topic of topics) for (const offset of (await admin.committedOffsets(group, topic)).values()) sum += Math.max(0, offset);
   return sum;
 }
 
@@ -34,8 +34,7 @@ export async function whenTopicsKnown<T>(fn: () => Promise<T>, attempts = 30): P
     try {
       return await fn();
     } catch (err) {
-      const type = (err as { type?: string }).type;
-      const transient = TRANSIENT.has(type ?? '') || /does not host this topic-partition/.test(String(err));
+      const transient = [...TRANSIENT].some((apiId) => findErrorBy(err as Error, 'apiId', apiId) !== null) || /does not host this topic-partition|does not exist/.test(String(err));
       if (!transient || i >= attempts) throw err;
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -44,17 +43,16 @@ export async function whenTopicsKnown<T>(fn: () => Promise<T>, attempts = 30): P
 
 export async function endOffsets(kafka: Kafka, topics: readonly string[]): Promise<number> {
   const admin = kafka.admin();
-  await admin.connect();
   try {
     return await endOffsetsWith(admin, topics);
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 
 export async function endOffsetsWith(admin: Admin, topics: readonly string[]): Promise<number> {
   let sum = 0;
-  for (const topic of topics) for (const p of await whenTopicsKnown(() => admin.fetchTopicOffsets(topic))) sum += Number(p.high);
+  for (const topic of topics) for (const p of await whenTopicsKnown(() => admin.partitionOffsets(topic))) sum += p.high;
   return sum;
 }
 
@@ -97,11 +95,10 @@ async function watchProgress(
   opts: WatchOptions,
 ): Promise<DrainResult> {
   const admin = kafka.admin();
-  await admin.connect();
   try {
     return await watch(admin, what, verb, count, target, pids, opts);
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 

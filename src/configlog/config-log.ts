@@ -118,7 +118,7 @@ export class ConfigLog {
   private readonly writer: ConfigWriter;
   private syncCounter = 0;
   private started = false;
-  /** kafkajs allows one open transaction per producer: writes queue behind each other. */
+  /** A transactional producer has one open transaction at a time: writes queue behind each other. */
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: ConfigLogOptions) {

@@ -5,7 +5,7 @@ import type { KafkaClient, TopicMessages, TransactionalProducer } from '../kafka
 export type ExtraRecords = TopicMessages;
 
 /**
- * How long the broker lets a transaction stay open before it aborts it (kafkajs's default is 60 s). A
+ * How long the broker lets a transaction stay open before it aborts it (the Java client's default is 60 s). A
  * write takes milliseconds; a writer that died inside one, and was not restarted under the same id,
  * holds back every reader of the topic this long, plus up to the broker's check interval for timed-out
  * transactions (transaction.abort.timed.out.transaction.cleanup.interval.ms, 10 s by default).
@@ -37,7 +37,7 @@ export class ConfigWriter {
   /**
    * Replaces the producer after a failure. The old one may hold an open transaction, or sequence
    * numbers the broker no longer agrees with (OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID), which
-   * kafkajs never repairs. The new producer initializes the same transactional id when it connects,
+   * a client need not repair. The new producer initializes the same transactional id when it connects,
    * and the broker then completes a commit the old one had begun and aborts anything else open.
    */
   async renew(): Promise<void> {

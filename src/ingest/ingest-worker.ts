@@ -138,7 +138,7 @@ export class IngestWorker {
     const messages = batch.messages;
     for (let i = 0; i < messages.length; i++) {
       const msg = messages[i] as (typeof messages)[number];
-      // isStale() may cost a lookup (kafkajs builds a key and looks up the group's seek offsets): asked
+      // isStale() is the client adapter's and may cost more than a field read: asked
       // every STALE_CHECK_EVERY records, not each one (a revoked partition's few extra records are
       // delivered, at least once).
       if (this.halted() || ((i & (STALE_CHECK_EVERY - 1)) === 0 && isStale())) break;

@@ -2,7 +2,6 @@
 // creation the way every process does it at start-up.
 import { parseBrokers } from './brokers.js';
 import { KafkaSetupError } from './errors.js';
-import { kafkajsClient } from './kafkajs/kafkajs-adapter.js';
 import { platformaticClient } from './platformatic/platformatic-adapter.js';
 import { KAFKA_CLIENT_NAMES, type KafkaAdmin, type KafkaClient, type KafkaClientName, type KafkaClientOptions, type TopicSpec } from './seam.js';
 
@@ -20,8 +19,6 @@ export function isKafkaClientName(name: string): name is KafkaClientName {
 export function createClient(options: Omit<KafkaClientOptions, 'brokers'> & { brokers: string | readonly string[]; name?: KafkaClientName }): KafkaClient {
   const resolved = { ...options, brokers: parseBrokers(options.brokers) };
   switch (options.name ?? DEFAULT_KAFKA_CLIENT) {
-    case 'kafkajs':
-      return kafkajsClient(resolved);
     case 'platformatic':
       return platformaticClient(resolved);
   }

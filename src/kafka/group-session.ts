@@ -1,7 +1,7 @@
 // Consumer group session timing shared by every consumer group the service joins.
 
 /**
- * The heartbeat interval for a session: kafkajs's default 3 s, or a third of a shorter session (the
+ * The heartbeat interval for a session: the Java client's default 3 s, or a third of a shorter session (the
  * local service's 6 s), so a member survives one late heartbeat on a busy machine.
  */
 export function heartbeatFor(sessionTimeoutMs: number): number {

@@ -1,11 +1,12 @@
 // The Kafka client seam: the few calls the service makes to Kafka, one adapter per client library behind
-// them (kafkajs/, platformatic/), chosen by KAFKA_CLIENT (ARCHITECTURE.md "Kafka client"). Nothing outside
-// src/kafka/ imports a client library but the load tools: the traffic generator (src/traffic/), the tests'
-// and the benchmarks' own clients (a test's producer need not be the service's client).
+// them (platformatic/, the one there is), chosen by KAFKA_CLIENT (ARCHITECTURE.md "Kafka client"). Nothing
+// outside src/kafka/ imports a client library but the load tools: the traffic generator (src/traffic/),
+// the tests' and the benchmarks' own tools, for what the seam does not do (several topics in one request,
+// read-uncommitted reads, aborted transactions).
 
 import type { AddressGuard } from '../net/guarded-lookup.js';
 
-export const KAFKA_CLIENT_NAMES = ['platformatic', 'kafkajs'] as const;
+export const KAFKA_CLIENT_NAMES = ['platformatic'] as const;
 export type KafkaClientName = (typeof KAFKA_CLIENT_NAMES)[number];
 
 /** A header value as a consumer hands it over: one value, or several under the same name. */
@@ -47,7 +48,10 @@ export interface IdempotentProducer {
 }
 
 export interface IdempotentProducerOptions {
-  /** The client's retries of one send, which the caller's backoff wraps: bounded, so a send fails while a broker is down. */
+  /**
+   * The client's retries of one send, which the caller's backoff wraps: bounded, so a send fails while a
+   * broker is down. At least 2: @platformatic/kafka takes 0 or 1 for an idempotent producer as unlimited.
+   */
   readonly retries: number;
 }
 
@@ -137,8 +141,7 @@ export interface GroupConsumerOptions {
   readonly partitionsConcurrently?: number;
   /**
    * A stable member name across restarts (Kafka's static membership, group.instance.id): a restarted
-   * member takes its partitions back at once instead of after the session timeout. Ignored by clients
-   * without it (kafkajs).
+   * member takes its partitions back at once instead of after the session timeout.
    */
   readonly groupInstanceId?: string;
 }
@@ -243,6 +246,8 @@ export interface KafkaClientOptions {
   readonly silent?: boolean;
   /** Retries of one request; the adapter's default (about a minute of backoff) when absent. */
   readonly retries?: number;
+  /** How long a request may wait for its answer on its connection; default the client's (30 s). */
+  readonly requestTimeoutMs?: number;
   /** How long a connection attempt may take; default 3 s. */
   readonly connectionTimeoutMs?: number;
   /**

@@ -26,7 +26,7 @@ export interface FilterableFields {
 /** The three forms a producer may write (docs/record-formats.md). */
 export type WireForm = 'avro' | 'confluent' | 'json';
 
-/** A Kafka header value as kafkajs hands it over. */
+/** A Kafka header value as a consumer hands it over (seam.ts). */
 export type HeaderValue = Buffer | string | readonly (Buffer | string)[] | undefined;
 
 /** The parts of a consumed Kafka message that decoding reads. */

@@ -15,7 +15,7 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'cloud_secret_access_key',
   '*.cloud_secret_access_key',
-  // Explicit deep paths, not wildcards: pino's deep wildcards walk into Buffers (kafkajs debug logs) and throw.
+  // Explicit deep paths, not wildcards: pino's deep wildcards walk into Buffers and throw.
   'target.*.auth.creds.cloud_secret_access_key',
   '*.target.*.auth.creds.cloud_secret_access_key',
   'secretAccessKey',

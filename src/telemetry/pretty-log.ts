@@ -7,7 +7,7 @@ const WARN = 40;
 const ERROR = 50;
 
 /** Fields every line carries, or that the line shows in its own place: not repeated as key=value. */
-const SHOWN_ELSEWHERE = new Set(['level', 'time', 'service', 'component', 'msg', 'pid', 'hostname', 'err', 'kafkajs', 'logger', 'timestamp']);
+const SHOWN_ELSEWHERE = new Set(['level', 'time', 'service', 'component', 'msg', 'pid', 'hostname', 'err', 'logger', 'timestamp']);
 /** Longest value shown in full; a longer one is cut (the JSON format keeps it whole). */
 const MAX_VALUE_CHARS = 200;
 
@@ -21,7 +21,6 @@ interface LogRecord {
   readonly time?: string | number;
   readonly component?: string;
   readonly msg?: string;
-  readonly kafkajs?: string;
   readonly err?: { readonly message?: string; readonly stack?: string; readonly code?: string };
   readonly [field: string]: unknown;
 }
@@ -38,12 +37,8 @@ function valueText(value: unknown): string {
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}…` : text;
 }
 
-/**
- * The line for one JSON log record, or undefined when it is not shown on a terminal: the Kafka client's
- * own info messages (group joins, consumer starts) are routine and stay in the JSON format only; its
- * warnings and errors are shown.
- */
-export function formatLogLine(json: string, options: PrettyOptions): string | undefined {
+/** The line for one JSON log record. */
+export function formatLogLine(json: string, options: PrettyOptions): string {
   let record: LogRecord;
   try {
     record = JSON.parse(json) as LogRecord;
@@ -51,14 +46,12 @@ export function formatLogLine(json: string, options: PrettyOptions): string | un
     return json.replace(/\n$/, '');
   }
   const level = record.level ?? INFO;
-  if (record.kafkajs !== undefined && level < WARN) return undefined;
   const name = LEVEL_NAMES[level] ?? String(level);
   const badge = level >= ERROR ? paint(options.color, '31;1', name) : level >= WARN ? paint(options.color, '33', name) : level < INFO ? paint(options.color, '2', name) : '';
-  const source = record.kafkajs !== undefined ? `kafka ${record.kafkajs}: ` : '';
   const fields = Object.entries(record)
     .filter(([key, value]) => !SHOWN_ELSEWHERE.has(key) && value !== undefined)
     .map(([key, value]) => `${key}=${valueText(value)}`);
-  const parts = [paint(options.color, '2', clock(record.time)), badge, `${source}${record.msg ?? ''}`].filter((p) => p !== '');
+  const parts = [paint(options.color, '2', clock(record.time)), badge, record.msg ?? ''].filter((p) => p !== '');
   let line = parts.join(' ');
   if (fields.length > 0) line += `  ${paint(options.color, '2', fields.join(' '))}`;
   const err = record.err;
@@ -74,8 +67,7 @@ export function formatLogLine(json: string, options: PrettyOptions): string | un
 export function prettyDestination(out: { write(text: string): unknown }, options: PrettyOptions): { write(json: string): void } {
   return {
     write(json: string): void {
-      const line = formatLogLine(json, options);
-      if (line !== undefined) out.write(`${line}\n`);
+      out.write(`${formatLogLine(json, options)}\n`);
     },
   };
 }

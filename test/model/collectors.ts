@@ -4,7 +4,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createServer, type Server } from 'node:http';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../src/kafka/seam.js';
+import { readTopics } from '../support/kafka-tools.js';
 import { closeNow, listenOnLoopback } from '../support/loopback-server.js';
 
 /** A delivered envelope, parsed, or the text of a line that was not one. */
@@ -81,11 +82,11 @@ export interface Seen {
 
 /** Reads topics from the beginning in a group of its own (read committed) and keeps every record. */
 export class TopicTail {
-  private consumer: Consumer | undefined;
+  private reader: Awaited<ReturnType<typeof readTopics>> | undefined;
   readonly byTopic = new Map<string, Seen[]>();
 
   constructor(
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     private readonly groupId: string,
   ) {}
 
@@ -94,24 +95,16 @@ export class TopicTail {
   }
 
   async start(topics: readonly string[]): Promise<void> {
-    const consumer = this.kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 200 });
-    await consumer.connect();
-    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ topic, partition, message }) => {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(v ?? '');
-        const list = this.byTopic.get(topic) ?? [];
-        this.byTopic.set(topic, list);
-        list.push({ topic, partition, offset: message.offset, timestampMs: Number(message.timestamp), key: message.key?.toString('utf8') ?? null, value: message.value, headers });
-      },
+    this.reader = await readTopics(this.kafka, { topics, groupId: this.groupId, maxWaitMs: 200 }, (m) => {
+      const list = this.byTopic.get(m.topic) ?? [];
+      this.byTopic.set(m.topic, list);
+      list.push({ topic: m.topic, partition: m.partition, offset: m.offset, timestampMs: m.timestampMs, key: m.key, value: m.bytes, headers: m.headers });
     });
-    this.consumer = consumer;
   }
 
   async stop(): Promise<void> {
-    await this.consumer?.disconnect();
-    this.consumer = undefined;
+    await this.reader?.stop();
+    this.reader = undefined;
   }
 }
 

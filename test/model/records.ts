@@ -1,6 +1,6 @@
 // The model's traffic: records drawn from a seed as flat maps of the catalogue's fields, their three
 // wire forms (docs/record-formats.md), and malformed records with the error codes the documents give them.
-import type { Message } from 'kafkajs';
+import type { ToolMessage as Message } from '../support/kafka-tools.js';
 import { encodeRecord } from '../../src/records/record-encoder.js';
 import type { TrafficRecordInput } from '../../src/records/record-encoder.js';
 import type { Random } from '../../src/traffic/random.js';

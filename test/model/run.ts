@@ -4,8 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Kafka, Message } from 'kafkajs';
-import { createKafkaClient, createProducer } from '../../src/kafka/kafkajs/kafkajs-client.js';
+import { createClient } from '../../src/kafka/client.js';
+import type { KafkaClient } from '../../src/kafka/seam.js';
+import { toolProducer, toolRecord, type ToolMessage as Message } from '../support/kafka-tools.js';
 import { seededRandom } from '../../src/traffic/random.js';
 import { serviceEnv, startService, type ServiceProcess } from '../support/service-process.js';
 import { HTTP, TCP, type TimestampFormat } from './catalogue.js';
@@ -75,11 +76,11 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
   const settleMs = opts.settleMs ?? 30_000;
   const prefix = `model-${opts.seed}-${Date.now().toString(36)}`;
   const fileRoot = mkdtempSync(join(tmpdir(), 'edge-model-files-'));
-  const kafka: Kafka = createKafkaClient({ clientId: prefix, brokers: opts.brokers, logLevel: 'nothing' });
+  const kafka: KafkaClient = createClient({ clientId: prefix, brokers: opts.brokers, silent: true });
   const token = `${OPERATOR_TOKEN_PREFIX}${prefix.replace(/[^a-zA-Z0-9]/g, '')}`.padEnd(40, '0');
   const receiver = new Receiver();
   const tail = new TopicTail(kafka, `${prefix}-tail`);
-  const producer = createProducer(kafka);
+  const producer = toolProducer(opts.brokers, prefix);
   const topics = { [HTTP]: `${prefix}.http`, [TCP]: `${prefix}.tcp`, audit: `${prefix}.audit`, dlq: `${prefix}.dlq` } as const;
   const group = `${prefix}-ingest`;
   let service: ServiceProcess | undefined;
@@ -102,7 +103,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     const api = new Api(service.url);
     opts.log(`seed ${opts.seed}: service at ${service.url}; ${describePlan(plan)}`);
     const live = await configure(plan, api, token, { receiver, streams, prefix });
-    await producer.connect();
+    await producer.initIdempotentProducer({});
     await tail.start([topics[HTTP], topics[TCP], topics.audit, topics.dlq, ...live.kafkaTopics.keys()]);
     await sleep(CONFIG_PROPAGATION_MS);
 
@@ -197,14 +198,14 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       const messages: Record<string, Message[]> = { [topics[HTTP]]: [], [topics[TCP]]: [], [topics.audit]: [] };
       for (const t of phase.traffic) {
         const { value, headers } = encode(r, t.record, t.form);
-        (messages[topics[t.record.type]] as Message[]).push({ key: t.key, value, headers, timestamp: String(Date.now()) });
+        (messages[topics[t.record.type]] as Message[]).push({ key: t.key, value, headers, timestamp: Date.now() });
         produced.push({ key: t.key, phase: p, topic: topics[t.record.type] });
       }
       for (const m of phase.malformed) {
         const topic = m.topic === 'audit' ? topics.audit : topics[m.topic];
-        (messages[topic] as Message[]).push({ key: m.key, ...m.bad.message, timestamp: String(Date.now()) });
+        (messages[topic] as Message[]).push({ key: m.key, ...m.bad.message, timestamp: Date.now() });
       }
-      await producer.sendBatch({ topicMessages: Object.entries(messages).map(([topic, ms]) => ({ topic, messages: ms })), acks: -1 });
+      await producer.send({ messages: Object.entries(messages).flatMap(([topic, ms]) => ms.map((m) => toolRecord(topic, m))) });
 
       for (const a of phase.actions) {
         if (a.kind === 'ip_policy_create') {
@@ -342,7 +343,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     return { seed: opts.seed, figures, problems };
   } finally {
     await service?.stop('SIGKILL');
-    await Promise.allSettled([tail.stop(), producer.disconnect(), receiver.stop()]);
+    await Promise.allSettled([tail.stop(), producer.close(), receiver.stop()]);
     streams?.close();
     rmSync(fileRoot, { recursive: true, force: true });
   }
@@ -519,26 +520,24 @@ function checkDeadLetters(phases: readonly Phase[], tail: TopicTail, topics: { r
 }
 
 /** The partitions whose committed offset is short of the offset after their last record. */
-async function lagging(kafka: Kafka, tail: TopicTail, group: string, topics: readonly string[]): Promise<string[]> {
+async function lagging(kafka: KafkaClient, tail: TopicTail, group: string, topics: readonly string[]): Promise<string[]> {
   const admin = kafka.admin();
-  await admin.connect();
   try {
-    const committed = await admin.fetchOffsets({ groupId: group, topics: [...topics] });
     const out: string[] = [];
-    for (const t of committed) {
-      for (const p of t.partitions) {
-        const last = tail.of(t.topic).filter((s) => s.partition === p.partition).reduce((m, s) => Math.max(m, Number(s.offset)), -1);
-        if (last >= 0 && Number(p.offset) < last + 1) out.push(`${t.topic}/${p.partition} committed ${p.offset} of ${last + 1}`);
+    for (const topic of topics) {
+      for (const [partition, offset] of await admin.committedOffsets(group, topic)) {
+        const last = tail.of(topic).filter((s) => s.partition === partition).reduce((m, s) => Math.max(m, Number(s.offset)), -1);
+        if (last >= 0 && offset < last + 1) out.push(`${topic}/${partition} committed ${offset} of ${last + 1}`);
       }
     }
     return out;
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 
 /** Waits until the test's reader has caught up and every input partition is committed to its end; what is behind otherwise. */
-async function settle(kafka: Kafka, tail: TopicTail, group: string, topics: readonly string[], caughtUp: () => string | undefined, timeoutMs: number): Promise<string[]> {
+async function settle(kafka: KafkaClient, tail: TopicTail, group: string, topics: readonly string[], caughtUp: () => string | undefined, timeoutMs: number): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reader = caughtUp();
@@ -548,7 +547,7 @@ async function settle(kafka: Kafka, tail: TopicTail, group: string, topics: read
   }
 }
 
-async function finalOffsets(kafka: Kafka, tail: TopicTail, group: string, topics: readonly string[]): Promise<string[]> {
+async function finalOffsets(kafka: KafkaClient, tail: TopicTail, group: string, topics: readonly string[]): Promise<string[]> {
   return (await lagging(kafka, tail, group, topics)).map((l) => `at the end: ${l}`);
 }
 

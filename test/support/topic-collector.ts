@@ -1,6 +1,6 @@
 // Collects every message of some topics from the beginning, for tests that count what a worker delivered.
-import type { Consumer, Kafka } from 'kafkajs';
-import { uniqueName } from './kafka.js';
+import type { KafkaClient } from '../../src/kafka/seam.js';
+import { readTopics } from './kafka-tools.js';
 
 export interface Collected {
   readonly topic: string;
@@ -10,23 +10,17 @@ export interface Collected {
 
 export class TopicCollector {
   readonly messages: Collected[] = [];
-  private consumer: Consumer | undefined;
+  private reader: Awaited<ReturnType<typeof readTopics>> | undefined;
 
   constructor(
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     private readonly topics: string[],
   ) {}
 
   async start(): Promise<void> {
-    const consumer = this.kafka.consumer({ groupId: uniqueName('collector'), maxWaitTimeInMs: 250 });
-    await consumer.connect();
-    await consumer.subscribe({ topics: this.topics, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ topic, message }) => {
-        this.messages.push({ topic, key: message.key === null ? null : String(message.key), value: String(message.value) });
-      },
+    this.reader = await readTopics(this.kafka, { topics: this.topics }, (m) => {
+      this.messages.push({ topic: m.topic, key: m.key, value: m.value ?? 'null' });
     });
-    this.consumer = consumer;
   }
 
   /** Waits until at least `min` messages arrived and then none for `quietMs`; fails after `timeoutMs`. */
@@ -43,6 +37,6 @@ export class TopicCollector {
   }
 
   async stop(): Promise<void> {
-    await this.consumer?.disconnect();
+    await this.reader?.stop();
   }
 }

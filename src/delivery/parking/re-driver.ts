@@ -40,7 +40,7 @@ export interface ReDriverOptions {
 // Health checks are cheap reads; a recovered destination should not wait long for its parked deliveries,
 // nor its status for the delivery that shows it ok.
 const DEFAULT_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 5_000 };
-// kafkajs sends a heartbeat from a batch only when asked; long waits ask at least this often.
+// A client that heartbeats from a batch only when asked (BatchScope.heartbeat) is asked at least this often during long waits.
 const HEARTBEAT_EVERY_MS = 2_000;
 
 export class ReDriver {

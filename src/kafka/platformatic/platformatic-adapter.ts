@@ -1,6 +1,6 @@
 // The seam (seam.ts) over @platformatic/kafka 2.x: producers, admin calls and error kinds; the consumer is in
 // platformatic-consumer.ts.
-import { Admin, Producer, findErrorBy, kGetApi, type API, type BaseOptions, type Callback, type MessageToProduce } from '@platformatic/kafka';
+import { Admin, Producer, TimeoutError, findErrorBy, kGetApi, type API, type BaseOptions, type Callback, type MessageToProduce } from '@platformatic/kafka';
 import type {
   ClusterFacts,
   IdempotentProducer,
@@ -47,6 +47,7 @@ export function baseOptions(options: KafkaClientOptions, timeoutMs = 30_000): Ba
     bootstrapBrokers: [...options.brokers],
     timeout: timeoutMs,
     connectTimeout: options.connectionTimeoutMs ?? 3_000,
+    ...(options.requestTimeoutMs !== undefined && { requestTimeout: options.requestTimeoutMs }),
     retries: options.retries ?? 10,
     retryDelay,
     ...(options.connectGuard !== undefined && { context: guardedContext(options.connectGuard) }),
@@ -66,11 +67,18 @@ export function platformaticClient(options: KafkaClientOptions): KafkaClient {
   };
 }
 
+/** The client's TimeoutError carries the network error's code (PLT_KFK_NETWORK), so it is told by its class. */
+function timedOut(err: unknown, depth = 0): boolean {
+  if (err instanceof TimeoutError) return true;
+  if (depth >= 6 || typeof err !== 'object' || err === null) return false;
+  return ((err as { errors?: readonly unknown[] }).errors ?? []).some((inner) => timedOut(inner, depth + 1));
+}
+
 export function platformaticErrorKind(err: unknown): KafkaErrorKind {
   if (addressRefusalIn(err) !== undefined) return 'address_refused';
   const e = err instanceof Error ? err : undefined;
   if (findErrorBy(e, 'apiId', 'MESSAGE_TOO_LARGE') !== null || findErrorBy(e, 'apiId', 'RECORD_LIST_TOO_LARGE') !== null) return 'too_large';
-  if (findErrorBy(e, 'code', 'PLT_KFK_TIMEOUT') !== null) return 'timeout';
+  if (timedOut(err)) return 'timeout';
   if (findErrorBy(e, 'code', 'PLT_KFK_NETWORK') !== null) return 'unreachable';
   return 'other';
 }

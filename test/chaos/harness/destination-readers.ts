@@ -2,38 +2,34 @@
 // destination holds, as sequence numbers with the time the reader saw them, and each dead letter.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import type { Consumer, ConsumerRunConfig, Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../../src/kafka/seam.js';
+import { readTopics, type ConsumedMessage } from '../../support/kafka-tools.js';
 import type { Arrivals } from './http-sink.js';
 import { seqOfEnvelope } from './verifiable-source.js';
 
 /**
- * A consumer that reads one topic from the beginning in a group of its own, for the whole scenario,
- * with a short long-poll so arrival times stay close to the writes. Subclasses say what to do with
- * the messages.
+ * A reader of one topic from the beginning in a group of its own, for the whole scenario, with a short
+ * long-poll so arrival times stay close to the writes. Subclasses say what to do with each message.
  */
 abstract class TopicReader {
-  private consumer: Consumer | undefined;
+  private reader: Awaited<ReturnType<typeof readTopics>> | undefined;
 
   constructor(
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     private readonly topic: string,
     private readonly groupId: string,
   ) {}
 
-  protected abstract run(): ConsumerRunConfig;
+  protected abstract take(message: ConsumedMessage): void;
 
   async start(): Promise<void> {
-    const consumer = this.kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 200 });
-    await consumer.connect();
-    await consumer.subscribe({ topic: this.topic, fromBeginning: true });
-    await consumer.run(this.run());
-    this.consumer = consumer;
+    this.reader = await readTopics(this.kafka, { topics: [this.topic], groupId: this.groupId, maxWaitMs: 200 }, (m) => this.take(m));
   }
 
   async stop(): Promise<void> {
-    const c = this.consumer;
-    this.consumer = undefined;
-    await c?.disconnect();
+    const r = this.reader;
+    this.reader = undefined;
+    await r?.stop();
   }
 }
 
@@ -42,26 +38,19 @@ export class KafkaTopicReader extends TopicReader {
   readonly arrivals: Arrivals = { seqs: [], at: [], refused: 0 };
   unreadable = 0;
 
-  protected run(): ConsumerRunConfig {
-    return {
-      eachBatch: async ({ batch }) => {
-        const now = Date.now();
-        for (const m of batch.messages) {
-          let seq: number | undefined;
-          try {
-            seq = seqOfEnvelope(JSON.parse(String(m.value)));
-          } catch {
-            seq = undefined;
-          }
-          if (seq === undefined) {
-            this.unreadable++;
-            continue;
-          }
-          this.arrivals.seqs.push(seq);
-          this.arrivals.at.push(now);
-        }
-      },
-    };
+  protected take(m: ConsumedMessage): void {
+    let seq: number | undefined;
+    try {
+      seq = seqOfEnvelope(JSON.parse(String(m.value)));
+    } catch {
+      seq = undefined;
+    }
+    if (seq === undefined) {
+      this.unreadable++;
+      return;
+    }
+    this.arrivals.seqs.push(seq);
+    this.arrivals.at.push(Date.now());
   }
 }
 
@@ -111,21 +100,15 @@ export interface DeadLetterSeen {
 export class DeadLetterReader extends TopicReader {
   readonly letters: DeadLetterSeen[] = [];
 
-  protected run(): ConsumerRunConfig {
-    return {
-      eachMessage: async ({ message }) => {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = Array.isArray(v) ? v.map(String).join(',') : String(v ?? '');
-        const value = message.value ?? Buffer.alloc(0);
-        this.letters.push({
-          key: message.key === null ? null : message.key.toString('utf8'),
-          seq: envelopeSeq(value),
-          sha256: createHash('sha256').update(value).digest('hex'),
-          size: value.length,
-          headers,
-        });
-      },
-    };
+  protected take(message: ConsumedMessage): void {
+    const value = message.bytes ?? Buffer.alloc(0);
+    this.letters.push({
+      key: message.key,
+      seq: envelopeSeq(value),
+      sha256: createHash('sha256').update(value).digest('hex'),
+      size: value.length,
+      headers: message.headers,
+    });
   }
 }
 

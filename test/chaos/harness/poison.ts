@@ -2,7 +2,7 @@
 // the service's decoder, whether the damage is in the filterable head (refused by the cheap read of
 // every record) or only in the tail (refused by the full decode) — see docs/record-formats.md, "Cheap reads".
 import { createHash } from 'node:crypto';
-import type { Message } from 'kafkajs';
+import type { ToolMessage as Message } from '../../support/kafka-tools.js';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import type { WireForm } from '../../../src/records/record-types.js';

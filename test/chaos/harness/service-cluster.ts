@@ -5,13 +5,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../../src/kafka/seam.js';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSource, StoredSubscription, StoredTarget } from '../../../src/configlog/resources.js';
 import { newId } from '../../../src/ids.js';
-import { ensureTopics, type TopicSpec } from '../../../src/kafka/client.js';
-import { KafkajsAdmin, kafkajsClientOf } from '../../../src/kafka/kafkajs/kafkajs-adapter.js';
-import { createKafkaClient } from '../../../src/kafka/kafkajs/kafkajs-client.js';
+import { createClient, ensureTopics, type TopicSpec } from '../../../src/kafka/client.js';
 import { startLocalBroker, type LocalBroker } from '../../../src/kafka/local-broker.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import type { Progress } from './timing.js';
@@ -66,9 +64,9 @@ export function chaosPrefix(scenario: string): string {
   return `chaos-${scenario}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
 }
 
-export function chaosKafka(brokers: string, clientId: string): Kafka {
+export function chaosKafka(brokers: string, clientId: string): KafkaClient {
   // Scenarios stop brokers and kill processes on purpose; the client's error lines would only be noise.
-  return createKafkaClient({ clientId, brokers, logLevel: 'nothing' });
+  return createClient({ clientId, brokers, silent: true });
 }
 
 export interface ChaosTopics {
@@ -92,8 +90,8 @@ export function chaosTopics(prefix: string): ChaosTopics {
 }
 
 /** Creates the service's topics before it starts (it leaves existing ones as they are), plus extra ones. */
-export async function createChaosTopics(kafka: Kafka, topics: ChaosTopics, opts: { partitions?: number; config?: Record<string, string>; extra?: TopicSpec[] } = {}): Promise<void> {
-  const admin = new KafkajsAdmin(kafka);
+export async function createChaosTopics(kafka: KafkaClient, topics: ChaosTopics, opts: { partitions?: number; config?: Record<string, string>; extra?: TopicSpec[] } = {}): Promise<void> {
+  const admin = kafka.admin();
   try {
     const traffic = { partitions: opts.partitions ?? 4, ...(opts.config && { config: opts.config }) };
     await ensureTopics(admin, [
@@ -118,9 +116,8 @@ export function subscription(description: string, sources: StoredSource[], desti
 }
 
 /** Writes destinations and subscriptions straight to the config log, as the admin API would store them. */
-export async function writeConfig(kafka: Kafka, topic: string, destinations: StoredDestination[], subscriptions: StoredSubscription[]): Promise<void> {
-  // Written with the harness's own kafkajs client, whichever client the service runs with.
-  const log = new ConfigLog({ kafka: kafkajsClientOf(kafka, []), topic });
+export async function writeConfig(kafka: KafkaClient, topic: string, destinations: StoredDestination[], subscriptions: StoredSubscription[]): Promise<void> {
+  const log = new ConfigLog({ kafka, topic });
   await log.start();
   try {
     await log.write([

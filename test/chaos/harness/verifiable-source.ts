@@ -1,11 +1,12 @@
 // The verifiable source of the fault scenarios: raw traffic records that carry a sequence number, produced
 // at a steady rate, and the facts about each record that the scenarios' expectations are computed from.
-import type { Kafka, Message, Producer } from 'kafkajs';
+import type { Producer } from '@platformatic/kafka';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
-import { createProducer } from '../../../src/kafka/kafkajs/kafkajs-client.js';
+import type { KafkaClient } from '../../../src/kafka/seam.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import type { WireForm } from '../../../src/records/record-types.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
+import { toolProducer, toolRecord, type ToolMessage as Message } from '../../support/kafka-tools.js';
 import { sleep } from './timing.js';
 
 /** What the scenarios' reference predicates may look at: the sequence number and the filterable fields. */
@@ -109,7 +110,7 @@ export class VerifiableSource {
   private producer: Producer | undefined;
 
   constructor(
-    private readonly kafka: Kafka,
+    private readonly kafka: KafkaClient,
     private readonly topics: SourceTopics,
     private readonly shape: SourceShape = {},
   ) {}
@@ -131,17 +132,17 @@ export class VerifiableSource {
       const now = Date.now();
       for (let seq = first; seq < last; seq++) {
         const { facts: f, record } = sourceRecord(seq, this.shape);
-        const message = { ...sourceMessage(seq, record), timestamp: String(now) };
+        const message = { ...sourceMessage(seq, record), timestamp: now };
         (f.type === 'http_request_complete.v0' ? http : tcp).push(message);
         facts.push(f);
       }
       const extra = opts.interleave?.(first) ?? [];
-      const topicMessages = [
-        { topic: this.topics.http, messages: http },
-        { topic: this.topics.tcp, messages: tcp },
-        ...extra.map((e) => ({ topic: e.topic, messages: [e.message] })),
-      ].filter((t) => t.messages.length > 0);
-      await producer.sendBatch({ topicMessages, acks: -1 });
+      const messages = [
+        ...http.map((m) => toolRecord(this.topics.http, m)),
+        ...tcp.map((m) => toolRecord(this.topics.tcp, m)),
+        ...extra.map((e) => toolRecord(e.topic, e.message)),
+      ];
+      await producer.send({ messages });
       for (const f of facts) {
         this.facts[f.seq] = f;
         this.timestamps[f.seq] = now;
@@ -163,13 +164,13 @@ export class VerifiableSource {
   async close(): Promise<void> {
     const p = this.producer;
     this.producer = undefined;
-    await p?.disconnect();
+    await p?.close();
   }
 
   private async connect(): Promise<Producer> {
     if (this.producer !== undefined) return this.producer;
-    const producer = createProducer(this.kafka, { idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
+    const producer = toolProducer(this.kafka.brokers, 'chaos-source');
+    await producer.initIdempotentProducer({});
     this.producer = producer;
     return producer;
   }

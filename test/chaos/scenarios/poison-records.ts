@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Message } from 'kafkajs';
+import type { ToolMessage as Message } from '../../support/kafka-tools.js';
 import { checkDestination, totals, type DestinationCheck } from '../harness/checker.js';
 import { DeadLetterReader, KafkaTopicReader, readFileDestination, type DeadLetterSeen } from '../harness/destination-readers.js';
 import { HttpSink } from '../harness/http-sink.js';

@@ -48,10 +48,9 @@ export const sigtermRedrive: Scenario = {
       let worker = await fleet.start();
       await source.produce(0, p.records);
       const admin = kafka.admin();
-      await admin.connect();
       const parkedCount = async (): Promise<number> => {
         try {
-          return (await admin.fetchTopicOffsets(retryTopic)).reduce((n, o) => n + Number(o.high), 0);
+          return (await admin.partitionOffsets(retryTopic)).reduce((n, o) => n + o.high, 0);
         } catch {
           return 0;
         }
@@ -59,7 +58,7 @@ export const sigtermRedrive: Scenario = {
       try {
         await waitFor('every event parked', async () => (await parkedCount()) >= p.records, p.settleMs, 500);
       } finally {
-        await admin.disconnect();
+        await admin.close();
       }
       ctx.log(`${p.records} events parked; the destination answers again, each request after ${p.slowMs} ms`);
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_ACCOUNT_ID } from '../../../src/accounts/account.js';
 import { createAuditDecoder } from '../../../src/records/audit-decoder.js';
-import { consumeUntil, testKafka, type ConsumedMessage } from '../../support/kafka.js';
+import { consumeUntil, testClient, type ConsumedMessage } from '../../support/kafka.js';
 import { startAdmin, type AdminHarness, type Body, type CallResult } from './admin-harness.js';
 
 let h: AdminHarness;
@@ -105,7 +105,7 @@ describe('accounts', () => {
       got
         .map((m) => decoder.decode({ value: m.value === null ? null : Buffer.from(m.value), headers: m.headers }))
         .flatMap((r) => (r.ok && r.event.event_type.endsWith('_deleted.v0') && r.event.object.account_id === gone.id ? [r.event] : []));
-    const deleted = deletions(await consumeUntil(testKafka(), { topics: [h.env.TOPIC_AUDIT as string], until: (got) => deletions(got).length >= expected.size, timeoutMs: 30_000 }));
+    const deleted = deletions(await consumeUntil(testClient(), { topics: [h.env.TOPIC_AUDIT as string], until: (got) => deletions(got).length >= expected.size, timeoutMs: 30_000 }));
     const seen = new Set(deleted.map((e) => (e.event_type === 'ip_restriction_deleted.v0' ? `ip_restriction:${String((e.object.edge as Body).id)}` : String(e.object.id))));
     expect(seen).toEqual(expected);
   });
@@ -149,7 +149,7 @@ describe('reserved domains', () => {
     expect((await ok(h.call('PATCH', `/reserved_domains/${wildcard.id}`, { token: shop.token, body: { metadata: 'm' } }), 200)).metadata).toBe('m');
     expect((await h.call('DELETE', `/reserved_domains/${wildcard.id}`, { token: shop.token })).status).toBe(204);
 
-    const events = await consumeUntil(testKafka(), {
+    const events = await consumeUntil(testClient(), {
       topics: [h.env.TOPIC_AUDIT as string],
       until: (got) => got.filter((m) => m.key === wildcard.id).length >= 3,
       timeoutMs: 30_000,

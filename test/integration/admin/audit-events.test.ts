@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapKeyId, hashToken } from '../../../src/admin/api-keys/tokens.js';
 import { createAuditDecoder, type AuditEvent } from '../../../src/records/audit-decoder.js';
-import { consumeUntil, testKafka, type ConsumedMessage } from '../../support/kafka.js';
+import { consumeUntil, testClient, type ConsumedMessage } from '../../support/kafka.js';
 import { PUBLIC_BASE_URL, startAdmin, type AdminHarness } from './admin-harness.js';
 
 let h: AdminHarness;
@@ -21,7 +21,7 @@ interface Seen {
 
 /** Reads the audit topic from the start until `count` events arrived; each must pass the audit decoder. */
 async function auditEvents(count: number): Promise<Seen[]> {
-  const msgs: ConsumedMessage[] = await consumeUntil(testKafka(), {
+  const msgs: ConsumedMessage[] = await consumeUntil(testClient(), {
     topics: [h.env.TOPIC_AUDIT as string],
     until: (got) => got.length >= count,
     timeoutMs: 20_000,

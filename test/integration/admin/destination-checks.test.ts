@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findFreePorts } from '../../../src/kafka/free-port.js';
 import { MOTO_ACCOUNT, arnOf } from '../../support/moto.js';
-import { testKafka, uniqueName, withAdmin } from '../../support/kafka.js';
+import { testClient, uniqueName, withAdmin } from '../../support/kafka.js';
 import { createDataStream, createDeliveryStream, createLogGroup, motoEndpoint } from '../cloud/cloud-fixtures.js';
 import { startAdmin, type AdminHarness, type Body } from './admin-harness.js';
 
@@ -27,10 +27,9 @@ afterAll(async () => {
 const create = (body: unknown) => h.call('POST', '/event_destinations', { body });
 
 async function topicPartitions(topic: string): Promise<number | undefined> {
-  return withAdmin(testKafka(), async (admin) => {
+  return withAdmin(testClient(), async (admin) => {
     if (!(await admin.listTopics()).includes(topic)) return undefined;
-    const meta = await admin.fetchTopicMetadata({ topics: [topic] });
-    return meta.topics[0]?.partitions.length;
+    return (await admin.partitionOffsets(topic)).length;
   });
 }
 

@@ -3,7 +3,7 @@
 // (on 127.0.0.1, the service's DNS_RESOLVER) answers with the challenge, or when the operator account
 // verifies it by hand; another account's pending reservation blocks no one; audit events carry the status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consumeUntil, testKafka, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, testClient, uniqueName } from '../../support/kafka.js';
 import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
 import { startAdmin, type AdminHarness, type Body, type CallResult } from './admin-harness.js';
 
@@ -73,7 +73,7 @@ describe('verifying a reserved domain', () => {
     expect(await ok(verify(), 200)).toEqual(verified);
     expect(dns.questions.length).toBe(asked);
 
-    const events = await consumeUntil(testKafka(), { topics: [h.env.TOPIC_AUDIT as string], until: (got) => got.filter((m) => m.key === made.id).length >= 2, timeoutMs: 30_000 });
+    const events = await consumeUntil(testClient(), { topics: [h.env.TOPIC_AUDIT as string], until: (got) => got.filter((m) => m.key === made.id).length >= 2, timeoutMs: 30_000 });
     const mine = events.filter((m) => m.key === made.id).map((m) => JSON.parse(m.value ?? '{}') as Body);
     expect(mine.map((e) => [e.event_type, e.object.status, e.object.verified_by, e.object.verification.record_name])).toEqual([
       ['domain_created.v0', 'pending', null, name],
@@ -128,7 +128,7 @@ describe('re-checking pending reserved domains', () => {
       dns.txt.set(name, [[made.verification.record_value]]);
       while ((await get()).status !== 'verified' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(await get()).toMatchObject({ status: 'verified', verified_by: 'dns' });
-      const events = await consumeUntil(testKafka(), { topics: [checking.env.TOPIC_AUDIT as string], until: (got) => got.filter((m) => m.key === made.id).length >= 2, timeoutMs: 30_000 });
+      const events = await consumeUntil(testClient(), { topics: [checking.env.TOPIC_AUDIT as string], until: (got) => got.filter((m) => m.key === made.id).length >= 2, timeoutMs: 30_000 });
       const updated = events.filter((m) => m.key === made.id).map((m) => JSON.parse(m.value ?? '{}') as Body)[1];
       expect([updated.event_type, updated.principal, updated.object.status]).toEqual(['domain_updated.v0', null, 'verified']);
     } finally {

@@ -8,7 +8,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KAFKA_CLIENT_NAMES } from '../../../src/kafka/seam.js';
 import { NameTable } from '../../support/name-table.js';
-import { createTopics, testBrokers, testKafka, uniqueName, withAdmin } from '../../support/kafka.js';
+import { createTopics, testBrokers, testClient, uniqueName, withAdmin } from '../../support/kafka.js';
 import { startAdmin, type AdminHarness } from './admin-harness.js';
 
 const names = new NameTable();
@@ -19,7 +19,7 @@ names.set('bootstrap.egress.test', '::1');
 const brokerPort = (): number => Number(testBrokers().split(':').pop());
 
 async function topicExists(topic: string): Promise<boolean> {
-  return withAdmin(testKafka(), async (admin) => (await admin.listTopics()).includes(topic));
+  return withAdmin(testClient(), async (admin) => (await admin.listTopics()).includes(topic));
 }
 
 describe("a kafka destination's brokers on a service with the default egress settings", () => {
@@ -97,10 +97,8 @@ describe.each(KAFKA_CLIENT_NAMES)('a cluster that advertises an internal broker 
     const topic = uniqueName('egress.kafka.advertised');
     const r = await h.call('POST', '/event_destinations', { body: { target: { kafka: { topic, brokers: [`bootstrap.egress.test:${port}`] } } } });
     expect([r.status, r.json?.error_code, r.json?.details?.field], r.text).toEqual([400, 'internal_address', 'target.kafka.brokers']);
-    // Read in the metadata the check asks for (platformatic), or refused by the client on its way there (kafkajs connects to it).
-    expect(r.json.details.reason).toMatch(
-      /^the cluster (advertises the broker 127\.0\.0\.1:\d+, and|leads to a broker destinations may not reach:) 127\.0\.0\.1 is a loopback address/,
-    );
+    // Read in the metadata the check asks for, before the client connects to it.
+    expect(r.json.details.reason).toMatch(/^the cluster advertises the broker 127\.0\.0\.1:\d+, and 127\.0\.0\.1 is a loopback address/);
     expect(connections).toBeGreaterThan(0);
     expect(await topicExists(topic)).toBe(false);
   });
@@ -108,7 +106,7 @@ describe.each(KAFKA_CLIENT_NAMES)('a cluster that advertises an internal broker 
   it('should refuse it at the connect of a test event, with DESTINATION_ADDRESS_REFUSED', async () => {
     // The topic exists, so the producer goes on from the metadata to the partition's leader.
     const topic = uniqueName('egress.kafka.advertised');
-    await createTopics(testKafka(), [{ topic }]);
+    await createTopics(testClient(), [{ topic }]);
     const created = await h.call('POST', '/event_destinations', { body: { target: { kafka: { topic, brokers: [`bootstrap.egress.test:${port}`] } }, verify: false } });
     expect(created.status, created.text).toBe(201);
     const sent = await h.call('POST', `/event_destinations/${created.json.id}/test_event`);

@@ -2,12 +2,12 @@
 // error with its status and code, write-only secrets (responses, the raw config topic, audit events). The
 // create-time checks have their own tests (destination-checks.test.ts); cloud targets here skip them.
 import { join } from 'node:path';
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../../src/kafka/seam.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_ACCOUNT_ID } from '../../../src/accounts/account.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { decodeKey } from '../../../src/config/service-config.js';
-import { consumeUntil, testKafka, type ConsumedMessage } from '../../support/kafka.js';
+import { consumeUntil, testClient, type ConsumedMessage } from '../../support/kafka.js';
 import { PUBLIC_BASE_URL, startAdmin, type AdminHarness } from './admin-harness.js';
 
 /** Response bodies and delivered objects are read as loosely typed JSON. */
@@ -26,11 +26,11 @@ const LOGS = 'arn:aws:logs:us-east-1:123456789012:log-group:edge';
 const UNKNOWN_STATUS = { state: 'unknown', last_delivered_at: null, last_error: null, parked_events: 0, oldest_parked_at: null, stalled_since: null };
 
 let h: AdminHarness;
-let kafka: Kafka;
+let kafka: KafkaClient;
 
 beforeAll(async () => {
   h = await startAdmin();
-  kafka = testKafka('event-destinations-test');
+  kafka = testClient('event-destinations-test');
 });
 afterAll(async () => {
   await h?.stop();

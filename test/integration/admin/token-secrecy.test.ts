@@ -4,7 +4,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../../src/admin/api-keys/tokens.js';
-import { consumeUntil, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { request } from './admin-harness.js';
 
@@ -52,7 +52,7 @@ describe('token secrecy', () => {
     expect((await request(url, 'GET', '/api_keys', { token })).status).toBe(401);
 
     // The raw config topic: hashes only. Reading the hash proves the records are there.
-    const kafka = testKafka();
+    const kafka = testClient();
     const config = await consumeUntil(kafka, {
       topics: [`${prefix}.config`],
       until: (got) => got.filter((m) => m.key?.startsWith('ak_')).length >= 4,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_ACCOUNT_ID } from '../../../src/accounts/account.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
-import { createTopics, produce, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, produce, testClient, uniqueName } from '../../support/kafka.js';
 import { startAdmin, type AdminHarness, type Body } from './admin-harness.js';
 
 interface Fixture {
@@ -35,7 +35,7 @@ const fileRoot = mkdtempSync(join(tmpdir(), 'edge-events-upgrade-'));
 let h: AdminHarness;
 
 beforeAll(async () => {
-  const kafka = testKafka();
+  const kafka = testClient();
   await createTopics(kafka, [{ topic: `${prefix}.config`, partitions: 1, compacted: true }]);
   await produce(kafka, `${prefix}.config`, fixture.records.map((r) => ({ key: r.key, value: r.value, partition: 0 })));
   h = await startAdmin({ prefix, token: fixture.bootstrap_token, roles: 'api,worker', env: { SECRET_KEY: fixture.secret_key, FILE_DESTINATION_ROOT: fileRoot, DRAIN_TIMEOUT_MS: '2000' } });
@@ -60,7 +60,7 @@ describe('the first start on a config log written before accounts', () => {
     const record = seededRecord('http_request_complete.v0', 7) as Record<string, Record<string, unknown>>;
     (record.conn as Record<string, unknown>).server_name = 'nobody.upgrade.test';
     const encoded = encodeRecord('http_request_complete.v0', record, 'json');
-    await produce(testKafka(), `${prefix}.http`, [{ key: 'r', value: encoded.value, headers: { ...encoded.headers } }]);
+    await produce(testClient(), `${prefix}.http`, [{ key: 'r', value: encoded.value, headers: { ...encoded.headers } }]);
     const file = join(fileRoot, 'before');
     const deadline = Date.now() + 60_000;
     const traffic = (): Body[] => {

@@ -6,7 +6,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, verifySignature } from '../../../src/delivery/destinations/http/signature.js';
-import { consumeUntil, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { request, type CallResult } from './admin-harness.js';
@@ -76,7 +76,7 @@ describe('secrets in an http destination URL', () => {
     expect(last.headers.authorization).toBe(`Basic ${Buffer.from(`edge:${PASSWORD}`).toString('base64')}`);
 
     // Neither the audit events, nor the config log, nor the service's logs hold either secret.
-    const kafka = testKafka('url-secrets');
+    const kafka = testClient('url-secrets');
     const audit = await consumeUntil(kafka, { topics: [`${prefix}.audit`], until: (got) => got.filter((m) => m.key === id).length >= 3 });
     const config = await consumeUntil(kafka, { topics: [`${prefix}.config`], until: (got) => got.filter((m) => m.key === id).length >= 3 });
     const events = audit.filter((m) => m.key === id).map((m) => JSON.parse(m.value as string) as { object: { target: { http: { url: string } } } });

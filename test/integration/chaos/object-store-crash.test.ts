@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Envelope } from '../../../src/events/envelope.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
-import { createTopics, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { motoEndpoint } from '../cloud/cloud-fixtures.js';
 import { TestBucket } from '../object-store/bucket.js';
@@ -19,7 +19,7 @@ const proxy = new AwsFaultProxy(motoEndpoint());
 const services: ServiceProcess[] = [];
 
 beforeAll(async () => {
-  await createTopics(testKafka('object-store-crash'), [{ topic: `${prefix}.tcp`, partitions: 2 }]);
+  await createTopics(testClient('object-store-crash'), [{ topic: `${prefix}.tcp`, partitions: 2 }]);
   await proxy.start();
 }, 60_000);
 

@@ -7,7 +7,7 @@ import { OPERATOR_ACCOUNT_ID } from '../../../src/accounts/account.js';
 import { AccountGoneError, ConfigLog, type ConfigChange } from '../../../src/configlog/config-log.js';
 import { encodeConfigValue } from '../../../src/configlog/format.js';
 import { newId } from '../../../src/ids.js';
-import { createTopics, produce, testClient, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, produce, testClient, uniqueName } from '../../support/kafka.js';
 
 const logs: ConfigLog[] = [];
 afterEach(async () => {
@@ -26,7 +26,7 @@ const policy = (accountId: string, description: string) => ({ id: newId('ip_poli
 describe('the config log and deleted accounts', () => {
   it("should drop an account's resources with the account, and refuse or drop whatever of it comes after", async () => {
     const topic = `${uniqueName('cfgacct')}.config`;
-    await createTopics(testKafka(), [{ topic, partitions: 1, compacted: true }]);
+    await createTopics(testClient(), [{ topic, partitions: 1, compacted: true }]);
     const writer = await started(topic);
     const follower = await started(topic);
     const changes: ConfigChange[] = [];
@@ -46,7 +46,7 @@ describe('the config log and deleted accounts', () => {
     // The account's tombstone without the policy's (a deletion that missed it), then a change of the policy
     // and a new one written after the tombstone, as a replica that had not applied the deletion would.
     const late = policy(account.id, 'written after the deletion');
-    await produce(testKafka(), topic, [
+    await produce(testClient(), topic, [
       { key: account.id, value: null, partition: 0 },
       { key: missed.id, value: encodeConfigValue('ip_policy', { ...missed, description: 'changed after' }), partition: 0 },
       { key: late.id, value: encodeConfigValue('ip_policy', late), partition: 0 },

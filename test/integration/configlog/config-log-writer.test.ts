@@ -5,13 +5,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { Kafka } from 'kafkajs';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { KafkaClient } from '../../../src/kafka/seam.js';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination } from '../../../src/configlog/resources.js';
 import { newId } from '../../../src/ids.js';
-import { consumeUntil, createTopics, testBrokers, testClient, testKafka, uniqueName } from '../../support/kafka.js';
-import { API_KEYS, LostResponses } from '../../support/lost-responses.js';
+import { API_KEYS, BrokerProxy } from '../../support/broker-proxy.js';
+import { consumeUntil, createTopics, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { TopicCollector } from '../../support/topic-collector.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -28,7 +28,7 @@ function destination(description: string): StoredDestination {
   return { id: newId('event_destination'), created_at: new Date().toISOString(), description, metadata: '', format: 'json', target: { http: { url: 'https://example.com/' } } };
 }
 
-async function topics(kafka: Kafka): Promise<{ config: string; audit: string }> {
+async function topics(kafka: KafkaClient): Promise<{ config: string; audit: string }> {
   const prefix = uniqueName('cfgw');
   const t = { config: `${prefix}.config`, audit: `${prefix}.audit` };
   await createTopics(kafka, [
@@ -48,7 +48,7 @@ async function started(log: ConfigLog): Promise<ConfigLog> {
 const STUCK_ID = 'ed_01JSTUCK000000000000000000';
 
 /** Starts a writer that gets stuck in a transaction, and kills it (SIGKILL) once its record is appended. */
-async function killWriterInTransaction(kafka: Kafka, configTopic: string, writerId: string): Promise<void> {
+async function killWriterInTransaction(kafka: KafkaClient, configTopic: string, writerId: string): Promise<void> {
   const child = spawn(process.execPath, ['--import', 'tsx', STUCK_WRITER], {
     cwd: ROOT,
     env: { ...process.env, BROKERS: testBrokers(), CONFIG_TOPIC: configTopic, WRITER_ID: writerId, MISSING_TOPIC: uniqueName('missing') },
@@ -59,7 +59,7 @@ async function killWriterInTransaction(kafka: Kafka, configTopic: string, writer
   createInterface({ input: child.stdout as Readable }).on('line', (l) => output.push(l));
   createInterface({ input: child.stderr as Readable }).on('line', (l) => output.push(l));
   // The appended, uncommitted record is visible to a reader of uncommitted records only.
-  await consumeUntil(kafka, { topics: [configTopic], consumer: { readUncommitted: true }, until: (got) => got.some((m) => m.key === STUCK_ID), timeoutMs: 60_000 }).catch((err: unknown) => {
+  await consumeUntil(kafka, { topics: [configTopic], readUncommitted: true, until: (got) => got.some((m) => m.key === STUCK_ID), timeoutMs: 60_000 }).catch((err: unknown) => {
     throw new Error(`the stuck writer did not get stuck (${String(err)}):\n${output.join('\n')}`);
   });
   child.kill('SIGKILL');
@@ -68,7 +68,7 @@ async function killWriterInTransaction(kafka: Kafka, configTopic: string, writer
 
 describe('config log writer', () => {
   it('should fence a writer killed inside a transaction as soon as a writer with the same id starts', async () => {
-    const kafka = testKafka('config-writer-test');
+    const kafka = testClient('config-writer-test');
     const t = await topics(kafka);
     const writerId = uniqueName('replica');
     await killWriterInTransaction(kafka, t.config, writerId);
@@ -82,7 +82,7 @@ describe('config log writer', () => {
   });
 
   it('should let readers past a writer killed inside a transaction within the transaction timeout when no successor comes', async () => {
-    const kafka = testKafka('config-writer-test');
+    const kafka = testClient('config-writer-test');
     const t = await topics(kafka);
     await killWriterInTransaction(kafka, t.config, uniqueName('replica'));
     const readerStarted = Date.now();
@@ -93,9 +93,10 @@ describe('config log writer', () => {
   }, 90_000);
 
   it('should report a write whose commit answer was lost as made, with one resource and one audit event', async () => {
-    const t = await topics(testKafka('config-writer-test'));
-    const faults = new LostResponses();
-    const log = await started(new ConfigLog({ kafka: faults.client('config-writer-lost-commit', testBrokers(), { retries: 1, initialRetryTime: 100 }), topic: t.config, writerId: uniqueName('replica') }));
+    const t = await topics(testClient('config-writer-test'));
+    const faults = await BrokerProxy.start(testBrokers());
+    onTestFinished(() => faults.stop());
+    const log = await started(new ConfigLog({ kafka: faults.client('config-writer-lost-commit', { retries: 2 }), topic: t.config, writerId: uniqueName('replica') }));
     const d = destination('created once');
     faults.lose.add(API_KEYS.endTxn);
     const writing = log.write([{ id: d.id, kind: 'event_destination', data: d }], [{ topic: t.audit, messages: [{ key: d.id, value: JSON.stringify({ created: d.id }) }] }]);
@@ -106,7 +107,7 @@ describe('config log writer', () => {
     faults.lose.clear();
     await expect(writing).resolves.toBeUndefined();
     expect(log.get(d.id)?.data).toEqual(d);
-    const audit = new TopicCollector(testKafka('config-writer-test'), [t.audit]);
+    const audit = new TopicCollector(testClient('config-writer-test'), [t.audit]);
     await audit.start();
     try {
       await audit.settled(1);
@@ -117,9 +118,10 @@ describe('config log writer', () => {
   }, 90_000);
 
   it('should land a write made after one whose produce answers were all lost', async () => {
-    const t = await topics(testKafka('config-writer-test'));
-    const faults = new LostResponses();
-    const log = await started(new ConfigLog({ kafka: faults.client('config-writer-lost-produce', testBrokers(), { retries: 1, initialRetryTime: 100 }), topic: t.config, writerId: uniqueName('replica'), syncTimeoutMs: 10_000 }));
+    const t = await topics(testClient('config-writer-test'));
+    const faults = await BrokerProxy.start(testBrokers());
+    onTestFinished(() => faults.stop());
+    const log = await started(new ConfigLog({ kafka: faults.client('config-writer-lost-produce', { retries: 2 }), topic: t.config, writerId: uniqueName('replica'), syncTimeoutMs: 10_000 }));
     const lost = destination('its produce answers are lost');
     faults.lose.add(API_KEYS.produce);
     const first = await log.write([{ id: lost.id, kind: 'event_destination', data: lost }]).then(

@@ -1,11 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { KafkaDeadLetterSink } from '../../../src/delivery/dead-letter.js';
-import { consumeUntil, createTopics, testClient, testKafka, uniqueName } from '../../support/kafka.js';
-import { breakableKafka } from './breakable-kafka.js';
+import { BrokerProxy } from '../../support/broker-proxy.js';
+import { consumeUntil, createTopics, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
+
+/** A proxy in front of the broker that the test can take down (broker-proxy.ts), stopped after the test. */
+async function breakableBroker(): Promise<BrokerProxy> {
+  const proxy = await BrokerProxy.start(testBrokers());
+  onTestFinished(() => proxy.stop());
+  return proxy;
+}
 
 describe('kafka dead-letter sink', () => {
   it('should write bad input records with their source and error headers', async () => {
-    const kafka = testKafka();
+    const kafka = testClient();
     const topic = uniqueName('edge.dlq');
     await createTopics(kafka, [{ topic }]);
     const sink = new KafkaDeadLetterSink({ kafka: testClient(), topic });
@@ -34,9 +41,9 @@ describe('kafka dead-letter sink', () => {
 
   it('should keep retrying through a broker outage and deliver once it ends', async () => {
     const topic = uniqueName('edge.dlq.outage');
-    await createTopics(testKafka(), [{ topic }]);
-    const breakable = breakableKafka('dlq-outage');
-    const sink = new KafkaDeadLetterSink({ kafka: breakable.kafka, topic, retry: { baseDelayMs: 50, maxDelayMs: 300, maxAttempts: 1, maxElapsedMs: 1, maxRetryAfterMs: 1 } });
+    await createTopics(testClient(), [{ topic }]);
+    const breakable = await breakableBroker();
+    const sink = new KafkaDeadLetterSink({ kafka: breakable.client('dlq-outage', { retries: 2, requestTimeoutMs: 5_000 }), topic, retry: { baseDelayMs: 50, maxDelayMs: 300, maxAttempts: 1, maxElapsedMs: 1, maxRetryAfterMs: 1 } });
     await breakable.disrupt();
     let done = false;
     const sending = sink.send([{ value: Buffer.from('{}'), key: 'ev_x', errorCode: 'DESTINATION_REJECTED', errorMessage: '400', destinationId: 'ed_1' }]).then(() => {
@@ -47,14 +54,14 @@ describe('kafka dead-letter sink', () => {
     await breakable.restore();
     await sending;
     await sink.close();
-    const got = await consumeUntil(testKafka(), { topics: [topic], until: (m) => m.length >= 1 });
+    const got = await consumeUntil(testClient(), { topics: [topic], until: (m) => m.length >= 1 });
     expect(got[0]?.headers['x-destination-id']).toBe('ed_1');
   });
 
   it('should give up with DEAD_LETTER_FAILED only when told to stop, so the record stays uncommitted', async () => {
-    const breakable = breakableKafka('dlq-abort');
+    const breakable = await breakableBroker();
     await breakable.disrupt();
-    const sink = new KafkaDeadLetterSink({ kafka: breakable.kafka, topic: uniqueName('edge.dlq.abort') });
+    const sink = new KafkaDeadLetterSink({ kafka: breakable.client('dlq-abort', { retries: 2, requestTimeoutMs: 5_000 }), topic: uniqueName('edge.dlq.abort') });
     const abort = new AbortController();
     const sending = sink.send([{ value: null, errorCode: 'X', errorMessage: 'y' }], abort.signal);
     setTimeout(() => abort.abort(), 1500);

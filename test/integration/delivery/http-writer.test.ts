@@ -7,7 +7,7 @@ import { SIGNATURE_HEADER, verifySignature } from '../../../src/delivery/destina
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
 import type { Settlement } from '../../../src/delivery/runner-options.js';
 import { TEST_EGRESS } from '../../support/writer-deps.js';
-import { consumeUntil, createTopics, testClient, testKafka, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, createTopics, testClient, uniqueName } from '../../support/kafka.js';
 import { HttpReceiver } from './http-receiver.js';
 import { RecordingDeadLetters, SpyWriter, describeWriterContract, idsOf, testItems } from './writer-contract.js';
 
@@ -110,7 +110,7 @@ describe('http writer against a real receiver', () => {
   });
 
   it('should dead-letter a 400 to the dead-letter topic with its source, error and destination headers, without retrying', async () => {
-    const kafka = testKafka('http-dlq-test');
+    const kafka = testClient('http-dlq-test');
     const dlqTopic = uniqueName('edge.dlq');
     await createTopics(kafka, [{ topic: dlqTopic }]);
     const deadLetter = new KafkaDeadLetterSink({ kafka: testClient('http-dlq-test'), topic: dlqTopic });

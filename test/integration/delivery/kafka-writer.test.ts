@@ -1,14 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { KafkaWriter } from '../../../src/delivery/destinations/kafka/kafka-writer.js';
 import type { Envelope } from '../../../src/events/envelope.js';
 import { createClient } from '../../../src/kafka/client.js';
-import { consumeUntil, createTopics, testBrokers, testClient, testClientName, testKafka, uniqueName } from '../../support/kafka.js';
-import { API_KEYS, LostResponses } from '../../support/lost-responses.js';
-import { breakableKafka } from './breakable-kafka.js';
+import { API_KEYS, BrokerProxy } from '../../support/broker-proxy.js';
+import { consumeUntil, createTopics, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { describeWriterContract, testItems } from './writer-contract.js';
 
 async function readTopic(topic: string, atLeast: number): Promise<Envelope[]> {
-  const messages = await consumeUntil(testKafka('contract-read-back'), {
+  const messages = await consumeUntil(testClient('contract-read-back'), {
     topics: [topic],
     until: (got) => new Set(got.map((m) => m.key)).size >= atLeast,
     timeoutMs: 30_000,
@@ -18,26 +17,29 @@ async function readTopic(topic: string, atLeast: number): Promise<Envelope[]> {
 
 describeWriterContract('kafka', async () => {
   const topic = uniqueName('contract.kafka');
-  await createTopics(testKafka(), [{ topic, partitions: 3 }]);
-  const breakable = breakableKafka('contract-kafka-writer');
+  await createTopics(testClient(), [{ topic, partitions: 3 }]);
+  // Its outage is a proxy in front of the broker that resets every connection and refuses new ones.
+  const breakable = await BrokerProxy.start(testBrokers());
+  const kafka = breakable.client('contract-kafka-writer', { retries: 2, requestTimeoutMs: 5_000 });
   return {
-    createWriter: async () => new KafkaWriter({ topic }, breakable.kafka),
+    createWriter: async () => new KafkaWriter({ topic }, kafka),
     readBack: (atLeast) => readTopic(topic, atLeast),
-    disrupt: breakable.disrupt,
-    restore: breakable.restore,
-    cleanup: async () => undefined,
+    disrupt: () => breakable.disrupt(),
+    restore: () => breakable.restore(),
+    cleanup: () => breakable.stop(),
   };
 });
 
 describe('kafka writer specifics', () => {
   it('should deliver the next batches with a fresh producer after one whose produce answers were lost past the client retries', async () => {
     const topic = uniqueName('kafka.writer.lost');
-    await createTopics(testKafka(), [{ topic, partitions: 1 }]);
-    const faults = new LostResponses();
-    const writer = new KafkaWriter({ topic }, faults.client('kafka-writer-lost', testBrokers(), { retries: 1, initialRetryTime: 100 }));
+    await createTopics(testClient(), [{ topic, partitions: 1 }]);
+    const faults = await BrokerProxy.start(testBrokers());
+    onTestFinished(() => faults.stop());
+    const writer = new KafkaWriter({ topic }, faults.client('kafka-writer-lost', { retries: 2 }));
     const items = testItems(7);
     faults.lose.add(API_KEYS.produce);
-    // The records reach the broker; the writer never hears so, and its kafkajs retries run out.
+    // The records reach the broker; the writer never hears so, and its client's retries run out.
     await expect(writer.write(items.slice(0, 3))).rejects.toMatchObject({ code: 'DESTINATION_TIMEOUT' });
     faults.lose.clear();
     // A batch of another size: with the old producer's sequence numbers the broker would answer
@@ -50,7 +52,7 @@ describe('kafka writer specifics', () => {
   });
 
   it('should key each message by its event id and mark it as JSON', async () => {
-    const kafka = testKafka();
+    const kafka = testClient();
     const topic = uniqueName('kafka.writer.key');
     await createTopics(kafka, [{ topic, partitions: 3 }]);
     const writer = new KafkaWriter({ topic }, testClient());
@@ -68,7 +70,7 @@ describe('kafka writer specifics', () => {
   });
 
   it('should key by a configured envelope field', async () => {
-    const kafka = testKafka();
+    const kafka = testClient();
     const topic = uniqueName('kafka.writer.keypath');
     await createTopics(kafka, [{ topic }]);
     const writer = new KafkaWriter({ topic, key: 'object.conn.client_ip' }, testClient());
@@ -79,7 +81,7 @@ describe('kafka writer specifics', () => {
   });
 
   it('should dead-letter only the records over the topic max.message.bytes', async () => {
-    const kafka = testKafka();
+    const kafka = testClient();
     const topic = uniqueName('kafka.writer.small');
     await createTopics(kafka, [{ topic, config: { 'max.message.bytes': '2000' } }]);
     const writer = new KafkaWriter({ topic }, testClient());
@@ -95,7 +97,7 @@ describe('kafka writer specifics', () => {
   it('should fail its health check for a cluster it cannot reach', async () => {
     const writer = new KafkaWriter(
       { topic: 'x' },
-      createClient({ clientId: 'unreachable', brokers: ['127.0.0.1:1'], connectionTimeoutMs: 300, retries: 0, silent: true, ...(testClientName() !== undefined && { name: testClientName() }) }),
+      createClient({ clientId: 'unreachable', brokers: ['127.0.0.1:1'], connectionTimeoutMs: 300, retries: 0, silent: true }),
     );
     await expect(writer.healthcheck()).rejects.toMatchObject({ code: 'DESTINATION_UNHEALTHY' });
     await expect(writer.write(testItems(1))).rejects.toMatchObject({ code: 'DESTINATION_UNREACHABLE', retryable: true });

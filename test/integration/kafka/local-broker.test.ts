@@ -5,9 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createKafkaClient } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { startLocalBroker } from '../../../src/kafka/local-broker.js';
-import { consumeUntil, createTopics, produce, uniqueName, withAdmin } from '../../support/kafka.js';
+import { consumeUntil, createTopics, produce, testClient, uniqueName, withAdmin } from '../../support/kafka.js';
 
 function processAlive(pid: number): boolean {
   try {
@@ -25,7 +24,7 @@ describe('local broker', () => {
     try {
       const first = await startLocalBroker({ dataDir });
       try {
-        const kafka = createKafkaClient({ clientId: 'persist-test', brokers: first.brokers, logLevel: 'warn' });
+        const kafka = testClient('persist-test', first.brokers);
         await createTopics(kafka, [{ topic }]);
         await produce(kafka, topic, [{ key: 'k', value: 'kept' }]);
       } finally {
@@ -36,7 +35,7 @@ describe('local broker', () => {
 
       const second = await startLocalBroker({ dataDir });
       try {
-        const kafka = createKafkaClient({ clientId: 'persist-test', brokers: second.brokers, logLevel: 'warn' });
+        const kafka = testClient('persist-test', second.brokers);
         expect(await withAdmin(kafka, (admin) => admin.listTopics())).toContain(topic);
         const got = await consumeUntil(kafka, { topics: [topic], until: (m) => m.length >= 1 });
         expect(got.map((m) => m.value)).toEqual(['kept']);

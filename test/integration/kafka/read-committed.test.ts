@@ -1,35 +1,15 @@
 // The service's client reads committed records only, on the real broker: a producer that aborts more than
 // one transaction (the config writer replaces its producer after a failure, and the producer id stays the
 // same), and an aborted transaction larger than one fetch, leave nothing behind for a whole-topic reader.
-import type { Kafka } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createProducer } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { WholeTopicReader } from '../../../src/kafka/whole-topic-reader.js';
-import { consumeUntil, createTopics, testClient, testKafka, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, createTopics, testClient, transactions, uniqueName } from '../../support/kafka.js';
 
 const readers: WholeTopicReader[] = [];
 
 afterEach(async () => {
   await Promise.allSettled(readers.splice(0).map((r) => r.stop()));
 });
-
-type Step = { readonly values: readonly string[]; readonly end: 'commit' | 'abort' };
-
-/** Runs the transactions in order with one transactional producer, so they all share its producer id. */
-async function transactions(kafka: Kafka, topic: string, steps: readonly Step[]): Promise<void> {
-  const producer = createProducer(kafka, { transactionalId: uniqueName('read-committed'), idempotent: true, maxInFlightRequests: 1 });
-  await producer.connect();
-  try {
-    for (const step of steps) {
-      const tx = await producer.transaction();
-      // A send per record: batches of their own, as a writer that sends, fails and sends again makes.
-      for (const value of step.values) await tx.send({ topic, acks: -1, messages: [{ key: value.slice(0, 8), value }] });
-      await (step.end === 'commit' ? tx.commit() : tx.abort());
-    }
-  } finally {
-    await producer.disconnect();
-  }
-}
 
 /** What a whole-topic reader on the service's client hands over, up to and including `last`. */
 async function readWhole(topic: string, last: string): Promise<string[]> {
@@ -54,7 +34,7 @@ async function readWhole(topic: string, last: string): Promise<string[]> {
 
 describe("the service's Kafka client reading committed records", () => {
   it("should hand a whole-topic reader none of the records of a producer's aborted transactions, however many it aborted", async () => {
-    const kafka = testKafka('read-committed-test');
+    const kafka = testClient('read-committed-test');
     const topic = uniqueName('read-committed');
     await createTopics(kafka, [{ topic, partitions: 1 }]);
     await transactions(kafka, topic, [
@@ -67,12 +47,12 @@ describe("the service's Kafka client reading committed records", () => {
 
     expect(await readWhole(topic, 'committed-3')).toEqual(['committed-1', 'committed-2', 'committed-3']);
     // Every aborted record is in the log: a read-uncommitted reader sees them, so the filter above is real.
-    const uncommitted = await consumeUntil(kafka, { topics: [topic], consumer: { readUncommitted: true }, until: (got) => got.some((m) => m.value === 'committed-3') });
+    const uncommitted = await consumeUntil(kafka, { topics: [topic], readUncommitted: true, until: (got) => got.some((m) => m.value === 'committed-3') });
     expect(uncommitted.map((m) => m.value)).toEqual(['aborted-1a', 'aborted-1b', 'aborted-2', 'committed-1', 'committed-2', 'aborted-3', 'committed-3']);
   });
 
   it('should hand a whole-topic reader none of the records of an aborted transaction larger than one fetch', async () => {
-    const kafka = testKafka('read-committed-test');
+    const kafka = testClient('read-committed-test');
     const topic = uniqueName('read-committed-large');
     await createTopics(kafka, [{ topic, partitions: 1 }]);
     // 24 records of 100 kB: a fetch (1 MiB a partition) ends inside the transaction, before its abort marker.

@@ -1,14 +1,13 @@
 // The record size bound against the real broker: chunks cut to a topic's max.message.bytes are all
 // accepted, so the bound never undercounts what the broker checks.
 import { describe, expect, it } from 'vitest';
-import { createProducer } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { splitToBatchLimit, topicMaxMessageBytes } from '../../../src/kafka/record-limits.js';
 import { withAdmin } from '../../../src/kafka/seam.js';
-import { createTopics, testClient, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, testClient, uniqueName } from '../../support/kafka.js';
 
 describe('record limits on the broker', () => {
   it("should cut sends the broker accepts under a topic's max.message.bytes, read from the topic's config", async () => {
-    const kafka = testKafka();
+    const kafka = testClient();
     const topic = uniqueName('limits');
     await createTopics(kafka, [{ topic, partitions: 1, config: { 'max.message.bytes': '20000' } }]);
     const limit = await withAdmin(testClient(), (admin) => topicMaxMessageBytes(admin, topic));
@@ -22,12 +21,12 @@ describe('record limits on the broker', () => {
     const { chunks, oversize } = splitToBatchLimit(messages, limit);
     expect(oversize).toEqual([]);
     expect(chunks.length).toBeGreaterThan(5);
-    const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
+    const producer = kafka.idempotentProducer({ retries: 10 });
     await producer.connect();
     try {
-      for (const chunk of chunks) await producer.send({ topic, messages: chunk, acks: -1 });
+      for (const chunk of chunks) await producer.send(topic, chunk);
     } finally {
-      await producer.disconnect();
+      await producer.close();
     }
     const [end] = await withAdmin(testClient(), (admin) => admin.partitionOffsets(topic));
     expect(end?.high).toBe(messages.length);

@@ -1,20 +1,48 @@
-// Smoke test of kafkajs against the pinned broker: the protocol paths the service relies on all work.
-import type { Kafka } from 'kafkajs';
+// Smoke test of the service's Kafka client against the pinned broker: the protocol paths the service relies on all work.
+import { findErrorBy } from '@platformatic/kafka';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTopics } from '../../../src/kafka/client.js';
-import { createProducer } from '../../../src/kafka/kafkajs/kafkajs-client.js';
-import { withAdmin } from '../../../src/kafka/seam.js';
-import { TEST_CONSUMER, consumeUntil, createTopics, produce, testClient, testKafka, uniqueName, withAdmin as withKafkajsAdmin, type ConsumedMessage } from '../../support/kafka.js';
+import { withAdmin, type GroupConsumer, type IncomingMessage, type KafkaClient } from '../../../src/kafka/seam.js';
+import { consumeUntil, createTopics, produce, testClient, transactions, uniqueName, type ConsumedMessage } from '../../support/kafka.js';
 
-let kafka: Kafka;
+let kafka: KafkaClient;
 
 beforeAll(() => {
-  kafka = testKafka('smoke-test');
+  kafka = testClient('smoke-test');
 });
 
 const values = (messages: readonly ConsumedMessage[]): Array<string | null> => messages.map((m) => m.value);
 
-describe('kafkajs against the pinned broker', () => {
+/**
+ * Reads the topic as a member of `groupId` (from its committed offset, else the beginning) until the
+ * record `last`, then runs `before` with the member and leaves the group.
+ */
+async function readAsMember(groupId: string, topic: string, last: string, before: (member: GroupConsumer) => Promise<void>): Promise<IncomingMessage[]> {
+  const member = kafka.groupConsumer({ groupId, topics: [topic], sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000, maxWaitMs: 250 });
+  const seen: IncomingMessage[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${last} within 30 s; read ${seen.map((m) => String(m.value)).join(', ')}`)), 30_000);
+      member
+        .start(async ({ messages }, scope) => {
+          seen.push(...messages);
+          const lastRead = messages[messages.length - 1];
+          if (lastRead !== undefined) scope.resolve(lastRead.offset);
+          if (messages.some((m) => m.value?.toString() === last)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        })
+        .catch(reject);
+    });
+    await before(member);
+  } finally {
+    await member.stop();
+  }
+  return seen;
+}
+
+describe("the service's Kafka client against the pinned broker", () => {
   it('should produce keyed records and consume them all in a consumer group, each key on one partition', async () => {
     const topic = uniqueName('smoke-produce');
     await createTopics(kafka, [{ topic, partitions: 3 }]);
@@ -36,58 +64,34 @@ describe('kafkajs against the pinned broker', () => {
     await createTopics(kafka, [{ topic, partitions: 1 }]);
     await produce(kafka, topic, ['m0', 'm1', 'm2', 'm3', 'm4'].map((value) => ({ value })));
 
-    // First member: manual commits only. It reads all five but commits offset 3, the next one to read,
-    // as if it had finished only m0..m2.
-    const first = kafka.consumer({ groupId, ...TEST_CONSUMER });
-    await first.connect();
-    await first.subscribe({ topics: [topic], fromBeginning: true });
-    const firstSeen: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      first
-        .run({
-          autoCommit: false,
-          eachMessage: async ({ message }) => {
-            firstSeen.push(message.value?.toString() ?? '');
-            if (firstSeen.length === 5) resolve();
-          },
-        })
-        .catch(reject);
-    });
-    await first.commitOffsets([{ topic, partition: 0, offset: '3' }]);
-    await first.disconnect();
-    expect(firstSeen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+    // First member: it reads all five but commits offset 3, the next one to read, as if it had finished
+    // only m0..m2.
+    const firstSeen = await readAsMember(groupId, topic, 'm4', async (member) => member.commit(topic, 0, 3));
+    expect(firstSeen.map((m) => m.value?.toString())).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
 
-    const committed = await withKafkajsAdmin(kafka, (admin) => admin.fetchOffsets({ groupId, topics: [topic] }));
-    expect(committed).toEqual([{ topic, partitions: [{ partition: 0, offset: '3', metadata: null }] }]);
+    const committed = await withAdmin(kafka, (admin) => admin.committedOffsets(groupId, topic));
+    expect(committed).toEqual(new Map([[0, 3]]));
 
     await produce(kafka, topic, [{ value: 'm5' }]);
-    // fromBeginning applies only without a committed offset: the group must restart at m3, not m0.
-    const second = await consumeUntil(kafka, { topics: [topic], groupId, until: (got) => got.some((m) => m.value === 'm5') });
-    expect(values(second)).toEqual(['m3', 'm4', 'm5']);
+    // The beginning applies only without a committed offset: the group must restart at m3, not m0.
+    const second = await readAsMember(groupId, topic, 'm5', async () => undefined);
+    expect(second.map((m) => m.value?.toString())).toEqual(['m3', 'm4', 'm5']);
     expect(second[0]?.offset).toBe('3');
   });
 
   it('should show committed transactions to read_committed consumers and hide aborted ones', async () => {
     const topic = uniqueName('smoke-tx');
     await createTopics(kafka, [{ topic, partitions: 1 }]);
-    const producer = createProducer(kafka, { transactionalId: uniqueName('smoke-txn'), idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
-    try {
-      const aborted = await producer.transaction();
-      await aborted.send({ topic, messages: [{ value: 'aborted' }] });
-      await aborted.abort();
-      const committed = await producer.transaction();
-      await committed.send({ topic, messages: [{ value: 'committed-1' }, { value: 'committed-2' }] });
-      await committed.commit();
-    } finally {
-      await producer.disconnect();
-    }
+    await transactions(kafka, topic, [
+      { values: ['aborted'], end: 'abort' },
+      { values: ['committed-1', 'committed-2'], end: 'commit' },
+    ]);
 
     const until = (got: readonly ConsumedMessage[]): boolean => got.some((m) => m.value === 'committed-2');
     const readCommitted = await consumeUntil(kafka, { topics: [topic], until });
     expect(values(readCommitted)).toEqual(['committed-1', 'committed-2']);
     // The aborted record is in the log: a read_uncommitted consumer sees it, so the filter above is real.
-    const readUncommitted = await consumeUntil(kafka, { topics: [topic], until, consumer: { readUncommitted: true } });
+    const readUncommitted = await consumeUntil(kafka, { topics: [topic], until, readUncommitted: true });
     expect(values(readUncommitted)).toEqual(['aborted', 'committed-1', 'committed-2']);
   });
 
@@ -114,14 +118,17 @@ describe('kafkajs against the pinned broker', () => {
     expect(got.map((m) => [m.key, m.value])).toEqual([['ed_1', '{"v":1}'], ['ed_1', null]]);
 
     // Kafka's log validator: "Compacted topic cannot accept message without key".
-    const strict = createProducer(kafka, { retry: { retries: 0 } });
+    const strict = kafka.idempotentProducer({ retries: 2 });
     await strict.connect();
     try {
-      await expect(strict.send({ topic, messages: [{ value: 'no key' }] })).rejects.toMatchObject({
-        type: expect.stringMatching(/^(INVALID_RECORD|CORRUPT_MESSAGE)$/),
-      });
+      const refusal = await strict.send(topic, [{ value: 'no key' }]).then(
+        () => new Error('the broker took a record without a key'),
+        (err: unknown) => err as Error,
+      );
+      expect(findErrorBy(refusal, 'apiId', 'INVALID_RECORD'), refusal.message).not.toBeNull();
+      expect(kafka.describeError(refusal).message).toMatch(/Compacted topic cannot accept message without key/);
     } finally {
-      await strict.disconnect();
+      await strict.close();
     }
 
     await withAdmin(testClient(), async (admin) => {

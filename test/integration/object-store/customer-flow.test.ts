@@ -2,7 +2,7 @@
 // created through the API (checked with their own credentials), traffic sent, and the gzip NDJSON and CSV
 // objects read back with a standard S3 client.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTopics, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { TestBucket } from './bucket.js';
 import { TCP, call, sendTcp, waitFor, type Json } from './service-flow.js';
@@ -13,7 +13,7 @@ const RECORDS = 60;
 let service: ServiceProcess;
 
 beforeAll(async () => {
-  await createTopics(testKafka('object-store-flow'), [{ topic: `${prefix}.tcp`, partitions: 2 }]);
+  await createTopics(testClient('object-store-flow'), [{ topic: `${prefix}.tcp`, partitions: 2 }]);
   service = await startService(serviceEnv(prefix, testBrokers(), { API_BOOTSTRAP_TOKEN: TOKEN }));
 }, 180_000);
 

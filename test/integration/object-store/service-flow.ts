@@ -2,7 +2,7 @@
 // traffic whose records carry a sequence number (conn.bytes_in) to count what arrived.
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
-import { produce, testKafka } from '../../support/kafka.js';
+import { produce, testClient } from '../../support/kafka.js';
 import type { ServiceProcess } from '../../support/service-process.js';
 import { request } from '../admin/admin-harness.js';
 
@@ -21,7 +21,7 @@ export async function call(service: ServiceProcess, token: string, method: strin
 /** Records `from` to `from + count - 1` of TCP traffic on `topic`, conn.bytes_in carrying the number, spread over partitions by key. */
 export async function sendTcp(topic: string, from: number, count: number): Promise<number[]> {
   const seqs = Array.from({ length: count }, (_, i) => from + i);
-  const kafka = testKafka('object-store-traffic');
+  const kafka = testClient('object-store-traffic');
   await produce(
     kafka,
     topic,

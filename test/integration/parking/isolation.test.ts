@@ -9,11 +9,10 @@ import { loadServiceConfig } from '../../../src/config/service-config.js';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
 import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js';
 import { newId } from '../../../src/ids.js';
-import { createProducer } from '../../../src/kafka/kafkajs/kafkajs-client.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { parkedDeliveries, redrivenDeliveries } from '../../../src/telemetry/metrics.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
-import { consumeUntil, testBrokers, testKafka, uniqueName, withAdmin } from '../../support/kafka.js';
+import { consumeUntil, testBrokers, testClient, uniqueName, withAdmin } from '../../support/kafka.js';
 import { serviceEnv } from '../../support/service-process.js';
 import { makeTraffic, toMessage } from '../pipeline/fixtures.js';
 import { createDataStream, motoEndpoint, type ReadBack } from '../cloud/cloud-fixtures.js';
@@ -91,7 +90,7 @@ describe('isolation', () => {
     ]);
 
     // Steady traffic: RATE_PER_S records a second, in ticks of 100 ms.
-    const producer = createProducer(testKafka('iso-producer'));
+    const producer = testClient('iso-producer').idempotentProducer({ retries: 10 });
     await producer.connect();
     let seq = 0;
     const t0 = Date.now();
@@ -111,10 +110,10 @@ describe('isolation', () => {
       const due = Math.min(total, Math.floor((elapsed / 1000) * RATE_PER_S) + RATE_PER_S / 10);
       const messages = [];
       while (seq < due) messages.push(toMessage(makeTraffic('tcp_connection_closed.v0', seq++)));
-      if (messages.length > 0) await producer.send({ topic: config.topics.tcpConnectionClosed, messages, acks: -1 });
+      if (messages.length > 0) await producer.send(config.topics.tcpConnectionClosed, messages);
       await new Promise((r) => setTimeout(r, 100));
     }
-    await producer.disconnect();
+    await producer.close();
 
     const everything = (got: readonly ReadBack[]) => seqs(got).size >= total;
     let upGot: ReadBack[] = [];
@@ -145,7 +144,7 @@ describe('isolation', () => {
     // The down destination's events went to its retry topic during the outage.
     const retryTopic = `${config.topics.retryPrefix}${down.id}`;
     const parkedCount = (await parkedDeliveries.get()).values.filter((v) => v.labels.destination === down.id).reduce((n, v) => n + v.value, 0);
-    const parked = await consumeUntil(testKafka(), { topics: [retryTopic], until: (m) => m.length >= parkedCount, timeoutMs: 20_000 });
+    const parked = await consumeUntil(testClient(), { topics: [retryTopic], until: (m) => m.length >= parkedCount, timeoutMs: 20_000 });
     const parkedTimes = parked.map((m) => Number(m.headers[PARKING_HEADERS.parkedAt]));
     const parkedRate = inWindow(parkedTimes, outageStart, outageEnd) / outageS;
     const redrivenNow = async (): Promise<number> =>
@@ -168,10 +167,10 @@ describe('isolation', () => {
     // The re-driver committed its retry topic to the end.
     await until(
       async () =>
-        withAdmin(testKafka(), async (admin) => {
-          const [end] = await admin.fetchTopicOffsets(retryTopic);
-          const [c] = await admin.fetchOffsets({ groupId: `${config.consumerGroup}.redrive.${down.id}`, topics: [retryTopic] });
-          return Number(c?.partitions[0]?.offset) === Number(end?.high);
+        withAdmin(testClient(), async (admin) => {
+          const [end] = await admin.partitionOffsets(retryTopic);
+          const committed = await admin.committedOffsets(`${config.consumerGroup}.redrive.${down.id}`, retryTopic);
+          return committed.get(0) === end?.high;
         }),
       20_000,
       'the retry topic commit',

@@ -9,7 +9,7 @@ import { loadServiceConfig } from '../../../src/config/service-config.js';
 import type { StoredDestination } from '../../../src/configlog/resources.js';
 import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
-import { consumeUntil, produce, testBrokers, testKafka, uniqueName, withAdmin } from '../../support/kafka.js';
+import { consumeUntil, produce, testBrokers, testClient, uniqueName, withAdmin } from '../../support/kafka.js';
 import { serviceEnv } from '../../support/service-process.js';
 import { destination, subscription } from '../../chaos/harness/service-cluster.js';
 import { HttpReceiver } from '../delivery/http-receiver.js';
@@ -26,9 +26,9 @@ afterAll(async () => {
 });
 
 async function committedRecords(groupId: string, topic: string): Promise<number> {
-  return withAdmin(testKafka(), async (admin) => {
-    const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    return (t?.partitions ?? []).reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
+  return withAdmin(testClient(), async (admin) => {
+    const committed = await admin.committedOffsets(groupId, topic);
+    return [...committed.values()].reduce((n, offset) => n + Math.max(0, offset), 0);
   });
 }
 
@@ -56,7 +56,7 @@ describe('a destination that cannot run', () => {
       { id: sub.id, kind: 'event_subscription', data: sub },
     ]);
     const topic = config.topics.tcpConnectionClosed;
-    await produce(testKafka(), topic, Array.from({ length: RECORDS }, (_, seq) => toMessage(makeTraffic('tcp_connection_closed.v0', seq))));
+    await produce(testClient(), topic, Array.from({ length: RECORDS }, (_, seq) => toMessage(makeTraffic('tcp_connection_closed.v0', seq))));
     // The records may commit only once their deliveries are parked (or delivered).
     await until(async () => (await committedRecords(config.consumerGroup, topic)) === RECORDS, 30_000, 'the consumed records to commit');
     expect(receiver.delivered()).toEqual([]);
@@ -70,7 +70,7 @@ describe('a destination that cannot run', () => {
     expect(all.filter((s) => !seqs().has(s))).toEqual([]);
 
     // The parked records say why the destination could not run.
-    const parked = await consumeUntil(testKafka(), { topics: [`${config.topics.retryPrefix}${broken.id}`], until: (m) => m.length >= 1 });
+    const parked = await consumeUntil(testClient(), { topics: [`${config.topics.retryPrefix}${broken.id}`], until: (m) => m.length >= 1 });
     expect(parked[0]?.headers[PARKING_HEADERS.errorCode]).toBe('DESTINATION_MISCONFIGURED');
     expect(parked[0]?.headers[PARKING_HEADERS.errorMessage]).toMatch(/secret cannot be opened with this service's SECRET_KEY/);
   });

@@ -4,7 +4,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
-import { consumeUntil, testKafka } from '../../support/kafka.js';
+import { consumeUntil, testClient } from '../../support/kafka.js';
 import { motoEndpoint } from '../cloud/cloud-fixtures.js';
 import { testItems } from '../delivery/writer-contract.js';
 import { TestBucket } from '../object-store/bucket.js';
@@ -40,7 +40,7 @@ it('should re-drive a parked delivery with its subscription id, into an object u
   const items = testItems(20).map((item, n) => ({ ...item, subscriptionId: subscriptions[n % 2] as string }));
   h.enqueue(id, items);
   await until(() => items.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the events to be parked');
-  const parked = await consumeUntil(testKafka(), { topics: [h.store.topicFor(id)], until: (m) => m.length >= items.length });
+  const parked = await consumeUntil(testClient(), { topics: [h.store.topicFor(id)], until: (m) => m.length >= items.length });
   expect(new Map(parked.map((m) => [m.key, m.headers[PARKING_HEADERS.subscriptionId]]))).toEqual(new Map(items.map((i) => [i.eventId, i.subscriptionId])));
 
   await p.start();

@@ -7,7 +7,7 @@ import { DeliveryError } from '../../../src/delivery/errors.js';
 import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js';
 import { parkedDeliveries, redrivenDeliveries } from '../../../src/telemetry/metrics.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
-import { consumeUntil, createTopics, testClient, testKafka, withAdmin } from '../../support/kafka.js';
+import { consumeUntil, createTopics, groupIds, testClient, withAdmin } from '../../support/kafka.js';
 import { createDataStream, motoEndpoint, readAtLeast } from '../cloud/cloud-fixtures.js';
 import { HttpReceiver } from '../delivery/http-receiver.js';
 import { testItems } from '../delivery/writer-contract.js';
@@ -43,9 +43,8 @@ async function counter(metric: typeof parkedDeliveries | typeof redrivenDeliveri
 }
 
 async function committedOffset(groupId: string, topic: string): Promise<number> {
-  return withAdmin(testKafka(), async (admin) => {
-    const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    return Number(t?.partitions[0]?.offset ?? -1);
+  return withAdmin(testClient(), async (admin) => {
+    return (await admin.committedOffsets(groupId, topic)).get(0) ?? -1;
   });
 }
 
@@ -64,7 +63,7 @@ describe('parking', () => {
 
     // Parked records carry the envelope, the destination, the error and where the event came from.
     const topic = h.store.topicFor(id);
-    const parked = await consumeUntil(testKafka(), { topics: [topic], until: (m) => m.length >= 50 });
+    const parked = await consumeUntil(testClient(), { topics: [topic], until: (m) => m.length >= 50 });
     const one = parked.find((m) => m.key === first[0]!.eventId)!;
     expect(one.value).toBe(first[0]!.payload.toString());
     expect(one.headers).toMatchObject({
@@ -107,7 +106,7 @@ describe('parking', () => {
     h.enqueue(id, items);
     await until(() => items.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the events to be parked');
     const topic = h.store.topicFor(id);
-    const twice = await consumeUntil(testKafka(), { topics: [topic], until: (m) => m.length >= 40, timeoutMs: 30_000 });
+    const twice = await consumeUntil(testClient(), { topics: [topic], until: (m) => m.length >= 40, timeoutMs: 30_000 });
     const reparked = twice.filter((m) => m.headers[PARKING_HEADERS.parkCount] === '2');
     expect(new Set(reparked.map((m) => m.key))).toEqual(new Set(items.map((i) => i.eventId)));
     for (const m of reparked) {
@@ -139,9 +138,9 @@ describe('parking', () => {
     // Retired: once the dead letters are committed, the retry topic and the re-drive group are deleted.
     const topic = h.store.topicFor(id);
     const group = `${h.groupPrefix}.redrive.${id}`;
-    await until(async () => !(await withAdmin(testKafka(), (a) => a.listTopics())).includes(topic), 20_000, 'the retry topic to be deleted');
+    await until(async () => !(await withAdmin(testClient(), (a) => a.listTopics())).includes(topic), 20_000, 'the retry topic to be deleted');
     await until(
-      async () => (await withAdmin(testKafka(), (a) => a.listGroups())).groups.every((g) => g.groupId !== group),
+      async () => !(await groupIds(testClient())).includes(group),
       20_000,
       'the re-drive group to be deleted',
     );
@@ -199,7 +198,7 @@ describe('parking', () => {
     await p.stop();
     // A retry topic created beforehand with a small limit, as an operator might: 64 KiB per record batch.
     const topic = h.store.topicFor(id);
-    await createTopics(testKafka(), [{ topic, partitions: 1, config: { 'max.message.bytes': String(64 * 1024) } }]);
+    await createTopics(testClient(), [{ topic, partitions: 1, config: { 'max.message.bytes': String(64 * 1024) } }]);
     const small = testItems(60, 2_000);
     const [big] = testItems(1, 100_000);
     const all = [...small, big!];
@@ -209,7 +208,7 @@ describe('parking', () => {
     expect(h.settled.get(big!.eventId)).toBe('dead_lettered');
     expect(h.deadLetter.letters.map((l) => [l.key, l.errorCode, l.destinationId])).toEqual([[big!.eventId, 'RECORD_TOO_LARGE', id]]);
     expect(h.deadLetter.letters[0]?.errorMessage).toMatch(/max\.message\.bytes/);
-    const parked = await consumeUntil(testKafka(), { topics: [topic], until: (m) => m.length >= small.length });
+    const parked = await consumeUntil(testClient(), { topics: [topic], until: (m) => m.length >= small.length });
     expect(new Set(parked.map((m) => m.key))).toEqual(new Set(small.map((i) => i.eventId)));
   });
 });

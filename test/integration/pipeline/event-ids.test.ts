@@ -1,10 +1,10 @@
 // Event ids on the real broker: one per (record, subscription, destination), the same when the records are read again.
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../../src/kafka/seam.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
 import { newId } from '../../../src/ids.js';
-import { createTopics, produce, testBrokers, testClient, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, produce, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { makeTraffic, toMessage } from './fixtures.js';
 import { TopicCollector } from '../../support/topic-collector.js';
@@ -39,7 +39,7 @@ const ipAndPath = ['conn.client_ip', 'http.request.url.path'];
 const hostAndPath = ['conn.server_name', 'http.request.url.path'];
 const subs = [subscription(ipAndPath, [destA.id, destB.id]), subscription(hostAndPath, [destA.id]), subscription(ipAndPath, [destA.id])];
 
-let kafka: Kafka;
+let kafka: KafkaClient;
 let configLog: ConfigLog;
 let reader: TopicCollector;
 const services: ServiceProcess[] = [];
@@ -52,7 +52,7 @@ function arrivals(): Arrival[] {
 }
 
 beforeAll(async () => {
-  kafka = testKafka('event-ids-test');
+  kafka = testClient('event-ids-test');
   await createTopics(kafka, [
     { topic: `${prefix}.http`, partitions: 2 },
     { topic: `${prefix}.tcp`, partitions: 1 },

@@ -1,6 +1,6 @@
 // Traffic for the pipeline tests: records carrying a sequence number, in every producer form, and the
 // test's own reference of which records each subscription should receive and with which fields.
-import type { Message } from 'kafkajs';
+import type { OutgoingMessage as Message } from '../../../src/kafka/seam.js';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';

@@ -2,11 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Consumer, Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
-import { createTopics, produce, testBrokers, testClient, testKafka, uniqueName } from '../../support/kafka.js';
+import type { KafkaClient } from '../../../src/kafka/seam.js';
+import { createTopics, produce, readTopics, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import {
   S1_FIELDS,
@@ -37,10 +37,10 @@ interface Delivered {
 const prefix = uniqueName('pipe');
 const outTopic = `${prefix}.out`;
 const fileRoot = mkdtempSync(join(tmpdir(), 'edge-events-files-'));
-let kafka: Kafka;
+let kafka: KafkaClient;
 let configLog: ConfigLog;
 let env: Record<string, string>;
-let outConsumer: Consumer;
+let outReader: Awaited<ReturnType<typeof readTopics>> | undefined;
 const kafkaOut: Delivered[] = [];
 const dlq: Array<{ headers: Record<string, string>; key: string | null }> = [];
 const workers: ServiceProcess[] = [];
@@ -104,7 +104,7 @@ function expectExactly(list: Delivered[], seqOf: (d: Delivered) => number, expec
 }
 
 beforeAll(async () => {
-  kafka = testKafka('pipeline-test');
+  kafka = testClient('pipeline-test');
   await createTopics(kafka, [
     { topic: `${prefix}.http`, partitions: 4 },
     { topic: `${prefix}.tcp`, partitions: 4 },
@@ -122,19 +122,9 @@ beforeAll(async () => {
     { id: s1(S1_FILTER).id, kind: 'event_subscription', data: s1(S1_FILTER) },
   ]);
 
-  outConsumer = kafka.consumer({ groupId: uniqueName('out-reader'), maxWaitTimeInMs: 250 });
-  await outConsumer.connect();
-  await outConsumer.subscribe({ topics: [outTopic, `${prefix}.dlq`], fromBeginning: true });
-  await outConsumer.run({
-    eachMessage: async ({ topic, message }) => {
-      if (topic === outTopic) {
-        kafkaOut.push(JSON.parse(String(message.value)) as Delivered);
-      } else {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(v);
-        dlq.push({ headers, key: message.key === null ? null : String(message.key) });
-      }
-    },
+  outReader = await readTopics(kafka, { topics: [outTopic, `${prefix}.dlq`] }, (message) => {
+    if (message.topic === outTopic) kafkaOut.push(JSON.parse(String(message.value)) as Delivered);
+    else dlq.push({ headers: message.headers, key: message.key });
   });
 
   env = serviceEnv(prefix, testBrokers(), { FILE_DESTINATION_ROOT: fileRoot, ROLES: 'worker' });
@@ -143,7 +133,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.allSettled(workers.map((w) => w.stop('SIGKILL')));
-  await outConsumer?.disconnect();
+  await outReader?.stop();
   await configLog?.stop();
   rmSync(fileRoot, { recursive: true, force: true });
 });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
-import { produce, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { produce, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { TopicCollector } from '../../support/topic-collector.js';
 import { request } from '../admin/admin-harness.js';
@@ -16,7 +16,7 @@ type Json = any;
 const TCP = 'tcp_connection_closed.v0';
 const TOKEN = `eek_ctl${Date.now().toString(36)}operatorToken0000000`;
 const prefix = uniqueName('ctl');
-const kafka = testKafka('controls-test');
+const kafka = testClient('controls-test');
 const services: ServiceProcess[] = [];
 let api: ServiceProcess;
 let collector: TopicCollector;

@@ -1,12 +1,12 @@
 // A subscription receives only records stamped at or after its creation (less the clock skew allowance),
 // even when older records are read after it was created: here a worker starts after the subscription.
-import type { Kafka } from 'kafkajs';
+import type { KafkaClient } from '../../../src/kafka/seam.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigLog } from '../../../src/configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
 import { makeEnvelope } from '../../../src/events/envelope.js';
 import { newId } from '../../../src/ids.js';
-import { createTopics, produce, testBrokers, testClient, testKafka, uniqueName } from '../../support/kafka.js';
+import { createTopics, produce, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { makeTraffic, toMessage } from './fixtures.js';
 import { TopicCollector, type Collected } from '../../support/topic-collector.js';
@@ -15,7 +15,7 @@ const HTTP = 'http_request_complete.v0';
 const SKEW_MS = 500;
 const prefix = uniqueName('substart');
 const outTopic = `${prefix}.out`;
-let kafka: Kafka;
+let kafka: KafkaClient;
 let configLog: ConfigLog;
 let worker: ServiceProcess | undefined;
 let out: TopicCollector;
@@ -31,7 +31,7 @@ async function produceRecords(seqs: number[], audit: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  kafka = testKafka('subscription-start-test');
+  kafka = testClient('subscription-start-test');
   await createTopics(kafka, [
     { topic: `${prefix}.http`, partitions: 2 },
     { topic: `${prefix}.tcp`, partitions: 1 },

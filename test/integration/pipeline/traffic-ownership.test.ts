@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
-import { produce, testBrokers, testKafka, uniqueName } from '../../support/kafka.js';
+import { produce, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { request } from '../admin/admin-harness.js';
 
@@ -140,7 +140,7 @@ afterAll(async () => {
 
 describe('traffic ownership end to end', () => {
   it("each account's catch-all subscription should receive exactly its own records and the operator's all of them", async () => {
-    const kafka = testKafka();
+    const kafka = testClient();
     for (const type of ['http_request_complete.v0', 'tcp_connection_closed.v0'] as const) {
       await produce(kafka, `${prefix}.${type.startsWith('http') ? 'http' : 'tcp'}`, SENT.filter((s) => s.type === type).map(message));
     }

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredDestination } from '../../../src/configlog/resources.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { destination } from '../../chaos/harness/service-cluster.js';
-import { consumeUntil, testKafka, uniqueName, withAdmin } from '../../support/kafka.js';
+import { consumeUntil, testClient, uniqueName, withAdmin } from '../../support/kafka.js';
 import { startAdmin, type AdminHarness } from '../admin/admin-harness.js';
 import { arnOf } from '../../support/moto.js';
 import { motoEndpoint } from '../cloud/cloud-fixtures.js';
@@ -48,7 +48,7 @@ describe('destination status', () => {
     expect(d.status).toEqual({ state: 'unknown', last_delivered_at: null, last_error: null, parked_events: 0, oldest_parked_at: null, stalled_since: null });
     await subscribeAll(api, [d.id]);
     await produceTcp(api, 0, 20);
-    const got = await consumeUntil(testKafka(), { topics: [topic], until: (m) => m.length >= 20 });
+    const got = await consumeUntil(testClient(), { topics: [topic], until: (m) => m.length >= 20 });
     expect(sequences(got.map((m) => JSON.parse(m.value ?? '{}') as { object: unknown }))).toEqual(new Set(Array.from({ length: 20 }, (_, i) => i)));
     const { status } = await statusWhen(api, d.id, (s) => s.state === 'ok', 10_000, 'ok');
     expect(status).toMatchObject({ last_error: null, parked_events: 0, oldest_parked_at: null });
@@ -166,7 +166,7 @@ describe('destination status', () => {
     const k = await createDestination(api, { target: { kafka: { topic } }, verify: false });
     const creds = { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSWRITER', cloud_secret_access_key: 'writer-secret-0002' } };
     const c = await createDestination(api, { target: { log_service: { auth: creds, log_group_arn: arnOf('log_service', uniqueName('gone')) } }, verify: false });
-    const exists = () => withAdmin(testKafka(), async (admin) => (await admin.listTopics()).includes(topic));
+    const exists = () => withAdmin(testClient(), async (admin) => (await admin.listTopics()).includes(topic));
     expect(await exists()).toBe(false);
 
     // A worker of the same service (its topics and SECRET_KEY) starts with that config.

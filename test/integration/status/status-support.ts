@@ -2,7 +2,7 @@
 // for the status tests.
 import { expect } from 'vitest';
 import type { AdminHarness, Body } from '../admin/admin-harness.js';
-import { produce, testKafka } from '../../support/kafka.js';
+import { produce, testClient } from '../../support/kafka.js';
 import { makeTraffic, toMessage } from '../pipeline/fixtures.js';
 
 export interface ApiStatus {
@@ -48,7 +48,7 @@ export async function subscribeAll(api: AdminHarness, destinationIds: readonly s
 
 /** Produces tcp records with sequence numbers from..from+count-1 to the harness's raw topic. */
 export async function produceTcp(api: AdminHarness, from: number, count: number): Promise<void> {
-  await produce(testKafka(), `${api.prefix}.tcp`, Array.from({ length: count }, (_, i) => toMessage(makeTraffic('tcp_connection_closed.v0', from + i))));
+  await produce(testClient(), `${api.prefix}.tcp`, Array.from({ length: count }, (_, i) => toMessage(makeTraffic('tcp_connection_closed.v0', from + i))));
 }
 
 /** The sequence numbers (conn.bytes_in) of delivered envelopes. */

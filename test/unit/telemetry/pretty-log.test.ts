@@ -48,15 +48,6 @@ describe('pretty log lines', () => {
     expect(lines[2]).toMatch(/^ +at /);
   });
 
-  it("should leave out the Kafka client's routine info lines but show its warnings with their source", () => {
-    const { logger, out } = prettyLogger();
-    const kafka = logger.child({ component: 'kafka' });
-    kafka.info({ kafkajs: 'ConsumerGroup', groupId: 'g' }, 'Consumer has joined the group');
-    kafka.warn({ kafkajs: 'Connection', broker: '127.0.0.1:9092' }, 'Response Metadata(key: 3, version: 6)');
-    expect(out).toHaveLength(1);
-    expect(out[0]).toContain('WARN kafka Connection: Response Metadata(key: 3, version: 6)  broker=127.0.0.1:9092');
-  });
-
   it('should quote values with spaces, write objects as JSON and cut very long values', () => {
     const line = formatLogLine(JSON.stringify({ level: 30, time: 0, msg: 'm', a: 'two words', b: { c: [1] }, d: 'x'.repeat(500) }), plain) as string;
     expect(line).toContain('a="two words" b={"c":[1]} d=');

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { KafkaMessage } from 'kafkajs';
+import type { IncomingMessage } from '../../../../src/kafka/seam.js';
 import { DeliveryError } from '../../../../src/delivery/errors.js';
 import { PARKING_HEADERS, fromParkedMessage, metaOf, retryTopic, toParkedMessage } from '../../../../src/delivery/parking/parked-record.js';
 
-function asConsumed(m: { key?: unknown; value: unknown; headers?: unknown }, offset: string): KafkaMessage {
+function asConsumed(m: { key?: unknown; value: unknown; headers?: unknown }, offset: string): IncomingMessage {
   const headers = Object.fromEntries(Object.entries((m.headers ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v)]));
-  return { key: Buffer.from(String(m.key)), value: m.value as Buffer, headers, offset, timestamp: '0', attributes: 0, size: 0 } as unknown as KafkaMessage;
+  return { key: Buffer.from(String(m.key)), value: m.value as Buffer, headers, offset, timestamp: '0' };
 }
 
 describe('parked records', () => {

@@ -13,6 +13,8 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'],
           testTimeout: 30_000,
+          // As the integration project: the two projects share one pool of workers.
+          maxWorkers: 2,
         },
       },
       {
@@ -22,7 +24,9 @@ export default defineConfig({
           globalSetup: ['./test/support/kafka-global-setup.ts', './test/support/moto-global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          // Two files at a time: most of an integration test's time is waiting on the broker, timers and
+          // child processes, and each file makes its own topics, groups, services and brokers.
+          maxWorkers: 2,
         },
       },
     ],

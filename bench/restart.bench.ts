@@ -41,7 +41,7 @@ async function measure(ctx: BenchContext, name: string, extra: Record<string, st
   const setup = await localSetup(extra);
   let current: LocalService | GroupProcess = await startLocalService(setup);
   const brokerPid = current.brokerPid;
-  const kafka = createClient({ clientId: 'restart-bench', brokers: `127.0.0.1:${setup.brokerPort}`, silent: true });
+  const kafka = createClient({ clientId: 'restart-bench', brokers: `127.0.0.1:${setup.brokerPort}` });
   const producer = kafka.idempotentProducer({ retries: 10 });
   await producer.connect();
   // A steady trickle, so "consumes again" means the first record the new worker takes after the kill.

@@ -72,7 +72,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
   const brokerList = parseBrokers(brokers);
   const name = config.kafkaClient;
   const kafka = createClient({ name, clientId: 'edge-events', brokers: brokerList });
-  // Kafka destinations get clients of their own, quiet: their failures are logged by the destination's state.
+  // Kafka destinations get clients of their own; their failures are reported by the destination's state.
   // They give up on a cluster within seconds, not the service's minute: the runner owns retry and backoff,
   // and a destination's status (and its create-time check) should tell an unreachable cluster at once.
   // A destination's own broker list is what a customer provides: every connection of its client, to a
@@ -87,7 +87,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     let c = clients.get(key);
     if (c === undefined) {
       const brokers = own ? brokerList : list;
-      c = createClient({ name, clientId: 'edge-events-destination', brokers, quiet: true, retries: DESTINATION_CLIENT_RETRIES, ...(!own && { connectGuard }) });
+      c = createClient({ name, clientId: 'edge-events-destination', brokers, retries: DESTINATION_CLIENT_RETRIES, ...(!own && { connectGuard }) });
       clients.set(key, c);
     }
     return c;

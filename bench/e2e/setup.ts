@@ -35,7 +35,7 @@ export function benchTopics(prefix: string): BenchTopics {
 
 /** The benchmark's own client: the service's (seam.ts). */
 export function benchKafka(brokers: string, clientId = 'edge-events-bench'): Kafka {
-  return createClient({ clientId, brokers, quiet: true });
+  return createClient({ clientId, brokers });
 }
 
 /**

@@ -131,7 +131,7 @@ export function prepareRoute(args: RouteArgs): PreparedRoute {
     auditTopic: 'bench.audit',
     clockSkewMs: DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS,
     // The service's wiring: a worker always has a tap hub, here with no tap open (it never connects).
-    taps: new TapHub({ kafka: createClient({ clientId: 'bench', brokers: '127.0.0.1:1', silent: true }), requestsTopic: 'bench.tap.requests', eventsTopic: 'bench.tap.events', owners: subscriptions.owners, memberId: () => undefined }),
+    taps: new TapHub({ kafka: createClient({ clientId: 'bench', brokers: '127.0.0.1:1' }), requestsTopic: 'bench.tap.requests', eventsTopic: 'bench.tap.events', owners: subscriptions.owners, memberId: () => undefined }),
   });
   const records = inputs(args.records, args.httpShare, args.form);
   const setupMs = performance.now() - started;

@@ -29,7 +29,7 @@ const PROBE_GROUPS = probeGroupIds();
 export async function waitUntilReady(child: ChildProcess, brokers: string, logFile: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   // The service's own client, so the probe answers for the client the service will use.
-  const kafka = createClient({ clientId: 'local-broker-probe', brokers, silent: true, retries: 0, connectionTimeoutMs: 1_000, ...(clientName() && { name: clientName() }) });
+  const kafka = createClient({ clientId: 'local-broker-probe', brokers, retries: 0, connectionTimeoutMs: 1_000, ...(clientName() && { name: clientName() }) });
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
       const how = child.exitCode !== null ? `exit code ${child.exitCode}` : `signal ${child.signalCode}`;

@@ -81,7 +81,7 @@ export function formattedClusterId(logDir: string): string | undefined {
 
 /** True when the broker on `port` answers and serves the cluster this data folder was formatted for. */
 export async function answersAsCluster(port: number, clusterId: string): Promise<boolean> {
-  const admin = createClient({ clientId: 'local-broker-probe', brokers: `127.0.0.1:${port}`, silent: true, retries: 0, connectionTimeoutMs: 1_000 }).admin();
+  const admin = createClient({ clientId: 'local-broker-probe', brokers: `127.0.0.1:${port}`, retries: 0, connectionTimeoutMs: 1_000 }).admin();
   try {
     return (await admin.cluster()).id === clusterId;
   } catch {

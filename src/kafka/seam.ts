@@ -237,13 +237,6 @@ export interface KafkaErrorDescription {
 export interface KafkaClientOptions {
   readonly clientId: string;
   readonly brokers: readonly string[];
-  /**
-   * Logs the client's own lines at debug: for clients whose caller reports their failures itself (the
-   * kafka destinations, whose failures their destination's state reports).
-   */
-  readonly quiet?: boolean;
-  /** Nothing logged at all (the readiness probe, which expects refused connections). */
-  readonly silent?: boolean;
   /** Retries of one request; the adapter's default (about a minute of backoff) when absent. */
   readonly retries?: number;
   /** How long a request may wait for its answer on its connection; default the client's (30 s). */

@@ -36,7 +36,7 @@ export interface KafkaTrafficOptions {
 /** Sends `count` records (fewer if stopped), creating missing topics first; resolves once all are acknowledged. */
 export async function produceTraffic(opts: KafkaTrafficOptions): Promise<PacedSummary> {
   const brokers = typeof opts.brokers === 'string' ? parseBrokers(opts.brokers) : opts.brokers;
-  const clientOptions = { clientId: opts.clientId ?? 'edge-events-traffic', brokers, quiet: true };
+  const clientOptions = { clientId: opts.clientId ?? 'edge-events-traffic', brokers };
   const names = [...new Set(Object.values(opts.topics) as string[])];
   await withAdmin(createClient({ ...clientOptions, name: 'platformatic' }), (admin) => ensureTopics(admin, names.map((topic) => ({ topic, partitions: opts.partitions ?? 6 }))));
   // Not idempotent: several batches may be in flight at once, and a load tool does not need exactly-once.

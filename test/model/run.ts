@@ -76,7 +76,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
   const settleMs = opts.settleMs ?? 30_000;
   const prefix = `model-${opts.seed}-${Date.now().toString(36)}`;
   const fileRoot = mkdtempSync(join(tmpdir(), 'edge-model-files-'));
-  const kafka: KafkaClient = createClient({ clientId: prefix, brokers: opts.brokers, silent: true });
+  const kafka: KafkaClient = createClient({ clientId: prefix, brokers: opts.brokers });
   const token = `${OPERATOR_TOKEN_PREFIX}${prefix.replace(/[^a-zA-Z0-9]/g, '')}`.padEnd(40, '0');
   const receiver = new Receiver();
   const tail = new TopicTail(kafka, `${prefix}-tail`);

@@ -57,7 +57,7 @@ export class BrokerProxy {
 
   /** The service's client seam with the proxy as its only way to the broker. */
   client(clientId: string, options: ProxyClientOptions): KafkaClient {
-    return createClient({ clientId, brokers: this.address, retries: options.retries, requestTimeoutMs: options.requestTimeoutMs ?? 2_000, connectionTimeoutMs: 1_000, quiet: true });
+    return createClient({ clientId, brokers: this.address, retries: options.retries, requestTimeoutMs: options.requestTimeoutMs ?? 2_000, connectionTimeoutMs: 1_000 });
   }
 
   /** As a broker that crashed: every connection is reset, and new ones are refused until restore(). */

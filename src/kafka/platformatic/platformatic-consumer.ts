@@ -209,8 +209,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
 
   /**
    * A failed batch, or one whose handler left records unresolved, may leave records unhandled before
-   * others of its partition: every partition is read again from its committed offset, as kafkajs does
-   * when eachBatch throws.
+   * others of its partition: every partition is read again from its committed offset.
    */
   private restart(err: unknown): void {
     if (err !== undefined) this.listener.onCrash?.(err, true);

@@ -66,7 +66,7 @@ export function chaosPrefix(scenario: string): string {
 
 export function chaosKafka(brokers: string, clientId: string): KafkaClient {
   // Scenarios stop brokers and kill processes on purpose; the client's error lines would only be noise.
-  return createClient({ clientId, brokers, silent: true });
+  return createClient({ clientId, brokers });
 }
 
 export interface ChaosTopics {

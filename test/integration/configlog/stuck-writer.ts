@@ -11,7 +11,7 @@ const env = (name: string): string => {
   return v;
 };
 const name = process.env.KAFKA_CLIENT ?? '';
-const kafka = createClient({ clientId: 'stuck-writer', brokers: env('BROKERS'), silent: true, ...(isKafkaClientName(name) && { name }) });
+const kafka = createClient({ clientId: 'stuck-writer', brokers: env('BROKERS'), ...(isKafkaClientName(name) && { name }) });
 const log = new ConfigLog({ kafka, topic: env('CONFIG_TOPIC'), writerId: env('WRITER_ID') });
 await log.start();
 process.stdout.write('started\n');

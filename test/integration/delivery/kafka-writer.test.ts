@@ -97,7 +97,7 @@ describe('kafka writer specifics', () => {
   it('should fail its health check for a cluster it cannot reach', async () => {
     const writer = new KafkaWriter(
       { topic: 'x' },
-      createClient({ clientId: 'unreachable', brokers: ['127.0.0.1:1'], connectionTimeoutMs: 300, retries: 0, silent: true }),
+      createClient({ clientId: 'unreachable', brokers: ['127.0.0.1:1'], connectionTimeoutMs: 300, retries: 0 }),
     );
     await expect(writer.healthcheck()).rejects.toMatchObject({ code: 'DESTINATION_UNHEALTHY' });
     await expect(writer.write(testItems(1))).rejects.toMatchObject({ code: 'DESTINATION_UNREACHABLE', retryable: true });

@@ -24,6 +24,7 @@ import { guardedContext } from './connect-guard.js';
 import { javaPartitioner } from './java-partitioner.js';
 import { PlatformaticGroupConsumer } from './platformatic-consumer.js';
 import { fastProduceApi, type ProduceApi } from './produce-request.js';
+import { substituteApi } from './substitute-api.js';
 
 /** DescribeConfigs resource type of a topic. */
 const TOPIC_RESOURCE = 2;
@@ -143,23 +144,11 @@ export function toPlatformatic(topic: string, m: OutgoingMessage): MessageToProd
 
 /** The client's producer with the adapter's Produce request encoder (produce-request.ts). */
 class FastProducer extends Producer {
-  private readonly produceApis = new WeakMap<ProduceApi, ProduceApi>();
+  private readonly produceApis = new WeakMap<API<unknown[], unknown>, API<unknown[], unknown>>();
 
   override [kGetApi]<RequestArguments extends unknown[], ResponseType>(name: string, callback: Callback<API<RequestArguments, ResponseType>>): void {
-    if (name !== 'Produce') {
-      super[kGetApi](name, callback);
-      return;
-    }
-    super[kGetApi]<unknown[], unknown>(name, (error, api) => {
-      if (error !== null || api === undefined) {
-        callback(error);
-        return;
-      }
-      const original = api as unknown as ProduceApi;
-      let fast = this.produceApis.get(original);
-      if (fast === undefined) this.produceApis.set(original, (fast = fastProduceApi(original)));
-      callback(null, fast as unknown as API<RequestArguments, ResponseType>);
-    });
+    if (name !== 'Produce') super[kGetApi](name, callback);
+    else substituteApi((found) => super[kGetApi](name, found), this.produceApis, (api) => fastProduceApi(api as unknown as ProduceApi) as unknown as API<unknown[], unknown>, callback);
   }
 }
 

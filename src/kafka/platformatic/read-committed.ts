@@ -7,6 +7,7 @@
 // adapter) then sees each filtered answer before the client's message stream does.
 import { promisify } from 'node:util';
 import { Consumer, IS_CONTROL, IS_TRANSACTIONAL, kGetApi, type API, type Callback, type Connection, type RecordsBatch } from '@platformatic/kafka';
+import { substituteApi } from './substitute-api.js';
 
 /** One partition of a fetch response, as every Fetch version the client speaks parses it. */
 export interface FetchedPartition {
@@ -77,18 +78,7 @@ export class ReadCommittedConsumer<Key, Value, HeaderKey, HeaderValue> extends C
   onFetched: FetchListener | undefined;
 
   override [kGetApi]<RequestArguments extends unknown[], ResponseType>(name: string, callback: Callback<API<RequestArguments, ResponseType>>): void {
-    if (name !== 'Fetch') {
-      super[kGetApi](name, callback);
-      return;
-    }
-    super[kGetApi]<unknown[], unknown>(name, (error, api) => {
-      if (error !== null || api === undefined) {
-        callback(error);
-        return;
-      }
-      let filtered = this.fetches.get(api);
-      if (filtered === undefined) this.fetches.set(api, (filtered = filteringFetch(api, () => this.onFetched)));
-      callback(null, filtered as unknown as API<RequestArguments, ResponseType>);
-    });
+    if (name !== 'Fetch') super[kGetApi](name, callback);
+    else substituteApi((found) => super[kGetApi](name, found), this.fetches, (api) => filteringFetch(api, () => this.onFetched), callback);
   }
 }

@@ -13,7 +13,7 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'],
           testTimeout: 30_000,
-          // As the integration project: the two projects share one pool of workers.
+          // The integration project's figure: projects that run side by side must have the same.
           maxWorkers: 2,
         },
       },

@@ -171,6 +171,7 @@ function anyEnd(b: Buffer, i: number, depth: number): number {
   if (b[i] === close) return i + 1;
   for (;;) {
     if (close === CLOSE_BRACE) {
+      if (b[i] !== QUOTE) return -1;
       i = stringEnd(b, i);
       if (i < 0) return -1;
       i = ws(b, i);

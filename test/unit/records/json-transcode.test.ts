@@ -158,6 +158,8 @@ describe('JSON records the fast path must not take at face value', () => {
     `{"conn":{${conn}},"traffic_policy":{"logs":[{"a":{"__proto__":1},"b":[1,2.5,-3e-2,"x\\n"]}]}}`,
     `{"conn":{${conn}},"traffic_policy":{"logs":[{"__proto__":1}]}}`,
     `{"conn":{${conn}},"traffic_policy":{"logs":[{"a":1,"a":2}]}}`,
+    // A member name inside a log value that lost its opening quote: not JSON at all (found by the property below).
+    `{"conn":{${conn}},"traffic_policy":{"logs":[{"a":{"b":1, c":2}}]}}`,
     `{"conn":{${conn}},"traffic_policy":null}`,
     `{"conn":{${conn}},"traffic_policy":{"logs":[]}}`,
     `{"conn":{${conn}},"traffic_policy":{"logs":{}}}`,

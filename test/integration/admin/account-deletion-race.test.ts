@@ -90,6 +90,8 @@ describe('deleting an account while its resources are written', () => {
       const otherKey = await ok(a.call('POST', '/api_keys', { body: { account_id: other.id } }));
       await until('replica b knows the other key', async () => (await b.call('GET', '/reserved_domains', { token: otherKey.token })).status === 200);
       for (const h of [a, b]) {
+        // A replica checks against its own view: b may not have read a's create and delete of the name yet.
+        await h.app.configLog.sync();
         const r = await h.call('POST', '/reserved_domains', { token: otherKey.token, body: { domain } });
         expect([round, r.status, r.text]).toEqual([round, 201, expect.any(String)]);
         expect((await h.call('DELETE', `/reserved_domains/${r.json.id}`, { token: otherKey.token })).status).toBe(204);

@@ -57,16 +57,16 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
   const copies = new Map<PeerForm, DrainReport>();
   let kafkaVersion = '';
   for (const form of forms()) {
-    const session = await KafkaBenchSession.open(`peer-${form}`, ctx.progress, form);
+    const session = await KafkaBenchSession.open(`peer-${form}`, ctx.progress);
     kafkaVersion = session.broker.version;
     try {
-      await session.preload(records);
-      copies.set(form, await session.drain(session.passthrough(`copy-${form}`, PASSTHROUGH), drainTimeoutMs));
+      await session.preload(records, form);
+      copies.set(form, await session.drain(session.passthrough(`copy-${form}`, PASSTHROUGH, { input: form }), drainTimeoutMs));
       for (const workload of WORKLOADS) {
         const p: Pairing = { form, workload, service: [], peer: [] };
         pairings.push(p);
         for (let r = 1; r <= rounds; r++) {
-          const worker = session.worker(`worker-${form}-${workload.kind}-${r}`, SUBSCRIPTIONS, { kind: workload.kind });
+          const worker = session.worker(`worker-${form}-${workload.kind}-${r}`, SUBSCRIPTIONS, { kind: workload.kind, input: form });
           await worker.prepare();
           const subscriptions = worker.workload?.subscriptions;
           if (subscriptions === undefined) throw new Error('the worker configuration wrote no subscriptions');

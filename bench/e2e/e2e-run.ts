@@ -121,7 +121,7 @@ export async function runE2e(title: string, progress: (m: string) => void, o: E2
   const session = await KafkaBenchSession.open('e2e', progress);
   try {
     await session.preload(o.records);
-    if (o.json === true) await session.preloadJson(o.records);
+    if (o.json === true) await session.preload(o.records, 'json');
     const kcat: Measured = { config: session.kcatCopy('kcat'), label: `kcat copy (${kcatVersion})` };
     const all: Measured[] = [kcat];
     for (const client of o.clients) {

@@ -26,7 +26,7 @@ export interface Configuration {
    * what it wrote), and it has no latency run. Default: its group's commits.
    */
   readonly measuredBy?: 'outputs';
-  /** The raw topics it reads, when not the session's Avro ones (the JSON copy of them: KafkaBenchSession.preloadJson). */
+  /** The raw topics it reads, when not the session's Avro ones (KafkaBenchSession.inputsOf). */
   readonly inputs?: readonly string[];
 }
 
@@ -41,11 +41,17 @@ function alive(children: readonly BenchChild[]): void {
   if (dead !== undefined) throw new Error(`${dead.name} exited (${dead.child.exitCode ?? dead.child.signalCode})`);
 }
 
+/**
+ * A broker and the same generated records in each wire form preloaded (preload): the Avro form in the
+ * session's own raw topics, the JSON form in raw topics of their own. Copies and workers read one form.
+ */
 export class KafkaBenchSession {
   readonly topics: BenchTopics;
   readonly kafka: Kafka;
   readonly universe: TrafficUniverse;
   readonly source: ReturnType<typeof trafficSource>['next'];
+  /** The raw topics of each form preloaded so far. */
+  private readonly traffic = new Map<WireForm, BenchTopics['traffic']>();
   private readonly groups = new Map<Configuration, string>();
   private configCount = 0;
 
@@ -53,20 +59,20 @@ export class KafkaBenchSession {
     readonly name: string,
     readonly broker: BenchBroker,
     private readonly progress: (m: string) => void,
-    form: WireForm,
   ) {
     this.topics = benchTopics(uniquePrefix(name));
     this.kafka = benchKafka(broker.brokers);
-    const t = trafficSource(1, form);
+    this.traffic.set('avro', this.topics.traffic);
+    const t = trafficSource(1, 'avro');
     this.universe = t.universe;
     this.source = t.next;
   }
 
-  /** A broker and raw topics; `form` is the wire form the preloaded records are written in (Avro unless told). */
-  static async open(name: string, progress: (m: string) => void, form: WireForm = 'avro'): Promise<KafkaBenchSession> {
+  /** A broker and the Avro raw topics. */
+  static async open(name: string, progress: (m: string) => void): Promise<KafkaBenchSession> {
     const broker = await startBenchBroker(progress);
     try {
-      const s = new KafkaBenchSession(name, broker, progress, form);
+      const s = new KafkaBenchSession(name, broker, progress);
       await createTopics(s.kafka, s.topics, []);
       return s;
     } catch (err) {
@@ -75,8 +81,20 @@ export class KafkaBenchSession {
     }
   }
 
+  /** The Avro raw topics. */
   get inputs(): string[] {
-    return Object.values(this.topics.traffic) as string[];
+    return this.inputsOf('avro');
+  }
+
+  /** The raw topics of one wire form (preload it first). */
+  trafficOf(form: WireForm): BenchTopics['traffic'] {
+    const traffic = this.traffic.get(form);
+    if (traffic === undefined) throw new Error(`no ${form} records were preloaded in this session`);
+    return traffic;
+  }
+
+  inputsOf(form: WireForm): string[] {
+    return Object.values(this.trafficOf(form)) as string[];
   }
 
   output(name: string): string {
@@ -94,38 +112,43 @@ export class KafkaBenchSession {
     return { out, prepare };
   }
 
-  /** The raw topics holding the same records as JSON, once preloadJson ran. */
-  private jsonTopics: BenchTopics['traffic'] | undefined;
-
-  /** Preloads the same records' content as JSON into raw topics of their own, for workers given `input: 'json'`. */
-  async preloadJson(count: number): Promise<number> {
-    const traffic = { 'http_request_complete.v0': `${this.topics.prefix}.json.http`, 'tcp_connection_closed.v0': `${this.topics.prefix}.json.tcp` };
-    const topics = { ...this.topics, traffic };
-    await createTopics(this.kafka, topics, []);
+  /**
+   * Preloads `count` records in `form`: Avro into the session's raw topics, JSON (the same records'
+   * content, with content-type: application/json) into raw topics of their own.
+   */
+  async preload(count: number, form: WireForm = 'avro'): Promise<number> {
+    let topics = this.topics;
+    let source = this.source;
+    if (form !== 'avro') {
+      const traffic = { 'http_request_complete.v0': `${this.topics.prefix}.${form}.http`, 'tcp_connection_closed.v0': `${this.topics.prefix}.${form}.tcp` };
+      topics = { ...this.topics, traffic };
+      source = trafficSource(1, form).next;
+      await createTopics(this.kafka, topics, []);
+    }
     const started = Date.now();
-    const rate = await preload(this.broker.brokers, topics, count, trafficSource(1, 'json').next, this.progress);
-    this.progress(`preloaded ${count.toLocaleString('en-US')} JSON records in ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round(rate).toLocaleString('en-US')}/s)`);
-    this.jsonTopics = traffic;
+    const rate = await preload(this.broker.brokers, topics, count, source, this.progress);
+    this.progress(`preloaded ${count.toLocaleString('en-US')} ${form} records in ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round(rate).toLocaleString('en-US')}/s)`);
+    this.traffic.set(form, topics.traffic);
     return rate;
   }
 
-  async preload(count: number): Promise<number> {
-    const started = Date.now();
-    const rate = await preload(this.broker.brokers, this.topics, count, this.source, this.progress);
-    this.progress(`preloaded ${count.toLocaleString('en-US')} records in ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round(rate).toLocaleString('en-US')}/s)`);
-    return rate;
+  /** The configuration's `inputs` for a form other than the session's Avro topics. */
+  private inputsField(form: WireForm): Pick<Configuration, 'inputs'> {
+    return form === 'avro' ? {} : { inputs: this.inputsOf(form) };
   }
 
-  /** A client's passthrough child process writing to one output topic. */
-  passthrough(name: string, script: string, opts: { nodeArgs?: readonly string[] } = {}): Configuration {
+  /** A client's passthrough child process copying the records of `input` (Avro unless told) to one output topic. */
+  passthrough(name: string, script: string, opts: { nodeArgs?: readonly string[]; input?: WireForm } = {}): Configuration {
     const { out, prepare } = this.copyOutput(name);
+    const inputs = this.inputsOf(opts.input ?? 'avro');
     return {
       name,
       outputs: [out],
       inputTime: 'header',
+      ...this.inputsField(opts.input ?? 'avro'),
       prepare,
       start: async (group) => {
-        const env = { BENCH_BROKERS: this.broker.brokers, BENCH_IN_TOPICS: this.inputs.join(','), BENCH_OUT_TOPIC: out, BENCH_GROUP: group };
+        const env = { BENCH_BROKERS: this.broker.brokers, BENCH_IN_TOPICS: inputs.join(','), BENCH_OUT_TOPIC: out, BENCH_GROUP: group };
         return [await startChild(name, script, env, 'passthrough ready', { nodeArgs: opts.nodeArgs })];
       },
     };
@@ -160,20 +183,19 @@ export class KafkaBenchSession {
       nodeArgs?: readonly string[];
       compiled?: boolean;
       root?: string;
-      /** 'json': read the JSON copy of the records (preloadJson first). */
-      input?: 'json';
+      /** The wire form of the records it reads (preloaded first); Avro unless told. */
+      input?: WireForm;
     } = {},
   ): Configuration {
     const outputs = Array.from({ length: opts.destinations ?? 1 }, (_, i) => this.output(`${name}-${i}`));
-    const traffic = opts.input === 'json' ? this.jsonTopics : this.topics.traffic;
-    if (traffic === undefined) throw new Error(`${name}: preloadJson must run before a worker reads JSON`);
+    const traffic = this.trafficOf(opts.input ?? 'avro');
     const topics = { ...this.topics, traffic, config: `${this.topics.prefix}.config.${++this.configCount}` };
     let written = false;
     const c: Configuration = {
       name,
       outputs,
       inputTime: 'envelope',
-      ...(opts.input === 'json' && { inputs: Object.values(traffic) }),
+      ...this.inputsField(opts.input ?? 'avro'),
       prepare: async () => {
         if (written) return;
         await createTopics(this.kafka, topics, outputs);

@@ -49,26 +49,28 @@ export function peerConfig(o: { brokers: string; topics: Readonly<Record<Traffic
 }
 
 /**
- * Redpanda Connect (`bin`) on the session's raw topics with the subscriptions `subscriptions()` returns
+ * Redpanda Connect (`bin`) on the session's raw topics of `form` with the subscriptions `subscriptions()` returns
  * (read when it is prepared: the worker configuration beside it writes them), writing to one output topic.
  */
 export function peerConfiguration(session: KafkaBenchSession, name: string, bin: string, form: PeerForm, subscriptions: () => readonly StoredSubscription[]): Configuration {
   const output = session.output(name);
+  const topics = session.trafficOf(form);
   let mapping: string | undefined;
   return {
     name,
     outputs: [output],
     inputTime: 'header',
+    ...(form !== 'avro' && { inputs: session.inputsOf(form) }),
     prepare: async () => {
       if (mapping !== undefined) return;
       await createTopics(session.kafka, session.topics, [output]);
-      mapping = peerMapping({ subscriptions: subscriptions(), topics: session.topics.traffic, form });
+      mapping = peerMapping({ subscriptions: subscriptions(), topics, form });
     },
     start: (group) => {
       if (mapping === undefined) throw new Error(`${name} was not prepared`);
       mkdirSync(RUN_DIR, { recursive: true });
       const file = join(RUN_DIR, `${group}.yaml`);
-      writeFileSync(file, JSON.stringify(peerConfig({ brokers: session.broker.brokers, topics: session.topics.traffic, output, group, form, mapping }), null, 2));
+      writeFileSync(file, JSON.stringify(peerConfig({ brokers: session.broker.brokers, topics, output, group, form, mapping }), null, 2));
       const child = spawn(bin, ['run', file], { stdio: ['ignore', 'pipe', 'pipe'] });
       return Promise.resolve([childOf(name, child)]);
     },

@@ -17,14 +17,14 @@ import { areasTable, framesTable, partShares, partsTable, selfTimeByArea, topFra
 const [records = '200000', subscriptions = '100', which = 'worker', form = 'avro', kind = 'one-percent'] = process.argv.slice(2);
 const progress = (m: string): void => void process.stderr.write(`[profile] ${m}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'edge-worker-prof-'));
-const session = await KafkaBenchSession.open('profile', progress, form as WireForm);
+const session = await KafkaBenchSession.open('profile', progress);
 try {
-  await session.preload(Number(records));
+  await session.preload(Number(records), form as WireForm);
   const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
   const config =
     which === 'worker' || which === 'fifth'
-      ? session.worker('worker', Number(subscriptions), { nodeArgs, kind: which === 'fifth' ? 'fifth-percent' : (kind as SubscriptionKind) })
-      : session.passthrough(which, fileURLToPath(new URL(`../e2e/${which}.ts`, import.meta.url)), { nodeArgs });
+      ? session.worker('worker', Number(subscriptions), { nodeArgs, kind: which === 'fifth' ? 'fifth-percent' : (kind as SubscriptionKind), input: form as WireForm })
+      : session.passthrough(which, fileURLToPath(new URL(`../e2e/${which}.ts`, import.meta.url)), { nodeArgs, input: form as WireForm });
   const r = await session.drain(config, 600_000);
   process.stdout.write(`${which}: ${Math.round(r.recordsPerSecond)} records/s, ${r.eventsPerRecord.toFixed(2)} events/record, ${r.cores.toFixed(2)} cores, ${Math.round((r.cores / r.recordsPerSecond) * 1e9)} CPU ns/record\n\n`);
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));

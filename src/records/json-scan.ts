@@ -43,6 +43,16 @@ export interface ScanState {
   readonly escaped: Uint8Array;
   /** Per bool, integer or timestamp leaf: its value (a timestamp's in microseconds). */
   readonly numbers: Float64Array;
+  /**
+   * The strings of the header maps, as the scan found them, so that the Avro writer copies them without
+   * looking for their ends again: per string two entries, its body's start (negated for a name) and end
+   * (its closing quote; ~end when it holds escapes). Entry 0 counts the entries used, from 1 on; entries
+   * beyond the array's length are counted, not noted.
+   */
+  readonly notes: Int32Array;
+  /** Per header leaf: its map's first note and the one after its last (beyond notes.length when they did not all fit). */
+  readonly noteFrom: Int32Array;
+  readonly noteTo: Int32Array;
 }
 
 export const ABSENT = -1;
@@ -89,17 +99,26 @@ function quotedEnd(b: Buffer, i: number): number {
   return -1;
 }
 
-/** The position after the string whose opening quote is at i, or -1 to give up; `v` is wordView(b), `o` b.byteOffset. */
-function stringEnd(b: Buffer, v: DataView, o: number, i: number): number {
+/**
+ * The position of the closing quote of the string whose body starts at s, as ~position when the body holds
+ * escapes, or -1 to give up; `v` is wordView(b), `o` b.byteOffset.
+ */
+function closingQuote(b: Buffer, v: DataView, o: number, s: number): number {
   // The scan gives up on longer texts than MAX_SCAN_BYTES: the length is an int32.
   const len = b.length | 0;
-  const s = i + 1;
-  i = specialAt(b, v, o, s, len);
-  if (i >= len) return -1;
-  if (b[i] === QUOTE) return i + 1;
+  const e = specialAt(b, v, o, s, len);
+  if (e >= len) return -1;
+  if (b[e] === QUOTE) return e;
   // A backslash (walked escape by escape: it may escape a quote) or a control character (refused).
-  const e = quotedEnd(b, s);
-  return e < 0 ? -1 : e + 1;
+  const q = quotedEnd(b, s);
+  return q < 0 ? -1 : ~q;
+}
+
+/** The position after the string whose opening quote is at i, or -1 to give up. */
+function stringEnd(b: Buffer, v: DataView, o: number, i: number): number {
+  const e = closingQuote(b, v, o, i + 1);
+  if (e === -1) return -1;
+  return (e < 0 ? ~e : e) + 1;
 }
 
 /** True when the string [s, e) between its quotes is "__proto__", refused as a map key (json-record.ts checkKey). */
@@ -186,19 +205,29 @@ function keyEnd(b: Buffer, v: DataView, o: number, i: number): number {
 }
 
 /**
- * A header map at i, {"name": ["value", ...], ...}: the position after it, or -1. The map's loop is the
- * scan's hottest: whitespace is skipped by a call only where there is some, and the names are read here
- * as keyEnd reads them (the calls cost 4-8% of the scan, bench/results/PROFILE.md).
+ * A header map at i, {"name": ["value", ...], ...}: the position after it, or -1; its strings are noted in
+ * `notes` (ScanState). The map's loop is the scan's hottest: whitespace is skipped by a call only where
+ * there is some, and the names are read here as keyEnd reads them (the calls cost 4-8% of the scan,
+ * bench/results/PROFILE.md).
  */
-function headersEnd(b: Buffer, v: DataView, o: number, i: number): number {
+function headersEnd(b: Buffer, v: DataView, o: number, i: number, notes: Int32Array): number {
+  let n = notes[0] as number;
   if (b[i] !== OPEN_BRACE) return -1;
   i = ws(b, i + 1);
   if (b[i] === CLOSE_BRACE) return i + 1;
   for (;;) {
     if (b[i] !== QUOTE) return -1;
     const s = i + 1;
-    i = stringEnd(b, v, o, i);
-    if (i < 0 || isProto(b, s, i - 1)) return -1;
+    let e = closingQuote(b, v, o, s);
+    if (e === -1) return -1;
+    if (n + 2 <= notes.length) {
+      notes[n] = -s;
+      notes[n + 1] = e;
+    }
+    n += 2;
+    if (e < 0) e = ~e;
+    if (isProto(b, s, e)) return -1;
+    i = e + 1;
     if ((b[i] as number) <= 0x20) i = ws(b, i);
     if (b[i] !== COLON) return -1;
     if ((b[++i] as number) <= 0x20) i = ws(b, i);
@@ -208,8 +237,14 @@ function headersEnd(b: Buffer, v: DataView, o: number, i: number): number {
     else {
       for (;;) {
         if (b[i] !== QUOTE) return -1;
-        i = stringEnd(b, v, o, i);
-        if (i < 0) return -1;
+        e = closingQuote(b, v, o, i + 1);
+        if (e === -1) return -1;
+        if (n + 2 <= notes.length) {
+          notes[n] = i + 1;
+          notes[n + 1] = e;
+        }
+        n += 2;
+        i = (e < 0 ? ~e : e) + 1;
         if ((b[i] as number) <= 0x20) i = ws(b, i);
         if (b[i] === COMMA) {
           if ((b[++i] as number) <= 0x20) i = ws(b, i);
@@ -222,7 +257,10 @@ function headersEnd(b: Buffer, v: DataView, o: number, i: number): number {
     if ((b[i] as number) <= 0x20) i = ws(b, i);
     if (b[i] === COMMA) {
       if ((b[++i] as number) <= 0x20) i = ws(b, i);
-    } else return b[i] === CLOSE_BRACE ? i + 1 : -1;
+    } else if (b[i] === CLOSE_BRACE) {
+      notes[0] = n;
+      return i + 1;
+    } else return -1;
   }
 }
 
@@ -350,7 +388,7 @@ function leafValue(g: Gen, leaf: LeafPlan): void {
       integerLeaf(g, k, leaf.type);
       break;
     case 'headers':
-      g.lines.push(`S[${k}] = i; i = H.headersEnd(b, D, O, i); if (i < 0) return; E[${k}] = i;`);
+      g.lines.push(`S[${k}] = i; NF[${k}] = P[0]; i = H.headersEnd(b, D, O, i, P); if (i < 0) return; E[${k}] = i; NT[${k}] = P[0];`);
       break;
     case 'logs':
       g.lines.push(`S[${k}] = i; i = H.logsEnd(b, D, O, i); if (i < 0) return; E[${k}] = i;`);
@@ -482,6 +520,7 @@ export function compileJsonScan(plan: RecordPlan, state: ScanState): JsonScan {
     'if (!H.isUtf8(b)) return;',
     'const D = H.wordView(b), O = b.byteOffset;',
     `S.fill(${ABSENT});`,
+    'P[0] = 1;',
     'let i = 0;',
     WS,
     // A top-level null is not a record: leave it to the exact decoder's message.
@@ -495,13 +534,16 @@ export function compileJsonScan(plan: RecordPlan, state: ScanState): JsonScan {
     'return H.filterableOk(f) ? f : undefined;',
     '};',
   ].join('\n');
-  const factory = new Function('H', 'S', 'E', 'X', 'N', 'K', body) as (
+  const factory = new Function('H', 'S', 'E', 'X', 'N', 'P', 'NF', 'NT', 'K', body) as (
     h: typeof helpers,
     s: Int32Array,
     e: Int32Array,
     x: Uint8Array,
     n: Float64Array,
+    p: Int32Array,
+    nf: Int32Array,
+    nt: Int32Array,
     k: StringCache[],
   ) => JsonScan;
-  return factory(helpers, state.starts, state.ends, state.escaped, state.numbers, g.caches);
+  return factory(helpers, state.starts, state.ends, state.escaped, state.numbers, state.notes, state.noteFrom, state.noteTo, g.caches);
 }

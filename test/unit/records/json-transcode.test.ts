@@ -257,6 +257,9 @@ describe('JSON records the fast path must not take at face value', () => {
       '{"a":["x\\"y"],"b\\"c":["\\\\"]}',
       '{"a":["\u00e9"],"\u00e9":["1"]}',
       '{"a":["\\u0041"]}',
+      // More strings than the scan notes for the writer (json-transcode.ts NOTES): the rest of the map is walked again.
+      `{"a":[${'"x",'.repeat(1100)}"y"],"b\\"":["z\\n"]}`,
+      `{${Array.from({ length: 600 }, (_, n) => `"h${n}":["v\\t${n}"${n % 3 === 0 ? ',"w"' : ''}]`).join(',')}}`,
       '{"a":["1",]}',
       '{"a":"1"}',
       '{"a":[1]}',

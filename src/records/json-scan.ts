@@ -207,7 +207,7 @@ function keyEnd(b: Buffer, v: DataView, o: number, i: number): number {
 /**
  * A header map at i, {"name": ["value", ...], ...}: the position after it, or -1; its strings are noted in
  * `notes` (ScanState). The map's loop is the scan's hottest: whitespace is skipped by a call only where
- * there is some, and the names are read here as keyEnd reads them (the calls cost 4-8% of the scan,
+ * there is some, and the names are read here as keyEnd reads them (the calls cost about 8% of the scan,
  * bench/results/PROFILE.md).
  */
 function headersEnd(b: Buffer, v: DataView, o: number, i: number, notes: Int32Array): number {

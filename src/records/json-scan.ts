@@ -15,6 +15,7 @@ import type { FieldType } from '../events/catalog.js';
 import type { GroupPlan, LeafPlan, RecordPlan } from './field-plan.js';
 import { FILTERABLE_PATHS, REPEATING_PATHS, checkFilterable } from './filterable.js';
 import type { FilterableFields } from './record-types.js';
+import { plainWordsCode, specialAt, wordView } from './json-string-bytes.js';
 import { cachedString, newStringCache, type StringCache } from './string-cache.js';
 import { MAX_INT64_MAGNITUDE, rfc3339Micros } from './timestamps.js';
 
@@ -42,6 +43,16 @@ export interface ScanState {
   readonly escaped: Uint8Array;
   /** Per bool, integer or timestamp leaf: its value (a timestamp's in microseconds). */
   readonly numbers: Float64Array;
+  /**
+   * The strings of the header maps, as the scan found them, so that the Avro writer copies them without
+   * looking for their ends again: per string two entries, its body's start (negated for a name) and end
+   * (its closing quote; ~end when it holds escapes). Entry 0 counts the entries used, from 1 on; entries
+   * beyond the array's length are counted, not noted.
+   */
+  readonly notes: Int32Array;
+  /** Per header leaf: its map's first note and the one after its last (beyond notes.length when they did not all fit). */
+  readonly noteFrom: Int32Array;
+  readonly noteTo: Int32Array;
 }
 
 export const ABSENT = -1;
@@ -49,6 +60,8 @@ export const ABSENT = -1;
 /** The filterable fields of a record that passed every check, or undefined to decode it the exact way. */
 export type JsonScan = (json: Buffer) => FilterableFields | undefined;
 
+/** Longer texts are left to the exact decoder, so that the scan's positions are int32 (far above any record's size). */
+const MAX_SCAN_BYTES = 2 ** 30;
 /** Log values nested deeper than this are left to the exact decoder, which holds them to MAX_LOG_VALUE_DEPTH (32). */
 const MAX_FAST_DEPTH = 16;
 /** Integers with more digits are left to the exact decoder; up to 16 the sum is exact below 2^53 and above it beyond every bound. */
@@ -71,16 +84,6 @@ function simpleEscape(c: number | undefined): boolean {
 }
 
 /**
- * Per byte: 1 for a backslash, 2 for a control character, which a JSON string may not hold raw. A string's
- * bytes are scanned to the next quote OR-ing these flags, one predictable branch a byte; the rare string
- * with a backslash is walked again escape by escape (quotedEnd). Branching on each byte's class instead
- * was twice as slow (bench/results/PROFILE.md).
- */
-const SPECIAL = new Uint8Array(256);
-SPECIAL[BACKSLASH] = 1;
-SPECIAL.fill(2, 0, 0x20);
-
-/**
  * The position of the closing quote of the string whose first byte (after its opening quote) is at i,
  * walking its escapes, or -1 to give up (a \u escape, a raw control character, no end).
  */
@@ -96,20 +99,26 @@ function quotedEnd(b: Buffer, i: number): number {
   return -1;
 }
 
+/**
+ * The position of the closing quote of the string whose body starts at s, as ~position when the body holds
+ * escapes, or -1 to give up; `v` is wordView(b), `o` b.byteOffset.
+ */
+function closingQuote(b: Buffer, v: DataView, o: number, s: number): number {
+  // The scan gives up on longer texts than MAX_SCAN_BYTES: the length is an int32.
+  const len = b.length | 0;
+  const e = specialAt(b, v, o, s, len);
+  if (e >= len) return -1;
+  if (b[e] === QUOTE) return e;
+  // A backslash (walked escape by escape: it may escape a quote) or a control character (refused).
+  const q = quotedEnd(b, s);
+  return q < 0 ? -1 : ~q;
+}
+
 /** The position after the string whose opening quote is at i, or -1 to give up. */
-function stringEnd(b: Buffer, i: number): number {
-  const len = b.length;
-  const s = ++i;
-  let flags = 0;
-  for (; i < len; i++) {
-    const c = b[i] as number;
-    if (c === QUOTE) break;
-    flags |= SPECIAL[c] as number;
-  }
-  if (i >= len || flags >= 2) return -1;
-  if (flags === 0) return i + 1;
-  const e = quotedEnd(b, s);
-  return e < 0 ? -1 : e + 1;
+function stringEnd(b: Buffer, v: DataView, o: number, i: number): number {
+  const e = closingQuote(b, v, o, i + 1);
+  if (e === -1) return -1;
+  return (e < 0 ? ~e : e) + 1;
 }
 
 /** True when the string [s, e) between its quotes is "__proto__", refused as a map key (json-record.ts checkKey). */
@@ -158,9 +167,9 @@ function numberEnd(b: Buffer, i: number): number {
 }
 
 /** The position after any JSON value at i, checked for syntax, or -1; `depth` counts the containers around it. */
-function anyEnd(b: Buffer, i: number, depth: number): number {
+function anyEnd(b: Buffer, v: DataView, o: number, i: number, depth: number): number {
   const c = b[i];
-  if (c === QUOTE) return stringEnd(b, i);
+  if (c === QUOTE) return stringEnd(b, v, o, i);
   if (c === 0x74) return literal(b, i, 'true');
   if (c === 0x66) return literal(b, i, 'false');
   if (c === 0x6e) return literal(b, i, 'null');
@@ -172,13 +181,13 @@ function anyEnd(b: Buffer, i: number, depth: number): number {
   for (;;) {
     if (close === CLOSE_BRACE) {
       if (b[i] !== QUOTE) return -1;
-      i = stringEnd(b, i);
+      i = stringEnd(b, v, o, i);
       if (i < 0) return -1;
       i = ws(b, i);
       if (b[i] !== COLON) return -1;
       i = ws(b, i + 1);
     }
-    i = anyEnd(b, i, depth + 1);
+    i = anyEnd(b, v, o, i, depth + 1);
     if (i < 0) return -1;
     i = ws(b, i);
     if (b[i] === COMMA) i = ws(b, i + 1);
@@ -187,45 +196,76 @@ function anyEnd(b: Buffer, i: number, depth: number): number {
 }
 
 /** The position after the member name at i and its colon, or -1; a "__proto__" name gives up. */
-function keyEnd(b: Buffer, i: number): number {
+function keyEnd(b: Buffer, v: DataView, o: number, i: number): number {
   if (b[i] !== QUOTE) return -1;
-  const e = stringEnd(b, i);
+  const e = stringEnd(b, v, o, i);
   if (e < 0 || isProto(b, i + 1, e - 1)) return -1;
   i = ws(b, e);
   return b[i] === COLON ? ws(b, i + 1) : -1;
 }
 
-/** A header map at i, {"name": ["value", ...], ...}: the position after it, or -1. */
-function headersEnd(b: Buffer, i: number): number {
+/**
+ * A header map at i, {"name": ["value", ...], ...}: the position after it, or -1; its strings are noted in
+ * `notes` (ScanState). The map's loop is the scan's hottest: whitespace is skipped by a call only where
+ * there is some, and the names are read here as keyEnd reads them (the calls cost about 8% of the scan,
+ * bench/results/PROFILE.md).
+ */
+function headersEnd(b: Buffer, v: DataView, o: number, i: number, notes: Int32Array): number {
+  let n = notes[0] as number;
   if (b[i] !== OPEN_BRACE) return -1;
   i = ws(b, i + 1);
   if (b[i] === CLOSE_BRACE) return i + 1;
   for (;;) {
-    i = keyEnd(b, i);
-    if (i < 0 || b[i] !== OPEN_BRACKET) return -1;
-    i = ws(b, i + 1);
+    if (b[i] !== QUOTE) return -1;
+    const s = i + 1;
+    let e = closingQuote(b, v, o, s);
+    if (e === -1) return -1;
+    if (n + 2 <= notes.length) {
+      notes[n] = -s;
+      notes[n + 1] = e;
+    }
+    n += 2;
+    if (e < 0) e = ~e;
+    if (isProto(b, s, e)) return -1;
+    i = e + 1;
+    if ((b[i] as number) <= 0x20) i = ws(b, i);
+    if (b[i] !== COLON) return -1;
+    if ((b[++i] as number) <= 0x20) i = ws(b, i);
+    if (b[i] !== OPEN_BRACKET) return -1;
+    if ((b[++i] as number) <= 0x20) i = ws(b, i);
     if (b[i] === CLOSE_BRACKET) i++;
     else {
       for (;;) {
         if (b[i] !== QUOTE) return -1;
-        i = stringEnd(b, i);
-        if (i < 0) return -1;
-        i = ws(b, i);
-        if (b[i] === COMMA) i = ws(b, i + 1);
-        else if (b[i] === CLOSE_BRACKET) {
+        e = closingQuote(b, v, o, i + 1);
+        if (e === -1) return -1;
+        if (n + 2 <= notes.length) {
+          notes[n] = i + 1;
+          notes[n + 1] = e;
+        }
+        n += 2;
+        i = (e < 0 ? ~e : e) + 1;
+        if ((b[i] as number) <= 0x20) i = ws(b, i);
+        if (b[i] === COMMA) {
+          if ((b[++i] as number) <= 0x20) i = ws(b, i);
+        } else if (b[i] === CLOSE_BRACKET) {
           i++;
           break;
         } else return -1;
       }
     }
-    i = ws(b, i);
-    if (b[i] === COMMA) i = ws(b, i + 1);
-    else return b[i] === CLOSE_BRACE ? i + 1 : -1;
+    if ((b[i] as number) <= 0x20) i = ws(b, i);
+    if (b[i] === COMMA) {
+      if ((b[++i] as number) <= 0x20) i = ws(b, i);
+    } else if (b[i] === CLOSE_BRACE) {
+      notes[0] = n;
+      return i + 1;
+    } else return -1;
   }
 }
 
 /** traffic_policy.logs at i, [{"name": any JSON value, ...}, ...]: the position after it, or -1. */
-function logsEnd(b: Buffer, i: number): number {
+function logsEnd(b: Buffer, v: DataView, o: number, i: number): number {
   if (b[i] !== OPEN_BRACKET) return -1;
   i = ws(b, i + 1);
   if (b[i] === CLOSE_BRACKET) return i + 1;
@@ -235,9 +275,9 @@ function logsEnd(b: Buffer, i: number): number {
     if (b[i] === CLOSE_BRACE) i++;
     else {
       for (;;) {
-        i = keyEnd(b, i);
+        i = keyEnd(b, v, o, i);
         if (i < 0) return -1;
-        i = anyEnd(b, i, 0);
+        i = anyEnd(b, v, o, i, 0);
         if (i < 0) return -1;
         i = ws(b, i);
         if (b[i] === COMMA) i = ws(b, i + 1);
@@ -273,7 +313,7 @@ function filterableOk(f: FilterableFields): boolean {
   }
 }
 
-const helpers = { ws, isUtf8, quotedEnd, headersEnd, logsEnd, rfc3339Micros, cachedString, plainText, escapedText, filterableOk, MAX: MAX_INT64_MAGNITUDE };
+const helpers = { ws, isUtf8, wordView, specialAt, quotedEnd, headersEnd, logsEnd, rfc3339Micros, cachedString, plainText, escapedText, filterableOk, MAX: MAX_INT64_MAGNITUDE };
 
 interface Gen {
   readonly lines: string[];
@@ -297,10 +337,11 @@ function stringLeaf(g: Gen, k: number): void {
   g.lines.push(
     `if (b[i] !== ${QUOTE}) return;`,
     `S[${k}] = ++i; X[${k}] = 0;`,
-    `{ let f = 0;`,
-    `  for (;; i++) { if (i >= len) return; const c = b[i]; if (c === ${QUOTE}) break; f |= T[c]; }`,
-    // A backslash may have escaped the quote found: the string is walked again escape by escape.
-    `  if (f !== 0) { if (f >= 2) return; i = H.quotedEnd(b, S[${k}]); if (i < 0) return; X[${k}] = 1; } }`,
+    plainWordsCode('D', 'O', 'i', 'len'),
+    `if (i + 4 > len) i = H.specialAt(b, D, O, i, len);`,
+    `if (i >= len) return;`,
+    // A backslash may escape a quote: the string is walked again escape by escape (a control character gives up).
+    `if (b[i] !== ${QUOTE}) { i = H.quotedEnd(b, S[${k}]); if (i < 0) return; X[${k}] = 1; }`,
     `E[${k}] = i++;`,
   );
 }
@@ -347,19 +388,36 @@ function leafValue(g: Gen, leaf: LeafPlan): void {
       integerLeaf(g, k, leaf.type);
       break;
     case 'headers':
-      g.lines.push(`S[${k}] = i; i = H.headersEnd(b, i); if (i < 0) return; E[${k}] = i;`);
+      g.lines.push(`S[${k}] = i; NF[${k}] = P[0]; i = H.headersEnd(b, D, O, i, P); if (i < 0) return; E[${k}] = i; NT[${k}] = P[0];`);
       break;
     case 'logs':
-      g.lines.push(`S[${k}] = i; i = H.logsEnd(b, i); if (i < 0) return; E[${k}] = i;`);
+      g.lines.push(`S[${k}] = i; i = H.logsEnd(b, D, O, i); if (i < 0) return; E[${k}] = i;`);
       break;
   }
   if (!leaf.required) g.lines.push('}');
 }
 
+/** The little-endian 32-bit word of the four ASCII characters of `text` at `at`, as DataView.getInt32(_, true) reads them. */
+function wordOf(text: string, at: number): number {
+  return (text.charCodeAt(at) | (text.charCodeAt(at + 1) << 8) | (text.charCodeAt(at + 2) << 16) | (text.charCodeAt(at + 3) << 24)) | 0;
+}
+
+/** Code comparing the bytes at `at` from byte `from` on with those of `text` (ASCII), a word at a time; the caller checked that they are inside the buffer. */
+function wordsAre(at: string, text: string, from: number): string {
+  if (text.length < 4) return bytesAre(at, text);
+  const tests: string[] = [];
+  let k = from;
+  for (; k + 4 <= text.length; k += 4) tests.push(`D.getInt32(O + ${at} + ${k}, true) === ${wordOf(text, k)}`);
+  // The last bytes in a word that overlaps the one before.
+  if (k < text.length) tests.push(`D.getInt32(O + ${at} + ${text.length - 4}, true) === ${wordOf(text, text.length - 4)}`);
+  return tests.length === 0 ? 'true' : tests.join(' && ');
+}
+
 /**
  * Emits the scan of a group's object (or null, for none) at i. Members may come in any order and each at
- * most once (a bit each in m<n>); a name is matched by its length and bytes, so a name with escapes,
- * which no member's has, is unknown and gives up.
+ * most once (a bit each in m<n>). A member name is matched with its closing quote by words, the first of
+ * them chosen by a switch, so a name is never scanned for its end; a name with escapes, which no member's
+ * has, is unknown and gives up.
  */
 function groupValue(g: Gen, group: GroupPlan): void {
   if (group.children.length > 30) throw new Error(`${group.path || 'the record'}: more members than the scan's bit set holds`);
@@ -373,28 +431,46 @@ function groupValue(g: Gen, group: GroupPlan): void {
     `else { let m${n} = 0; for (;;) {`,
     `if (b[i] !== ${QUOTE}) return;`,
     `const k${n} = ++i;`,
-    `for (;;) { if (i >= len) return; if (b[i] === ${QUOTE}) break; i++; }`,
-    `const n${n} = i++ - k${n};`,
+    // A member, its colon, a value and the closing brace take more than 4 bytes: fewer left is no record.
+    `if (k${n} + 4 > len) return;`,
   );
-  const byLength = new Map<number, { child: GroupPlan | LeafPlan; bit: number }[]>();
+  // Names with their closing quote, by their first word; those shorter than a word are tested in the default.
+  const byWord = new Map<number, { child: GroupPlan | LeafPlan; bit: number; quoted: string }[]>();
+  const short: { child: GroupPlan | LeafPlan; bit: number; quoted: string }[] = [];
   group.children.forEach((child, index) => {
-    const list = byLength.get(child.name.length) ?? [];
-    list.push({ child, bit: 1 << index });
-    byLength.set(child.name.length, list);
+    const member = { child, bit: 1 << index, quoted: `${child.name}"` };
+    if (member.quoted.length < 4) short.push(member);
+    else {
+      const word = wordOf(member.quoted, 0);
+      byWord.set(word, [...(byWord.get(word) ?? []), member]);
+    }
   });
-  g.lines.push(`switch (n${n}) {`);
-  for (const [length, members] of byLength) {
-    g.lines.push(`case ${length}:`);
-    members.forEach(({ child, bit }, index) => {
-      g.lines.push(`${index === 0 ? '' : 'else '}if (${bytesAre(`k${n}`, child.name)}) {`, `if ((m${n} & ${bit}) !== 0) return; m${n} |= ${bit};`, WS, `if (b[i] !== ${COLON}) return;`, `i++; ${WS}`);
+  const members = (list: readonly { child: GroupPlan | LeafPlan; bit: number; quoted: string }[], from: number): void => {
+    list.forEach(({ child, bit, quoted }, index) => {
+      g.lines.push(
+        `${index === 0 ? '' : 'else '}if (k${n} + ${quoted.length} <= len && ${wordsAre(`k${n}`, quoted, from)}) {`,
+        `i = k${n} + ${quoted.length};`,
+        `if ((m${n} & ${bit}) !== 0) return; m${n} |= ${bit};`,
+        WS,
+        `if (b[i] !== ${COLON}) return;`,
+        `i++; ${WS}`,
+      );
       if (child.kind === 'group') groupValue(g, child);
       else leafValue(g, child);
       g.lines.push('}');
     });
-    g.lines.push('else return;', 'break;');
+    g.lines.push('else return;');
+  };
+  g.lines.push(`switch (D.getInt32(O + k${n}, true)) {`);
+  for (const [word, list] of byWord) {
+    g.lines.push(`case ${word}:`);
+    members(list, 4);
+    g.lines.push('break;');
   }
+  g.lines.push('default:');
+  if (short.length > 0) members(short, 0);
+  else g.lines.push('return;');
   g.lines.push(
-    'default: return;',
     '}',
     WS,
     `if (b[i] === ${COMMA}) { i++; ${WS} } else if (b[i] === ${CLOSE_BRACE}) { i++; break; } else return;`,
@@ -437,10 +513,14 @@ export function compileJsonScan(plan: RecordPlan, state: ScanState): JsonScan {
   const literalText = filterableLiteral(g, plan);
   const body = [
     'return function scan(b) {',
-    'const len = b.length;',
+    `if (b.length > ${MAX_SCAN_BYTES}) return;`,
+    // Positions as int32: a length that may be beyond int32 makes every comparison with it a float one.
+    'const len = b.length | 0;',
     // The exact decoder refuses a body that is not UTF-8 first; what is, holds only valid UTF-8 strings.
     'if (!H.isUtf8(b)) return;',
+    'const D = H.wordView(b), O = b.byteOffset;',
     `S.fill(${ABSENT});`,
+    'P[0] = 1;',
     'let i = 0;',
     WS,
     // A top-level null is not a record: leave it to the exact decoder's message.
@@ -454,14 +534,16 @@ export function compileJsonScan(plan: RecordPlan, state: ScanState): JsonScan {
     'return H.filterableOk(f) ? f : undefined;',
     '};',
   ].join('\n');
-  const factory = new Function('H', 'T', 'S', 'E', 'X', 'N', 'K', body) as (
+  const factory = new Function('H', 'S', 'E', 'X', 'N', 'P', 'NF', 'NT', 'K', body) as (
     h: typeof helpers,
-    t: Uint8Array,
     s: Int32Array,
     e: Int32Array,
     x: Uint8Array,
     n: Float64Array,
+    p: Int32Array,
+    nf: Int32Array,
+    nt: Int32Array,
     k: StringCache[],
   ) => JsonScan;
-  return factory(helpers, SPECIAL, state.starts, state.ends, state.escaped, state.numbers, g.caches);
+  return factory(helpers, state.starts, state.ends, state.escaped, state.numbers, state.notes, state.noteFrom, state.noteTo, g.caches);
 }

@@ -2,7 +2,8 @@
 // and decoded from bytes by the Avro path (docs/record-formats.md, "JSON on the fast path").
 //
 // The scan (json-scan.ts) checks every record and reads its filterable fields; only a record that some
-// subscription matched is written here, from the positions the scan noted. The Avro record is not
+// subscription matched is written here, from the positions the scan noted, the strings of its header maps
+// included (walking them again cost a third of the write, bench/results/PROFILE.md). The Avro record is not
 // validated again: the scan made the checks the Avro validation would, and the writer hands the codec the
 // leaf starts it wrote (AvroCodec.written), as the validation would have found them.
 import type { FieldType } from '../events/catalog.js';
@@ -31,11 +32,19 @@ export interface JsonTranscoder {
 export function createJsonTranscoder(codec: AvroCodec): JsonTranscoder {
   const plan = codec.plan;
   const leaves = plan.leaves.length;
-  const state: ScanState = { starts: new Int32Array(leaves), ends: new Int32Array(leaves), escaped: new Uint8Array(leaves), numbers: new Float64Array(leaves) };
+  const state: ScanState = {
+    starts: new Int32Array(leaves),
+    ends: new Int32Array(leaves),
+    escaped: new Uint8Array(leaves),
+    numbers: new Float64Array(leaves),
+    notes: new Int32Array(NOTES),
+    noteFrom: new Int32Array(leaves),
+    noteTo: new Int32Array(leaves),
+  };
   const scanRecord = compileJsonScan(plan, state);
   const types = Uint8Array.from(plan.leaves.map((l) => TYPE[l.type]));
   const required = Uint8Array.from(plan.leaves.map((l) => (l.required ? 1 : 0)));
-  const { starts, ends, escaped, numbers } = state;
+  const { starts, ends, escaped, numbers, notes, noteFrom, noteTo } = state;
   const avroStarts = new Int32Array(leaves);
   // The record whose positions are in `state`.
   let scanned: Buffer | undefined;
@@ -68,9 +77,11 @@ export function createJsonTranscoder(codec: AvroCodec): JsonTranscoder {
         case TYPE.bool:
           o[at++] = numbers[slot] as number;
           break;
-        case TYPE.headers:
-          at = headersAvro(o, at, json, s);
+        case TYPE.headers: {
+          const to = noteTo[slot] as number;
+          at = to <= NOTES ? notedHeadersAvro(o, at, json, notes, noteFrom[slot] as number, to) : headersAvro(o, at, json, s);
           break;
+        }
         case TYPE.logs:
           at = logsAvro(o, at, json, s);
           break;
@@ -92,6 +103,9 @@ export function createJsonTranscoder(codec: AvroCodec): JsonTranscoder {
     },
   };
 }
+
+/** Entries of the scan's notes of header map strings (ScanState.notes): 1,023 strings; a record with more has its maps walked again. */
+const NOTES = 2048 - 1;
 
 /** The transcoded records are views into slabs, as the projections' tails are (avro-projection.ts). */
 const SLAB_BYTES = 256 * 1024;
@@ -206,7 +220,29 @@ function avroString(o: Buffer, at: number, src: Buffer, k: number): number {
   return str.escapes ? escapedString(o, at, src, k + 1, str.end) : plainString(o, at, src, k + 1, str.end);
 }
 
-/** A scanned header map at k as an Avro map of string arrays, one entry and one item a block. */
+/**
+ * A header map as an Avro map of string arrays, one entry and one item a block, from the scan's notes of
+ * its strings [from, to) (ScanState.notes): a name closes the array of the name before it.
+ */
+function notedHeadersAvro(o: Buffer, at: number, src: Buffer, notes: Int32Array, from: number, to: number): number {
+  let open = false;
+  for (let n = from; n < to; n += 2) {
+    let s = notes[n] as number;
+    const e = notes[n + 1] as number;
+    if (s < 0) {
+      if (open) o[at++] = 0;
+      open = true;
+      s = -s;
+    }
+    o[at++] = 2;
+    at = e < 0 ? escapedString(o, at, src, s, ~e) : plainString(o, at, src, s, e);
+  }
+  if (open) o[at++] = 0;
+  o[at++] = 0;
+  return at;
+}
+
+/** A scanned header map at k as an Avro map of string arrays, one entry and one item a block, found by walking it again (when the scan's notes did not hold it). */
 function headersAvro(o: Buffer, at: number, src: Buffer, k: number): number {
   k = skipWs(src, k + 1);
   while (src[k] !== CLOSE_BRACE) {

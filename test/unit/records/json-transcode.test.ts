@@ -257,6 +257,9 @@ describe('JSON records the fast path must not take at face value', () => {
       '{"a":["x\\"y"],"b\\"c":["\\\\"]}',
       '{"a":["\u00e9"],"\u00e9":["1"]}',
       '{"a":["\\u0041"]}',
+      // More strings than the scan notes for the writer (json-transcode.ts NOTES): the rest of the map is walked again.
+      `{"a":[${'"x",'.repeat(1100)}"y"],"b\\"":["z\\n"]}`,
+      `{${Array.from({ length: 600 }, (_, n) => `"h${n}":["v\\t${n}"${n % 3 === 0 ? ',"w"' : ''}]`).join(',')}}`,
       '{"a":["1",]}',
       '{"a":"1"}',
       '{"a":[1]}',
@@ -268,6 +271,86 @@ describe('JSON records the fast path must not take at face value', () => {
     ];
     for (const headers of headerMaps) {
       expectSame('http_request_complete.v0', Buffer.from(`{${base}${headers}}}}`));
+    }
+  });
+});
+
+/**
+ * The record's bytes at `offset` in an ArrayBuffer of their own that ends where they end, as a Kafka client's
+ * slice of a fetch response is a view at any offset: a read past the record's end, word or byte, throws.
+ */
+function atEnd(text: Buffer, offset: number): Buffer {
+  const view = Buffer.from(new ArrayBuffer(offset + text.length), offset, text.length);
+  text.copy(view);
+  return view;
+}
+
+/** The record's bytes at `offset` in an ArrayBuffer, followed by `after`: bytes a read past the end would take for the record's. */
+function followedBy(text: Buffer, offset: number, after: string): Buffer {
+  const ab = new ArrayBuffer(offset + text.length + after.length);
+  Buffer.from(ab).write(after, offset + text.length, 'latin1');
+  const view = Buffer.from(ab, offset, text.length);
+  text.copy(view);
+  return view;
+}
+
+describe('JSON strings and member names, read four bytes at a time', () => {
+  const base = '"client_ip":"10.0.0.1","server_ip":"10.0.0.2","server_name":"a.example","server_port":443,"start_ts":"2024-05-01T12:00:00Z","end_ts":"2024-05-01T12:00:01Z","bytes_in":1,"bytes_out":2';
+  const conn = (name: string): string => `{"conn":{${base.replace('a.example', name)}}}`;
+  // Each byte the word test flags (a quote, a backslash, control characters at both ends of the range) and
+  // bytes it must not flag: the same bytes with the high bit set, inside UTF-8 sequences.
+  const specials = ['\\"', '\\\\', '\\n', '\t', '\u0000', '\u0001', '\u001f', ' ', '\u00a2', '\u00dc', '\u00e9', '\u0700', '\u00a0', '\u2028', '\u{1f600}'];
+  const names = specials.flatMap((special) => Array.from({ length: 9 }, (_, at) => `${'a'.repeat(at)}${special}${'b'.repeat(8 - at)}`));
+
+  it('should read a string with each kind of byte at every offset in a word and the record at every offset in its memory as the exact decoder does', () => {
+    for (const name of names) {
+      const text = Buffer.from(conn(name));
+      for (let offset = 0; offset < 4; offset++) {
+        expectSame('tcp_connection_closed.v0', atEnd(text, offset));
+        expectSame('tcp_connection_closed.v0', followedBy(text, offset, '"}}'));
+      }
+    }
+  });
+
+  it('should never read past the end of a record, wherever it is cut', () => {
+    const g = new TrafficGenerator({ seed: 11, httpShare: 1 });
+    const records = [Buffer.from(conn('a.example')), g.nextMessage('json').value as Buffer];
+    for (const record of records) {
+      for (let n = 0; n <= record.length; n++) {
+        for (let offset = 0; offset < 4; offset++) expectSame(record === records[0] ? 'tcp_connection_closed.v0' : 'http_request_complete.v0', atEnd(record.subarray(0, n), offset));
+      }
+    }
+  });
+
+  it('should match a member name with its closing quote, and no name that only begins or ends like one', () => {
+    const tls = (inner: string): string => `{"conn":{${base}},"tls":{"client_cert":{"subject":${inner}}}}`;
+    const cases = [
+      // Names shorter than a word, a word long with their quote, and sharing their first word with another.
+      tls('{"cn":"x"}'),
+      tls('{"c":"x"}'),
+      tls('{"cn ":"x"}'),
+      tls('{"cnx":"x"}'),
+      tls('{"c\\n":"x"}'),
+      tls('{"cn'),
+      tls('{"cn"'),
+      `{"conn":{${base}},"tls":{"version":"1.3"}}`,
+      `{"conn":{${base}},"tlsx":{"version":"1.3"}}`,
+      `{"conn":{${base}},"tl":{"version":"1.3"}}`,
+      `{"conn":{${base}},"tls`,
+      `{"conn":{${base.replace('"server_ip"', '"server_i"')}}}`,
+      `{"conn":{${base.replace('"server_ip"', '"server_ipx"')}}}`,
+      `{"conn":{${base.replace('"server_ip"', '"server_ip\\u0000"')}}}`,
+      `{"conn":{${base.replace('"server_ip"', '"serv"')}}}`,
+      `{"conn":{${base.replace('"server_ip"', '"server_"')}}}`,
+      `{"con":{${base}}}`,
+      `{"connx":{${base}}}`,
+      `{"conn\\"":{${base}}}`,
+      `{"conn":{${base},"c":1}}`,
+      `{"conn":{${base},"":1}}`,
+      `{"":1,"conn":{${base}}}`,
+    ];
+    for (const text of cases) {
+      for (let offset = 0; offset < 4; offset++) expectSame('tcp_connection_closed.v0', atEnd(Buffer.from(text), offset));
     }
   });
 });

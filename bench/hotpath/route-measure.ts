@@ -9,7 +9,7 @@ import { createRecordDecoder, type RecordDecoderOptions } from '../../src/record
 import { SubscriptionSet } from '../../src/subscriptions/subscription-set.js';
 import { TapHub } from '../../src/tap/tap-hub.js';
 import { TrafficGenerator, buildUniverse } from '../../src/traffic/generator.js';
-import { DEFAULT_MEASURE, measure, type MeasureOptions } from '../lib/measure.js';
+import { DEFAULT_MEASURE, measure, median, type MeasureOptions } from '../lib/measure.js';
 import { buildSubscriptions } from '../workload/subscriptions.js';
 
 /**
@@ -207,4 +207,47 @@ export function measureRoute(args: RouteArgs): RouteResult {
   const { fn, records, stats } = prepareRoute(args);
   const m = measure(fn, records, args.measure ?? DEFAULT_MEASURE);
   return { ...stats, nsPerRecord: m.nsPerOp, rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20) };
+}
+
+export interface RoutePairArgs {
+  readonly avro: RouteArgs;
+  readonly json: RouteArgs;
+  /** Alternating timed slices of each subject. */
+  readonly slices: number;
+  /** Which subject each slice times first. */
+  readonly first: 'avro' | 'json';
+}
+
+export interface RoutePairResult {
+  /** Each subject's median CPU ns a record over its slices. */
+  readonly avro: RouteResult;
+  readonly json: RouteResult;
+  /** The median over the slices of Avro ns / JSON ns (JSON's rate as a share of Avro's), each pair timed back to back. */
+  readonly share: number;
+  readonly shares: readonly number[];
+}
+
+/**
+ * Exported for isolate.ts: an Avro subject and its JSON twin (the same records' content) in one process,
+ * timed in alternating slices, so the machine's load, which moves fresh processes' figures by up to 2x
+ * on this shared machine (bench/results/PROFILE.md), hits both alike.
+ */
+export function measureRoutePair(args: RoutePairArgs): RoutePairResult {
+  const subjects = { avro: prepareRoute(args.avro), json: prepareRoute(args.json) };
+  const order = args.first === 'avro' ? (['avro', 'json'] as const) : (['json', 'avro'] as const);
+  const slice = { runs: 1, runMs: DEFAULT_MEASURE.runMs, warmupMs: 0 };
+  for (const k of order) measure(subjects[k].fn, subjects[k].records, { ...slice, warmupMs: DEFAULT_MEASURE.warmupMs });
+  const ns = { avro: [] as number[], json: [] as number[] };
+  const shares: number[] = [];
+  for (let s = 0; s < args.slices; s++) {
+    for (const k of order) ns[k].push(measure(subjects[k].fn, subjects[k].records, slice).nsPerOp);
+    shares.push((ns.avro[s] as number) / (ns.json[s] as number));
+  }
+  const rssMiB = Math.round(process.memoryUsage().rss / 2 ** 20);
+  return {
+    avro: { ...subjects.avro.stats, nsPerRecord: median(ns.avro), rssMiB },
+    json: { ...subjects.json.stats, nsPerRecord: median(ns.json), rssMiB },
+    share: median(shares),
+    shares,
+  };
 }

@@ -351,6 +351,16 @@ describe('the web console', () => {
       if (shift > 0.1) found.push(`#/${route}: cumulative layout shift ${shift.toFixed(3)} while loading`);
       if (route === 'edges' || route === 'ip-policies') await shoot(page, route);
     }
+    // The live list with more events than its height holds, which it scrolls: a keyboard must reach it.
+    await open(page, `live/${String(subs[0]?.id)}`);
+    await page.locator('.notes li', { hasText: 'listening on' }).waitFor({ timeout: 20_000 });
+    const producing = produce(['--rate', '200', '--count', '400', '--http-share', '0', '--client-network', '10.0.0.0/8', '--tcp-port', '443']);
+    const scrolls = "(() => { const list = document.querySelector('.events'); return list !== null && list.scrollHeight > list.clientHeight; })()";
+    for (const deadline = Date.now() + 30_000; !((await page.evaluate(scrolls)) as boolean); await page.waitForTimeout(100)) {
+      if (Date.now() > deadline) throw new Error('the live list never grew past its height');
+    }
+    for (const v of await seriousViolations(page)) found.push(`#/live/${String(subs[0]?.id)} with a list that scrolls: ${v}`);
+    await producing;
     // Every kind the API offers is drawn from its schema, with labelled fields and their help.
     await open(page, 'destinations/new');
     // The options are named by the kinds' names.

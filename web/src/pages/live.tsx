@@ -76,7 +76,8 @@ function TapView({ tap }: { tap: Tap }) {
         {tap.events.length === 0 ? (
           <p class="muted">{tap.running ? 'Waiting for matching traffic…' : 'None yet.'}</p>
         ) : (
-          <ol class="events" aria-label="Events, newest first">
+          // Focusable, so that a keyboard can scroll the list once it outgrows its height (styles.css .events).
+          <ol class="events" aria-label="Events, newest first" tabIndex={0}>
             {tap.events.map((e, i) => (
               <li key={tap.count - i}>
                 <pre>

@@ -12,7 +12,7 @@ import { EVENT_HASH_DIGITS, recordDigits } from '../ids.js';
 import type { AuditDecoder, AuditEvent } from '../records/audit-decoder.js';
 import type { RecordDecoder } from '../records/record-decoder.js';
 import type { HeaderValue } from '../records/record-types.js';
-import { avroProjections, projectedTail } from '../projection/avro-projection.js';
+import { avroProjections, jsonProjectedTail, projectedTail } from '../projection/avro-projection.js';
 import type { LeafJsonCache, Projector } from '../projection/projector.js';
 import type { FullDecodeResult } from '../records/record-types.js';
 import { formatMillis } from '../records/timestamps.js';
@@ -134,9 +134,11 @@ export class RecordRouter {
     if (taps?.active === true) taps.offerTraffic(eventType, decoded, { topic, partition, offset: msg.offset, timestampMs: Number(msg.timestamp) });
     const runs = this.opts.subscriptions.matcher(eventType).matchRuns(decoded.filterable);
     if (runs.length === 0) return NOTHING;
-    // An Avro record is projected from its bytes once validated (src/projection/avro-projection.ts); a
-    // JSON record, or a field set without a byte projection, from the decoded record.
-    const avro = decoded.avro;
+    // An Avro record is projected from its bytes once validated, a JSON record the fast path accepted from
+    // its text (src/projection/avro-projection.ts), or from its Avro record where that gives up; any other
+    // record, or a field set without a byte projection, from the decoded record.
+    const json = decoded.json;
+    let avro = json === undefined ? decoded.avro : undefined;
     let starts: Int32Array | undefined;
     let full: FullDecodeResult | undefined;
     try {
@@ -144,11 +146,12 @@ export class RecordRouter {
     } catch {
       // Refused below as the full decode refuses it, with its code and message.
     }
-    if (starts === undefined) {
+    if (starts === undefined && json === undefined) {
       full = decoded.full();
       if (!full.ok) return this.reject(topic, partition, msg, reading, full.code, full.message);
     }
-    const projections = avro === undefined ? undefined : avroProjections(avro.codec);
+    const codec = json?.codec ?? (starts === undefined ? undefined : avro?.codec);
+    const projections = codec === undefined ? undefined : avroProjections(codec);
 
     const source: TrackedRecord = { topic, partition, offset: Number(msg.offset), reading };
     const ts = Number(msg.timestamp);
@@ -183,10 +186,18 @@ export class RecordRouter {
           k = projectors.indexOf(route.project);
           if (k < 0) {
             k = projectors.length;
-            const byteProjection = starts === undefined ? undefined : projections?.get(route.projectionKey);
-            let tail: Buffer;
-            if (byteProjection !== undefined && avro !== undefined && starts !== undefined) tail = projectedTail(eventType, ts, byteProjection, avro.buf, avro.pos, starts);
-            else {
+            const byteProjection = projections?.get(route.projectionKey);
+            let tail: Buffer | undefined;
+            if (byteProjection !== undefined && json !== undefined) {
+              tail = jsonProjectedTail(eventType, ts, byteProjection, json);
+              // Given up: the Avro record of the same content (the scan accepted it, so it is valid).
+              if (tail === undefined && starts === undefined) {
+                avro = decoded.avro;
+                starts = avro?.codec.leafStarts(avro.buf, avro.pos);
+              }
+            }
+            if (tail === undefined && byteProjection !== undefined && avro !== undefined && starts !== undefined) tail = projectedTail(eventType, ts, byteProjection, avro.buf, avro.pos, starts);
+            if (tail === undefined) {
               full ??= decoded.full();
               if (!full.ok) return this.reject(topic, partition, msg, reading, full.code, full.message);
               before ??= tailBeforeObject(eventType, formatMillis(ts), 'null');
@@ -208,6 +219,11 @@ export class RecordRouter {
           if (format === 0) {
             deliveries.push({ destinationId: destinationIds[d] as string, item: new EventItem(payload, route, d * EVENT_HASH_DIGITS, source, shared) });
             continue;
+          }
+          if (json !== undefined && starts === undefined) {
+            // Other formats are projected from the Avro record of a JSON record's content.
+            avro = decoded.avro;
+            starts = avro?.codec.leafStarts(avro.buf, avro.pos);
           }
           formatted ??= new FormattedEvents(eventType, ts, head, digits, decoded, starts);
           const f = formatted.get(route.project, route.projectionKey, format);

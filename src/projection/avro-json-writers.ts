@@ -154,7 +154,11 @@ function blockCount(buf: Buffer, p: number): number {
 /** Starts and lengths of the keys of the map being written, to find a repeated key. */
 let keySpans = new Int32Array(64);
 
-function repeatsKey(buf: Buffer, count: number, a: number, n: number): boolean {
+/**
+ * True when the key [a, a + n) of `buf` equals one of the map's `count` keys before it; otherwise notes it
+ * as key number `count`. A map's keys are all in the one buffer.
+ */
+export function repeatsKey(buf: Buffer, count: number, a: number, n: number): boolean {
   for (let k = 0; k < count; k++) {
     if (keySpans[2 * k + 1] !== n) continue;
     const b = keySpans[2 * k] as number;
@@ -167,6 +171,13 @@ function repeatsKey(buf: Buffer, count: number, a: number, n: number): boolean {
     }
     if (same) return true;
   }
+  if (2 * count + 2 > keySpans.length) {
+    const grown = new Int32Array(keySpans.length * 2);
+    grown.set(keySpans);
+    keySpans = grown;
+  }
+  keySpans[2 * count] = a;
+  keySpans[2 * count + 1] = n;
   return false;
 }
 
@@ -189,13 +200,6 @@ export function stringArrayMap(out: Buffer, at: number, buf: Buffer, p: number):
       const first = buf[a] as number;
       if (len > 0 && first >= 0x30 && first <= 0x39) return -1;
       if (repeatsKey(buf, count, a, len)) return -1;
-      if (2 * count + 2 > keySpans.length) {
-        const grown = new Int32Array(keySpans.length * 2);
-        grown.set(keySpans);
-        keySpans = grown;
-      }
-      keySpans[2 * count] = a;
-      keySpans[2 * count + 1] = len;
       if (count > 0) out[at++] = 0x2c;
       count++;
       at = stringBytes(out, at, buf, a, a + len);

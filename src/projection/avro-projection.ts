@@ -1,5 +1,7 @@
 // Byte projections: a subscription's selected fields written as JSON straight from a validated Avro
-// record, without decoding it. One program per (schema, field set, timestamp format), run by one function.
+// record, without decoding it, or from the text of a JSON record the fast path accepted (json-scan.ts),
+// without writing its Avro record. One program per (schema, field set, timestamp format), run by one
+// function for each form.
 //
 // Decoding a whole http record to objects cost about 4 µs, more than the rest of a match; reading the
 // selected leaves where the validator saw them start (AvroCodec.leafStarts) and writing their text costs
@@ -11,9 +13,11 @@ import { DEFAULT_TIMESTAMP_FORMAT, type TimestampFormat } from '../events/timest
 import { compileReader } from '../records/avro-codegen.js';
 import type { AvroCodec } from '../records/avro-record.js';
 import type { LeafPlan } from '../records/field-plan.js';
+import { ABSENT, type ScanState } from '../records/json-scan.js';
+import type { ScannedJson } from '../records/record-types.js';
 import type { AvroComplexType, AvroSchema } from '../records/schema-registry.js';
 import { writeMicros } from '../records/timestamps.js';
-import { boolean, integer, literal, string, stringArrayMap, varint } from './avro-json-writers.js';
+import { boolean, integer, literal, repeatsKey, string, stringArrayMap, varint } from './avro-json-writers.js';
 import { fieldTree, type FieldNode } from './projector.js';
 
 /** The output buffer of the projections; a projection may move its text to a larger one (ensure). */
@@ -28,6 +32,12 @@ export interface JsonOut {
 /** Writes a projected object's JSON into `out.b` at `at` from the record whose leaf starts are `starts`; returns the end. */
 export interface AvroProjection {
   (out: JsonOut, at: number, buf: Buffer, starts: Int32Array): number;
+  /**
+   * The same text from a JSON record's text and the scan's positions in it (ScanState); the end, or ~end
+   * when it gives up (a field it writes only from the decoded value, a header map the decoded object would
+   * reorder, or one with whitespace or an escaped slash), having written up to that end.
+   */
+  readonly fromJson: (out: JsonOut, at: number, json: Buffer, state: ScanState) => number;
   /** Most bytes the text can take beyond 8 per record byte (keys, and numbers or timestamps from short varints). */
   readonly overhead: number;
   /** How its timestamps are written; projectedTail writes event_timestamp in it too. */
@@ -317,6 +327,155 @@ function run(pr: Program, x: Context, out: JsonOut, at: number, buf: Buffer, P: 
   return at;
 }
 
+/** Writes a program's text for the JSON record `json` whose leaves the scan found at `S`; returns the end, or ~end to give up. */
+function runJson(pr: Program, x: Context, out: JsonOut, at: number, json: Buffer, S: ScanState): number {
+  const { bytes, steps } = pr;
+  const kept = x.kept;
+  const { starts, ends, escaped, numbers } = S;
+  let b = out.b;
+  for (let i = 0; i < steps.length; i += 4) {
+    for (let k = steps[i] as number, e = steps[i + 1] as number; k < e; k++) b[at++] = bytes[k] as number;
+    const slot = steps[i + 2] as number;
+    const kind = steps[i + 3] as number;
+    if (slot < 0) {
+      if (kind === KIND.null) at = literal(b, at, 'null');
+      continue;
+    }
+    const s = starts[slot] as number;
+    const keep = ((KEPT >> (kind & 0xff)) & 1) !== 0;
+    if (keep && kept.from[slot] === json && kept.at[slot] === s) {
+      at = copyText(out, at, kept.src[slot] as Buffer, kept.start[slot] as number, kept.end[slot] as number);
+      b = out.b;
+      continue;
+    }
+    const from = at - out.start;
+    // Only an optional leaf is ABSENT (missing or null); the scan gives up on a required one.
+    if (s === ABSENT) at = literal(b, at, 'null');
+    else {
+      switch (kind & 0xff) {
+        case KIND.string:
+          at = escaped[slot] === 1 ? escapedJsonString(b, at, json, s, ends[slot] as number) : plainJsonString(out, at, json, s, ends[slot] as number);
+          b = out.b;
+          break;
+        case KIND.integer:
+          at = integer(b, at, numbers[slot] as number);
+          break;
+        case KIND.boolean:
+          at = literal(b, at, numbers[slot] === 1 ? 'true' : 'false');
+          break;
+        case KIND.timestamp:
+          at = x.timestamps(b, at, numbers[slot] as number);
+          break;
+        case KIND.stringArrayMap: {
+          const e = jsonStringArrayMap(out, at, json, S, slot);
+          if (e < 0) return ~at;
+          at = e;
+          b = out.b;
+          break;
+        }
+        default:
+          return ~at;
+      }
+    }
+    if (keep) {
+      kept.from[slot] = json;
+      kept.at[slot] = s;
+      kept.src[slot] = b;
+      kept.start[slot] = out.start + from;
+      kept.end[slot] = at;
+    }
+  }
+  return at;
+}
+
+/**
+ * A JSON string's text without escapes, as JSON.stringify writes its value: the scan refused raw control
+ * characters and invalid UTF-8, so its bytes are the same.
+ */
+function plainJsonString(out: JsonOut, at: number, json: Buffer, s: number, e: number): number {
+  const b = out.b;
+  b[at++] = 0x22;
+  if (e - s >= NATIVE_COPY_FROM) at += json.copy(b, at, s, e);
+  else for (let i = s; i < e; i++) b[at++] = json[i] as number;
+  b[at++] = 0x22;
+  return at;
+}
+
+/**
+ * A JSON string's text with simple escapes (the scan gives up on \u), as JSON.stringify writes its value:
+ * the same escapes, but "\/", which JSON.stringify writes as "/".
+ */
+function escapedJsonString(b: Buffer, at: number, json: Buffer, s: number, e: number): number {
+  b[at++] = 0x22;
+  for (let i = s; i < e; i++) {
+    const c = json[i] as number;
+    if (c === 0x5c) {
+      const d = json[++i] as number;
+      if (d !== 0x2f) b[at++] = c;
+      b[at++] = d;
+    } else b[at++] = c;
+  }
+  b[at++] = 0x22;
+  return at;
+}
+
+/** True when the string body [s, e) holds the escape "\/", which JSON.stringify writes as "/"; its other simple escapes it writes alike. */
+function escapedSlash(json: Buffer, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) {
+    if (json[i] === 0x5c && json[++i] === 0x2f) return true;
+  }
+  return false;
+}
+
+/**
+ * A JSON header map's text copied as it is when it is what JSON.stringify writes of its decoded object:
+ * no whitespace, no "\/" escape, no key repeated and none starting with a digit (the decoded object would
+ * merge or reorder those, as stringArrayMap says). Read from the scan's notes of the map's strings; -1
+ * otherwise, or when the notes did not hold them all.
+ */
+function jsonStringArrayMap(out: JsonOut, at: number, json: Buffer, S: ScanState, slot: number): number {
+  const notes = S.notes;
+  const first = S.noteFrom[slot] as number;
+  const last = S.noteTo[slot] as number;
+  if (last > notes.length) return -1;
+  // The map's length without whitespace: its braces, each key with its quotes, colon and brackets, each
+  // value with its quotes, and the commas between keys and between the values of a key.
+  let compact = 2;
+  let keys = 0;
+  let values = 0;
+  let keysWithValues = 0;
+  let afterKey = false;
+  for (let n = first; n < last; n += 2) {
+    let a = notes[n] as number;
+    let e = notes[n + 1] as number;
+    if (e < 0) {
+      e = ~e;
+      if (escapedSlash(json, a < 0 ? -a : a, e)) return -1;
+    }
+    if (a < 0) {
+      a = -a;
+      const c = json[a] as number;
+      if (e > a && c >= 0x30 && c <= 0x39) return -1;
+      if (repeatsKey(json, keys, a, e - a)) return -1;
+      keys++;
+      compact += e - a + 5;
+      afterKey = true;
+    } else {
+      values++;
+      if (afterKey) keysWithValues++;
+      afterKey = false;
+      compact += e - a + 2;
+    }
+  }
+  if (keys > 0) compact += keys - 1;
+  compact += values - keysWithValues;
+  const s = S.starts[slot] as number;
+  const e = S.ends[slot] as number;
+  if (e - s !== compact) return -1;
+  at = ensure(out, at, compact);
+  return at + json.copy(out.b, at, s, e);
+}
+
 /**
  * The byte projection of a field set (its projectionKey) for records of the codec's schema. Field
  * paths that are not leaves of the schema (a group, or a path below a leaf) have none: undefined, and
@@ -337,7 +496,8 @@ export function compileAvroProjection(codec: AvroCodec, key: string, format: Tim
   if (program === undefined) return undefined;
   const context: Context = { codec, kept, timestamps: TIMESTAMP_WRITERS[format] };
   const project = (out: JsonOut, at: number, buf: Buffer, starts: Int32Array): number => run(program, context, out, at, buf, starts);
-  return Object.assign(project, { overhead: program.overhead, format });
+  const fromJson = (out: JsonOut, at: number, json: Buffer, state: ScanState): number => runJson(program, context, out, at, json, state);
+  return Object.assign(project, { fromJson, overhead: program.overhead, format });
 }
 
 /** The byte projections of one codec's records in one timestamp format, by projection key, compiled on first use. */
@@ -392,6 +552,32 @@ export function projectedTail(eventType: string, timestampMs: number, project: A
   out.start = used;
   let at = writeTrafficTailBefore(out.b, used, eventType, timestampMs, project.format);
   at = project(out, at, buf, starts);
+  out.b[at++] = 0x7d;
+  used = at;
+  return out.b.subarray(out.start, at);
+}
+
+/**
+ * projectedTail from a JSON record's text (ScannedJson), without its Avro record; undefined when the
+ * projection gives up on the record (AvroProjection.fromJson), and the caller projects its Avro record.
+ */
+export function jsonProjectedTail(eventType: string, timestampMs: number, project: AvroProjection, json: ScannedJson): Buffer | undefined {
+  const text = json.text;
+  // Each leaf's text is at most its JSON text, a number or timestamp written from it at most LEAF_OVERHEAD.
+  const need = 3 * eventType.length + 160 + project.overhead + text.length + 1;
+  if (out.b.length - used < 2 * need) {
+    out.b = Buffer.allocUnsafe(Math.max(SLAB_BYTES, 2 * need));
+    used = 0;
+  }
+  out.reserve = need;
+  out.start = used;
+  let at = writeTrafficTailBefore(out.b, used, eventType, timestampMs, project.format);
+  at = project.fromJson(out, at, text, json.positions());
+  if (at < 0) {
+    // The texts it kept for other field sets (LeafTexts) stay where they were written.
+    used = ~at;
+    return undefined;
+  }
   out.b[at++] = 0x7d;
   used = at;
   return out.b.subarray(out.start, at);

@@ -1,8 +1,9 @@
 // Writing a scanned JSON record as the Avro record of the same content, so that a matched record is projected
-// and decoded from bytes by the Avro path (docs/record-formats.md, "JSON on the fast path").
+// and decoded from bytes by the Avro path where projecting it from its text gives up (docs/record-formats.md,
+// "JSON on the fast path").
 //
-// The scan (json-scan.ts) checks every record and reads its filterable fields; only a record that some
-// subscription matched is written here, from the positions the scan noted, the strings of its header maps
+// The scan (json-scan.ts) checks every record and reads its filterable fields; only a matched record that
+// needs it is written here, from the positions the scan noted, the strings of its header maps
 // included (walking them again cost a third of the write, bench/results/PROFILE.md). The Avro record is not
 // validated again: the scan made the checks the Avro validation would, and the writer hands the codec the
 // leaf starts it wrote (AvroCodec.written), as the validation would have found them.
@@ -22,10 +23,14 @@ const CLOSE_BRACKET = 0x5d;
 const TYPE = { string: 0, bool: 1, int32: 2, int64: 3, timestamp: 4, headers: 5, logs: 6 } as const satisfies Record<FieldType, number>;
 
 export interface JsonTranscoder {
+  /** The codec of the schema whose records this reads. */
+  readonly codec: AvroCodec;
   /** The filterable fields of a record that passes every check, or undefined to decode it the exact way. */
   scan(json: Buffer): FilterableFields | undefined;
   /** The Avro record of a record `scan` accepted, scanning it again if another was scanned since. */
   avro(json: Buffer): AvroBytes;
+  /** Where the leaves of a record `scan` accepted lie in its text, scanning it again if another was scanned since. */
+  positions(json: Buffer): ScanState;
 }
 
 /** Compiles the transcoder of the codec's schema. */
@@ -95,12 +100,19 @@ export function createJsonTranscoder(codec: AvroCodec): JsonTranscoder {
     return { codec, buf, pos: 0 };
   };
 
+  const positions = (json: Buffer): ScanState => {
+    if (scanned !== json && scan(json) === undefined) throw new Error('a JSON record the scan accepted was refused when scanned again');
+    return state;
+  };
+
   return {
+    codec,
     scan,
     avro(json) {
-      if (scanned !== json && scan(json) === undefined) throw new Error('a JSON record the scan accepted was refused when scanned again');
+      positions(json);
       return write(json);
     },
+    positions,
   };
 }
 

@@ -6,8 +6,9 @@ import { DecodeError, decodeFailure, type DecodeFailure } from './errors.js';
 import { FILTERABLE_GROUP, filterableOf, sameFilterable } from './filterable.js';
 import { leadingMemberSpan } from './json-lead.js';
 import { compileJsonValidator, jsonFilterable, type JsonRecordValidator } from './json-record.js';
+import type { ScanState } from './json-scan.js';
 import { createJsonTranscoder, type JsonTranscoder } from './json-transcode.js';
-import type { AvroBytes, DecodedRecord, WireForm, FilterableDecoded, FilterableFields, FilterableResult, FullDecodeResult, RawMessage } from './record-types.js';
+import type { AvroBytes, DecodedRecord, WireForm, FilterableDecoded, FilterableFields, FilterableResult, FullDecodeResult, RawMessage, ScannedJson } from './record-types.js';
 import { DEFAULT_SCHEMA_IDS, SCHEMA_VERSIONS, latestSchema, schemaVersion, type SchemaRef, type SchemaVersion } from './schema-registry.js';
 import { CONFLUENT_HEADER_BYTES, detectWireForm } from './wire-form.js';
 
@@ -102,12 +103,15 @@ class AvroDecoded implements FilterableDecoded, AvroBytes {
 }
 
 /**
- * A JSON record the fast path accepted: its filterable fields, and the Avro record of the same content
- * written only when asked for (a subscription matched), then read as an Avro record is.
+ * A JSON record the fast path accepted: its filterable fields, its text and the scan's positions in it for
+ * projecting it, and the Avro record of the same content written only when asked for (a field set the text
+ * projection gives up on, another timestamp format, the whole record), then read as an Avro record is.
  */
-class JsonScanned implements FilterableDecoded {
+class JsonScanned implements FilterableDecoded, ScannedJson {
   readonly ok = true;
   readonly form = 'json';
+  readonly json: ScannedJson = this;
+  readonly codec: AvroCodec;
   private bytes: AvroBytes | undefined;
   private result: FullDecodeResult | undefined;
 
@@ -115,11 +119,17 @@ class JsonScanned implements FilterableDecoded {
     readonly eventType: TrafficEventType,
     readonly filterable: FilterableFields,
     private readonly transcoder: JsonTranscoder,
-    private readonly json: Buffer,
-  ) {}
+    readonly text: Buffer,
+  ) {
+    this.codec = transcoder.codec;
+  }
+
+  positions(): ScanState {
+    return this.transcoder.positions(this.text);
+  }
 
   get avro(): AvroBytes {
-    this.bytes ??= this.transcoder.avro(this.json);
+    this.bytes ??= this.transcoder.avro(this.text);
     return this.bytes;
   }
 

@@ -2,6 +2,7 @@
 import type { TrafficEventType } from '../events/catalog.js';
 import type { AvroCodec } from './avro-record.js';
 import type { DecodeFailure } from './errors.js';
+import type { ScanState } from './json-scan.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -47,8 +48,22 @@ export interface FilterableDecoded {
    * still fail: the caller sends the record to the dead-letter topic then. The result is memoized.
    */
   full(): FullDecodeResult;
-  /** An Avro record's bytes, for projecting it without decoding it (src/projection/avro-projection.ts); absent for JSON. */
+  /**
+   * An Avro record's bytes, for projecting it without decoding it (src/projection/avro-projection.ts). For
+   * a JSON record the fast path accepted, the Avro record of the same content, written when first asked for.
+   */
   readonly avro?: AvroBytes;
+  /** A JSON record the fast path accepted, for projecting it from its text (src/projection/avro-projection.ts). */
+  readonly json?: ScannedJson;
+}
+
+/** A JSON record the fast path accepted (json-scan.ts): its text, and where its leaves lie in it. */
+export interface ScannedJson {
+  /** The codec of the Avro schema the record was checked against; its leaf slots index the positions. */
+  readonly codec: AvroCodec;
+  readonly text: Buffer;
+  /** The scan's positions of this record's leaves (the record is scanned again if another was since). */
+  positions(): ScanState;
 }
 
 /** Where an Avro record sits and how to read it. */

@@ -211,6 +211,38 @@ describe('record router', () => {
   });
 });
 
+describe('record router with JSON records', () => {
+  const record = seededRecord(HTTP, 4);
+  const host = (record.conn as { server_name: string }).server_name;
+  const all = `ev.conn.server_name == ${JSON.stringify(host)}`;
+  const sets = [['http.request.headers', 'conn.client_ip'], ['conn.client_ip'], ['traffic_policy.logs', 'http.request.url.raw'], ['http.request.url.raw', 'http.response.headers']];
+
+  // Compact text is projected from the text; spaced header maps and the logs from the Avro record of the same content.
+  it.each([
+    ['compact', (text: string): string => text],
+    ['spaced', (text: string): string => text.replace(/":\[/g, '": [')],
+  ])('should deliver the exact decoder\'s projection of %s JSON text for every field set, sharing leaves between them', (_name, reshape) => {
+    const r = router(
+      sets.map((fields, i) => sub(`esb_J${i}`, fields, all, `ed_${i}`)),
+      { validateAll: true },
+    );
+    const text = Buffer.from(reshape(encodeRecord(HTTP, record, 'json').value.toString()));
+    const msg = { ...message(text), headers: { 'content-type': 'application/json' } };
+    const result = r.route('raw.http', 0, msg, 0);
+    if (result.type !== 'deliver') throw new Error(`dead-lettered: ${result.letter.errorMessage}`);
+    const exact = createRecordDecoder({ fastJson: false }).decodeFilterable(HTTP, msg);
+    if (!exact.ok) throw new Error(exact.message);
+    const decoded = exact.full();
+    if (!decoded.ok) throw new Error(decoded.message);
+    expect(result.deliveries).toHaveLength(sets.length);
+    for (const d of result.deliveries) {
+      const fields = sets[Number(d.destinationId.slice(3))] as string[];
+      const payload = String(d.item.payload);
+      expect(payload.slice(payload.indexOf('"object":') + 9, -1)).toBe(JSON.stringify(projectorFor(fields)(decoded.record)));
+    }
+  });
+});
+
 describe('record router with destinations in every timestamp format', () => {
   const record = seededRecord(HTTP, 5);
   const host = (record.conn as { server_name: string }).server_name;

@@ -31,7 +31,6 @@ export interface IngestWorkerOptions {
   readonly drainTimeoutMs: number;
   /** STALLED_RECORD_AFTER_MS: a record unsettled this long is reported (stall-watch.ts). */
   readonly stalledRecordAfterMs: number;
-  /** How many partitions' batches run at once; default every assigned partition with records. */
   readonly partitionsConsumedConcurrently?: number;
   /** The consumer group session timeout; 30 s when absent. */
   readonly sessionTimeoutMs?: number;
@@ -78,10 +77,7 @@ export class IngestWorker {
         sessionTimeoutMs: session,
         heartbeatIntervalMs: heartbeatFor(session),
         rebalanceTimeoutMs: Math.max(MIN_REBALANCE_TIMEOUT_MS, opts.drainTimeoutMs + 2 * heartbeatFor(session) + 10_000),
-        // Every assigned partition with records has a batch running: a batch waits for its deliveries to
-        // settle, and a cap made the other partitions' records wait behind those writes (ARCHITECTURE.md
-        // "Delivery and commits"). The in-flight budget and the consumer's buffer bound the memory.
-        partitionsConcurrently: opts.partitionsConsumedConcurrently ?? Number.POSITIVE_INFINITY,
+        partitionsConcurrently: opts.partitionsConsumedConcurrently ?? 4,
         ...(opts.groupInstanceId !== undefined && { groupInstanceId: opts.groupInstanceId }),
       },
       {

@@ -83,6 +83,12 @@ export interface LatencyOptions {
   readonly pids: readonly number[];
   readonly rate: number;
   readonly count: number;
+  /**
+   * Records sent at the same rate before the measured ones, and delivered before they start: the worker
+   * has just caught up at full speed, and the first seconds after that measured the recovery, not the
+   * steady state (bench/results/PROFILE.md, "Latency at half load").
+   */
+  readonly warmupCount: number;
   readonly source: () => GeneratedMessage;
   /** Where the raw record's create time is found in a delivered record: the envelope (worker) or a header (passthrough). */
   readonly inputTime: 'envelope' | 'header';
@@ -92,8 +98,14 @@ export interface LatencyOptions {
 
 export async function measureLatency(kafka: Kafka, o: LatencyOptions): Promise<LatencyResult> {
   const inputs = Object.values(o.topics.traffic) as string[];
+  const send = (count: number): ReturnType<typeof produceTraffic> =>
+    produceTraffic({ brokers: o.brokers, topics: o.topics.traffic, source: o.source, count, rate: o.rate, batchSize: 200, maxInFlight: 8 });
+  if (o.warmupCount > 0) {
+    await send(o.warmupCount);
+    await watchDrain(kafka, o.group, inputs, await endOffsets(kafka, inputs), o.pids, { timeoutMs: o.timeoutMs, progress: o.progress });
+  }
   const before = await partitionEnds(kafka, o.outputs);
-  const sent = await produceTraffic({ brokers: o.brokers, topics: o.topics.traffic, source: o.source, count: o.count, rate: o.rate, batchSize: 200, maxInFlight: 8 });
+  const sent = await send(o.count);
   await watchDrain(kafka, o.group, inputs, await endOffsets(kafka, inputs), o.pids, { timeoutMs: o.timeoutMs, progress: o.progress });
   const after = await partitionEnds(kafka, o.outputs);
   const latencies: number[] = [];

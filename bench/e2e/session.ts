@@ -36,6 +36,9 @@ export interface DrainReport extends DrainResult {
   readonly eventsPerRecord: number;
 }
 
+/** Seconds of records sent at a latency run's rate, and delivered, before the measured ones (measureLatency). */
+export const LATENCY_WARMUP_SECONDS = 5;
+
 function alive(children: readonly BenchChild[]): void {
   const dead = children.find((ch) => ch.child.signalCode !== null || (ch.child.exitCode !== null && !(ch.mayExit && ch.child.exitCode === 0)));
   if (dead !== undefined) throw new Error(`${dead.name} exited (${dead.child.exitCode ?? dead.child.signalCode})`);
@@ -251,7 +254,10 @@ export class KafkaBenchSession {
     }
   }
 
-  /** Starts the configuration again (its group resumes), lets it catch up, then measures latency at `rate` for `seconds`. */
+  /**
+   * Starts the configuration again (its group resumes), lets it catch up, sends LATENCY_WARMUP_SECONDS of
+   * records at `rate` and lets it deliver them, then measures latency at `rate` for `seconds`.
+   */
   async latency(c: Configuration, rate: number, seconds: number, timeoutMs: number): Promise<LatencyResult> {
     await c.prepare();
     if (c.measuredBy === 'outputs' || c.inputs !== undefined) throw new Error(`${c.name} has no latency run`);
@@ -259,7 +265,7 @@ export class KafkaBenchSession {
     try {
       const pids = children.map((ch) => ch.pid);
       await watchDrain(this.kafka, this.groupOf(c), this.inputs, await endOffsets(this.kafka, this.inputs), pids, { timeoutMs, progress: this.progress, check: () => alive(children) });
-      this.progress(`${c.name}: measuring latency at ${Math.round(rate).toLocaleString('en-US')} records/s for ${seconds} s`);
+      this.progress(`${c.name}: measuring latency at ${Math.round(rate).toLocaleString('en-US')} records/s for ${seconds} s, after ${LATENCY_WARMUP_SECONDS} s not measured`);
       return await measureLatency(this.kafka, {
         brokers: this.broker.brokers,
         topics: this.topics,
@@ -268,6 +274,7 @@ export class KafkaBenchSession {
         pids,
         rate,
         count: Math.round(rate * seconds),
+        warmupCount: Math.round(rate * LATENCY_WARMUP_SECONDS),
         source: this.source,
         inputTime: c.inputTime,
         timeoutMs,

@@ -264,13 +264,33 @@ interface Context {
   readonly timestamps: TimestampWriter;
 }
 
+/** Writes the constant bytes of step `i` of a program at `at`; returns the end. */
+function constants(b: Buffer, at: number, bytes: Buffer, steps: Int32Array, i: number): number {
+  for (let k = steps[i] as number, e = steps[i + 1] as number; k < e; k++) b[at++] = bytes[k] as number;
+  return at;
+}
+
+/** True when the text of the leaf in `slot` of the record `from`, whose value is at `p`, was written before (LeafTexts). */
+function wasWritten(kept: LeafTexts, slot: number, from: Buffer, p: number): boolean {
+  return kept.from[slot] === from && kept.at[slot] === p;
+}
+
+/** Notes where the text of the leaf in `slot` of the record `from` (its value at `p`) was written: [start, end) of `b`. */
+function written(kept: LeafTexts, slot: number, from: Buffer, p: number, b: Buffer, start: number, end: number): void {
+  kept.from[slot] = from;
+  kept.at[slot] = p;
+  kept.src[slot] = b;
+  kept.start[slot] = start;
+  kept.end[slot] = end;
+}
+
 /** Writes a program's text for the record whose leaf starts are `P`; returns the end. */
 function run(pr: Program, x: Context, out: JsonOut, at: number, buf: Buffer, P: Int32Array): number {
   const { bytes, steps } = pr;
   const kept = x.kept;
   let b = out.b;
   for (let i = 0; i < steps.length; i += 4) {
-    for (let k = steps[i] as number, e = steps[i + 1] as number; k < e; k++) b[at++] = bytes[k] as number;
+    at = constants(b, at, bytes, steps, i);
     const slot = steps[i + 2] as number;
     const kind = steps[i + 3] as number;
     if (slot < 0) {
@@ -279,7 +299,7 @@ function run(pr: Program, x: Context, out: JsonOut, at: number, buf: Buffer, P: 
     }
     let p = P[slot] as number;
     const keep = ((KEPT >> (kind & 0xff)) & 1) !== 0;
-    if (keep && kept.from[slot] === buf && kept.at[slot] === p) {
+    if (keep && wasWritten(kept, slot, buf, p)) {
       at = copyText(out, at, kept.src[slot] as Buffer, kept.start[slot] as number, kept.end[slot] as number);
       b = out.b;
       continue;
@@ -316,25 +336,23 @@ function run(pr: Program, x: Context, out: JsonOut, at: number, buf: Buffer, P: 
           b = out.b;
       }
     }
-    if (keep) {
-      kept.from[slot] = buf;
-      kept.at[slot] = P[slot] as number;
-      kept.src[slot] = b;
-      kept.start[slot] = out.start + from;
-      kept.end[slot] = at;
-    }
+    if (keep) written(kept, slot, buf, P[slot] as number, b, out.start + from, at);
   }
   return at;
 }
 
-/** Writes a program's text for the JSON record `json` whose leaves the scan found at `S`; returns the end, or ~end to give up. */
+/**
+ * Writes a program's text for the JSON record `json` whose leaves the scan found at `S`; returns the end, or
+ * ~end to give up. run's loop with the leaf writers of JSON text: one loop per record form, as a writer
+ * chosen per leaf would cost a call on every leaf of every match.
+ */
 function runJson(pr: Program, x: Context, out: JsonOut, at: number, json: Buffer, S: ScanState): number {
   const { bytes, steps } = pr;
   const kept = x.kept;
   const { starts, ends, escaped, numbers } = S;
   let b = out.b;
   for (let i = 0; i < steps.length; i += 4) {
-    for (let k = steps[i] as number, e = steps[i + 1] as number; k < e; k++) b[at++] = bytes[k] as number;
+    at = constants(b, at, bytes, steps, i);
     const slot = steps[i + 2] as number;
     const kind = steps[i + 3] as number;
     if (slot < 0) {
@@ -343,7 +361,7 @@ function runJson(pr: Program, x: Context, out: JsonOut, at: number, json: Buffer
     }
     const s = starts[slot] as number;
     const keep = ((KEPT >> (kind & 0xff)) & 1) !== 0;
-    if (keep && kept.from[slot] === json && kept.at[slot] === s) {
+    if (keep && wasWritten(kept, slot, json, s)) {
       at = copyText(out, at, kept.src[slot] as Buffer, kept.start[slot] as number, kept.end[slot] as number);
       b = out.b;
       continue;
@@ -377,13 +395,7 @@ function runJson(pr: Program, x: Context, out: JsonOut, at: number, json: Buffer
           return ~at;
       }
     }
-    if (keep) {
-      kept.from[slot] = json;
-      kept.at[slot] = s;
-      kept.src[slot] = b;
-      kept.start[slot] = out.start + from;
-      kept.end[slot] = at;
-    }
+    if (keep) written(kept, slot, json, s, b, out.start + from, at);
   }
   return at;
 }

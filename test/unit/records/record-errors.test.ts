@@ -79,6 +79,22 @@ describe('a refused record', () => {
     expect(decode(HTTP, { value, headers: { 'content-type': 'text/plain' } })).toBe('unsupported_content_type');
   });
 
+  it('should be unsupported_content_type for media types named like properties of every object', () => {
+    const { value } = encodeRecord(HTTP, seededRecord(HTTP, 1), 'avro');
+    for (const media of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(decode(HTTP, { value, headers: { 'content-type': media } }), media).toBe('unsupported_content_type');
+      expect(decode(HTTP, { value, headers: { 'Content-Type': Buffer.from(media) } }), media).toBe('unsupported_content_type');
+    }
+  });
+
+  it('should read the content type case-insensitively, without parameters, from a string or bytes', () => {
+    const { value } = encodeRecord(HTTP, seededRecord(HTTP, 1), 'json');
+    for (const media of ['application/json', 'Application/JSON', ' application/json ; charset=utf-8', 'application/json;x=1']) {
+      expect(decode(HTTP, { value, headers: { 'content-type': media } }), media).toBe('ok');
+      expect(decode(HTTP, { value, headers: { 'CONTENT-TYPE': [Buffer.from(media)] } }), media).toBe('ok');
+    }
+  });
+
   it('should be unknown_schema_id for a Confluent frame whose id is not in the table', () => {
     const frame = Buffer.from(encodeRecord(HTTP, seededRecord(HTTP, 1), 'confluent').value);
     frame.writeUInt32BE(999, 1);

@@ -18,22 +18,32 @@ export const CONTENT_TYPES: Readonly<Record<string, WireForm>> = {
 export const CONFLUENT_MAGIC = 0;
 export const CONFLUENT_HEADER_BYTES = 5;
 
-function firstString(v: HeaderValue): string | undefined {
-  const one = Array.isArray(v) ? v[0] : v;
-  if (one === undefined) return undefined;
-  return typeof one === 'string' ? one : (one as Buffer).toString('latin1');
+/** The first value of the message's content-type header (its name matched case-insensitively), as it came. */
+function contentTypeHeader(msg: RawMessage): string | Buffer | undefined {
+  const headers = msg.headers;
+  if (headers === undefined) return undefined;
+  for (const name in headers) {
+    if (name.length === 12 && (name === 'content-type' || name.toLowerCase() === 'content-type')) {
+      const v = headers[name];
+      return Array.isArray(v) ? (v[0] as string | Buffer | undefined) : (v as string | Buffer | undefined);
+    }
+  }
+  return undefined;
 }
 
 /** The media type of the message's content-type header (name matched case-insensitively), lowercased, without parameters. */
 export function contentTypeOf(msg: RawMessage): string | undefined {
-  const headers = msg.headers;
-  if (headers === undefined) return undefined;
-  for (const name of Object.keys(headers)) {
-    if (name.length === 12 && name.toLowerCase() === 'content-type') {
-      const value = firstString(headers[name]);
-      return value?.split(';', 1)[0]?.trim().toLowerCase();
-    }
-  }
+  const v = contentTypeHeader(msg);
+  if (v === undefined) return undefined;
+  const text = typeof v === 'string' ? v : v.toString('latin1');
+  return text.split(';', 1)[0]?.trim().toLowerCase();
+}
+
+/** The content types' bytes, so that a header written exactly so (as producers write it) is matched without making a string. */
+const CONTENT_TYPE_BYTES: readonly { readonly bytes: Buffer; readonly form: WireForm }[] = Object.entries(CONTENT_TYPES).map(([media, form]) => ({ bytes: Buffer.from(media, 'latin1'), form }));
+
+function exactForm(v: Buffer): WireForm | undefined {
+  for (const { bytes, form } of CONTENT_TYPE_BYTES) if (v.length === bytes.length && v.equals(bytes)) return form;
   return undefined;
 }
 
@@ -44,9 +54,12 @@ export function contentTypeOf(msg: RawMessage): string | undefined {
  * marks never empty (FILTERABLE's nonEmpty, checked in filterable.ts).
  */
 export function detectWireForm(msg: RawMessage, value: Buffer): WireForm {
-  const media = contentTypeOf(msg);
-  if (media !== undefined) {
-    const form = CONTENT_TYPES[media];
+  const header = contentTypeHeader(msg);
+  if (header !== undefined) {
+    const exact = typeof header === 'string' ? (Object.hasOwn(CONTENT_TYPES, header) ? CONTENT_TYPES[header] : undefined) : exactForm(header);
+    if (exact !== undefined) return exact;
+    const media = contentTypeOf(msg) as string;
+    const form = Object.hasOwn(CONTENT_TYPES, media) ? CONTENT_TYPES[media] : undefined;
     if (form === undefined) throw new DecodeError('unsupported_content_type', `The content type ${JSON.stringify(media)} is not one of ${Object.keys(CONTENT_TYPES).join(', ')}.`);
     return form;
   }

@@ -1,6 +1,6 @@
 // Which of the three producer forms a raw record is in, from its content-type header and its first byte.
 import { DecodeError } from './errors.js';
-import type { HeaderValue, RawMessage, WireForm } from './record-types.js';
+import type { RawMessage, WireForm } from './record-types.js';
 
 /** The media types a traffic topic takes in a `content-type` header, and the form each one names. */
 export const CONTENT_TYPES: Readonly<Record<string, WireForm>> = {

@@ -34,8 +34,9 @@ export interface AvroProjection {
   (out: JsonOut, at: number, buf: Buffer, starts: Int32Array): number;
   /**
    * The same text from a JSON record's text and the scan's positions in it (ScanState); the end, or ~end
-   * when it gives up (a field it writes only from the decoded value, a header map the decoded object would
-   * reorder, or one with whitespace or an escaped slash), having written up to that end.
+   * when it gives up (a field it writes only from the decoded value; a header map the decoded object would
+   * reorder or merge, one with whitespace or an escaped slash, or one of more strings than the scan's notes
+   * hold), having written up to that end.
    */
   readonly fromJson: (out: JsonOut, at: number, json: Buffer, state: ScanState) => number;
   /** Most bytes the text can take beyond 8 per record byte (keys, and numbers or timestamps from short varints). */

@@ -9,7 +9,8 @@
 // then decodes the record the exact way, which refuses it with today's code and message or accepts it.
 // What it accepts it has checked as the Avro validation would the Avro record of the same content
 // (avro-codegen.ts): valid UTF-8, no "__proto__" map key, log values that are JSON texts, the filterable
-// fields' checks. It notes where each leaf's value lies, for writing that Avro record (json-transcode.ts).
+// fields' checks. It notes where each leaf's value lies, for projecting the record from its text
+// (src/projection/avro-projection.ts) and for writing that Avro record where that gives up (json-transcode.ts).
 import { isUtf8 } from 'node:buffer';
 import type { FieldType } from '../events/catalog.js';
 import type { GroupPlan, LeafPlan, RecordPlan } from './field-plan.js';
@@ -33,7 +34,7 @@ const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
 
-/** Where a scanned leaf's value lies, and what it is; written by the scan, read by the Avro writer (json-transcode.ts). */
+/** Where a scanned leaf's value lies, and what it is; written by the scan, read by the text projection and the Avro writer. */
 export interface ScanState {
   /** Per leaf: where its value starts (a string's after its opening quote), or ABSENT for a missing or null one. */
   readonly starts: Int32Array;
@@ -44,8 +45,8 @@ export interface ScanState {
   /** Per bool, integer or timestamp leaf: its value (a timestamp's in microseconds). */
   readonly numbers: Float64Array;
   /**
-   * The strings of the header maps, as the scan found them, so that the Avro writer copies them without
-   * looking for their ends again: per string two entries, its body's start (negated for a name) and end
+   * The strings of the header maps, as the scan found them, so that the text projection and the Avro
+   * writer read them without looking for their ends again: per string two entries, its body's start (negated for a name) and end
    * (its closing quote; ~end when it holds escapes). Entry 0 counts the entries used, from 1 on; entries
    * beyond the array's length are counted, not noted.
    */

@@ -23,9 +23,9 @@ function contentTypeHeader(msg: RawMessage): string | Buffer | undefined {
   const headers = msg.headers;
   if (headers === undefined) return undefined;
   for (const name in headers) {
-    if (name.length === 12 && (name === 'content-type' || name.toLowerCase() === 'content-type')) {
+    if (name.length === 12 && (name === 'content-type' || name.toLowerCase() === 'content-type') && Object.hasOwn(headers, name)) {
       const v = headers[name];
-      return Array.isArray(v) ? (v[0] as string | Buffer | undefined) : (v as string | Buffer | undefined);
+      return (Array.isArray(v) ? (v[0] as string | Buffer | null | undefined) : (v as string | Buffer | null | undefined)) ?? undefined;
     }
   }
   return undefined;

@@ -87,6 +87,14 @@ describe('a refused record', () => {
     }
   });
 
+  it('should read a record by its first byte when its content-type header has no value, or is not its own', () => {
+    const { value } = encodeRecord(HTTP, seededRecord(HTTP, 1), 'avro');
+    expect(decode(HTTP, { value, headers: { 'content-type': null as unknown as undefined } })).toBe('ok');
+    expect(decode(HTTP, { value, headers: { 'content-type': [] } })).toBe('ok');
+    const inherited = Object.create({ 'content-type': 'text/plain' }) as Record<string, string>;
+    expect(decode(HTTP, { value, headers: inherited })).toBe('ok');
+  });
+
   it('should read the content type case-insensitively, without parameters, from a string or bytes', () => {
     const { value } = encodeRecord(HTTP, seededRecord(HTTP, 1), 'json');
     for (const media of ['application/json', 'Application/JSON', ' application/json ; charset=utf-8', 'application/json;x=1']) {

@@ -550,12 +550,11 @@ const out: JsonOut = { b: Buffer.allocUnsafe(SLAB_BYTES), start: 0, reserve: 0 }
 let used = 0;
 
 /**
- * A traffic payload tail (envelope.ts payloadTail): the envelope's text before the object for this
- * event type and Kafka timestamp (writeTrafficTailBefore), the projected object's JSON and the closing
- * brace, as a buffer of its own. `starts` must be the record's (AvroCodec.leafStarts).
+ * Starts a payload tail (envelope.ts payloadTail) in the slab with room for `need` bytes: the envelope's
+ * text before the object for this event type and Kafka timestamp (writeTrafficTailBefore). Returns where
+ * the object goes.
  */
-export function projectedTail(eventType: string, timestampMs: number, project: AvroProjection, buf: Buffer, pos: number, starts: Int32Array): Buffer {
-  const need = 3 * eventType.length + 160 + project.overhead + 8 * (buf.length - pos) + 1;
+function beginTail(eventType: string, timestampMs: number, format: TimestampFormat, need: number): number {
   // Twice the bound: a leaf written through JSON.stringify checks for room itself (ensure) against the whole bound.
   if (out.b.length - used < 2 * need) {
     out.b = Buffer.allocUnsafe(Math.max(SLAB_BYTES, 2 * need));
@@ -563,11 +562,24 @@ export function projectedTail(eventType: string, timestampMs: number, project: A
   }
   out.reserve = need;
   out.start = used;
-  let at = writeTrafficTailBefore(out.b, used, eventType, timestampMs, project.format);
-  at = project(out, at, buf, starts);
+  return writeTrafficTailBefore(out.b, used, eventType, timestampMs, format);
+}
+
+/** Ends the tail begun by beginTail, whose object ends at `at`, with the envelope's closing brace; a view of the slab. */
+function endTail(at: number): Buffer {
   out.b[at++] = 0x7d;
   used = at;
   return out.b.subarray(out.start, at);
+}
+
+/**
+ * A traffic payload tail (envelope.ts payloadTail): the envelope's text before the object for this
+ * event type and Kafka timestamp (writeTrafficTailBefore), the projected object's JSON and the closing
+ * brace, as a buffer of its own. `starts` must be the record's (AvroCodec.leafStarts).
+ */
+export function projectedTail(eventType: string, timestampMs: number, project: AvroProjection, buf: Buffer, pos: number, starts: Int32Array): Buffer {
+  const need = 3 * eventType.length + 160 + project.overhead + 8 * (buf.length - pos) + 1;
+  return endTail(project(out, beginTail(eventType, timestampMs, project.format, need), buf, starts));
 }
 
 /**
@@ -578,20 +590,11 @@ export function jsonProjectedTail(eventType: string, timestampMs: number, projec
   const text = json.text;
   // Each leaf's text is at most its JSON text, a number or timestamp written from it at most LEAF_OVERHEAD.
   const need = 3 * eventType.length + 160 + project.overhead + text.length + 1;
-  if (out.b.length - used < 2 * need) {
-    out.b = Buffer.allocUnsafe(Math.max(SLAB_BYTES, 2 * need));
-    used = 0;
-  }
-  out.reserve = need;
-  out.start = used;
-  let at = writeTrafficTailBefore(out.b, used, eventType, timestampMs, project.format);
-  at = project.fromJson(out, at, text, json.positions());
+  const at = project.fromJson(out, beginTail(eventType, timestampMs, project.format, need), text, json.positions());
   if (at < 0) {
     // The texts it kept for other field sets (LeafTexts) stay where they were written.
     used = ~at;
     return undefined;
   }
-  out.b[at++] = 0x7d;
-  used = at;
-  return out.b.subarray(out.start, at);
+  return endTail(at);
 }

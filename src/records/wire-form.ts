@@ -31,12 +31,21 @@ function contentTypeHeader(msg: RawMessage): string | Buffer | undefined {
   return undefined;
 }
 
+/** The media type of a content-type header's value: lowercased, without parameters. */
+function mediaType(v: string | Buffer): string {
+  const text = typeof v === 'string' ? v : v.toString('latin1');
+  return (text.split(';', 1)[0] as string).trim().toLowerCase();
+}
+
 /** The media type of the message's content-type header (name matched case-insensitively), lowercased, without parameters. */
 export function contentTypeOf(msg: RawMessage): string | undefined {
   const v = contentTypeHeader(msg);
-  if (v === undefined) return undefined;
-  const text = typeof v === 'string' ? v : v.toString('latin1');
-  return text.split(';', 1)[0]?.trim().toLowerCase();
+  return v === undefined ? undefined : mediaType(v);
+}
+
+/** The form a media type names; only CONTENT_TYPES' own keys, so "constructor" names none. */
+function formNamed(media: string): WireForm | undefined {
+  return Object.hasOwn(CONTENT_TYPES, media) ? CONTENT_TYPES[media] : undefined;
 }
 
 /** The content types' bytes, so that a header written exactly so (as producers write it) is matched without making a string. */
@@ -56,10 +65,10 @@ function exactForm(v: Buffer): WireForm | undefined {
 export function detectWireForm(msg: RawMessage, value: Buffer): WireForm {
   const header = contentTypeHeader(msg);
   if (header !== undefined) {
-    const exact = typeof header === 'string' ? (Object.hasOwn(CONTENT_TYPES, header) ? CONTENT_TYPES[header] : undefined) : exactForm(header);
+    const exact = typeof header === 'string' ? formNamed(header) : exactForm(header);
     if (exact !== undefined) return exact;
-    const media = contentTypeOf(msg) as string;
-    const form = Object.hasOwn(CONTENT_TYPES, media) ? CONTENT_TYPES[media] : undefined;
+    const media = mediaType(header);
+    const form = formNamed(media);
     if (form === undefined) throw new DecodeError('unsupported_content_type', `The content type ${JSON.stringify(media)} is not one of ${Object.keys(CONTENT_TYPES).join(', ')}.`);
     return form;
   }

@@ -7,16 +7,18 @@
 //   native        @confluentinc/kafka-javascript's native API (bench/e2e/passthrough-confluent-native.ts; CKJS_MODULE_DIR)
 //   worker, fifth the service's worker, 100 subscriptions matching each about 1% / together about 20% of records
 // A name ending in "@base" runs from the checkout BASE_ROOT names (a before-and-after comparison of the
-// adapter or the worker in the same minutes).
+// adapter or the worker in the same minutes). COPIES_INPUT=json preloads JSON records instead of Avro.
 import { fileURLToPath } from 'node:url';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { compare } from '../e2e/compare.js';
 import { KafkaBenchSession, type Configuration } from '../e2e/session.js';
+import type { WireForm } from '../../src/records/record-types.js';
 
 const [records = '200000', rounds = '3', ...names] = process.argv.slice(2);
 const progress = (m: string): void => void process.stderr.write(`[copies] ${m}\n`);
 const here = fileURLToPath(new URL('../../', import.meta.url));
+const input: WireForm = process.env.COPIES_INPUT === 'json' ? 'json' : 'avro';
 
 function rootOf(name: string): string {
   if (!name.endsWith('@base')) return here;
@@ -34,15 +36,15 @@ function factory(session: KafkaBenchSession, name: string): (round: number) => C
     case 'kcat':
       return (r) => session.kcatCopy(`${label}-${r}`);
     case 'platformatic':
-      return (r) => session.passthrough(`${label}-${r}`, script('passthrough-platformatic.ts'));
+      return (r) => session.passthrough(`${label}-${r}`, script('passthrough-platformatic.ts'), { input });
     case 'adapter':
-      return (r) => session.passthrough(`${label}-${r}`, script('passthrough-adapter.ts'));
+      return (r) => session.passthrough(`${label}-${r}`, script('passthrough-adapter.ts'), { input });
     case 'native':
       if (process.env.CKJS_MODULE_DIR === undefined) throw new Error('native needs CKJS_MODULE_DIR: a directory whose node_modules has @confluentinc/kafka-javascript');
-      return (r) => session.passthrough(`${label}-${r}`, script('passthrough-confluent-native.ts'));
+      return (r) => session.passthrough(`${label}-${r}`, script('passthrough-confluent-native.ts'), { input });
     case 'worker':
     case 'fifth':
-      return (r) => session.worker(`${label}-${r}`, 100, { kind: what === 'fifth' ? 'fifth-percent' : 'one-percent', root });
+      return (r) => session.worker(`${label}-${r}`, 100, { kind: what === 'fifth' ? 'fifth-percent' : 'one-percent', root, input });
     default:
       throw new Error(`unknown configuration ${name}`);
   }
@@ -51,7 +53,7 @@ function factory(session: KafkaBenchSession, name: string): (round: number) => C
 const loadBefore = loadavg()[0] ?? 0;
 const session = await KafkaBenchSession.open('copies', progress);
 try {
-  await session.preload(Number(records));
+  await session.preload(Number(records), input);
   const results = await compare(
     session,
     names.map((name) => ({ name, make: factory(session, name) })),
@@ -60,7 +62,7 @@ try {
   const kcat = results.find((r) => r.name === 'kcat');
   const us = (cores: number, rate: number): number => (cores / rate) * 1e6;
   const lines = [
-    `${Number(records).toLocaleString('en-US')} records, ${rounds} rounds; 1-minute load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end`,
+    `${Number(records).toLocaleString('en-US')} ${input} records, ${rounds} rounds; 1-minute load average ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end`,
     '',
     '| configuration | best records/s | x kcat (best) | CPU µs a record (each round) | CPU µs a record (least) | events/record |',
     '| --- | ---: | ---: | --- | ---: | ---: |',

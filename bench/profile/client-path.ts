@@ -11,6 +11,7 @@ import { partShares, partsTable, type PartRule } from './top-frames.js';
  */
 export const CLIENT_PATH: readonly PartRule[] = [
   { part: 'adapter: consumer (records into partition batches)', file: 'src/kafka/platformatic/platformatic-consumer' },
+  { part: 'adapter: consumer (fetch answers parsed into messages)', file: 'src/kafka/platformatic/fetch-response' },
   { part: 'adapter: consumer (records into partition batches)', file: 'src/kafka/platformatic/fetched-records' },
   { part: 'adapter: read-committed filter of fetch answers', file: 'src/kafka/platformatic/read-committed' },
   { part: 'adapter: partitioner', file: 'src/kafka/platformatic/java-partitioner' },

@@ -3,9 +3,11 @@
 // commit function, a header map and a message object, and pushes each through a Readable and an event
 // (PROFILE.md "The client path"); the consumer adapter needs none of them. What it hands over is what the
 // stream would: the records of data batches (control batches are markers), from the offset the partition
-// was fetched at (a batch may begin before it).
+// was fetched at (a batch may begin before it). A batch the adapter's own parser read (fetch-response.ts)
+// already holds its messages.
 import { IS_CONTROL, type RecordsBatch } from '@platformatic/kafka';
 import type { HeaderValue, IncomingMessage } from '../seam.js';
+import { addHeader, FetchedBatch } from './fetch-response.js';
 
 type RecordHeaders = RecordsBatch['records'][number]['headers'];
 
@@ -13,12 +15,7 @@ type RecordHeaders = RecordsBatch['records'][number]['headers'];
 export function headersOf(headers: RecordHeaders): Record<string, HeaderValue> | undefined {
   if (headers.length === 0) return undefined;
   const out: Record<string, HeaderValue> = {};
-  for (const [key, value] of headers) {
-    const name = key?.toString() ?? '';
-    const v = value ?? undefined;
-    const prev = out[name];
-    out[name] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [prev as Buffer]), v as Buffer];
-  }
+  for (const [key, value] of headers) addHeader(out, key?.toString() ?? '', value ?? undefined);
   return out;
 }
 
@@ -31,6 +28,14 @@ export function takeRecords(batches: RecordsBatch[], from: bigint, out: Incoming
   const start = Number(from);
   for (const batch of batches) {
     if ((batch.attributes & IS_CONTROL) !== 0) continue;
+    if (batch instanceof FetchedBatch && batch.messages !== undefined) {
+      const messages = batch.messages;
+      // Only the first batch of a fetch may begin before the offset it was fetched at.
+      const skip = Number(batch.firstOffset) >= start ? 0 : messages.findIndex((m) => Number(m.offset) >= start);
+      if (skip >= 0) for (let i = skip; i < messages.length; i++) out.push(messages[i] as IncomingMessage);
+      batch.records = [];
+      continue;
+    }
     const records = batch.records;
     if (records.length === 0) continue;
     const firstOffset = Number(batch.firstOffset);
@@ -40,11 +45,13 @@ export function takeRecords(batches: RecordsBatch[], from: bigint, out: Incoming
     for (const r of records) {
       const offset = exact ? firstOffset + r.offsetDelta : batch.firstOffset + BigInt(r.offsetDelta);
       if (exact ? (offset as number) < start : (offset as bigint) < from) continue;
+      const timestampDelta = Number(r.timestampDelta);
+      const timestamp = firstTimestamp + timestampDelta;
       out.push({
         key: r.key ?? null,
         value: r.value ?? null,
         offset: String(offset),
-        timestamp: exact ? String(firstTimestamp + Number(r.timestampDelta)) : String(batch.firstTimestamp + r.timestampDelta),
+        timestamp: exact && Number.isSafeInteger(timestampDelta) && Number.isSafeInteger(timestamp) ? String(timestamp) : String(batch.firstTimestamp + r.timestampDelta),
         headers: headersOf(r.headers),
       });
     }

@@ -4,9 +4,11 @@
 // producer id across the producers it replaces after failures), and of an aborted transaction larger than
 // a fetch, reached the reader. This consumer filters each fetch response the way the Java client does
 // before the client sees it, and leaves the client's filter nothing to do. A listener (the consumer
-// adapter) then sees each filtered answer before the client's message stream does.
+// adapter) then sees each filtered answer before the client's message stream does. The answers of the
+// Fetch versions fetch-response.ts reads are parsed by it.
 import { promisify } from 'node:util';
 import { Consumer, IS_CONTROL, IS_TRANSACTIONAL, kGetApi, type API, type Callback, type Connection, type RecordsBatch } from '@platformatic/kafka';
+import { fastFetchApi } from './fetch-response.js';
 import { substituteApi } from './substitute-api.js';
 
 /** One partition of a fetch response, as every Fetch version the client speaks parses it. */
@@ -79,6 +81,6 @@ export class ReadCommittedConsumer<Key, Value, HeaderKey, HeaderValue> extends C
 
   override [kGetApi]<RequestArguments extends unknown[], ResponseType>(name: string, callback: Callback<API<RequestArguments, ResponseType>>): void {
     if (name !== 'Fetch') super[kGetApi](name, callback);
-    else substituteApi((found) => super[kGetApi](name, found), this.fetches, (api) => filteringFetch(api, () => this.onFetched), callback);
+    else substituteApi((found) => super[kGetApi](name, found), this.fetches, (api) => filteringFetch(fastFetchApi(api), () => this.onFetched), callback);
   }
 }

@@ -154,15 +154,34 @@ class RecordCursor {
     return this.buf.subarray(start, this.at);
   }
 
-  /** UTF-8 text behind a varint length; '' for a negative length (as the consumer's header names). */
-  text(): string {
+  /** A header name: UTF-8 text behind a varint length; '' for a negative length (as the client's consumer). */
+  name(): string {
     const length = this.varint();
     if (length < 0) return '';
     const start = this.at;
     if (!(start + length <= this.end)) throw malformed();
     this.at = start + length;
-    return this.buf.toString('utf8', start, this.at);
+    return headerName(this.buf, start, length);
   }
+}
+
+/**
+ * Header names read before, by their bytes: a record's name (content-type, mostly) is the string made for
+ * the first record that had it, not a new one V8 must look up again to use as a key (half the cost of
+ * reading a JSON record here, bench/profile/fetch-parse.ts).
+ */
+const NAMES: { readonly bytes: Buffer; readonly text: string }[] = [];
+const MAX_NAMES = 32;
+
+function headerName(buf: Buffer, start: number, length: number): string {
+  next: for (const n of NAMES) {
+    if (n.bytes.length !== length) continue;
+    for (let i = 0; i < length; i++) if (n.bytes[i] !== buf[start + i]) continue next;
+    return n.text;
+  }
+  const text = buf.toString('utf8', start, start + length);
+  if (NAMES.length < MAX_NAMES && length <= 64) NAMES.push({ bytes: Buffer.from(buf.subarray(start, start + length)), text });
+  return text;
 }
 
 /**
@@ -198,7 +217,7 @@ function readMessages(chunks: ChunkCursor, recordsLength: number, count: number,
     const headerCount = c.varint();
     let headers: Record<string, HeaderValue> | undefined;
     for (let h = 0; h < headerCount; h++) {
-      const name = c.text();
+      const name = c.name();
       addHeader((headers ??= {}), name, c.bytes() ?? undefined);
     }
     messages[i] = { key, value, offset: String(offset), timestamp: String(timestamp), headers };

@@ -51,23 +51,16 @@ class ChunkCursor {
 
   constructor(private readonly chunks: readonly Buffer[]) {
     this.left = chunks.reduce((n, c) => n + c.length, 0);
-    this.settle();
+    this.skip(0);
   }
 
-  /** Moves past chunks the cursor is at the end of. */
-  private settle(): void {
-    while (this.chunk < this.chunks.length && this.at === (this.chunks[this.chunk] as Buffer).length) {
-      this.chunk++;
-      this.at = 0;
-    }
-  }
-
-  /** The current chunk and the cursor's place in it, when the next `n` bytes lie in it; otherwise undefined. */
+  /** The current chunk, when the next `n` bytes lie in it (from `offset` on); otherwise undefined. */
   within(n: number): Buffer | undefined {
     const c = this.chunks[this.chunk];
     return c !== undefined && this.at + n <= c.length ? c : undefined;
   }
 
+  /** The cursor's place in the current chunk. */
   get offset(): number {
     return this.at;
   }
@@ -86,6 +79,7 @@ class ChunkCursor {
     return out;
   }
 
+  /** Moves `n` bytes on, past every chunk it reaches the end of. */
   skip(n: number): void {
     if (n > this.left) throw malformed();
     this.left -= n;
@@ -248,12 +242,16 @@ export class FetchedBatch implements RecordsBatch {
   readonly firstSequence: number;
   messages: IncomingMessage[] | undefined;
   private readonly count: number;
-  /** The records' bytes, for the client's shape of them, until that is read or replaced. */
-  private bytes: Reader | undefined;
+  /** The answer's chunks and where the records lie in them, for the client's shape of them, until that is read or replaced. */
+  private region: DynamicBuffer | undefined;
+  private readonly recordsAt: number;
   private parsed: Records | undefined;
 
-  /** Reads the batch whose head is `head` and whose records follow at `chunks`, and moves past them. */
-  constructor(head: Buffer, chunks: ChunkCursor, records: Reader) {
+  /**
+   * Reads the batch whose head is `head` and whose records follow at `chunks` (at `recordsAt` in `region`),
+   * and moves past them.
+   */
+  constructor(head: Buffer, chunks: ChunkCursor, region: DynamicBuffer, recordsAt: number) {
     this.firstOffset = head.readBigInt64BE(0);
     this.length = head.readInt32BE(8);
     this.partitionLeaderEpoch = head.readInt32BE(12);
@@ -267,7 +265,8 @@ export class FetchedBatch implements RecordsBatch {
     this.producerEpoch = head.readInt16BE(51);
     this.firstSequence = head.readInt32BE(53);
     this.count = head.readInt32BE(57);
-    this.bytes = records;
+    this.region = region;
+    this.recordsAt = recordsAt;
     const recordsLength = BATCH_HEAD + this.length - RECORDS_AT;
     if ((this.attributes & IS_CONTROL) === 0) this.messages = readMessages(chunks, recordsLength, this.count, Number(this.firstOffset), Number(this.firstTimestamp));
     else chunks.skip(recordsLength);
@@ -276,7 +275,8 @@ export class FetchedBatch implements RecordsBatch {
   get records(): Records {
     if (this.parsed === undefined) {
       const records: Records = [];
-      for (let i = 0; i < this.count; i++) records.push(readRecord(this.bytes as Reader));
+      const reader = Reader.from((this.region as DynamicBuffer).subarray(this.recordsAt, this.recordsAt + BATCH_HEAD + this.length - RECORDS_AT));
+      for (let i = 0; i < this.count; i++) records.push(readRecord(reader));
       this.parsed = records;
     }
     return this.parsed;
@@ -284,7 +284,7 @@ export class FetchedBatch implements RecordsBatch {
 
   set records(records: Records) {
     this.parsed = records;
-    this.bytes = undefined;
+    this.region = undefined;
     this.messages = undefined;
   }
 }
@@ -307,7 +307,7 @@ export function readBatches(region: DynamicBuffer): RecordsBatch[] {
       continue;
     }
     chunks.skip(RECORDS_AT);
-    batches.push(new FetchedBatch(head, chunks, Reader.from(region.subarray(at + RECORDS_AT, at + size))));
+    batches.push(new FetchedBatch(head, chunks, region, at + RECORDS_AT));
   }
   return batches;
 }

@@ -26,6 +26,9 @@ interface WireBatch {
   producerId?: bigint;
   /** Bytes of the records section as written (for malformed batches); otherwise written from `records`. */
   recordBytes?: Buffer;
+  /** The head's record count and length as written (for malformed batches); otherwise those of `records`. */
+  count?: number;
+  length?: number;
 }
 
 interface WirePartition {
@@ -86,10 +89,10 @@ function batchBytes(b: WireBatch): Buffer {
     int(8, b.producerId ?? -1n),
     int(2, 0),
     int(4, 0),
-    int(4, b.records.length),
+    int(4, b.count ?? b.records.length),
     records,
   ]);
-  return Buffer.concat([int(8, b.firstOffset), int(4, afterLength.length), afterLength]);
+  return Buffer.concat([int(8, b.firstOffset), int(4, b.length ?? afterLength.length), afterLength]);
 }
 
 /** A Fetch v17 answer: topics by id, each with its partitions. */
@@ -308,6 +311,40 @@ describe('parseFetchResponse', () => {
     expect(own).toBeInstanceOf(ResponseError);
     expect(own.errors.map((e) => (e as { apiCode?: number }).apiCode)).toEqual(client.errors.map((e) => (e as { apiCode?: number }).apiCode));
     expect(own.message).toBe(client.message);
+  });
+
+  it('should hand over headers named like the properties of every object as they are', () => {
+    const headers: [Buffer, Buffer][] = ['__proto__', 'toString', 'constructor', 'hasOwnProperty'].map((n, i) => [Buffer.from(n), Buffer.from(String(i))]);
+    const bytes = fetchAnswer([{ id: TOPIC, partitions: [{ index: 0, batches: [{ firstOffset: 0n, firstTimestamp: T0, records: [rec('v', { headers })] }] }] }]);
+    for (const parse of [ownParse, clientParse]) {
+      const [[m] = []] = taken(parse(bytes, []), 0n);
+      const got = m?.headers ?? {};
+      expect(Object.keys(got)).toEqual(['__proto__', 'toString', 'constructor', 'hasOwnProperty']);
+      expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+      expect(Object.values(got).map((v) => String(v))).toEqual(['0', '1', '2', '3']);
+    }
+  });
+
+  // The client catches what its parser throws and fetches again; what is read later, in the fetch's
+  // callback, is outside that catch. So a malformed batch must be refused inside the parser.
+  it('should refuse, inside the parser, a batch shorter than its own head', () => {
+    const bytes = fetchAnswer([{ id: TOPIC, partitions: [{ index: 0, batches: [{ ...commitMarker(0n, 7n), length: 0 }, { firstOffset: 1n, firstTimestamp: T0, records: [rec('after')] }] }] }]);
+    expect(() => ownParse(bytes, [])).toThrow(/batch/);
+  });
+
+  it('should refuse, inside the parser, a control batch whose records run past it', () => {
+    const bytes = fetchAnswer([{ id: TOPIC, partitions: [{ index: 0, batches: [{ ...commitMarker(0n, 7n), count: 1_000_000 }] }] }]);
+    expect(() => clientParse(bytes, [])).toThrow();
+    expect(() => ownParse(bytes, [])).toThrow();
+  });
+
+  it('should refuse, inside the parser, a batch read through the client-shaped records whose records run past it', () => {
+    // An offset delta beyond 2^53 sends the batch to the client-shaped records; its second record is cut short.
+    const far = Buffer.concat([Buffer.from([0]), varInt(0), varInt(2n ** 60n), varBytes(null), varBytes(Buffer.from('a')), varInt(0)]);
+    const records = Buffer.concat([varInt(far.length), far, varInt(50), Buffer.alloc(5)]);
+    const bytes = fetchAnswer([{ id: TOPIC, partitions: [{ index: 0, batches: [{ firstOffset: 0n, firstTimestamp: T0, records: [rec('a'), rec('b')], recordBytes: records }] }] }]);
+    expect(() => clientParse(bytes, [])).toThrow();
+    expect(() => ownParse(bytes, [])).toThrow();
   });
 
   it('should refuse a record that runs past the end of its batch', () => {

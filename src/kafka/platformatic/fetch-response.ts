@@ -31,13 +31,18 @@ type AnyApi = API<unknown[], unknown>;
 const BATCH_HEAD = 12;
 const RECORDS_AT = 61;
 
-/** Adds a header under its name; several values under one name become a list, in their order. */
+/**
+ * Adds a header under its name; several values under one name become a list, in their order. A name is
+ * only ever an own property (`toString` is not the inherited function, `__proto__` not the prototype).
+ */
 export function addHeader(out: Record<string, HeaderValue>, name: string, value: Buffer | undefined): void {
-  const prev = out[name];
-  out[name] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev as Buffer]), value as Buffer];
+  const prev = Object.hasOwn(out, name) ? out[name] : undefined;
+  const next = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev as Buffer]), value as Buffer];
+  if (name === '__proto__') Object.defineProperty(out, name, { value: next, enumerable: true, writable: true, configurable: true });
+  else out[name] = next;
 }
 
-const malformed = (): RangeError => new RangeError('A fetched record runs past the end of its batch.');
+const malformed = (what = 'A fetched record runs past the end of its batch.'): RangeError => new RangeError(what);
 
 /**
  * A cursor over the socket chunks that hold one partition's records, in order: a run of bytes within one
@@ -81,7 +86,7 @@ class ChunkCursor {
 
   /** Moves `n` bytes on, past every chunk it reaches the end of. */
   skip(n: number): void {
-    if (n > this.left) throw malformed();
+    if (!(n >= 0 && n <= this.left)) throw malformed();
     this.left -= n;
     this.at += n;
     while (this.chunk < this.chunks.length && this.at >= (this.chunks[this.chunk] as Buffer).length) {
@@ -270,6 +275,9 @@ export class FetchedBatch implements RecordsBatch {
     const recordsLength = BATCH_HEAD + this.length - RECORDS_AT;
     if ((this.attributes & IS_CONTROL) === 0) this.messages = readMessages(chunks, recordsLength, this.count, Number(this.firstOffset), Number(this.firstTimestamp));
     else chunks.skip(recordsLength);
+    // Read now what is not in messages (a control marker, a batch of inexact Numbers): the client fetches
+    // again when its parser throws, but not when a read in the fetch's callback does.
+    if (this.messages === undefined) void this.records;
   }
 
   get records(): Records {
@@ -300,6 +308,7 @@ export function readBatches(region: DynamicBuffer): RecordsBatch[] {
   while (chunks.left >= RECORDS_AT) {
     const head = chunks.peek(RECORDS_AT);
     const size = BATCH_HEAD + head.readInt32BE(8);
+    if (size < RECORDS_AT) throw malformed('A fetched batch is shorter than its own head.');
     if (chunks.left < size) break;
     const at = region.length - chunks.left;
     if ((head.readInt16BE(21) & IS_COMPRESSED) !== 0) {

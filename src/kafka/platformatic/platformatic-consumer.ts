@@ -12,6 +12,7 @@ import { stringDeserializer, type Connection, type ConsumerGroupJoinPayload, typ
 import { createLogger } from '../../telemetry/logger.js';
 import type { BatchHandler, GroupConsumer, GroupConsumerOptions, GroupListener, HeaderValue, IncomingMessage, KafkaClientOptions } from '../seam.js';
 import { CommitTimer, STOP_FLUSH_MS } from '../commit-timer.js';
+import { addHeader } from './fetch-response.js';
 import { takeRecords } from './fetched-records.js';
 import { baseOptions } from './platformatic-adapter.js';
 import { ReadCommittedConsumer, type FetchedResponse } from './read-committed.js';
@@ -50,10 +51,7 @@ const readingOf = (connection: Connection): Reading | undefined => (connection.c
 function headersOf(m: PlatformaticMessage): Record<string, HeaderValue> | undefined {
   if (m.headers.size === 0) return undefined;
   const out: Record<string, HeaderValue> = {};
-  for (const [name, value] of m.headers) {
-    const prev = out[name];
-    out[name] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev as Buffer]), value];
-  }
+  for (const [name, value] of m.headers) addHeader(out, name, value);
   return out;
 }
 

@@ -192,7 +192,16 @@ const recordArb: fc.Arbitrary<WireRecord> = fc.record({
   headers: fc.array(fc.tuple(fc.option(fc.oneof(fc.constantFrom('content-type', 'x', 'é', ''), fc.string({ maxLength: 6, unit: 'grapheme' })).map((s) => Buffer.from(s)), { nil: null, freq: 8 }), bytesArb), { maxLength: 4 }),
   timestampDelta: fc.bigInt({ min: -5_000n, max: 5_000_000n }),
 });
-const batchArb = (firstOffset: bigint): fc.Arbitrary<WireBatch> => fc.record({ firstOffset: fc.constant(firstOffset), firstTimestamp: fc.constant(T0), records: fc.array(recordArb, { minLength: 1, maxLength: 6 }) });
+const PRODUCERS = [7n, 8n] as const;
+/** A plain data batch, a transactional one of one of two producers, or a marker ending one of their transactions. */
+const batchArb = (firstOffset: bigint): fc.Arbitrary<WireBatch> => {
+  const records = fc.array(recordArb, { minLength: 1, maxLength: 6 });
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.record({ firstOffset: fc.constant(firstOffset), firstTimestamp: fc.constant(T0), records }) },
+    { weight: 2, arbitrary: fc.record({ firstOffset: fc.constant(firstOffset), firstTimestamp: fc.constant(T0), records, attributes: fc.constant(IS_TRANSACTIONAL), producerId: fc.constantFrom(...PRODUCERS) }) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...PRODUCERS), fc.boolean()).map(([producer, abort]) => commitMarker(firstOffset, producer, abort)) },
+  );
+};
 const partitionArb = (index: number): fc.Arbitrary<WirePartition> =>
   fc.array(fc.nat({ max: 3 }), { minLength: 1, maxLength: 4 }).chain((gaps) => {
     let next = 40n;
@@ -201,7 +210,8 @@ const partitionArb = (index: number): fc.Arbitrary<WirePartition> =>
       next = at + 10n;
       return at;
     });
-    return fc.tuple(...starts.map(batchArb)).map((batches) => ({ index, batches }));
+    const aborted = fc.option(fc.array(fc.record({ producerId: fc.constantFrom(...PRODUCERS), firstOffset: fc.constantFrom(...starts) }), { maxLength: 2 }), { nil: null });
+    return fc.tuple(fc.tuple(...starts.map(batchArb)), aborted).map(([batches, abortedTransactions]) => ({ index, batches, aborted: abortedTransactions }));
   });
 
 describe('parseFetchResponse', () => {

@@ -12,6 +12,7 @@ import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { latestSchema } from '../../../src/records/schema-registry.js';
 import { TrafficGenerator } from '../../../src/traffic/generator.js';
 import { recordArbitrary } from '../records/arbitraries.js';
+import { MINIMAL_HTTP_RECORD } from './records.js';
 
 const codecs = new Map<TrafficEventType, AvroCodec>(TRAFFIC_EVENT_TYPES.map((t) => [t, createAvroCodec(latestSchema(t))]));
 const codecOf = (t: TrafficEventType): AvroCodec => codecs.get(t) as AvroCodec;
@@ -73,13 +74,7 @@ describe.each(TRAFFIC_EVENT_TYPES.map((t) => [t]))('the byte projection of %s', 
 
 describe('the byte projection of edge cases', () => {
   const http = 'http_request_complete.v0' as const;
-  const base = {
-    conn: { client_ip: '203.0.113.7', server_ip: '198.51.100.1', server_name: 'api.example.com', server_port: 443, start_ts: '2024-05-01T12:00:00.000001Z' },
-    http: {
-      request: { method: 'get', url: { raw: 'https://api.example.com/', scheme: 'https', host: 'api.example.com', path: '/' } },
-      response: { status_code: 200 },
-    },
-  };
+  const base = MINIMAL_HTTP_RECORD;
   const all = names(http);
   const check = (record: Record<string, unknown>, fields: readonly string[] = all): string => {
     const buf = avroOf(http, record);

@@ -12,6 +12,7 @@ import { createRecordDecoder } from '../../../src/records/record-decoder.js';
 import type { FilterableDecoded, RawMessage } from '../../../src/records/record-types.js';
 import { TrafficGenerator } from '../../../src/traffic/generator.js';
 import { recordArbitrary } from '../records/arbitraries.js';
+import { MINIMAL_HTTP_RECORD } from './records.js';
 
 const HEADERS = { 'content-type': 'application/json' };
 const fast = createRecordDecoder({ validateAll: true });
@@ -98,13 +99,7 @@ describe.each(TRAFFIC_EVENT_TYPES.map((t) => [t]))('the projection of %s from JS
 
 describe('the projection from JSON text of edge cases', () => {
   const http = 'http_request_complete.v0' as const;
-  const base = {
-    conn: { client_ip: '203.0.113.7', server_ip: '198.51.100.1', server_name: 'api.example.com', server_port: 443, start_ts: '2024-05-01T12:00:00.000001Z' },
-    http: {
-      request: { method: 'get', url: { raw: 'https://api.example.com/', scheme: 'https', host: 'api.example.com', path: '/' } },
-      response: { status_code: 200 },
-    },
-  };
+  const base = MINIMAL_HTTP_RECORD;
   const withHeaders = (headers: string): Buffer =>
     Buffer.from(JSON.stringify({ ...base, http: { ...base.http, request: { ...base.http.request, headers: { PLACE: ['HOLDER'] } } } }).replace('{"PLACE":["HOLDER"]}', headers));
   const fields = ['http.request.headers', 'conn.client_ip'];

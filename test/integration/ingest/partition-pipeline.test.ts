@@ -1,0 +1,117 @@
+// A partition's next batch does not wait for the deliveries of the one before, on the real broker: while
+// one destination holds a record's write, the records read after it still reach the other destination,
+// and the partition's commit stays behind the held record until its write is answered (at least once).
+import { afterEach, expect, it } from 'vitest';
+import { Signal } from '../../../src/delivery/clock.js';
+import { DELIVERED, type DeliveryItem } from '../../../src/delivery/contract.js';
+import type { DestinationPool } from '../../../src/delivery/destination-pool.js';
+import { DestinationRunner } from '../../../src/delivery/destination-runner.js';
+import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
+import { OffsetTracker } from '../../../src/delivery/offset-tracker.js';
+import type { TrafficEventType } from '../../../src/events/catalog.js';
+import { IngestWorker } from '../../../src/ingest/ingest-worker.js';
+import { RecordRouter } from '../../../src/ingest/record-router.js';
+import { withAdmin } from '../../../src/kafka/seam.js';
+import { createAuditDecoder } from '../../../src/records/audit-decoder.js';
+import { createRecordDecoder } from '../../../src/records/record-decoder.js';
+import { encodeRecord } from '../../../src/records/record-encoder.js';
+import { SubscriptionSet } from '../../../src/subscriptions/subscription-set.js';
+import { seededRecord } from '../../../src/traffic/seeded-records.js';
+import { createTopics, produce, testClient, uniqueName } from '../../support/kafka.js';
+import { FakeWriter, RecordingDeadLetterSink } from '../../unit/delivery/fakes.js';
+
+const HTTP: TrafficEventType = 'http_request_complete.v0';
+const LATER = 9;
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms: number): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const records = (from: number, count: number): Array<{ value: Buffer; headers: Record<string, string> }> =>
+  Array.from({ length: count }, (_, i) => {
+    const { value, headers } = encodeRecord(HTTP, seededRecord(HTTP, from + i), 'json');
+    return { value, headers: { ...headers } };
+  });
+
+it("should route a partition's later records while an earlier record's write is held, and commit nothing past the held record until it is answered", async () => {
+  const topic = uniqueName('partition-pipeline');
+  const group = `${topic}-ingest`;
+  const kafka = testClient('partition-pipeline-test');
+  await createTopics(kafka, [{ topic, partitions: 1 }]);
+
+  // ed_held holds its first write (record 0) until the test lets it go; ed_free writes at once.
+  let release = (): void => undefined;
+  const released = new Promise<void>((r) => (release = r));
+  const held = new FakeWriter(undefined, [async () => (await released, DELIVERED)]);
+  const free = new FakeWriter();
+  const tracker = new OffsetTracker();
+  const settled = new Signal();
+  const budget = new InFlightBudget();
+  const deadLetter = new RecordingDeadLetterSink();
+  const runnerOf = (destinationId: string, writer: FakeWriter): DestinationRunner =>
+    new DestinationRunner({
+      destinationId,
+      writer,
+      budget,
+      deadLetter,
+      batching: { lingerMs: 5 },
+      onSettled: (item: DeliveryItem) => {
+        if (item.source !== undefined) tracker.settle(item.source);
+        settled.notify();
+      },
+    });
+  const runners = new Map([
+    ['ed_held', runnerOf('ed_held', held)],
+    ['ed_free', runnerOf('ed_free', free)],
+  ]);
+  for (const r of runners.values()) r.start();
+  const pool = { get: (id: string) => runners.get(id), all: () => runners.values(), stalled: () => undefined } as unknown as DestinationPool;
+
+  const subscriptions = new SubscriptionSet();
+  subscriptions.put({ id: 'esb_both', created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: HTTP, fields: ['conn.client_ip'], filter: 'true' }], destination_ids: ['ed_held', 'ed_free'] });
+  const router = new RecordRouter({
+    subscriptions,
+    decoder: createRecordDecoder({ validateAll: true }),
+    auditDecoder: createAuditDecoder(),
+    trafficTopics: new Map([[topic, HTTP]]),
+    auditTopic: `${topic}.audit`,
+    clockSkewMs: 5_000,
+  });
+  const client = testClient('partition-pipeline');
+  const worker = new IngestWorker({ kafka: client, groupId: group, topics: [topic], router, pool, deadLetter, budget, tracker, settled, drainTimeoutMs: 2_000, stalledRecordAfterMs: 300_000, sessionTimeoutMs: 6_000 });
+  cleanup = async () => {
+    release();
+    await worker.stop();
+    for (const r of runners.values()) await r.close(1_000);
+  };
+  await worker.start();
+
+  const offsetsOf = (w: FakeWriter): number[] => [...new Set(w.written.map((i) => i.source?.offset as number))].sort((a, b) => a - b);
+  await produce(kafka, topic, records(0, 1));
+  await until('record 0 held by ed_held', () => held.batches.length > 0, 60_000);
+  // Produced after record 0 was routed: these come in a later batch of the same partition.
+  await produce(kafka, topic, records(1, LATER));
+  await until('the later records at ed_free', () => offsetsOf(free).length === 1 + LATER, 30_000).catch(() => undefined);
+  expect(offsetsOf(free)).toEqual(Array.from({ length: 1 + LATER }, (_, i) => i));
+
+  const committed = async (): Promise<number> => withAdmin(client, async (admin) => (await admin.committedOffsets(group, topic)).get(0) ?? -1);
+  // Commits are sent within tens of milliseconds; a second is room for one that should not be made.
+  await new Promise((r) => setTimeout(r, 1_000));
+  expect(await committed()).toBeLessThanOrEqual(0);
+
+  release();
+  await until('the partition committed to its end', async () => (await committed()) === 1 + LATER, 30_000).catch(() => undefined);
+  expect(await committed()).toBe(1 + LATER);
+  expect(offsetsOf(held)).toEqual(Array.from({ length: 1 + LATER }, (_, i) => i));
+  expect(deadLetter.letters).toEqual([]);
+});

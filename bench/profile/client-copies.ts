@@ -8,24 +8,16 @@
 //   worker, fifth the service's worker, 100 subscriptions matching each about 1% / together about 20% of records
 // A name ending in "@base" runs from the checkout BASE_ROOT names (a before-and-after comparison of the
 // adapter or the worker in the same minutes). COPIES_INPUT=json preloads JSON records instead of Avro.
-import { fileURLToPath } from 'node:url';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { compare } from '../e2e/compare.js';
+import { rootOf } from './base-root.js';
 import { KafkaBenchSession, type Configuration } from '../e2e/session.js';
 import type { WireForm } from '../../src/records/record-types.js';
 
 const [records = '200000', rounds = '3', ...names] = process.argv.slice(2);
 const progress = (m: string): void => void process.stderr.write(`[copies] ${m}\n`);
-const here = fileURLToPath(new URL('../../', import.meta.url));
 const input: WireForm = process.env.COPIES_INPUT === 'json' ? 'json' : 'avro';
-
-function rootOf(name: string): string {
-  if (!name.endsWith('@base')) return here;
-  const base = process.env.BASE_ROOT;
-  if (base === undefined) throw new Error(`${name} needs BASE_ROOT, a checkout to compare with`);
-  return base;
-}
 
 function factory(session: KafkaBenchSession, name: string): (round: number) => Configuration {
   const root = rootOf(name);

@@ -5,9 +5,11 @@
 //   LATENCY_VARIANTS='{"a":{},"b":{"HEAP_GROWTH_PERCENT":"0"}}' LATENCY_RATE=20000 LATENCY_ROUNDS=4 \
 //     LATENCY_WORKLOAD=one-percent npx tsx bench/profile/latency-rounds.ts
 //
+// A variant whose name ends in "@base" runs from the checkout BASE_ROOT names (base-root.ts).
 // Prints one JSON line per measurement. The sender, the broker and the workers share the machine's cores.
 import { KafkaBenchSession } from '../e2e/session.js';
 import type { SubscriptionKind } from '../workload/subscriptions.js';
+import { rootOf } from './base-root.js';
 
 const variants = Object.entries(JSON.parse(process.env.LATENCY_VARIANTS ?? '{"worker":{}}') as Record<string, Record<string, string>>);
 const rate = Number(process.env.LATENCY_RATE ?? 20_000);
@@ -19,7 +21,7 @@ const progress = (m: string): void => void process.stderr.write(`${m}\n`);
 const session = await KafkaBenchSession.open('latency-rounds', progress);
 try {
   await session.preload(20_000);
-  const configs = variants.map(([name, env]) => ({ name, config: session.worker(`worker-${name}`, 100, { kind, env }) }));
+  const configs = variants.map(([name, env]) => ({ name, config: session.worker(`worker-${name.replace(/@base$/, '-base')}`, 100, { kind, env, root: rootOf(name) }) }));
   for (let round = 0; round < rounds; round++) {
     for (const { name, config } of round % 2 === 0 ? configs : [...configs].reverse()) {
       const l = await session.latency(config, rate, seconds, 300_000);

@@ -1,9 +1,12 @@
 // A partition's next batch does not wait for the deliveries of the one before, on the real broker: while
 // one destination holds a record's write, the records read after it still reach the other destination,
-// and the partition's commit stays behind the held record until its write is answered (at least once).
+// and the partition's commit stays behind the held record until its write is answered (at least once);
+// dead letters not yet written count against the in-flight budget, so a slow dead-letter topic stops the
+// routing instead of letting letters pile up in memory.
 import { afterEach, expect, it } from 'vitest';
 import { Signal } from '../../../src/delivery/clock.js';
 import { DELIVERED, type DeliveryItem } from '../../../src/delivery/contract.js';
+import type { DeadLetter, DeadLetterSink } from '../../../src/delivery/dead-letter.js';
 import type { DestinationPool } from '../../../src/delivery/destination-pool.js';
 import { DestinationRunner } from '../../../src/delivery/destination-runner.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
@@ -43,15 +46,46 @@ const records = (from: number, count: number): Array<{ value: Buffer; headers: R
     return { value, headers: { ...headers } };
   });
 
-it("should route a partition's later records while an earlier record's write is held, and commit nothing past the held record until it is answered", async () => {
-  const topic = uniqueName('partition-pipeline');
-  const group = `${topic}-ingest`;
-  const kafka = testClient('partition-pipeline-test');
-  await createTopics(kafka, [{ topic, partitions: 1 }]);
+interface Started {
+  readonly topic: string;
+  readonly group: string;
+  readonly committed: () => Promise<number>;
+}
 
+/** A worker on a fresh one-partition topic, its one subscription taking every http record to `runners`. */
+async function startWorker(name: string, runners: Map<string, DestinationRunner>, tracker: OffsetTracker, settled: Signal, budget: InFlightBudget, deadLetter: DeadLetterSink): Promise<Started> {
+  const topic = uniqueName(name);
+  const group = `${topic}-ingest`;
+  await createTopics(testClient(`${name}-test`), [{ topic, partitions: 1 }]);
+  for (const r of runners.values()) r.start();
+  const pool = { get: (id: string) => runners.get(id), all: () => runners.values(), stalled: () => undefined } as unknown as DestinationPool;
+  const subscriptions = new SubscriptionSet();
+  subscriptions.put({ id: 'esb_all', created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: HTTP, fields: ['conn.client_ip'], filter: 'true' }], destination_ids: [...runners.keys()] });
+  const router = new RecordRouter({
+    subscriptions,
+    decoder: createRecordDecoder({ validateAll: true }),
+    auditDecoder: createAuditDecoder(),
+    trafficTopics: new Map([[topic, HTTP]]),
+    auditTopic: `${topic}.audit`,
+    clockSkewMs: 5_000,
+  });
+  const client = testClient(name);
+  const worker = new IngestWorker({ kafka: client, groupId: group, topics: [topic], router, pool, deadLetter, budget, tracker, settled, drainTimeoutMs: 2_000, stalledRecordAfterMs: 300_000, sessionTimeoutMs: 6_000 });
+  const previous = cleanup;
+  cleanup = async () => {
+    await previous?.();
+    await worker.stop();
+    for (const r of runners.values()) await r.close(1_000);
+  };
+  await worker.start();
+  return { topic, group, committed: async () => withAdmin(client, async (admin) => (await admin.committedOffsets(group, topic)).get(0) ?? -1) };
+}
+
+it("should route a partition's later records while an earlier record's write is held, and commit nothing past the held record until it is answered", async () => {
   // ed_held holds its first write (record 0) until the test lets it go; ed_free writes at once.
   let release = (): void => undefined;
   const released = new Promise<void>((r) => (release = r));
+  cleanup = async () => release();
   const held = new FakeWriter(undefined, [async () => (await released, DELIVERED)]);
   const free = new FakeWriter();
   const tracker = new OffsetTracker();
@@ -74,27 +108,8 @@ it("should route a partition's later records while an earlier record's write is 
     ['ed_held', runnerOf('ed_held', held)],
     ['ed_free', runnerOf('ed_free', free)],
   ]);
-  for (const r of runners.values()) r.start();
-  const pool = { get: (id: string) => runners.get(id), all: () => runners.values(), stalled: () => undefined } as unknown as DestinationPool;
-
-  const subscriptions = new SubscriptionSet();
-  subscriptions.put({ id: 'esb_both', created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: HTTP, fields: ['conn.client_ip'], filter: 'true' }], destination_ids: ['ed_held', 'ed_free'] });
-  const router = new RecordRouter({
-    subscriptions,
-    decoder: createRecordDecoder({ validateAll: true }),
-    auditDecoder: createAuditDecoder(),
-    trafficTopics: new Map([[topic, HTTP]]),
-    auditTopic: `${topic}.audit`,
-    clockSkewMs: 5_000,
-  });
-  const client = testClient('partition-pipeline');
-  const worker = new IngestWorker({ kafka: client, groupId: group, topics: [topic], router, pool, deadLetter, budget, tracker, settled, drainTimeoutMs: 2_000, stalledRecordAfterMs: 300_000, sessionTimeoutMs: 6_000 });
-  cleanup = async () => {
-    release();
-    await worker.stop();
-    for (const r of runners.values()) await r.close(1_000);
-  };
-  await worker.start();
+  const { topic, committed } = await startWorker('partition-pipeline', runners, tracker, settled, budget, deadLetter);
+  const kafka = testClient('partition-pipeline-producer');
 
   const offsetsOf = (w: FakeWriter): number[] => [...new Set(w.written.map((i) => i.source?.offset as number))].sort((a, b) => a - b);
   await produce(kafka, topic, records(0, 1));
@@ -104,7 +119,6 @@ it("should route a partition's later records while an earlier record's write is 
   await until('the later records at ed_free', () => offsetsOf(free).length === 1 + LATER, 30_000).catch(() => undefined);
   expect(offsetsOf(free)).toEqual(Array.from({ length: 1 + LATER }, (_, i) => i));
 
-  const committed = async (): Promise<number> => withAdmin(client, async (admin) => (await admin.committedOffsets(group, topic)).get(0) ?? -1);
   // Commits are sent within tens of milliseconds; a second is room for one that should not be made.
   await new Promise((r) => setTimeout(r, 1_000));
   expect(await committed()).toBeLessThanOrEqual(0);
@@ -114,4 +128,41 @@ it("should route a partition's later records while an earlier record's write is 
   expect(await committed()).toBe(1 + LATER);
   expect(offsetsOf(held)).toEqual(Array.from({ length: 1 + LATER }, (_, i) => i));
   expect(deadLetter.letters).toEqual([]);
+});
+
+it('should stop routing while dead letters not yet written fill the in-flight budget, and write and commit every one once the topic takes them', async () => {
+  const BUDGET = 3;
+  const MALFORMED = 20;
+  // A dead-letter topic that takes nothing until the test lets it.
+  let release = (): void => undefined;
+  const released = new Promise<void>((r) => (release = r));
+  cleanup = async () => release();
+  const letters: DeadLetter[] = [];
+  const deadLetter: DeadLetterSink = {
+    send: async (l) => {
+      letters.push(...l);
+      await released;
+    },
+    close: async () => undefined,
+  };
+  const tracker = new OffsetTracker();
+  const settled = new Signal();
+  const budget = new InFlightBudget({ maxDeliveries: BUDGET, maxBytes: 1 << 20 });
+  const { topic, committed } = await startWorker('dead-letter-budget', new Map(), tracker, settled, budget, deadLetter);
+  const kafka = testClient('dead-letter-budget-producer');
+  const malformed = (count: number): Array<{ value: Buffer; headers: Record<string, string> }> =>
+    Array.from({ length: count }, (_, i) => ({ value: Buffer.from(`not json ${i}`), headers: { 'content-type': 'application/json' } }));
+
+  await produce(kafka, topic, malformed(1));
+  await until('the first dead letter', () => letters.length > 0, 60_000);
+  await produce(kafka, topic, malformed(MALFORMED - 1));
+  // Room for the worker to route every record, were nothing holding it.
+  await new Promise((r) => setTimeout(r, 2_000));
+  expect(letters.length).toBeLessThanOrEqual(BUDGET);
+
+  release();
+  await until('the partition committed to its end', async () => (await committed()) === MALFORMED, 30_000).catch(() => undefined);
+  expect(await committed()).toBe(MALFORMED);
+  expect(letters.map((l) => l.source?.offset)).toEqual(Array.from({ length: MALFORMED }, (_, i) => i));
+  expect(letters.every((l) => l.errorCode === letters[0]?.errorCode)).toBe(true);
 });

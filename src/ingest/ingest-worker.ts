@@ -1,9 +1,10 @@
 // The ingest worker: one member of the consumer group. Each fetched batch is routed, its deliveries
 // queued, and its offsets committed only behind records whose every delivery has settled
-// (ARCHITECTURE.md "Delivery and commits"). A batch's deliveries settle before the next batch of its
-// partition starts (its commit may still be in flight); a rebalance or a SIGTERM (the consumer's stop
-// waits for running batches) gives the batches in flight DRAIN_TIMEOUT_MS, then they commit what
-// settled, and only for partitions the worker still owns.
+// (ARCHITECTURE.md "Delivery and commits"). A partition's next batch is routed while the deliveries of
+// the one before are still in flight: one loop per partition waits for its routed records to settle and
+// commits behind them. A rebalance or a SIGTERM gives those loops DRAIN_TIMEOUT_MS, then they commit what
+// settled, and only for partitions the worker still owns; a batch that ends because of one waits for its
+// partition's loop, and a stopping worker for every loop, before the consumer stops.
 import { Signal } from '../delivery/clock.js';
 import { destinationRemovedLetter, type DeadLetter, type DeadLetterSink } from '../delivery/dead-letter.js';
 import type { DestinationPool } from '../delivery/destination-pool.js';
@@ -57,7 +58,9 @@ export class IngestWorker {
   private stopping = false;
   private stopDeadline = Number.POSITIVE_INFINITY;
   private readonly stopSignal = new AbortController();
-  /** Commits of batches whose partition's next batch went on without waiting for them. */
+  /** Per partition (`topic\0partition`), the loop that waits for its routed records and commits behind them. */
+  private readonly settling = new Map<string, SettleLoop>();
+  /** Commits not awaited by their loop: a loop that goes on to a later target commits again behind it. */
   private readonly commitsInFlight = new Set<Promise<void>>();
   private readonly stalls: StallWatch;
 
@@ -115,6 +118,7 @@ export class IngestWorker {
     this.stopDeadline = Date.now() + this.opts.drainTimeoutMs;
     setTimeout(() => this.stopSignal.abort(), this.opts.drainTimeoutMs).unref();
     this.opts.settled.notify();
+    await Promise.allSettled([...this.settling.values()].map((l) => l.done));
     await Promise.allSettled([...this.commitsInFlight]);
     await this.consumer.stop();
   }
@@ -143,6 +147,8 @@ export class IngestWorker {
       // delivered, at least once).
       if (this.halted() || ((i & (STALE_CHECK_EVERY - 1)) === 0 && isStale())) break;
       if (!budget.hasCapacity()) {
+        // The batch's own letters may hold the budget: they are written now, not at the batch's end.
+        if (letters.length > 0) this.sendLetters(letters.splice(0));
         for (const r of pool.all()) void r.flush();
         while (!budget.hasCapacity() && !this.halted()) {
           await Promise.race([budget.whenCapacity(), sleep(HEARTBEAT_EVERY_MS)]);
@@ -154,13 +160,13 @@ export class IngestWorker {
       const result = router.route(topic, partition, msg, reading);
       if (result.type === 'dead_letter') {
         tracker.track(result.letter.source, 1);
-        letters.push(result.letter);
+        letters.push(this.heldLetter(result.letter));
       } else if (result.source !== undefined) {
         tracker.track(result.source, result.deliveries.length, result.deliveries);
         for (const d of result.deliveries) {
           const runner = pool.get(d.destinationId);
           // Every destination in the config has a runner; one deleted meanwhile gets a dead letter, never nothing.
-          if (runner === undefined) letters.push(destinationRemovedLetter(d.destinationId, d.item, 'before this event was delivered to it', result.source));
+          if (runner === undefined) letters.push(this.heldLetter(destinationRemovedLetter(d.destinationId, d.item, 'before this event was delivered to it', result.source)));
           // A runner refuses work only at shutdown: the delivery stays unsettled and its record is read again.
           else runner.enqueue(d.item);
         }
@@ -180,21 +186,55 @@ export class IngestWorker {
 
     if (letters.length > 0) this.sendLetters(letters);
     for (const r of pool.all()) void r.flush();
-    await this.waitSettled(topic, partition, Number(last) + 1, beat, isStale);
-    const committed = this.commit(topic, partition, generation);
-    // The partition's next batch need not wait for this commit (a later commit covers it if it fails);
-    // a batch that ends the worker's hold on the partition does, and stop() waits for those in flight.
-    if (this.halted() || isStale()) {
-      await committed;
-    } else {
-      this.commitsInFlight.add(committed);
-      void committed.finally(() => this.commitsInFlight.delete(committed));
+    const loop = this.settleBehind(topic, partition, Number(last) + 1, generation, scope);
+    // A batch that ends the worker's hold on the partition waits for what settles by the deadline, and its commit.
+    if (this.halted() || isStale()) await loop.done;
+  }
+
+  /**
+   * Has the partition's loop wait until every record before `target` is settled and commit behind them,
+   * starting the loop when none of this generation runs. The loop's target moves on with each batch, so a
+   * partition commits about once per write to its destinations, however small its batches.
+   */
+  private settleBehind(topic: string, partition: number, target: number, generation: number, scope: BatchScope): SettleLoop {
+    const key = `${topic}\u0000${partition}`;
+    const running = this.settling.get(key);
+    if (running !== undefined && running.generation === generation) {
+      running.target = target;
+      running.scope = scope;
+      return running;
     }
+    const loop: SettleLoop = { target, generation, scope, done: Promise.resolve() };
+    loop.done = (async () => {
+      for (;;) {
+        const reached = loop.target;
+        await this.waitSettled(topic, partition, reached, () => loop.scope.heartbeat(), () => loop.scope.isStale());
+        const committed = this.commit(topic, partition, generation);
+        if (loop.target === reached) {
+          // Batches from here on start a loop of their own.
+          if (this.settling.get(key) === loop) this.settling.delete(key);
+          return committed;
+        }
+        this.commitsInFlight.add(committed);
+        void committed.finally(() => this.commitsInFlight.delete(committed));
+      }
+    })();
+    this.settling.set(key, loop);
+    return loop;
   }
 
   /** Stopping or rebalancing: route no more records. */
   private halted(): boolean {
     return this.stopping || this.membership.rebalancing;
+  }
+
+  /**
+   * A dead letter counts against the in-flight budget until it is written, as a delivery does: the next
+   * batches of its partition are routed meanwhile, and a slow dead-letter topic must stop them.
+   */
+  private heldLetter(letter: DeadLetter): DeadLetter {
+    this.opts.budget.acquire(1, letter.value?.length ?? 0);
+    return letter;
   }
 
   private sendLetters(letters: readonly DeadLetter[]): void {
@@ -204,11 +244,14 @@ export class IngestWorker {
         for (const l of letters) if (l.source !== undefined) this.opts.tracker.settle(l.source);
         this.opts.settled.notify();
       })
-      .catch((err: unknown) => log.warn({ err, records: letters.length }, 'Dead letters were not written before shutdown; their records will be read again.'));
+      .catch((err: unknown) => log.warn({ err, records: letters.length }, 'Dead letters were not written before shutdown; their records will be read again.'))
+      .finally(() => {
+        for (const l of letters) this.opts.budget.release(1, l.value?.length ?? 0);
+      });
   }
 
   /**
-   * Waits until the batch's records are settled, or a deadline passes: DRAIN_TIMEOUT_MS from a SIGTERM,
+   * Waits until the records before `target` are settled, or a deadline passes: DRAIN_TIMEOUT_MS from a SIGTERM,
    * from a rebalance, or from a seek of the partition. Deliveries still in flight then are abandoned by
    * the ingest side: their records are not committed and are read again by the partition's next owner.
    * Outside those there is no deadline (at least once), but never silence: a record waiting past
@@ -228,9 +271,9 @@ export class IngestWorker {
     for (;;) {
       const c = tracker.committable(topic, partition);
       if (c !== undefined && c >= target) return;
-      // A join since the batch began forgot the partition (tracker.resetAll): nothing of this batch can
+      // A join since the loop began forgot the partition (tracker.resetAll): nothing it waits for can
       // be committed any more, and its records are read again from the committed offset. Waiting would
-      // only hold the partition's slot until the drain deadline.
+      // only hold the worker until the drain deadline.
       if (c === undefined) return;
       if (staleDeadline === Number.POSITIVE_INFINITY && isStale()) staleDeadline = Date.now() + drainTimeoutMs;
       if (Date.now() >= Math.min(this.stopDeadline, staleDeadline, this.membership.drainDeadline(drainTimeoutMs))) {
@@ -258,6 +301,18 @@ export class IngestWorker {
       log.warn({ err, topic, partition, offset }, 'An offset commit failed; the records after the last commit will be read again.');
     }
   }
+}
+
+/** A partition's settle loop (IngestWorker.settleBehind): the batch whose records it waits for moves on. */
+interface SettleLoop {
+  /** The offset after the last routed record the loop waits for. */
+  target: number;
+  /** The latest batch's: its heartbeat and whether its reading of the partition has ended. */
+  scope: BatchScope;
+  /** The join count of the batches it serves; a batch of a later join starts a loop of its own. */
+  readonly generation: number;
+  /** Resolves once it reached its target, or gave up at a deadline, and that commit was answered. */
+  done: Promise<void>;
 }
 
 function sleep(ms: number): Promise<void> {

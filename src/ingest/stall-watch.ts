@@ -1,9 +1,9 @@
 // The safety net under the offset tracker (ARCHITECTURE.md "Delivery and commits"): a partition's commits
 // stop at its oldest record whose deliveries are not all settled, so a delivery that never settles would
-// stall the partition for good, in silence. While a batch waits for its records, the worker asks this
-// watch about its partition: the age of the oldest unsettled record goes to /metrics, and once it is older
-// than STALLED_RECORD_AFTER_MS the record is logged once, with the destinations it waits for, whose status
-// then says since when (`stalled_since`).
+// stall the partition for good, in silence. While a partition's settle loop waits for its records, the
+// worker asks this watch about the partition: the age of the oldest unsettled record goes to /metrics,
+// and once it is older than STALLED_RECORD_AFTER_MS the record is logged once, with the destinations it
+// waits for, whose status then says since when (`stalled_since`).
 import type { DeliveryItem } from '../delivery/contract.js';
 import type { OffsetTracker, UnsettledRecord } from '../delivery/offset-tracker.js';
 import { createLogger, type Logger } from '../telemetry/logger.js';
@@ -39,7 +39,7 @@ export class StallWatch {
     this.log = opts.logger ?? createLogger('ingest');
   }
 
-  /** A batch of the partition waits for its records: measure, and report a record waiting past the bound. */
+  /** The partition's settle loop waits for its records: measure, and report a record waiting past the bound. */
   check(topic: string, partition: number): void {
     const oldest = this.opts.tracker.oldestUnsettled(topic, partition);
     const now = this.now();
@@ -64,7 +64,7 @@ export class StallWatch {
     this.remark(destinations);
   }
 
-  /** The partition's batch stopped waiting (settled, deadline, stop): nothing of it stalls any more. */
+  /** The partition's settle loop stopped waiting (settled, deadline, stop): nothing of it stalls any more. */
   done(topic: string, partition: number): void {
     oldestUnsettledAge.set({ topic, partition: String(partition) }, 0);
     const key = `${topic}\u0000${partition}`;

@@ -87,7 +87,7 @@ function workerTargets(m: Measured, kcat: Measured): BenchTarget[] {
   const latencyWhy =
     `p50 ${grouped((m.latency as LatencyResult).p50)} ms` +
     (copyLatency === undefined ? '' : `; the ${m.client} copy alone, with no route, had p50 ${grouped(copyLatency.p50)} ms and p99 ${grouped(copyLatency.p99)} ms at its own half load in this run`) +
-    `: records wait for CPU on the shared cores (PROFILE.md "The client path")`;
+    `: a record waits for its fetch, its route, the write in flight at its destination (one at a time, acks=all) and its own write, on 2 cores shared with the sender and the broker at half of the worker's drain rate (PROFILE.md "A partition's next batch without waiting")`;
   return [
     {
       name: `held-out-style drain, ${m.client}, ${SUBSCRIPTIONS} subscriptions matching ${w.label}, x kcat copy`,

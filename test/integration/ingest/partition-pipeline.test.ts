@@ -5,25 +5,21 @@
 // routing instead of letting letters pile up in memory.
 import { afterEach, expect, it } from 'vitest';
 import { Signal } from '../../../src/delivery/clock.js';
-import { DELIVERED, type DeliveryItem } from '../../../src/delivery/contract.js';
+import { DELIVERED } from '../../../src/delivery/contract.js';
 import type { DeadLetter, DeadLetterSink } from '../../../src/delivery/dead-letter.js';
 import type { DestinationPool } from '../../../src/delivery/destination-pool.js';
-import { DestinationRunner } from '../../../src/delivery/destination-runner.js';
+import type { DestinationRunner } from '../../../src/delivery/destination-runner.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
 import { OffsetTracker } from '../../../src/delivery/offset-tracker.js';
-import type { TrafficEventType } from '../../../src/events/catalog.js';
 import { IngestWorker } from '../../../src/ingest/ingest-worker.js';
-import { RecordRouter } from '../../../src/ingest/record-router.js';
 import { withAdmin } from '../../../src/kafka/seam.js';
-import { createAuditDecoder } from '../../../src/records/audit-decoder.js';
-import { createRecordDecoder } from '../../../src/records/record-decoder.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { SubscriptionSet } from '../../../src/subscriptions/subscription-set.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
 import { createTopics, produce, testClient, uniqueName } from '../../support/kafka.js';
 import { FakeWriter, RecordingDeadLetterSink } from '../../unit/delivery/fakes.js';
+import { HTTP, httpRouter, settlingRunner, until, type Settling } from './ingest-harness.js';
 
-const HTTP: TrafficEventType = 'http_request_complete.v0';
 const LATER = 9;
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -31,14 +27,6 @@ afterEach(async () => {
   await cleanup?.();
   cleanup = undefined;
 });
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const records = (from: number, count: number): Array<{ value: Buffer; headers: Record<string, string> }> =>
   Array.from({ length: count }, (_, i) => {
@@ -53,7 +41,7 @@ interface Started {
 }
 
 /** A worker on a fresh one-partition topic, its one subscription taking every http record to `runners`. */
-async function startWorker(name: string, runners: Map<string, DestinationRunner>, tracker: OffsetTracker, settled: Signal, budget: InFlightBudget, deadLetter: DeadLetterSink): Promise<Started> {
+async function startWorker(name: string, runners: Map<string, DestinationRunner>, { tracker, settled, budget, deadLetter }: Settling): Promise<Started> {
   const topic = uniqueName(name);
   const group = `${topic}-ingest`;
   await createTopics(testClient(`${name}-test`), [{ topic, partitions: 1 }]);
@@ -61,14 +49,7 @@ async function startWorker(name: string, runners: Map<string, DestinationRunner>
   const pool = { get: (id: string) => runners.get(id), all: () => runners.values(), stalled: () => undefined } as unknown as DestinationPool;
   const subscriptions = new SubscriptionSet();
   subscriptions.put({ id: 'esb_all', created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: HTTP, fields: ['conn.client_ip'], filter: 'true' }], destination_ids: [...runners.keys()] });
-  const router = new RecordRouter({
-    subscriptions,
-    decoder: createRecordDecoder({ validateAll: true }),
-    auditDecoder: createAuditDecoder(),
-    trafficTopics: new Map([[topic, HTTP]]),
-    auditTopic: `${topic}.audit`,
-    clockSkewMs: 5_000,
-  });
+  const router = httpRouter(topic, subscriptions);
   const client = testClient(name);
   const worker = new IngestWorker({ kafka: client, groupId: group, topics: [topic], router, pool, deadLetter, budget, tracker, settled, drainTimeoutMs: 2_000, stalledRecordAfterMs: 300_000, sessionTimeoutMs: 6_000 });
   const previous = cleanup;
@@ -88,27 +69,13 @@ it("should route a partition's later records while an earlier record's write is 
   cleanup = async () => release();
   const held = new FakeWriter(undefined, [async () => (await released, DELIVERED)]);
   const free = new FakeWriter();
-  const tracker = new OffsetTracker();
-  const settled = new Signal();
-  const budget = new InFlightBudget();
   const deadLetter = new RecordingDeadLetterSink();
-  const runnerOf = (destinationId: string, writer: FakeWriter): DestinationRunner =>
-    new DestinationRunner({
-      destinationId,
-      writer,
-      budget,
-      deadLetter,
-      batching: { lingerMs: 5 },
-      onSettled: (item: DeliveryItem) => {
-        if (item.source !== undefined) tracker.settle(item.source);
-        settled.notify();
-      },
-    });
+  const settling: Settling = { tracker: new OffsetTracker(), settled: new Signal(), budget: new InFlightBudget(), deadLetter };
   const runners = new Map([
-    ['ed_held', runnerOf('ed_held', held)],
-    ['ed_free', runnerOf('ed_free', free)],
+    ['ed_held', settlingRunner('ed_held', held, settling)],
+    ['ed_free', settlingRunner('ed_free', free, settling)],
   ]);
-  const { topic, committed } = await startWorker('partition-pipeline', runners, tracker, settled, budget, deadLetter);
+  const { topic, committed } = await startWorker('partition-pipeline', runners, settling);
   const kafka = testClient('partition-pipeline-producer');
 
   const offsetsOf = (w: FakeWriter): number[] => [...new Set(w.written.map((i) => i.source?.offset as number))].sort((a, b) => a - b);
@@ -145,10 +112,8 @@ it('should stop routing while dead letters not yet written fill the in-flight bu
     },
     close: async () => undefined,
   };
-  const tracker = new OffsetTracker();
-  const settled = new Signal();
-  const budget = new InFlightBudget({ maxDeliveries: BUDGET, maxBytes: 1 << 20 });
-  const { topic, committed } = await startWorker('dead-letter-budget', new Map(), tracker, settled, budget, deadLetter);
+  const settling: Settling = { tracker: new OffsetTracker(), settled: new Signal(), budget: new InFlightBudget({ maxDeliveries: BUDGET, maxBytes: 1 << 20 }), deadLetter };
+  const { topic, committed } = await startWorker('dead-letter-budget', new Map(), settling);
   const kafka = testClient('dead-letter-budget-producer');
   const malformed = (count: number): Array<{ value: Buffer; headers: Record<string, string> }> =>
     Array.from({ length: count }, (_, i) => ({ value: Buffer.from(`not json ${i}`), headers: { 'content-type': 'application/json' } }));

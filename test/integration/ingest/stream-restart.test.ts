@@ -4,24 +4,20 @@
 // finding 2: `RangeError: Offset … is not after …`, and the consumer restarted again and again).
 import { afterEach, expect, it } from 'vitest';
 import { Signal } from '../../../src/delivery/clock.js';
-import { DELIVERED, type DeliveryItem } from '../../../src/delivery/contract.js';
+import { DELIVERED } from '../../../src/delivery/contract.js';
 import type { DestinationPool } from '../../../src/delivery/destination-pool.js';
-import { DestinationRunner } from '../../../src/delivery/destination-runner.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
 import { OffsetTracker } from '../../../src/delivery/offset-tracker.js';
-import type { TrafficEventType } from '../../../src/events/catalog.js';
 import { IngestWorker } from '../../../src/ingest/ingest-worker.js';
-import { RecordRouter } from '../../../src/ingest/record-router.js';
+import type { RecordRouter } from '../../../src/ingest/record-router.js';
 import { withAdmin, type KafkaClient } from '../../../src/kafka/seam.js';
-import { createAuditDecoder } from '../../../src/records/audit-decoder.js';
-import { createRecordDecoder } from '../../../src/records/record-decoder.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { SubscriptionSet } from '../../../src/subscriptions/subscription-set.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
 import { createTopics, produce, testClient, uniqueName } from '../../support/kafka.js';
 import { FakeWriter, RecordingDeadLetterSink } from '../../unit/delivery/fakes.js';
+import { HTTP, httpRouter, settlingRunner, until } from './ingest-harness.js';
 
-const HTTP: TrafficEventType = 'http_request_complete.v0';
 const RECORDS = 20;
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -29,14 +25,6 @@ afterEach(async () => {
   await cleanup?.();
   cleanup = undefined;
 });
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 // The client reopens its stream after a failed batch without a join.
 it('should start the partition afresh when its stream restarts at an unsettled record, and deliver and commit every record', async () => {
@@ -61,30 +49,13 @@ it('should start the partition afresh when its stream restarts at an unsettled r
   const settled = new Signal();
   const budget = new InFlightBudget();
   const deadLetter = new RecordingDeadLetterSink();
-  const runner = new DestinationRunner({
-    destinationId: 'ed_held',
-    writer,
-    budget,
-    deadLetter,
-    batching: { lingerMs: 5 },
-    onSettled: (item: DeliveryItem) => {
-      if (item.source !== undefined) tracker.settle(item.source);
-      settled.notify();
-    },
-  });
+  const runner = settlingRunner('ed_held', writer, { tracker, settled, budget, deadLetter });
   runner.start();
   const pool = { get: (id: string) => (id === 'ed_held' ? runner : undefined), all: () => [runner].values(), stalled: () => undefined } as unknown as DestinationPool;
 
   const subscriptions = new SubscriptionSet();
   subscriptions.put({ id: 'esb_all', created_at: '2024-05-01T00:00:00Z', description: '', metadata: '', sources: [{ type: HTTP, fields: ['conn.client_ip'], filter: 'true' }], destination_ids: ['ed_held'] });
-  const real = new RecordRouter({
-    subscriptions,
-    decoder: createRecordDecoder({ validateAll: true }),
-    auditDecoder: createAuditDecoder(),
-    trafficTopics: new Map([[topic, HTTP]]),
-    auditTopic: `${topic}.audit`,
-    clockSkewMs: 5_000,
-  });
+  const real = httpRouter(topic, subscriptions);
   // A batch handler that fails once, half-way through its first batch: the client restarts its stream.
   let routed = 0;
   const router = {

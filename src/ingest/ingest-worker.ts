@@ -192,8 +192,8 @@ export class IngestWorker {
     const loop = this.settleBehind(topic, partition, Number(last) + 1, generation, scope);
     // A batch that ends the worker's hold on the partition waits for what settles by the deadline, and its commit.
     if (this.halted() || isStale()) await loop.done;
-    // At most two batches of a partition unsettled: routing far ahead of the writes held more in memory and
-    // cost a long drain at the 1% workload 12-28% more CPU a record (bench/results/PROFILE.md, "A partition's next batch without waiting").
+    // At most two batches of a partition unsettled: routing far ahead of the writes cost a long drain at
+    // the 1% workload 12-28% more CPU a record (bench/results/PROFILE.md, "A partition's next batch without waiting").
     else if (previous !== undefined) await this.waitSettledWatched(topic, partition, previous, beat, isStale);
   }
 

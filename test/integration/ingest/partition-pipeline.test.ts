@@ -1,8 +1,8 @@
-// A partition's next batch does not wait for the deliveries of the one before, on the real broker: while
-// one destination holds a record's write, the records read after it still reach the other destination,
-// and the partition's commit stays behind the held record until its write is answered (at least once);
-// dead letters not yet written count against the in-flight budget, so a slow dead-letter topic stops the
-// routing instead of letting letters pile up in memory.
+// A partition's next batch is routed before the deliveries of the one before have settled, on the real
+// broker: while one destination holds a record's write, the records read after it still reach the other
+// destination, and the partition's commit stays behind the held record until its write is answered (at
+// least once); dead letters not yet written count against the in-flight budget, so a slow dead-letter
+// topic stops the routing instead of letting letters pile up in memory.
 import { afterEach, expect, it } from 'vitest';
 import { Signal } from '../../../src/delivery/clock.js';
 import { DELIVERED } from '../../../src/delivery/contract.js';

@@ -1,5 +1,5 @@
-// What the ingest worker's integration tests share: waiting for a condition, a destination runner that
-// settles into the test's offset tracker, and a router for one raw http topic.
+// What the ingest worker's integration tests share: a destination runner that settles into the test's
+// offset tracker, and a router for one raw http topic.
 import type { Signal } from '../../../src/delivery/clock.js';
 import type { DeliveryItem, DestinationWriter } from '../../../src/delivery/contract.js';
 import type { DeadLetterSink } from '../../../src/delivery/dead-letter.js';
@@ -13,14 +13,6 @@ import { createRecordDecoder } from '../../../src/records/record-decoder.js';
 import type { SubscriptionSet } from '../../../src/subscriptions/subscription-set.js';
 
 export const HTTP: TrafficEventType = 'http_request_complete.v0';
-
-export async function until(what: string, check: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 export interface Settling {
   readonly tracker: OffsetTracker;

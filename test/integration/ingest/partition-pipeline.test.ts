@@ -16,9 +16,10 @@ import { withAdmin } from '../../../src/kafka/seam.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { SubscriptionSet } from '../../../src/subscriptions/subscription-set.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
+import { waitFor } from '../../chaos/harness/timing.js';
 import { createTopics, produce, testClient, uniqueName } from '../../support/kafka.js';
 import { FakeWriter, RecordingDeadLetterSink } from '../../unit/delivery/fakes.js';
-import { HTTP, httpRouter, settlingRunner, until, type Settling } from './ingest-harness.js';
+import { HTTP, httpRouter, settlingRunner, type Settling } from './ingest-harness.js';
 
 const LATER = 9;
 
@@ -36,7 +37,6 @@ const records = (from: number, count: number): Array<{ value: Buffer; headers: R
 
 interface Started {
   readonly topic: string;
-  readonly group: string;
   readonly committed: () => Promise<number>;
 }
 
@@ -59,7 +59,7 @@ async function startWorker(name: string, runners: Map<string, DestinationRunner>
     for (const r of runners.values()) await r.close(1_000);
   };
   await worker.start();
-  return { topic, group, committed: async () => withAdmin(client, async (admin) => (await admin.committedOffsets(group, topic)).get(0) ?? -1) };
+  return { topic, committed: async () => withAdmin(client, async (admin) => (await admin.committedOffsets(group, topic)).get(0) ?? -1) };
 }
 
 it("should route a partition's later records while an earlier record's write is held, and commit nothing past the held record until it is answered", async () => {
@@ -80,10 +80,10 @@ it("should route a partition's later records while an earlier record's write is 
 
   const offsetsOf = (w: FakeWriter): number[] => [...new Set(w.written.map((i) => i.source?.offset as number))].sort((a, b) => a - b);
   await produce(kafka, topic, records(0, 1));
-  await until('record 0 held by ed_held', () => held.batches.length > 0, 60_000);
+  await waitFor('record 0 held by ed_held', () => held.batches.length > 0, 60_000, 100);
   // Produced after record 0 was routed: these come in a later batch of the same partition.
   await produce(kafka, topic, records(1, LATER));
-  await until('the later records at ed_free', () => offsetsOf(free).length === 1 + LATER, 30_000).catch(() => undefined);
+  await waitFor('the later records at ed_free', () => offsetsOf(free).length === 1 + LATER, 30_000, 100).catch(() => undefined);
   expect(offsetsOf(free)).toEqual(Array.from({ length: 1 + LATER }, (_, i) => i));
 
   // Commits are sent within tens of milliseconds; a second is room for one that should not be made.
@@ -91,7 +91,7 @@ it("should route a partition's later records while an earlier record's write is 
   expect(await committed()).toBeLessThanOrEqual(0);
 
   release();
-  await until('the partition committed to its end', async () => (await committed()) === 1 + LATER, 30_000).catch(() => undefined);
+  await waitFor('the partition committed to its end', async () => (await committed()) === 1 + LATER, 30_000, 100).catch(() => undefined);
   expect(await committed()).toBe(1 + LATER);
   expect(offsetsOf(held)).toEqual(Array.from({ length: 1 + LATER }, (_, i) => i));
   expect(deadLetter.letters).toEqual([]);
@@ -119,14 +119,14 @@ it('should stop routing while dead letters not yet written fill the in-flight bu
     Array.from({ length: count }, (_, i) => ({ value: Buffer.from(`not json ${i}`), headers: { 'content-type': 'application/json' } }));
 
   await produce(kafka, topic, malformed(1));
-  await until('the first dead letter', () => letters.length > 0, 60_000);
+  await waitFor('the first dead letter', () => letters.length > 0, 60_000, 100);
   await produce(kafka, topic, malformed(MALFORMED - 1));
   // Room for the worker to route every record, were nothing holding it.
   await new Promise((r) => setTimeout(r, 2_000));
   expect(letters.length).toBeLessThanOrEqual(BUDGET);
 
   release();
-  await until('the partition committed to its end', async () => (await committed()) === MALFORMED, 30_000).catch(() => undefined);
+  await waitFor('the partition committed to its end', async () => (await committed()) === MALFORMED, 30_000, 100).catch(() => undefined);
   expect(await committed()).toBe(MALFORMED);
   expect(letters.map((l) => l.source?.offset)).toEqual(Array.from({ length: MALFORMED }, (_, i) => i));
   expect(letters.every((l) => l.errorCode === letters[0]?.errorCode)).toBe(true);

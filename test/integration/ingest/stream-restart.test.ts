@@ -14,9 +14,10 @@ import { withAdmin, type KafkaClient } from '../../../src/kafka/seam.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { SubscriptionSet } from '../../../src/subscriptions/subscription-set.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
+import { waitFor } from '../../chaos/harness/timing.js';
 import { createTopics, produce, testClient, uniqueName } from '../../support/kafka.js';
 import { FakeWriter, RecordingDeadLetterSink } from '../../unit/delivery/fakes.js';
-import { HTTP, httpRouter, settlingRunner, until } from './ingest-harness.js';
+import { HTTP, httpRouter, settlingRunner } from './ingest-harness.js';
 
 const RECORDS = 20;
 
@@ -92,13 +93,13 @@ it('should start the partition afresh when its stream restarts at an unsettled r
   };
   await worker.start();
 
-  await until('the handler error', () => crashes.length > 0, 60_000);
+  await waitFor('the handler error', () => crashes.length > 0, 60_000, 100);
   // The stream is reopened at once; give the worker time to read the partition again while record 0 is held.
   await new Promise((r) => setTimeout(r, 3_000));
   release();
 
   const committed = async (): Promise<number> => withAdmin(client, async (admin) => (await admin.committedOffsets(group, topic)).get(0) ?? -1);
-  await until('the partition committed to its end', async () => (await committed()) === RECORDS, 30_000).catch(() => undefined);
+  await waitFor('the partition committed to its end', async () => (await committed()) === RECORDS, 30_000, 100).catch(() => undefined);
   expect(crashes).toEqual(['a handler error, once']);
   expect(await committed()).toBe(RECORDS);
   const offsets = new Set(writer.written.map((i) => i.source?.offset));

@@ -1,7 +1,6 @@
 // Memory of one worker with 10,000 subscriptions under steady load, once per Kafka client: peak RSS against the
 // 300 MB target, and a bounded soak for a trend. The worker runs the compiled service with the Node flags of `npm start`.
 import { cpus, loadavg } from 'node:os';
-import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/config/service-config.js';
 import { isKafkaClientName } from '../src/kafka/client.js';
 import { KAFKA_CLIENT_NAMES, type KafkaClientName } from '../src/kafka/seam.js';
 import { buildService, serviceNodeFlags } from './e2e/child.js';
@@ -27,7 +26,7 @@ const NODE_ARGS = process.env.BENCH_MEMORY_NODE_ARGS === undefined ? serviceNode
  */
 const MALLOC_ARENA_MAX = process.env.MALLOC_ARENA_MAX ?? '2';
 /** The workers inherit the environment: HEAP_GROWTH_PERCENT=0 runs them with V8's own heap sizing, for comparison. */
-const HEAP_GROWTH = process.env.HEAP_GROWTH_PERCENT === undefined || process.env.HEAP_GROWTH_PERCENT === '' ? `${DEFAULT_HEAP_GROWTH_PERCENT} (default)` : process.env.HEAP_GROWTH_PERCENT;
+const HEAP_GROWTH = process.env.HEAP_GROWTH_PERCENT === undefined || process.env.HEAP_GROWTH_PERCENT === '' ? 'sized from the live heap (default)' : process.env.HEAP_GROWTH_PERCENT;
 const TARGET_MIB = 300 / 1.048576; // 300 MB (decimal) in MiB
 /** The first part of the soak is warm-up (JIT, heap sizing, fetch buffers); the trend is fitted to the rest. */
 const WARMUP_SHARE = 0.25;

@@ -1,8 +1,8 @@
 // The entry point: load the config, start the local broker when KAFKA_BROKERS is unset, run the service,
 // and drain on SIGTERM, SIGINT or SIGHUP.
-import { setFlagsFromString } from 'node:v8';
 import { buildApp } from './app.js';
-import { ConfigError, loadServiceConfig, v8Flags } from './config/service-config.js';
+import { startHeapGrowth } from './config/heap-growth.js';
+import { ConfigError, loadServiceConfig } from './config/service-config.js';
 import { KafkaSetupError } from './kafka/errors.js';
 import { DEFAULT_DATA_DIR, startLocalBroker, type LocalBroker } from './kafka/local-broker.js';
 import { LOGS_FOR_A_PERSON, createLogger } from './telemetry/logger.js';
@@ -22,9 +22,10 @@ const BROKER_GONE_STOP_MS = 5_000;
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();
-  const flags = v8Flags(config);
-  for (const flag of flags) setFlagsFromString(flag);
-  if (flags.length > 0) log.debug({ flags }, 'V8 flags set for this worker.');
+  if (config.roles.worker) {
+    const heap = startHeapGrowth(config.heapGrowthPercent);
+    log.debug({ heapGrowthPercent: heap.percent(), sizedFromLiveHeap: config.heapGrowthPercent === undefined }, 'The heap growth of this worker is set.');
+  }
   let broker: LocalBroker | undefined;
   let brokers = config.kafkaBrokers;
   if (brokers === undefined) {

@@ -119,10 +119,11 @@ export interface ServiceConfig {
   readonly roles: { readonly worker: boolean; readonly api: boolean };
   /**
    * How far, in per cent, a worker process lets V8's old generation grow past what the last full
-   * collection kept before it collects again (V8's --heap-growing-percent); 0 leaves it to V8. Under
-   * load V8 otherwise lets a worker's heap grow to several times its live data (see v8Flags()).
+   * collection kept before it collects again (V8's --heap-growing-percent); 0 leaves it to V8, which under
+   * load lets a worker's heap grow to several times its live data. Undefined (the default): sized from the
+   * live heap after each full collection (src/config/heap-growth.ts).
    */
-  readonly heapGrowthPercent: number;
+  readonly heapGrowthPercent: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -202,13 +203,13 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
   };
 
   // 0 (V8's own heuristics) or 10..300: below 10 a full collection would follow almost every promotion.
-  const heapGrowth = (): number => {
+  const heapGrowth = (): number | undefined => {
     const raw = env.HEAP_GROWTH_PERCENT;
-    if (raw === undefined || raw === '') return DEFAULT_HEAP_GROWTH_PERCENT;
+    if (raw === undefined || raw === '') return undefined;
     const n = Number(raw);
     if (!Number.isInteger(n) || (n !== 0 && (n < 10 || n > 300))) {
       problems.push(`HEAP_GROWTH_PERCENT must be 0 (V8's default) or an integer from 10 to 300, got "${raw}"`);
-      return DEFAULT_HEAP_GROWTH_PERCENT;
+      return undefined;
     }
     return n;
   };
@@ -347,26 +348,6 @@ export const DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS = 5_000;
  * 30 s for that (ARCHITECTURE.md, "Restarts"). 6 s is the broker's smallest allowed session.
  */
 export const LOCAL_SESSION_TIMEOUT_MS = 6_000;
-
-/**
- * The worker's default HEAP_GROWTH_PERCENT. V8 sizes its next full collection from how fast it
- * collects, up to four times the live heap; a worker promotes the records and deliveries of its
- * in-flight batches at several MiB/s, so at 4,000 records/s with 10,000 subscriptions the old
- * generation grew from 100 MiB live to 250-320 MiB between collections and the worker's RSS peaked
- * at 520 MB. At 30 it stays within about 30% of the live heap (bench/results/memory.md), for more
- * frequent, mostly concurrent, full collections.
- */
-export const DEFAULT_HEAP_GROWTH_PERCENT = 30;
-
-/**
- * The V8 flags this process sets on itself at start-up (main.ts): only flags V8 reads at each
- * collection, so setting them after the heap exists takes effect. None for a process without the
- * worker role, or with HEAP_GROWTH_PERCENT=0.
- */
-export function v8Flags(config: Pick<ServiceConfig, 'roles' | 'heapGrowthPercent'>): string[] {
-  if (!config.roles.worker || config.heapGrowthPercent === 0) return [];
-  return [`--heap-growing-percent=${config.heapGrowthPercent}`];
-}
 
 /** A 32-byte key from 64 hex digits or base64, or undefined. */
 export function decodeKey(text: string): Buffer | undefined {

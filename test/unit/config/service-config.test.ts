@@ -1,7 +1,7 @@
-// Unit tests of the service config: the heap setting (HEAP_GROWTH_PERCENT) and the V8 flags a process sets from it, INSTANCE_ID and SUBSCRIPTION_CLOCK_SKEW_MS.
+// Unit tests of the service config: the heap setting (HEAP_GROWTH_PERCENT), INSTANCE_ID and SUBSCRIPTION_CLOCK_SKEW_MS.
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_HEAP_GROWTH_PERCENT, loadServiceConfig, v8Flags } from '../../../src/config/service-config.js';
+import { ConfigError, loadServiceConfig } from '../../../src/config/service-config.js';
 
 const problemsOf = (env: NodeJS.ProcessEnv): readonly string[] => {
   try {
@@ -14,10 +14,9 @@ const problemsOf = (env: NodeJS.ProcessEnv): readonly string[] => {
 };
 
 describe('HEAP_GROWTH_PERCENT', () => {
-  it('should default to 30 per cent when unset or empty', () => {
-    expect(DEFAULT_HEAP_GROWTH_PERCENT).toBe(30);
-    expect(loadServiceConfig({}).heapGrowthPercent).toBe(30);
-    expect(loadServiceConfig({ HEAP_GROWTH_PERCENT: '' }).heapGrowthPercent).toBe(30);
+  it('should leave the growth to be sized from the live heap when unset or empty', () => {
+    expect(loadServiceConfig({}).heapGrowthPercent).toBeUndefined();
+    expect(loadServiceConfig({ HEAP_GROWTH_PERCENT: '' }).heapGrowthPercent).toBeUndefined();
   });
 
   it('should accept 0 (V8 decides) and every integer from 10 to 300', () => {
@@ -34,18 +33,6 @@ describe('HEAP_GROWTH_PERCENT', () => {
 
   it('should report a bad value together with the other problems of the environment', () => {
     expect(problemsOf({ HEAP_GROWTH_PERCENT: '1000', DRAIN_TIMEOUT_MS: 'soon' })).toHaveLength(2);
-  });
-});
-
-describe('v8Flags', () => {
-  it('should set the heap growing factor of a process with the worker role', () => {
-    expect(v8Flags(loadServiceConfig({ ROLES: 'worker' }))).toEqual(['--heap-growing-percent=30']);
-    expect(v8Flags(loadServiceConfig({ ROLES: 'api,worker', HEAP_GROWTH_PERCENT: '50' }))).toEqual(['--heap-growing-percent=50']);
-  });
-
-  it('should leave V8 alone in an API-only process and when the setting is 0', () => {
-    expect(v8Flags(loadServiceConfig({ ROLES: 'api' }))).toEqual([]);
-    expect(v8Flags(loadServiceConfig({ ROLES: 'worker', HEAP_GROWTH_PERCENT: '0' }))).toEqual([]);
   });
 });
 

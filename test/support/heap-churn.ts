@@ -1,0 +1,35 @@
+// A process that promotes garbage: `node --max-semi-space-size=16 --import tsx test/support/heap-churn.ts fixed|sized`.
+// It keeps LIVE_MIB of objects, then allocates CHURN_MIB more that each outlive two scavenges (a ring of
+// RING_MIB), as a worker's in-flight records do, and prints {"major": N}: the full collections it took,
+// under a fixed 30% heap growth or the growth sized from the live heap (src/config/heap-growth.ts).
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { startHeapGrowth } from '../../src/config/heap-growth.js';
+
+const LIVE_MIB = 8;
+const RING_MIB = 32;
+const CHURN_MIB = 600;
+/** An array of 62 small integers: 8 bytes each plus the array's own header, about 512 bytes. */
+const OBJECT_BYTES = 512;
+const make = (seed: number): number[] => Array.from({ length: 62 }, (_, i) => (seed + i) & 0xff);
+
+const mode = process.argv[2];
+if (mode !== 'fixed' && mode !== 'sized') throw new Error('usage: heap-churn.ts fixed|sized');
+const growth = startHeapGrowth(mode === 'fixed' ? 30 : undefined);
+let major = 0;
+const observer = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if ((e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) major++;
+});
+observer.observe({ entryTypes: ['gc'] });
+
+const live = Array.from({ length: (LIVE_MIB * 2 ** 20) / OBJECT_BYTES }, (_, i) => make(i));
+const ring: number[][] = new Array<number[]>((RING_MIB * 2 ** 20) / OBJECT_BYTES);
+const total = (CHURN_MIB * 2 ** 20) / OBJECT_BYTES;
+for (let i = 0; i < total; i++) {
+  ring[i % ring.length] = make(i);
+  // Yield now and then, so the observer's callbacks run (and the sized growth follows the live heap).
+  if (i % 4_096 === 0) await new Promise((resolve) => setImmediate(resolve));
+}
+await new Promise((resolve) => setTimeout(resolve, 50));
+observer.disconnect();
+growth.stop();
+process.stdout.write(`${JSON.stringify({ major, percent: growth.percent(), kept: live.length + ring.length })}\n`);

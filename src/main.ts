@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const config = loadServiceConfig();
   if (config.roles.worker) {
     const heap = startHeapGrowth(config.heapGrowthPercent);
-    log.debug({ heapGrowthPercent: heap.percent(), sizedFromLiveHeap: config.heapGrowthPercent === undefined }, 'The heap growth of this worker is set.');
+    log.debug({ heapGrowthPercent: heap.percent(), moving: config.heapGrowthPercent === undefined }, 'The heap growth of this worker is set.');
   }
   let broker: LocalBroker | undefined;
   let brokers = config.kafkaBrokers;

@@ -120,8 +120,8 @@ export interface ServiceConfig {
   /**
    * How far, in per cent, a worker process lets V8's old generation grow past what the last full
    * collection kept before it collects again (V8's --heap-growing-percent); 0 leaves it to V8, which under
-   * load lets a worker's heap grow to several times its live data. Undefined (the default): sized from the
-   * live heap after each full collection (src/config/heap-growth.ts).
+   * load lets a worker's heap grow to several times its live data. Undefined (the default): 30%, raised while
+   * full collections take much of the worker's time (src/config/heap-growth.ts).
    */
   readonly heapGrowthPercent: number | undefined;
 }

@@ -1,7 +1,7 @@
-// A process that promotes garbage: `node --max-semi-space-size=16 --import tsx test/support/heap-churn.ts fixed|sized`.
+// A process that promotes garbage: `node --max-semi-space-size=16 --import tsx test/support/heap-churn.ts fixed|moving`.
 // It keeps LIVE_MIB of objects, then allocates CHURN_MIB more that each outlive two scavenges (a ring of
 // RING_MIB), as a worker's in-flight records do, and prints {"major": N}: the full collections it took,
-// under a fixed 30% heap growth or the growth sized from the live heap (src/config/heap-growth.ts).
+// under a fixed 30% heap growth or the growth that follows the full collections' time (src/config/heap-growth.ts).
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { startHeapGrowth } from '../../src/config/heap-growth.js';
 
@@ -13,7 +13,7 @@ const OBJECT_BYTES = 512;
 const make = (seed: number): number[] => Array.from({ length: 62 }, (_, i) => (seed + i) & 0xff);
 
 const mode = process.argv[2];
-if (mode !== 'fixed' && mode !== 'sized') throw new Error('usage: heap-churn.ts fixed|sized');
+if (mode !== 'fixed' && mode !== 'moving') throw new Error('usage: heap-churn.ts fixed|moving');
 const growth = startHeapGrowth(mode === 'fixed' ? 30 : undefined);
 let major = 0;
 const observer = new PerformanceObserver((list) => {
@@ -26,7 +26,7 @@ const ring: number[][] = new Array<number[]>((RING_MIB * 2 ** 20) / OBJECT_BYTES
 const total = (CHURN_MIB * 2 ** 20) / OBJECT_BYTES;
 for (let i = 0; i < total; i++) {
   ring[i % ring.length] = make(i);
-  // Yield now and then, so the observer's callbacks run (and the sized growth follows the live heap).
+  // Yield now and then, so the observer's callbacks run and the moving growth follows the collections.
   if (i % 4_096 === 0) await new Promise((resolve) => setImmediate(resolve));
 }
 await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,36 +1,45 @@
-// The worker's heap growth (src/config/heap-growth.ts): the growth the budget gives a live heap, and, in
-// processes of their own, that the growth sized from the live heap takes effect: a process promoting the
-// same garbage runs fewer full collections than under the fixed 30% it replaced.
+// The worker's heap growth (src/config/heap-growth.ts): the rule that moves it with the time full
+// collections take and, in processes of their own, that it takes effect: a process promoting garbage as
+// fast as it can runs fewer full collections than under the fixed 30% it starts from.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MAX_GROWTH_PERCENT, MIN_GROWTH_PERCENT, OLD_GENERATION_BUDGET_BYTES, growthPercentFor } from '../../../src/config/heap-growth.js';
+import { GC_SHARE_HIGH, GC_SHARE_LOW, MAX_GROWTH_PERCENT, MIN_GROWTH_PERCENT, nextGrowthPercent } from '../../../src/config/heap-growth.js';
 
-const MIB = 2 ** 20;
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHURN = fileURLToPath(new URL('../../support/heap-churn.ts', import.meta.url));
 
-describe('growthPercentFor', () => {
-  it('should let the old generation fill a budget of 144 MiB', () => {
-    expect(OLD_GENERATION_BUDGET_BYTES).toBe(144 * MIB);
-    // 72 MiB live may grow by 72 MiB more; 96 MiB by 48 MiB, half of it.
-    expect(growthPercentFor(72 * MIB)).toBe(100);
-    expect(growthPercentFor(96 * MIB)).toBe(50);
-    expect(growthPercentFor(60 * MIB, 90 * MIB)).toBe(50);
+describe('nextGrowthPercent', () => {
+  it('should start from 30% and stay within 30% and 300%, the most V8 itself allows', () => {
+    expect([MIN_GROWTH_PERCENT, MAX_GROWTH_PERCENT]).toEqual([30, 300]);
+    expect([GC_SHARE_LOW, GC_SHARE_HIGH]).toEqual([0.0125, 0.05]);
   });
 
-  it('should grow by at least 30% however much is live, and by at most 300%', () => {
-    expect([MIN_GROWTH_PERCENT, MAX_GROWTH_PERCENT]).toEqual([30, 300]);
-    expect(growthPercentFor(120 * MIB)).toBe(30);
-    expect(growthPercentFor(400 * MIB)).toBe(30);
-    expect(growthPercentFor(20 * MIB)).toBe(300);
-    expect(growthPercentFor(0)).toBe(300);
-    expect(growthPercentFor(Number.NaN)).toBe(300);
+  it('should double the growth while full collections take more than 5% of the time', () => {
+    // 14 ms of full collection every 160 ms (a worker with 100 subscriptions draining): 8.75%.
+    expect(nextGrowthPercent(30, 14, 160)).toBe(60);
+    expect(nextGrowthPercent(60, 14, 160)).toBe(120);
+    expect(nextGrowthPercent(240, 14, 160)).toBe(300);
+    expect(nextGrowthPercent(300, 14, 160)).toBe(300);
+  });
+
+  it('should keep it between 1.25% and 5%, and halve it below, down to 30%', () => {
+    expect(nextGrowthPercent(120, 20, 1_000)).toBe(120);
+    expect(nextGrowthPercent(120, 50, 1_000)).toBe(120);
+    // 20 ms every 3 s (10,000 subscriptions under 1,000 records/s): 0.7%.
+    expect(nextGrowthPercent(120, 20, 3_000)).toBe(60);
+    expect(nextGrowthPercent(60, 20, 3_000)).toBe(30);
+    expect(nextGrowthPercent(30, 20, 3_000)).toBe(30);
+  });
+
+  it('should leave the growth alone when no time has passed to measure a share over', () => {
+    expect(nextGrowthPercent(60, 10, 0)).toBe(60);
+    expect(nextGrowthPercent(60, 10, -5)).toBe(60);
   });
 });
 
-/** Runs test/support/heap-churn.ts with a fixed 30% growth or the sized one; its full collections and last growth. */
-function churn(mode: 'fixed' | 'sized'): Promise<{ major: number; percent: number }> {
+/** Runs test/support/heap-churn.ts with a fixed 30% growth or the moving one; its full collections and last growth. */
+function churn(mode: 'fixed' | 'moving'): Promise<{ major: number; percent: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--max-semi-space-size=16', '--import', 'tsx', CHURN, mode], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -46,14 +55,12 @@ function churn(mode: 'fixed' | 'sized'): Promise<{ major: number; percent: numbe
 }
 
 describe('startHeapGrowth', () => {
-  it('should run at most half the full collections of a fixed 30% when it sizes the growth from a live heap of about 50 MiB', { timeout: 60_000 }, async () => {
+  it('should raise the growth of a process that promotes garbage as fast as it can, and run at most half the full collections of a fixed 30%', { timeout: 60_000 }, async () => {
     const fixed = await churn('fixed');
-    const sized = await churn('sized');
+    const moving = await churn('moving');
     expect(fixed.percent).toBe(30);
-    // Set again after the full collections from about 50 MiB live (at start-up, with less live, it was 300%).
-    expect(sized.percent).toBeGreaterThan(100);
-    expect(sized.percent).toBeLessThan(MAX_GROWTH_PERCENT);
     expect(fixed.major).toBeGreaterThanOrEqual(10);
-    expect(sized.major).toBeLessThanOrEqual(fixed.major / 2);
+    expect(moving.percent).toBeGreaterThan(MIN_GROWTH_PERCENT);
+    expect(moving.major).toBeLessThanOrEqual(fixed.major / 2);
   });
 });

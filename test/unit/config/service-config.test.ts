@@ -14,7 +14,7 @@ const problemsOf = (env: NodeJS.ProcessEnv): readonly string[] => {
 };
 
 describe('HEAP_GROWTH_PERCENT', () => {
-  it('should leave the growth to be sized from the live heap when unset or empty', () => {
+  it('should leave the growth to follow the time full collections take when unset or empty', () => {
     expect(loadServiceConfig({}).heapGrowthPercent).toBeUndefined();
     expect(loadServiceConfig({ HEAP_GROWTH_PERCENT: '' }).heapGrowthPercent).toBeUndefined();
   });

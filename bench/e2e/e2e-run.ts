@@ -82,7 +82,7 @@ function workerTargets(m: Measured, kcat: Measured): BenchTarget[] {
     `kcat ${round(cpuUsPerRecord(k), 1)} µs`;
   const drainWhy =
     `${costs}; the worker consumes and produces through the same client as its copy and routes every record on top (at ${round(d.eventsPerRecord, 2)} events a record): ` +
-    `in a profile at the 1% workload the client path is about a quarter of the worker's CPU after start-up, garbage collection a sixth, the route nearly half (PROFILE.md "The client path" and "Fetch answers parsed by the adapter")`;
+    `in a profile at the 1% workload, after start-up, the route is 37% of the worker's CPU, garbage collection a fifth, the client's framing and socket writes 13% and the rest of the client and adapter path 16% (PROFILE.md "The client path", "Fetch answers parsed by the adapter" and "The heap's growth")`;
   const copyLatency = (m.copy as Measured).latency;
   const latencyWhy =
     `p50 ${grouped((m.latency as LatencyResult).p50)} ms` +

@@ -44,7 +44,10 @@ export interface HeapGrowth {
   readonly stop: () => void;
 }
 
-type GcEntry = PerformanceEntry & { readonly detail?: { readonly kind?: number } };
+/** The kind of a `gc` performance entry (perf_hooks constants.NODE_PERFORMANCE_GC_*). */
+export function gcKind(entry: PerformanceEntry): number | undefined {
+  return (entry as PerformanceEntry & { readonly detail?: { readonly kind?: number } }).detail?.kind;
+}
 
 /**
  * Sets V8's --heap-growing-percent on this process, which V8 reads at every full collection: `fixedPercent`
@@ -59,8 +62,8 @@ export function startHeapGrowth(fixedPercent: number | undefined): HeapGrowth {
   let collectingMs = 0;
   // The observer runs after the collections it reports, so a new growth counts from the next one on.
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as GcEntry[]) {
-      const kind = entry.detail?.kind;
+    for (const entry of list.getEntries()) {
+      const kind = gcKind(entry);
       if (kind !== constants.NODE_PERFORMANCE_GC_MAJOR && kind !== constants.NODE_PERFORMANCE_GC_INCREMENTAL) continue;
       collectingMs += entry.duration;
       if (kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;

@@ -60,7 +60,7 @@ export interface LocalService {
 }
 
 /** Runs `npm start` from the repository with `setup`'s environment and waits until it is ready. */
-export async function startLocalService(setup: LocalSetup, timeoutMs = 120_000): Promise<LocalService> {
+export async function startLocalService(setup: LocalSetup, timeoutMs = 90_000): Promise<LocalService> {
   const npm = new GroupProcess('npm', ['start'], ROOT, setup.env);
   try {
     await npm.lineMatching((l) => l.includes('"The service is ready."'), timeoutMs);

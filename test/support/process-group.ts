@@ -68,9 +68,20 @@ export class GroupProcess {
     if (this.running && this.child.pid !== undefined) process.kill(-this.child.pid, signal);
   }
 
-  /** Resolves with the leader's exit code once it has exited. */
-  async exit(): Promise<number | null> {
-    await this.exited;
+  /**
+   * Resolves with the leader's exit code once it has exited; rejects with the last lines when it is still
+   * running after `timeoutMs`.
+   */
+  async exit(timeoutMs = 60_000): Promise<number | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${this.command} still ran after ${timeoutMs} ms; its last lines:\n${this.lines.slice(-40).join('\n')}`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.exited, late]);
+    } finally {
+      clearTimeout(timer);
+    }
     return this.child.exitCode;
   }
 

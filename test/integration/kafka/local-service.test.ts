@@ -33,12 +33,14 @@ afterAll(async () => {
   for (const s of setups) rmSync(s.dir, { recursive: true, force: true });
 });
 
-describe('the local service (npm start)', () => {
+// Each wait below is bounded on its own and fails with the service's last lines; the tests' timeout is longer
+// than their sum, so a slow start or stop says where it stuck.
+describe('the local service (npm start)', { timeout: 240_000 }, () => {
   it('should drain, stop the service, then stop the broker and exit 0 on one Ctrl-C', async () => {
     const service = await start(await setup());
     const signalled = Date.now();
     service.npm.signalGroup('SIGINT');
-    expect(await service.npm.exit()).toBe(0);
+    expect(await service.npm.exit(30_000)).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(15_000);
     expect(await waitGone(service.brokerPid, 5_000)).toBe(true);
     const stopping = indexOf(service, 'A stop signal arrived');

@@ -11,6 +11,7 @@ export class GroupProcess {
   readonly lines: string[] = [];
   private readonly waiters = new Set<() => void>();
   private readonly exited: Promise<unknown>;
+  private readonly closed: Promise<unknown>;
 
   constructor(
     readonly command: string,
@@ -20,6 +21,8 @@ export class GroupProcess {
   ) {
     this.child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.exited = once(this.child, 'exit');
+    // 'close' comes after the exit and the last line of both streams.
+    this.closed = once(this.child, 'close');
     const onLine = (line: string): void => {
       this.lines.push(line);
       for (const wake of this.waiters) wake();
@@ -33,25 +36,36 @@ export class GroupProcess {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Resolves with the first line `test` accepts; rejects after `timeoutMs` with the last lines. */
+  /**
+   * Resolves with the first line `test` accepts; rejects with the last lines after `timeoutMs`, or as soon as
+   * the process has ended without writing it.
+   */
   lineMatching(test: (line: string) => boolean, timeoutMs: number): Promise<string> {
     return new Promise((resolve, reject) => {
+      let settled = false;
       const check = (): void => {
         const found = this.lines.find(test);
         if (found === undefined) return;
         done();
         resolve(found);
       };
-      const timer = setTimeout(() => {
+      const fail = (why: string): void => {
+        if (settled) return;
         done();
-        reject(new Error(`no such line from ${this.command} after ${timeoutMs} ms; its last lines:\n${this.lines.slice(-40).join('\n')}`));
-      }, timeoutMs);
+        reject(new Error(`no such line from ${this.command}: ${why}; its last lines:\n${this.lines.slice(-40).join('\n')}`));
+      };
+      const timer = setTimeout(() => fail(`none after ${timeoutMs} ms`), timeoutMs);
       const done = (): void => {
+        settled = true;
         clearTimeout(timer);
         this.waiters.delete(check);
       };
       this.waiters.add(check);
       check();
+      void this.closed.then(() => {
+        check();
+        fail(`it exited (code ${this.child.exitCode}, signal ${this.child.signalCode})`);
+      });
     });
   }
 

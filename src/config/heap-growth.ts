@@ -1,8 +1,8 @@
 // How far a worker lets V8's old generation grow past what its last full collection kept (ARCHITECTURE.md,
 // "Memory"). A fixed HEAP_GROWTH_PERCENT is set once. By default the growth starts at MIN_GROWTH_PERCENT
-// and follows the time full collections take: after each one it doubles while they take more than
-// GC_SHARE_HIGH of the time since the one before (up to MAX_GROWTH_PERCENT), and halves back while they
-// take less than GC_SHARE_LOW.
+// and follows the time full collections take: it doubles while the last WINDOW_COLLECTIONS of them took
+// more than GC_SHARE_HIGH of the time they spanned (up to MAX_GROWTH_PERCENT), and halves back while they
+// took less than GC_SHARE_LOW.
 // At 30% a worker with 100 subscriptions draining a backlog ran six full collections a second, a third of
 // its CPU; one with 10,000 subscriptions under 1,000 records/s runs one every 3 to 10 s, under 1% of its time,
 // and keeps the 30% that holds it under the memory target (bench/results/PROFILE.md, "The heap's growth").
@@ -20,14 +20,21 @@ export const MIN_GROWTH_PERCENT = 30;
  * worker with 10,000 subscriptions catching up on a backlog stays within 2.2 times its live heap.
  */
 export const MAX_GROWTH_PERCENT = 120;
+/**
+ * How many full collections under the growth in force a change is judged on. One says little: V8 marks
+ * mostly on helper threads, and the main thread's part of one collection varied from 4 to 17 ms in the same
+ * steady churn (test/support/heap-churn.ts), so a single short one halved a growth the others called for.
+ */
+export const WINDOW_COLLECTIONS = 4;
 /** Full collections taking more of the time than this double the growth. */
 export const GC_SHARE_HIGH = 0.05;
 /** Full collections taking less of the time than this halve it. */
 export const GC_SHARE_LOW = 0.0125;
 
 /**
- * The growth after a full collection: `percent` the growth in force, `collectingMs` the time spent in full
- * collections (their incremental marking included) since the full collection before, over `elapsedMs`.
+ * The growth after the full collections of a window: `percent` the growth in force, `collectingMs` the time
+ * spent in them (their incremental marking included), over `elapsedMs`, from the end of the full collection
+ * before the window to the end of its last.
  */
 export function nextGrowthPercent(percent: number, collectingMs: number, elapsedMs: number): number {
   // A collection that began before the observer did says nothing of a share.
@@ -36,6 +43,37 @@ export function nextGrowthPercent(percent: number, collectingMs: number, elapsed
   if (share > GC_SHARE_HIGH) return Math.min(MAX_GROWTH_PERCENT, percent * 2);
   if (share < GC_SHARE_LOW) return Math.max(MIN_GROWTH_PERCENT, Math.round(percent / 2));
   return percent;
+}
+
+/** The moving growth: the full collections under the growth in force, and the growth they call for. */
+export class GrowthWindow {
+  private readonly collections: { readonly collectingMs: number; readonly elapsedMs: number }[] = [];
+  private growth = MIN_GROWTH_PERCENT;
+
+  /** The growth in force, in per cent. */
+  get percent(): number {
+    return this.growth;
+  }
+
+  /**
+   * Counts a full collection: `collectingMs` spent in it and its incremental marking, `elapsedMs` since the end of
+   * the one before. Returns the growth from now on.
+   */
+  afterFullCollection(collectingMs: number, elapsedMs: number): number {
+    this.collections.push({ collectingMs, elapsedMs });
+    if (this.collections.length > WINDOW_COLLECTIONS) this.collections.shift();
+    if (this.collections.length < WINDOW_COLLECTIONS) return this.growth;
+    const next = nextGrowthPercent(
+      this.growth,
+      this.collections.reduce((sum, c) => sum + c.collectingMs, 0),
+      this.collections.reduce((sum, c) => sum + c.elapsedMs, 0),
+    );
+    if (next !== this.growth) {
+      this.growth = next;
+      this.collections.length = 0;
+    }
+    return next;
+  }
 }
 
 export interface HeapGrowth {
@@ -51,13 +89,15 @@ export function gcKind(entry: PerformanceEntry): number | undefined {
 
 /**
  * Sets V8's --heap-growing-percent on this process, which V8 reads at every full collection: `fixedPercent`
- * once (0 leaves V8 alone), or, when undefined, MIN_GROWTH_PERCENT and then after each full collection
- * nextGrowthPercent's.
+ * once (0 leaves V8 alone), or, when undefined, a GrowthWindow's after each full collection.
  */
 export function startHeapGrowth(fixedPercent: number | undefined): HeapGrowth {
-  let percent = fixedPercent ?? MIN_GROWTH_PERCENT;
-  if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
-  if (fixedPercent !== undefined) return { percent: () => percent, stop: () => undefined };
+  if (fixedPercent !== undefined) {
+    if (fixedPercent > 0) setFlagsFromString(`--heap-growing-percent=${fixedPercent}`);
+    return { percent: () => fixedPercent, stop: () => undefined };
+  }
+  const window = new GrowthWindow();
+  setFlagsFromString(`--heap-growing-percent=${window.percent}`);
   let since = performance.now();
   let collectingMs = 0;
   // The observer runs after the collections it reports, so a new growth counts from the next one on.
@@ -68,14 +108,13 @@ export function startHeapGrowth(fixedPercent: number | undefined): HeapGrowth {
       collectingMs += entry.duration;
       if (kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
       const end = entry.startTime + entry.duration;
-      const next = nextGrowthPercent(percent, collectingMs, end - since);
+      const before = window.percent;
+      const next = window.afterFullCollection(collectingMs, end - since);
       since = end;
       collectingMs = 0;
-      if (next === percent) continue;
-      percent = next;
-      setFlagsFromString(`--heap-growing-percent=${percent}`);
+      if (next !== before) setFlagsFromString(`--heap-growing-percent=${next}`);
     }
   });
   observer.observe({ entryTypes: ['gc'] });
-  return { percent: () => percent, stop: () => observer.disconnect() };
+  return { percent: () => window.percent, stop: () => observer.disconnect() };
 }

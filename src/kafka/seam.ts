@@ -137,6 +137,8 @@ export interface GroupConsumerOptions {
   readonly rebalanceTimeoutMs?: number;
   /** How long the broker may hold a fetch waiting for records. */
   readonly maxWaitMs: number;
+  /** The bytes of records the broker waits for (up to maxWaitMs) before it answers a fetch; default 1. */
+  readonly minBytes?: number;
   /** How many partitions' batches are handled at once (one batch per partition at a time). */
   readonly partitionsConcurrently?: number;
   /**

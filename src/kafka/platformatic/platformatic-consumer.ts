@@ -151,6 +151,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
       fallbackMode: 'earliest',
       autocommit: false,
       maxWaitTime: this.options.maxWaitMs,
+      minBytes: this.options.minBytes ?? 1,
       context: { ...(this.consumer.streamContext as object | undefined), [READING]: reading },
     });
     reading.stream = stream;

@@ -1,0 +1,79 @@
+// A group consumer's fetch that waits for bytes (GroupConsumerOptions.minBytes, Kafka's fetch.min.bytes) on
+// the real broker: records that trickle in reach its handler in batches of many, where a consumer answered
+// at once gets them a few at a time. The ingest worker waits for 64 KiB or 100 ms (ingest-worker.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GroupConsumer, KafkaClient } from '../../../src/kafka/seam.js';
+import { createTopics, testClient, uniqueName } from '../../support/kafka.js';
+
+let kafka: KafkaClient;
+const members: GroupConsumer[] = [];
+
+beforeAll(() => {
+  kafka = testClient('fetch-wait-test');
+});
+
+afterAll(async () => {
+  await Promise.allSettled(members.map((m) => m.stop()));
+});
+
+/** A member of a group of its own on `topic`; `batches` counts the batches its handler got, `values` what they held. */
+function member(topic: string, minBytes: number | undefined): { batches: number; values: string[] } {
+  const seen = { batches: 0, values: [] as string[] };
+  const consumer = kafka.groupConsumer({
+    groupId: uniqueName('fetch-wait'),
+    topics: [topic],
+    sessionTimeoutMs: 10_000,
+    heartbeatIntervalMs: 1_000,
+    maxWaitMs: 100,
+    ...(minBytes !== undefined && { minBytes }),
+  });
+  members.push(consumer);
+  void consumer.start(async ({ messages }, scope) => {
+    seen.batches++;
+    seen.values.push(...messages.map((m) => String(m.value)));
+    const last = messages[messages.length - 1];
+    if (last !== undefined) scope.resolve(last.offset);
+  });
+  return seen;
+}
+
+async function until(test: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('a fetch that waits for bytes', () => {
+  it('should hand records that trickle in over in batches of many, up to maxWaitMs apart, and lose none', async () => {
+    const topic = uniqueName('fetch-wait');
+    await createTopics(kafka, [{ topic, partitions: 1 }]);
+    const waiting = member(topic, 64 * 1024);
+    const eager = member(topic, undefined);
+    const producer = kafka.idempotentProducer({ retries: 10 });
+    await producer.connect();
+    try {
+      // Both members fetch before the trickle starts.
+      await producer.send(topic, [{ value: 'ready' }]);
+      await until(() => waiting.values.includes('ready') && eager.values.includes('ready'), 'ready record at both members');
+      const before = { waiting: waiting.batches, eager: eager.batches };
+      // 100 records of 100 bytes, one every 10 ms: 10 KiB over about a second, never the 64 KiB waited for.
+      const sent = Array.from({ length: 100 }, (_, i) => `r${String(i).padStart(3, '0')}-${'x'.repeat(95)}`);
+      for (const value of sent) {
+        await producer.send(topic, [{ value }]);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await until(() => waiting.values.length === 101 && eager.values.length === 101, 'last record at both members');
+      expect(waiting.values.slice(1)).toEqual(sent);
+      expect(eager.values.slice(1)).toEqual(sent);
+      const waitingBatches = waiting.batches - before.waiting;
+      const eagerBatches = eager.batches - before.eager;
+      // About a second of records, a batch at most every 100 ms: about 10 (25 leaves room for a loaded machine).
+      expect(waitingBatches).toBeLessThanOrEqual(25);
+      expect(eagerBatches).toBeGreaterThan(2 * waitingBatches);
+    } finally {
+      await producer.close();
+    }
+  });
+});

@@ -10,6 +10,7 @@ import { readLong, truncated } from './avro-scan.js';
 import { DecodeError } from './errors.js';
 import type { LeafPlan, RecordPlan } from './field-plan.js';
 import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
+import { plainJsonText } from './json-scan.js';
 import type { AvroComplexType, AvroSchema } from './schema-registry.js';
 import { MAX_INT64_MAGNITUDE } from './timestamps.js';
 import { cachedString, newStringCache, type StringCache } from './string-cache.js';
@@ -57,6 +58,8 @@ function checkString(buf: Buffer, a: number, b: number, path: string): void {
 
 /** The refusal of a log value that is not a JSON text of bounded depth, or undefined (json-record.ts rules). */
 function jsonTextProblem(buf: Buffer, a: number, b: number, shown: string): DecodeError | undefined {
+  // Most log values are short plain texts, checked without making a string and parsing it.
+  if (plainJsonText(buf, a, b)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse((buf as unknown as Latin1).utf8Slice(a, b));

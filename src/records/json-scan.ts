@@ -196,6 +196,25 @@ function anyEnd(b: Buffer, v: DataView, o: number, i: number, depth: number): nu
   }
 }
 
+/**
+ * True when bytes [a, end) of `b` hold one JSON text that the scan's check accepts (RFC 8259, at most
+ * MAX_FAST_DEPTH deep, no \u escape); false when it gives up, and the caller parses the text. The check may
+ * look at the bytes after `end`, never accepting what they would extend.
+ */
+export function plainJsonText(b: Buffer, a: number, end: number): boolean {
+  if (end > MAX_SCAN_BYTES) return false;
+  const start = ws(b, a);
+  if (start >= end) return false;
+  let i = anyEnd(b, wordView(b), b.byteOffset, start, 0);
+  if (i < 0 || i > end) return false;
+  while (i < end) {
+    const c = b[i];
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
+    i++;
+  }
+  return true;
+}
+
 /** The position after the member name at i and its colon, or -1; a "__proto__" name gives up. */
 function keyEnd(b: Buffer, v: DataView, o: number, i: number): number {
   if (b[i] !== QUOTE) return -1;

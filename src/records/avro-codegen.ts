@@ -14,6 +14,7 @@ import { plainJsonText } from './json-scan.js';
 import type { AvroComplexType, AvroSchema } from './schema-registry.js';
 import { MAX_INT64_MAGNITUDE } from './timestamps.js';
 import { cachedString, newStringCache, type StringCache } from './string-cache.js';
+import { latin1Text } from './latin1-text.js';
 import { highByteCount } from './utf8-range.js';
 
 /** Reads the record at `pos`; with `exactEnd` the record must end at the end of `buf`. Throws DecodeError. */
@@ -43,7 +44,7 @@ function readString(buf: Buffer, a: number, b: number, path: string): string {
       return (buf as unknown as Latin1).utf8Slice(a, b);
     }
   }
-  return (buf as unknown as Latin1).latin1Slice(a, b);
+  return latin1Text(buf, a, b);
 }
 
 /**

@@ -17,6 +17,7 @@ import type { GroupPlan, LeafPlan, RecordPlan } from './field-plan.js';
 import { FILTERABLE_PATHS, REPEATING_PATHS, checkFilterable } from './filterable.js';
 import type { FilterableFields } from './record-types.js';
 import { plainWordsCode, specialAt, wordView } from './json-string-bytes.js';
+import { latin1Text } from './latin1-text.js';
 import { cachedString, newStringCache, type StringCache } from './string-cache.js';
 import { MAX_INT64_MAGNITUDE, rfc3339Micros } from './timestamps.js';
 
@@ -316,7 +317,7 @@ function logsEnd(b: Buffer, v: DataView, o: number, i: number): number {
 /** A filterable string field's value without escapes whose values do not repeat (those come from cachedString): the text of its bytes. */
 function plainText(b: Buffer, s: number, e: number): string {
   for (let k = s; k < e; k++) if ((b[k] as number) >= 0x80) return (b as unknown as Slices).utf8Slice(s, e);
-  return (b as unknown as Slices).latin1Slice(s, e);
+  return latin1Text(b, s, e);
 }
 
 /** A filterable string field's value that holds escapes (simple ones: the scan gave up on \u), decoded as JSON.parse decodes it. */

@@ -7,6 +7,7 @@
 // recent strings by the hash of their bytes, the newest in each slot: no eviction to run, a bounded size.
 import { isUtf8 } from 'node:buffer';
 import { DecodeError } from './errors.js';
+import { latin1Text } from './latin1-text.js';
 
 type Slices = { latin1Slice(start: number, end: number): string; utf8Slice(start: number, end: number): string };
 
@@ -44,8 +45,8 @@ export function cachedString(buf: Buffer, a: number, b: number, path: string, ta
     while (i < n && seen.charCodeAt(i) === buf[a + i]) i++;
     if (i === n) return seen;
   }
-  // An ASCII byte range is the same text in Latin-1, which V8 copies without decoding.
-  const made = (buf as unknown as Slices).latin1Slice(a, b);
+  // An ASCII byte range is the same text in Latin-1.
+  const made = latin1Text(buf, a, b);
   table[slot] = made;
   return made;
 }

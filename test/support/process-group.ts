@@ -1,7 +1,6 @@
 // A command run in a process group of its own (e.g. `npm start`, whose node process is npm's child), its
 // output lines collected, and the whole group signalled at once, as a terminal's Ctrl-C does.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 
@@ -20,9 +19,16 @@ export class GroupProcess {
     env: NodeJS.ProcessEnv,
   ) {
     this.child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.exited = once(this.child, 'exit');
+    // A command that cannot start emits 'error' instead: the waits end on it too.
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', resolve);
+      this.child.once('error', resolve);
+    });
     // 'close' comes after the exit and the last line of both streams.
-    this.closed = once(this.child, 'close');
+    this.closed = new Promise((resolve) => {
+      this.child.once('close', resolve);
+      this.child.once('error', resolve);
+    });
     const onLine = (line: string): void => {
       this.lines.push(line);
       for (const wake of this.waiters) wake();
@@ -30,6 +36,10 @@ export class GroupProcess {
     // One reader per stream: a line split across chunks of stdout is never joined to one from stderr.
     createInterface({ input: this.child.stdout as Readable }).on('line', onLine);
     createInterface({ input: this.child.stderr as Readable }).on('line', onLine);
+  }
+
+  private lastLines(): string {
+    return `its last lines:\n${this.lines.slice(-40).join('\n')}`;
   }
 
   get running(): boolean {
@@ -52,7 +62,7 @@ export class GroupProcess {
       const fail = (why: string): void => {
         if (settled) return;
         done();
-        reject(new Error(`no such line from ${this.command}: ${why}; its last lines:\n${this.lines.slice(-40).join('\n')}`));
+        reject(new Error(`no such line from ${this.command}: ${why}; ${this.lastLines()}`));
       };
       const timer = setTimeout(() => fail(`none after ${timeoutMs} ms`), timeoutMs);
       const done = (): void => {
@@ -89,7 +99,7 @@ export class GroupProcess {
   async exit(timeoutMs = 60_000): Promise<number | null> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${this.command} still ran after ${timeoutMs} ms; its last lines:\n${this.lines.slice(-40).join('\n')}`)), timeoutMs);
+      timer = setTimeout(() => reject(new Error(`${this.command} still ran after ${timeoutMs} ms; ${this.lastLines()}`)), timeoutMs);
     });
     try {
       await Promise.race([this.exited, late]);

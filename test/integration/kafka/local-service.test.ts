@@ -35,7 +35,7 @@ afterAll(async () => {
 
 // Each wait below is bounded on its own and fails with the service's last lines; the tests' timeout is longer
 // than their sum, so a slow start or stop says where it stuck.
-describe('the local service (npm start)', { timeout: 240_000 }, () => {
+describe('the local service (npm start)', { timeout: 300_000 }, () => {
   it('should drain, stop the service, then stop the broker and exit 0 on one Ctrl-C', async () => {
     const service = await start(await setup());
     const signalled = Date.now();
@@ -84,14 +84,14 @@ describe('the local service (npm start)', { timeout: 240_000 }, () => {
     // Written before the process exited, the line may still be in the pipe when its pid is gone: wait for it
     // (this rejects with the service's last lines).
     await service.npm.lineMatching((l) => l.includes('The local Kafka broker exited unexpectedly'), 5_000);
-    expect(await service.npm.exit()).not.toBe(0);
+    expect(await service.npm.exit(30_000)).not.toBe(0);
   });
 
   it('should reuse the broker a service killed with kill -9 left running, and consume with it', async () => {
     const s = await setup();
     const first = await start(s);
     process.kill(first.pid, 'SIGKILL');
-    await first.npm.exit();
+    await first.npm.exit(30_000);
     expect(processAlive(first.brokerPid)).toBe(true);
 
     const second = await start(s);
@@ -100,7 +100,7 @@ describe('the local service (npm start)', { timeout: 240_000 }, () => {
     const group = await withLibraryAdmin(`127.0.0.1:${s.brokerPort}`, async (admin) => (await admin.describeGroups({ groups: ['edge-events-ingest'] })).get('edge-events-ingest'));
     expect(group?.state).toMatch(/^stable$/i);
     second.npm.signalGroup('SIGINT');
-    expect(await second.npm.exit()).toBe(0);
+    expect(await second.npm.exit(30_000)).toBe(0);
     expect(await waitGone(first.brokerPid, 10_000)).toBe(true);
   });
 
@@ -108,11 +108,15 @@ describe('the local service (npm start)', { timeout: 240_000 }, () => {
     const s = await setup();
     const first = await start(s);
     const second = new GroupProcess('npm', ['start'], process.cwd(), s.env);
-    expect(await second.exit()).not.toBe(0);
+    try {
+      expect(await second.exit(30_000)).not.toBe(0);
+    } finally {
+      await second.stop();
+    }
     expect(second.lines.join('\n')).toContain(`belongs to a service that is running (pid ${first.pid})`);
     expect(processAlive(first.brokerPid)).toBe(true);
     expect(first.npm.running).toBe(true);
     first.npm.signalGroup('SIGINT');
-    expect(await first.npm.exit()).toBe(0);
+    expect(await first.npm.exit(30_000)).toBe(0);
   });
 });

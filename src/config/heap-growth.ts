@@ -1,8 +1,8 @@
 // How far a worker lets V8's old generation grow past what its last full collection kept (ARCHITECTURE.md,
-// "Memory"). A fixed HEAP_GROWTH_PERCENT is set once. By default the growth starts at MIN_GROWTH_PERCENT
-// and follows the time full collections take: it doubles while the last WINDOW_COLLECTIONS of them took
-// more than GC_SHARE_HIGH of the time they spanned (up to MAX_GROWTH_PERCENT), and halves back while they
-// took less than GC_SHARE_LOW.
+// "Delivery and commits", its paragraph on memory). A fixed HEAP_GROWTH_PERCENT is set once. By default the
+// growth starts at MIN_GROWTH_PERCENT and follows the time full collections take: it doubles while the last
+// WINDOW_COLLECTIONS of them took more than GC_SHARE_HIGH of the time they spanned (up to
+// MAX_GROWTH_PERCENT), and halves back while they took less than GC_SHARE_LOW.
 // At 30% a worker with 100 subscriptions draining a backlog ran six full collections a second, a third of
 // its CPU; one with 10,000 subscriptions under 1,000 records/s runs one every 3 to 10 s, under 1% of its time,
 // and keeps the 30% that holds it under the memory target (bench/results/PROFILE.md, "The heap's growth").
@@ -23,7 +23,8 @@ export const MAX_GROWTH_PERCENT = 120;
 /**
  * How many full collections under the growth in force a change is judged on. One says little: V8 marks
  * mostly on helper threads, and the main thread's part of one collection varied from 4 to 17 ms in the same
- * steady churn (test/support/heap-churn.ts), so a single short one halved a growth the others called for.
+ * steady churn (test/support/heap-churn.ts), and one short one, judged alone, halved a growth the others
+ * called for.
  */
 export const WINDOW_COLLECTIONS = 4;
 /** Full collections taking more of the time than this double the growth. */
@@ -49,6 +50,11 @@ export function nextGrowthPercent(percent: number, collectingMs: number, elapsed
 export class GrowthWindow {
   private readonly collections: { readonly collectingMs: number; readonly elapsedMs: number }[] = [];
   private growth = MIN_GROWTH_PERCENT;
+  /**
+   * V8 sets the next collection's limit at the end of a full collection, before the observer changes the
+   * growth: the first collection after a change still came at the old growth's limit, and is not counted.
+   */
+  private skip = 0;
 
   /** The growth in force, in per cent. */
   get percent(): number {
@@ -60,6 +66,10 @@ export class GrowthWindow {
    * the one before. Returns the growth from now on.
    */
   afterFullCollection(collectingMs: number, elapsedMs: number): number {
+    if (this.skip > 0) {
+      this.skip--;
+      return this.growth;
+    }
     this.collections.push({ collectingMs, elapsedMs });
     if (this.collections.length > WINDOW_COLLECTIONS) this.collections.shift();
     if (this.collections.length < WINDOW_COLLECTIONS) return this.growth;
@@ -71,6 +81,7 @@ export class GrowthWindow {
     if (next !== this.growth) {
       this.growth = next;
       this.collections.length = 0;
+      this.skip = 1;
     }
     return next;
   }

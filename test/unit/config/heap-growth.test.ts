@@ -41,31 +41,37 @@ describe('nextGrowthPercent', () => {
 describe('GrowthWindow', () => {
   /** Feeds `collections` ([ms collecting, ms elapsed]) to `window`; the growth after each. */
   const feed = (window: GrowthWindow, collections: readonly (readonly [number, number])[]): number[] => collections.map(([collectingMs, elapsedMs]) => window.afterFullCollection(collectingMs, elapsedMs));
+  // 14 ms of full collection every 160 ms: 8.75%, a worker with 100 subscriptions draining.
+  const draining = [14, 160] as const;
+  // 20 ms every 3 s: 0.7%, a worker with 10,000 subscriptions under 1,000 records/s.
+  const quiet = [20, 3_000] as const;
+  const times = (n: number, c: readonly [number, number]): (readonly [number, number])[] => Array.from({ length: n }, () => c);
 
-  it('should judge the growth on four full collections under it, and start the count again after a change', () => {
+  it('should judge the growth on four full collections under it, not counting the first after a change', () => {
     expect(WINDOW_COLLECTIONS).toBe(4);
     const window = new GrowthWindow();
     expect(window.percent).toBe(30);
-    const draining = [14, 160] as const;
-    expect(feed(window, [draining, draining, draining, draining])).toEqual([30, 30, 30, 60]);
-    expect(feed(window, [draining, draining, draining, draining, draining])).toEqual([60, 60, 60, 120, 120]);
-    expect(window.percent).toBe(120);
+    expect(feed(window, times(4, draining))).toEqual([30, 30, 30, 60]);
+    // The first came at the limit V8 set under 30%; four more under 60% double it again.
+    expect(feed(window, times(5, draining))).toEqual([60, 60, 60, 60, 120]);
+    expect(feed(window, times(6, draining))).toEqual([120, 120, 120, 120, 120, 120]);
   });
 
   it('should not halve the growth for one short collection among long ones', () => {
     // Main-thread times of full collections at 120% in one steady churn (V8 marks mostly on helper threads):
-    // taken one by one, the last two (1.4% and 1.2%) would have halved it.
+    // judged alone, the last (1.2%) would have halved it.
     const window = new GrowthWindow();
-    feed(window, [[14, 160], [14, 160], [14, 160], [14, 160], [14, 160], [14, 160], [14, 160], [14, 160]]);
+    feed(window, times(9, draining));
+    expect(window.percent).toBe(120);
     expect(feed(window, [[13.1, 395], [17.4, 368], [16.4, 356], [5.2, 361], [5.1, 424]])).toEqual([120, 120, 120, 120, 120]);
   });
 
   it('should halve it after four collections that took under 1.25% of their time, down to 30%', () => {
     const window = new GrowthWindow();
-    feed(window, Array.from({ length: 8 }, () => [14, 160] as const));
-    const quiet = [20, 3_000] as const;
-    expect(feed(window, Array.from({ length: 8 }, () => quiet))).toEqual([120, 120, 120, 60, 60, 60, 60, 30]);
-    expect(feed(window, Array.from({ length: 4 }, () => quiet))).toEqual([30, 30, 30, 30]);
+    feed(window, times(9, draining));
+    expect(window.percent).toBe(120);
+    expect(feed(window, times(10, quiet))).toEqual([120, 120, 120, 120, 60, 60, 60, 60, 60, 30]);
+    expect(feed(window, times(5, quiet))).toEqual([30, 30, 30, 30, 30]);
   });
 });
 

@@ -206,14 +206,9 @@ export function plainJsonText(b: Buffer, a: number, end: number): boolean {
   if (end > MAX_SCAN_BYTES) return false;
   const start = ws(b, a);
   if (start >= end) return false;
-  let i = anyEnd(b, wordView(b), b.byteOffset, start, 0);
-  if (i < 0 || i > end) return false;
-  while (i < end) {
-    const c = b[i];
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
-    i++;
-  }
-  return true;
+  const i = anyEnd(b, wordView(b), b.byteOffset, start, 0);
+  // Only whitespace between the value and `end` (ws may pass `end` over whitespace that follows it).
+  return i >= 0 && i <= end && ws(b, i) >= end;
 }
 
 /** The position after the member name at i and its colon, or -1; a "__proto__" name gives up. */

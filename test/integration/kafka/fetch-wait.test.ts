@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GroupConsumer, KafkaClient } from '../../../src/kafka/seam.js';
 import { createTopics, testClient, uniqueName } from '../../support/kafka.js';
+import { waitFor } from '../../chaos/harness/timing.js';
 
 let kafka: KafkaClient;
 const members: GroupConsumer[] = [];
@@ -42,14 +43,6 @@ function member(topic: string, minBytes: number | undefined): { batches: number;
   return seen;
 }
 
-async function until(test: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('a fetch that waits for bytes', () => {
   it('should hand records that trickle in over in batches of many, up to maxWaitMs apart, and lose none', async () => {
     const topic = uniqueName('fetch-wait');
@@ -61,7 +54,7 @@ describe('a fetch that waits for bytes', () => {
     try {
       // Both members fetch before the trickle starts.
       await producer.send(topic, [{ value: 'ready' }]);
-      await until(() => waiting.values.includes('ready') && eager.values.includes('ready'), 'ready record at both members');
+      await waitFor('the ready record at both members', () => waiting.values.includes('ready') && eager.values.includes('ready'), 30_000, 20);
       const before = { waiting: waiting.batches, eager: eager.batches };
       // 100 records of 100 bytes, one every 10 ms or more: 10 KiB, never the 64 KiB waited for.
       const sent = Array.from({ length: 100 }, (_, i) => `r${String(i).padStart(3, '0')}-${'x'.repeat(95)}`);
@@ -71,7 +64,7 @@ describe('a fetch that waits for bytes', () => {
         await new Promise((r) => setTimeout(r, 10));
       }
       const trickleMs = Date.now() - started;
-      await until(() => waiting.values.length >= 101 && eager.values.length >= 101, 'last record at both members');
+      await waitFor('the last record at both members', () => waiting.values.length >= 101 && eager.values.length >= 101, 30_000, 20);
       expect([waiting.failed, eager.failed]).toEqual([undefined, undefined]);
       expect(waiting.values.slice(1)).toEqual(sent);
       expect(eager.values.slice(1)).toEqual(sent);

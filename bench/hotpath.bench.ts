@@ -98,7 +98,7 @@ function jsonInputTargets(pairs: readonly (readonly [string, PairOutcome])[]): B
       figure: `${round(share, 2)}x (median of ${slices} slices timed beside each other; medians ${round(json.nsPerRecord)} against ${round(avro.nsPerRecord)} ns a record)`,
       met: share >= TARGET_JSON_SHARE,
       ...(share < TARGET_JSON_SHARE && {
-        why: 'bench/results/PROFILE.md, "Issue 25, second pass" and "Projecting JSON from its text": the scan reads every byte of the JSON text (1.7x the Avro bytes, strings four bytes at a time), which the Avro read skips over by length; a matched record is now projected from its text, so what remains is the scan; what would close more: a scan outside JavaScript (WebAssembly SIMD, not measured).',
+        why: 'bench/results/PROFILE.md, "Issue 25, second pass" and "Projecting JSON from its text": the scan reads every byte of the JSON text (1.7x the Avro bytes, strings four bytes at a time), which the Avro read skips over by length; a matched record is now projected from its text, so what remains is the scan. What would close it: the whole scan in WebAssembly. A SIMD first stage in WebAssembly, with the second stage of the scan left in JavaScript, cannot: copying a record in, classifying its bytes and visiting each quote already cost 0.8x the whole Avro validation (PROFILE.md, "A SIMD pass over JSON records").',
       }),
     };
   });
@@ -206,7 +206,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
       `hot path, the service's route, 100 subscriptions (${busyShare}% of records matched), records/s a core`,
       service100,
       TARGET_RATE.busy,
-      `per matched record: about 600 bytes of JSON for each of its 1.7 field sets written byte by byte in JavaScript, a SHA-256 event-id digest and its deliveries' objects, on top of the validation every record pays; ${loadNote} (PROFILE.md, "The per-match cost")`,
+      `per matched record: about 600 bytes of JSON for each of its 1.7 field sets written byte by byte in JavaScript, a SHA-256 event-id digest and its deliveries' objects, on top of the validation every record pays; ${loadNote}. What would close it: fewer bytes a matched record, header maps copied as runs by a native or WebAssembly writer, and the event-id digests in native code over a batch (PROFILE.md, "The per-match cost" and its "Why the targets miss, and what would close them")`,
     ),
     rateTarget(
       `hot path, the service's route, 100 subscriptions matching ${rareShare}% of records, records/s a core`,
@@ -220,7 +220,7 @@ export default async function run(ctx: BenchContext): Promise<BenchReport> {
   const vs10 = rate(10_000, true) / rate(10, true);
   const earlierTargets = [
     benchTarget('hot path 1a: the service\'s route at 100 subscriptions against decoding alone', '>= 0.5x', `${round(vsDecode, 2)}x`, vsDecode >= 0.5, 'PROFILE.md, "Projecting from the bytes: the service\'s route near its floor".'),
-    benchTarget('hot path 1b: the service\'s route at 10,000 subscriptions against 10', '>= 0.333x', `${round(vs10, 3)}x`, vs10 >= 1 / 3, 'A record matches about 91 of 10,000 subscriptions and its output grows a thousandfold: PROFILE.md, "Target 1b: 10,000 subscriptions against 10".'),
+    benchTarget('hot path 1b: the service\'s route at 10,000 subscriptions against 10', '>= 0.333x', `${round(vs10, 3)}x`, vs10 >= 1 / 3, 'A record matches about 91 of 10,000 subscriptions and its output grows a thousandfold. What would close it: each record\'s selected leaves written once for all its field sets, each payload assembled from slices, and deliveries that are not an object each: PROFILE.md, "Target 1b: 10,000 subscriptions against 10".'),
   ];
   return {
     title: 'Hot path in process: decode, match, project, serialize',

@@ -82,7 +82,8 @@ function workerTargets(m: Measured, kcat: Measured): BenchTarget[] {
     `kcat ${round(cpuUsPerRecord(k), 1)} µs`;
   const drainWhy =
     `${costs}; the worker consumes and produces through the same client as its copy and routes every record on top (at ${round(d.eventsPerRecord, 2)} events a record): ` +
-    `in a profile at the 1% workload, after start-up, the route is 37% of the worker's CPU, garbage collection a fifth, the client's framing and socket writes 13% and the rest of the client and adapter path 16% (PROFILE.md "The client path", "Fetch answers parsed by the adapter" and "The heap's growth")`;
+    `in a profile at the 1% workload, after start-up, the route is 37% of the worker's CPU, garbage collection a fifth, the client's framing and socket writes 13% and the rest of the client and adapter path 16% (PROFILE.md "The client path", "Fetch answers parsed by the adapter" and "The heap's growth"). ` +
+    `What would close it: a cheaper client path, since the worker drains at about its client's own copy's rate; that copy is ${round(copy.recordsPerSecond / k.recordsPerSecond, 2)}x kcat here, and the native librdkafka API's copy measured 0.28x (bench/results/kafka-client-choice.md), so neither client reaches 0.5x by its copy alone`;
   const copyLatency = (m.copy as Measured).latency;
   const latencyWhy =
     `p50 ${grouped((m.latency as LatencyResult).p50)} ms` +
@@ -193,7 +194,7 @@ export async function runE2e(title: string, progress: (m: string) => void, o: E2
           target: `>= ${TARGET_JSON_SHARE}x Avro`,
           figure: `${round(share, 2)}x (${grouped(json.recordsPerSecond)} against ${grouped(avro.recordsPerSecond)} records/s; per core ${round(perCore, 2)}x)`,
           met: share >= TARGET_JSON_SHARE,
-          ...(share < TARGET_JSON_SHARE && { why: 'bench/results/PROFILE.md, "Issue 25, second pass", "Projecting JSON from its text" and "Fetch answers parsed by the adapter": the scan of a JSON record reads every byte of its text (four at a time), 1.7x the bytes of the Avro record, which the Avro read skips over by length (about 5 µs a record in the worker\'s profile), and the client moves 1.7x the bytes.' }),
+          ...(share < TARGET_JSON_SHARE && { why: 'bench/results/PROFILE.md, "Issue 25, second pass", "Projecting JSON from its text" and "Fetch answers parsed by the adapter": the scan of a JSON record reads every byte of its text (four at a time), 1.7x the bytes of the Avro record, which the Avro read skips over by length, and the client moves 1.7x the bytes. What would close it: the whole scan in WebAssembly (PROFILE.md, "A SIMD pass over JSON records"); in the worker\'s profile the route costs 2.1 µs a record more on JSON than on Avro, and the rest of the gap (about 2 µs) is the client\'s and the garbage collector\'s work on the larger records, so a scan as cheap as the Avro read alone would reach about 0.88x.' }),
         };
       });
     const notes = [

@@ -11,10 +11,16 @@ export interface NestingScan {
    * quote as an error at an earlier operator, a bad escape with no position at all).
    */
   readonly literalError?: { readonly offset: number; readonly message: string };
+  /**
+   * The first bracket that is never closed, closes nothing or closes a bracket of another kind, found here
+   * for the same reason: the parser reports a missing ")" where it gave up, often an earlier operator.
+   */
+  readonly bracketError?: { readonly offset: number; readonly message: string };
 }
 
-const OPEN = new Set(['(', '[', '{']);
-const CLOSE = new Set([')', ']', '}']);
+const CLOSER_OF: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}' };
+const OPEN = new Set(Object.keys(CLOSER_OF));
+const CLOSE = new Set(Object.values(CLOSER_OF));
 
 /**
  * Scans the text once, skipping string literals and comments, and measures how deeply the parser
@@ -27,6 +33,9 @@ export function scanNesting(text: string, limit: number): NestingScan {
   let offending: number | undefined;
   let literalError: NestingScan['literalError'];
   const ternaries: number[] = [0];
+  /** Offsets of the brackets open at i, innermost last. */
+  const open: number[] = [];
+  let bracketError: NestingScan['bracketError'];
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -44,7 +53,14 @@ export function scanNesting(text: string, limit: number): NestingScan {
     if (OPEN.has(c)) {
       depth++;
       ternaries.push(0);
+      open.push(i);
     } else if (CLOSE.has(c)) {
+      const opener = open.pop();
+      if (opener === undefined) bracketError ??= { offset: i, message: `This ${c} closes nothing: no bracket before it is open.` };
+      else if (CLOSER_OF[text[opener] as string] !== c) {
+        const o = text[opener] as string;
+        bracketError ??= { offset: i, message: `This ${c} cannot close the ${o} before it, which needs ${CLOSER_OF[o] as string}.` };
+      }
       // An unmatched closer is a syntax error the parser reports; it must not lower the depth.
       if (ternaries.length > 1) depth -= 1 + (ternaries.pop() as number);
     } else if (c === ',') {
@@ -61,7 +77,14 @@ export function scanNesting(text: string, limit: number): NestingScan {
     }
     i++;
   }
-  return literalError === undefined ? { depth: max, offendingOffset: offending } : { depth: max, offendingOffset: offending, literalError };
+  const unclosed = open.pop();
+  if (unclosed !== undefined) bracketError ??= { offset: unclosed, message: `This ${text[unclosed] as string} is not closed.` };
+  return {
+    depth: max,
+    offendingOffset: offending,
+    ...(literalError !== undefined && { literalError }),
+    ...(bracketError !== undefined && { bracketError }),
+  };
 }
 
 const HEX = /^[0-9a-fA-F]+$/;

@@ -225,6 +225,8 @@ function compileNew(text: string, options: CompileOptions, limits: ProgramLimits
     });
   if (nesting.literalError !== undefined)
     return fail({ code: 'syntax', offset: nesting.literalError.offset, message: nesting.literalError.message });
+  if (nesting.bracketError !== undefined)
+    return fail({ code: 'syntax', offset: nesting.bracketError.offset, message: nesting.bracketError.message });
 
   let expr: Expr;
   let sourceInfo: SourceInfo | undefined;

@@ -52,6 +52,29 @@ describe('compile', () => {
     expect(only(text)).toMatchObject({ code: 'syntax', ...at(text, '"') });
   });
 
+  it('should report a bracket that is never closed at the bracket, not where the parser gave up', () => {
+    const text = 'ev.conn.server_port == 443 &&\ncidr("10.0.0.0/8").containsIP(ev.conn.client_ip';
+    const p = only(text);
+    expect(p).toMatchObject({ code: 'syntax', ...at(text, '(', 2) });
+    expect(p.message).toContain('is not closed');
+  });
+
+  it('should report a closer of the wrong kind at the closer, and of several unclosed brackets the innermost', () => {
+    const text = 'ev.conn.server_port in [443, 8443] && (ev.conn.client_ip.startsWith("10.") || size([1, 2) > 1)';
+    // The "[" of [1, 2 is closed by ")": a mismatch, reported at that ")".
+    expect(only(text)).toMatchObject({ code: 'syntax', ...at(text, ')', 2) });
+    const open = '(ev.conn.server_port == 443 && (ev.conn.client_ip == "10.0.0.1" || ev.conn.server_port == 22)';
+    expect(only(open)).toMatchObject({ code: 'syntax', ...at(open, '(') });
+  });
+
+  it('should report a closing bracket that closes nothing, and ignore brackets in comments and string literals', () => {
+    const text = 'ev.conn.server_port == 443) // (\n';
+    const p = only(text);
+    expect(p).toMatchObject({ code: 'syntax', ...at(text, ')') });
+    expect(p.message).toContain('closes nothing');
+    expect(compile('ev.conn.server_name == "a(b[" && ev.conn.server_name != \'}])\'', TCP).ok).toBe(true);
+  });
+
   it('should report an invalid escape sequence at its backslash', () => {
     const text = 'ev.conn.server_name == "a\\qb"';
     expect(only(text)).toMatchObject({ code: 'syntax', ...at(text, '\\') });

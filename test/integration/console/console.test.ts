@@ -129,6 +129,8 @@ describe('the web console', () => {
     await page.getByLabel('Description').fill('archive');
     await page.getByLabel('Kind (required)').selectOption('file');
     await page.getByLabel('Path (required)').fill('archive/events.ndjson');
+    // A nullable choice offers its values and "(default)", never a literal null.
+    expect(await page.getByLabel('Output type').locator('option').allTextContents()).toEqual(['(default)', 'ndjson', 'csv']);
     await shoot(page, 'destination-form');
     await page.getByRole('button', { name: 'Create destination' }).click();
     const card = page.getByRole('listitem', { name: 'archive' });
@@ -331,6 +333,9 @@ describe('the web console', () => {
     expect(await customer.locator('main h1').textContent()).toBe('Destinations');
     // The operator sees every page.
     expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live', 'Accounts', 'Reserved domains', 'TCP edges', 'IP policies']);
+    // With none of its own reserved, its list says so, and where a customer's are.
+    await open(page, 'domains');
+    expect(await page.locator('main p.empty').textContent()).toContain('No reserved domains yet');
     await customer.close();
   });
 

@@ -121,6 +121,8 @@ export function DomainsPage() {
       <Problem failure={domains.failure} />
       {domains.data === undefined ? (
         <Placeholder />
+      ) : domains.data.length === 0 ? (
+        <p class="empty">No reserved domains yet. A customer’s reservations are listed under its own key, not here.</p>
       ) : (
         <table>
           <caption class="visually-hidden">Reserved domains</caption>

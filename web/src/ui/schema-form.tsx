@@ -150,7 +150,8 @@ function node(schema: JsonSchema, path: readonly string[], required: boolean, pr
     control = (
       <select {...aria} value={text} onChange={set}>
         {!required && <option value="">(default)</option>}
-        {schema.enum.map((v) => (
+        {/* A nullable enum lists null: "(default)" stands for it, as for any optional field left empty. */}
+        {schema.enum.filter((v) => v !== null).map((v) => (
           <option value={String(v)} key={String(v)}>
             {String(v)}
           </option>

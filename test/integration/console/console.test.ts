@@ -308,6 +308,8 @@ describe('the web console', () => {
 
     const own = await call('POST', '/event_destinations', { description: 'shop archive', target: { file: { path: 'shop.ndjson' } } }, shownToken);
     expect(own.status).toBe(201);
+    // One without a description is named by where it delivers, not by its id.
+    expect((await call('POST', '/event_destinations', { target: { file: { path: 'shop-raw.ndjson' } } }, shownToken)).status).toBe(201);
     const customer = await browser.newPage();
     await signIn(customer, shownToken);
     expect(await customer.locator('[data-who]').getAttribute('data-who')).toBe('customer');
@@ -315,7 +317,7 @@ describe('the web console', () => {
     expect(await nav.getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live']);
     await open(customer, 'destinations');
     const names = await customer.locator('.cards > li .card-head h2').allTextContents();
-    expect(names).toEqual(['shop archive']);
+    expect([...names].sort()).toEqual(['shop archive', 'shop-raw.ndjson']);
     // A delete asks first: Cancel keeps it, the confirmation deletes it.
     const ownCard = customer.getByRole('listitem', { name: 'shop archive' });
     await ownCard.getByRole('button', { name: 'Delete shop archive' }).click();

@@ -19,8 +19,11 @@ export async function listDestinations(): Promise<Destination[]> {
   return page.event_destinations;
 }
 
-export function destinationName(d: Pick<Destination, 'id' | 'description'>): string {
-  return d.description !== '' ? d.description : d.id;
+/** What a destination is called: its description, else where it delivers (a path, a URL, a topic), else its id. */
+export function destinationName(d: Pick<Destination, 'id' | 'description' | 'target'>): string {
+  if (d.description !== '') return d.description;
+  const { where } = targetSummary(d.target);
+  return where !== '' ? where : d.id;
 }
 
 /** The kind a target sets and the first thing it names (a path, a URL, a topic, a resource name). */

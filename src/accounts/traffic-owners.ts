@@ -43,6 +43,11 @@ class Claims<K> {
     this.onOwner(key, (list[0] as Claim).account);
   }
 
+  /** Whether `account` has a claim on `key`, held or not. */
+  heldBy(key: K, account: string): boolean {
+    return this.all.get(key)?.some((c) => c.account === account) ?? false;
+  }
+
   remove(key: K, id: string): void {
     const list = (this.all.get(key) ?? []).filter((c) => c.id !== id);
     if (list.length === 0) this.all.delete(key);
@@ -62,6 +67,12 @@ function splitHostport(hostport: string): { host: string; port: number } {
 function canonicalHost(host: string): string {
   const ip = parseIP(host);
   return ip === undefined ? host.toLowerCase() : formatIP(ip);
+}
+
+/** Whether a canonical host is an IP address: IPv6 has colons, and a name's last label starts with a letter. */
+function isAddress(host: string): boolean {
+  const first = host.charCodeAt(host.lastIndexOf('.') + 1);
+  return host.includes(':') || (first >= 0x30 && first <= 0x39);
 }
 
 const serverName = indexedField('conn.server_name')?.read as (ev: unknown) => unknown;
@@ -150,12 +161,24 @@ export class TrafficOwners {
     return undefined;
   }
 
-  /** The account whose TCP edge has host:port among its hostports. */
+  /**
+   * The account whose TCP edge has host:port among its hostports. When another account holds the verified
+   * reservation of the host's name, only that account's edge counts: an edge that listed the name before it
+   * was verified owns nothing of it then (SECURITY.md "Traffic ownership").
+   */
   ownerOfHostport(host: string, port: number): string | undefined {
-    const owner = this.tcp.get(host)?.get(port);
-    if (owner !== undefined) return owner;
-    const canonical = canonicalHost(host);
-    return canonical === host ? undefined : this.tcp.get(canonical)?.get(port);
+    let key = host;
+    let owner = this.tcp.get(host)?.get(port);
+    if (owner === undefined) {
+      key = canonicalHost(host);
+      if (key === host) return undefined;
+      owner = this.tcp.get(key)?.get(port);
+      if (owner === undefined) return undefined;
+    }
+    if (this.domains.size === 0 || isAddress(key)) return owner;
+    const nameOwner = this.ownerOfName(key);
+    if (nameOwner === undefined || nameOwner === owner) return owner;
+    return this.hostportClaims.heldBy(`${key}:${port}`, nameOwner) ? nameOwner : undefined;
   }
 
   /** The owner of a record (its filterable fields), uncounted: for readers beside the matcher, such as a live tap. */

@@ -3,9 +3,11 @@
 // restriction emits ip_restriction_deleted.v0 for the module that goes with it.
 import type { FastifyInstance } from 'fastify';
 import { accountOf, type AccountContext } from '../../accounts/account.js';
+import { covers } from '../../accounts/domain-names.js';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { ipRestrictionAudit } from '../ip-restriction/ip-restriction-audit.js';
+import { domainStatus, type StoredReservedDomain } from '../reserved-domains/reserved-domain-view.js';
 import { registerResourceRoutes, type BaseFields, type Resource } from '../resource-routes.js';
 import type { BeyondSchemaRule } from '../route.js';
 import { normalizeHostport } from './hostport.js';
@@ -24,22 +26,45 @@ export function tcpEdgeResource(ctx: AdminContext): Resource<StoredTcpEdge> {
   return { path: '/edges/tcp', kind: 'tcp_edge', name: 'TCP edge', listKey: 'tcp_edges', tags: ['TCP edges'], schemas: TCP_EDGE_SCHEMAS, view: (e) => tcpEdgeView(ctx, e) };
 }
 
+/** The host name of a canonical hostport, or undefined for an IP address (a name's last label starts with a letter). */
+function hostName(hostport: string): string | undefined {
+  const host = hostport.slice(0, hostport.lastIndexOf(':'));
+  const first = host.charCodeAt(host.lastIndexOf('.') + 1);
+  return host.startsWith('[') || (first >= 0x30 && first <= 0x39) ? undefined : host;
+}
+
 export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
+  /** The account of a verified reservation that covers `name`; the API keeps such names to one account. */
+  const nameHolder = (name: string): string | undefined => {
+    const held = store.all<StoredReservedDomain>('reserved_domain').find((d) => domainStatus(d) === 'verified' && covers(d.domain, name));
+    return held === undefined ? undefined : accountOf(held);
+  };
   /**
    * Canonical hostports, unique in the list (400) and across edges (409): a hostport's traffic belongs to
-   * its edge's account, so it is one edge's, whatever its account. Another account's edge is not named.
+   * its edge's account, so it is one edge's, whatever its account. A host name that another account has
+   * reserved and verified is that account's to list (409), and another account's edge that listed it
+   * before the verification holds nothing of it (SECURITY.md "Traffic ownership"). Another account's edge
+   * or reservation is not named.
    */
   const hostports = (given: readonly string[], acting: AccountContext, self?: string): string[] => {
     const out = given.map((h, i) => normalizeHostport(h, `hostports[${i}]`));
     out.forEach((h, i) => {
       if (out.indexOf(h) !== i) throw new ApiError('duplicate_value', { field: `hostports[${i}]`, value: h });
     });
+    const holders = out.map((h) => {
+      const name = hostName(h);
+      return name === undefined ? undefined : nameHolder(name);
+    });
+    holders.forEach((holder, i) => {
+      if (holder !== undefined && holder !== acting.accountId) throw new ApiError('hostport_name_reserved', { field: `hostports[${i}]`, hostport: out[i] as string });
+    });
     for (const e of store.all<StoredTcpEdge>('tcp_edge')) {
       if (e.id === self) continue;
-      const taken = out.find((h) => e.hostports.includes(h));
-      if (taken === undefined) continue;
       const own = accountOf(e) === acting.accountId;
+      // Another account's claim on a name this account holds counts for nothing.
+      const taken = out.find((h, i) => e.hostports.includes(h) && (own || holders[i] === undefined));
+      if (taken === undefined) continue;
       throw new ApiError('hostport_in_use', { field: 'hostports', hostport: taken, by: own ? ` (${e.id})` : ' of another account', ...(own && { edge_id: e.id }) });
     }
     return out;

@@ -36,6 +36,7 @@ let a: Tenant;
 let b: Tenant;
 let operator: Tenant;
 const figures = { probes: 0, lists: 0, references: 0 };
+let tenants = 0;
 
 async function ok(r: Promise<CallResult>, status = 201): Promise<Body> {
   const res = await r;
@@ -55,7 +56,8 @@ async function tenant(name: string, account?: string): Promise<Tenant> {
   await ok(h.call('POST', `/reserved_domains/${domain.id}/verify`, { body: { manual: true } }), 200);
   const policy = await as('POST', '/ip_policies', { description: name });
   const rule = await as('POST', '/ip_policy_rules', { cidr: '192.0.2.0/24', action: 'allow', ip_policy_id: policy.id });
-  const edge = await as('POST', '/edges/tcp', { hostports: [`1.tcp.${name}.matrix.test:20000`] });
+  // A name under its own reservation, and an address (which no reservation holds).
+  const edge = await as('POST', '/edges/tcp', { hostports: [`1.tcp.${name}.matrix.test:20000`, `192.0.2.${++tenants}:20000`] });
   await as('PUT', `/edges/tcp/${edge.id}/ip_restriction`, { ip_policy_ids: [policy.id] });
   const dest = await as('POST', '/event_destinations', { target: { file: { path: `${name}/events.ndjson` } } });
   const sub = await as('POST', '/event_subscriptions', { sources: [{ type: 'api_key_created.v0' }, { type: 'http_request_complete.v0', fields: ['conn.server_name'] }], destination_ids: [dest.id] });
@@ -160,9 +162,11 @@ describe("the two-account matrix: one account's key on another's resources", () 
       await refused('POST', '/ip_policy_rules', { cidr: '198.51.100.0/24', action: 'deny', ip_policy_id: o.ids.ip_policy }, 400, 'unknown_reference');
       await refused('PUT', `/edges/tcp/${p.ids.tcp_edge}/ip_restriction`, { ip_policy_ids: [o.ids.ip_policy] }, 400, 'unknown_reference');
       await refused('POST', '/api_keys', { account_id: o.account }, 400, 'unknown_reference');
-      const hostport = (o.views.get(o.ids.tcp_edge) as Body).hostports[0] as string;
-      await refused('POST', '/edges/tcp', { hostports: [hostport] }, 409, 'hostport_in_use');
-      await refused('PATCH', `/edges/tcp/${p.ids.tcp_edge}`, { hostports: [hostport] }, 409, 'hostport_in_use');
+      const [named, address] = (o.views.get(o.ids.tcp_edge) as Body).hostports as string[];
+      await refused('POST', '/edges/tcp', { hostports: [address] }, 409, 'hostport_in_use');
+      await refused('PATCH', `/edges/tcp/${p.ids.tcp_edge}`, { hostports: [address] }, 409, 'hostport_in_use');
+      await refused('POST', '/edges/tcp', { hostports: [named] }, 409, 'hostport_name_reserved');
+      await refused('PATCH', `/edges/tcp/${p.ids.tcp_edge}`, { hostports: [named] }, 409, 'hostport_name_reserved');
       const wildcard = (o.views.get(o.ids.reserved_domain) as Body).domain as string;
       await refused('POST', '/reserved_domains', { domain: wildcard }, 409, 'domain_reserved');
       await refused('POST', '/reserved_domains', { domain: `shop.${wildcard.slice(2)}` }, 409, 'domain_reserved');

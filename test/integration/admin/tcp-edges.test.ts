@@ -53,6 +53,38 @@ describe('TCP edges', () => {
     expect((await h.call('PATCH', `/edges/tcp/${first.json.id}`, { body: { hostports: ['c.example.com:5', 'c.example.com:6'] } })).status).toBe(200);
   });
 
+  it("a hostport naming a host under another account's verified reservation should be 409, and free for that account", async () => {
+    const customer = async (name: string): Promise<string> => {
+      const account = await h.call('POST', '/accounts', { body: { description: name } });
+      return (await h.call('POST', '/api_keys', { body: { account_id: account.json.id, description: name } })).json.token as string;
+    };
+    const shop = await customer('shop');
+    const squatter = await customer('squatter');
+    // The squatter lists a name before the shop has verified it: nothing stops it then.
+    const early = await h.call('POST', '/edges/tcp', { token: squatter, body: { hostports: ['ssh.shop.edges.test:22'] } });
+    expect(early.status).toBe(201);
+    const domain = await h.call('POST', '/reserved_domains', { token: shop, body: { domain: '*.shop.edges.test' } });
+    const pending = await h.call('POST', '/edges/tcp', { token: squatter, body: { hostports: ['www.shop.edges.test:443'] } });
+    expect(pending.status, 'a pending reservation keeps no one out').toBe(201);
+    expect((await h.call('DELETE', `/edges/tcp/${pending.json.id}`, { token: squatter })).status).toBe(204);
+    expect((await h.call('POST', `/reserved_domains/${domain.json.id}/verify`, { body: { manual: true } })).status).toBe(200);
+
+    for (const [method, path] of [['POST', '/edges/tcp'], ['PATCH', `/edges/tcp/${early.json.id}`]] as const) {
+      const refused = await h.call(method, path, { token: squatter, body: { hostports: ['other.edges.test:443', 'WWW.shop.edges.test:443'] } });
+      expect(refused.status, `${method} ${refused.text}`).toBe(409);
+      expect(refused.json).toMatchObject({ error_code: 'hostport_name_reserved', details: { field: 'hostports[1]', hostport: 'www.shop.edges.test:443' } });
+      expect(refused.json.msg).not.toContain(shop);
+    }
+    // The operator is held to the same rule; an address is no name.
+    expect((await h.call('POST', '/edges/tcp', { body: { hostports: ['mail.shop.edges.test:25'] } })).json.error_code).toBe('hostport_name_reserved');
+    expect((await h.call('POST', '/edges/tcp', { token: squatter, body: { hostports: ['192.0.2.10:443'] } })).status).toBe(201);
+    // The shop lists its names, the one the squatter's older edge lists too: that claim owns nothing now.
+    const own = await h.call('POST', '/edges/tcp', { token: shop, body: { hostports: ['www.shop.edges.test:443', 'ssh.shop.edges.test:22'] } });
+    expect(own.status, own.text).toBe(201);
+    // One edge of the shop's still holds each hostport against the shop's others.
+    expect((await h.call('POST', '/edges/tcp', { token: shop, body: { hostports: ['ssh.shop.edges.test:22'] } })).json).toMatchObject({ error_code: 'hostport_in_use', details: { edge_id: own.json.id } });
+  });
+
   it('an ip_restriction in the edge body should be refused as unknown: the module has its own endpoint', async () => {
     const r = await h.call('POST', '/edges/tcp', { body: { ip_restriction: { ip_policy_ids: [] } } });
     expect(r.json).toMatchObject({ error_code: 'unknown_field', details: { field: 'ip_restriction' } });

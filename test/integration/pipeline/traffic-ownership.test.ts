@@ -1,8 +1,8 @@
 // Traffic ownership end to end (SECURITY.md "Traffic ownership"): the real service process (API and worker)
 // on the real broker, two accounts and the operator with the same catch-all subscriptions (filter true). A
 // record goes to the account owning its server name (a reserved domain, exact or wildcard) or its TCP
-// hostport (a TCP edge), and to the operator; a record of nobody's (a pending reservation's among them) only
-// to the operator, counted in a metric.
+// hostport (a TCP edge), and to the operator; a record of nobody's (a pending reservation's among them, and
+// a hostport another account listed before the name's holder verified it) only to the operator, counted in a metric.
 // An audit event goes to its account's subscriptions and the operator's.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +55,8 @@ const SENT: readonly Sent[] = [
   { seq: 10, type: 'tcp_connection_closed.v0', serverName: 'shop.alpha.test', port: 20001, owner: undefined },
   // A reservation still pending (its TXT challenge not found) owns nothing yet.
   { seq: 11, type: 'http_request_complete.v0', serverName: 'pending.alpha.test', port: 443, owner: undefined },
+  // Bravo's edge listed a name of alpha's before alpha verified it: that hostport owns nothing since.
+  { seq: 12, type: 'tcp_connection_closed.v0', serverName: 'ssh.wild.alpha.test', port: 22, owner: undefined },
 ];
 
 function message(s: Sent): { key: string; value: Buffer; headers: Record<string, string> } {
@@ -111,13 +113,14 @@ beforeAll(async () => {
   }
   const alpha = tokens.get('alpha') as string;
   const bravo = tokens.get('bravo') as string;
+  // Before alpha's wildcard is verified, bravo's edge may list a name under it.
+  await call(bravo, 'POST', '/edges/tcp', { hostports: ['1.tcp.bravo.test:20001', 'ssh.wild.alpha.test:22'] });
   // The operator verifies these by hand (no DNS here); alpha's pending.alpha.test stays pending.
   for (const [token, domain] of [[alpha, 'shop.alpha.test'], [alpha, '*.wild.alpha.test'], [bravo, 'shop.bravo.test']] as const) {
     const reserved = await call(token, 'POST', '/reserved_domains', { domain });
     await call(OPERATOR_TOKEN, 'POST', `/reserved_domains/${reserved.id}/verify`, { manual: true });
   }
   await call(alpha, 'POST', '/reserved_domains', { domain: 'pending.alpha.test' });
-  await call(bravo, 'POST', '/edges/tcp', { hostports: ['1.tcp.bravo.test:20001'] });
   for (const [name, token] of tokens) {
     const dest = await call(token, 'POST', '/event_destinations', { target: { file: { path: `${name}/events.ndjson` } } });
     folders.set(name, dirname(dest.target.file.resolved_path as string));

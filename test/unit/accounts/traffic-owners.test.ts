@@ -75,6 +75,28 @@ describe('TrafficOwners', () => {
     expect(owners.ownerOfHostport('1.tcp.example.net', 20001)).toBeUndefined();
   });
 
+  it("should give a hostport whose name another account verified to that account's edge alone, in the matcher and in the tap", () => {
+    const owners = new TrafficOwners();
+    // B's edge listed the name before A verified it: B's claim owns nothing once A has.
+    owners.putEdge({ id: 'edgtcp_1', hostports: ['www.shop.example.com:443', '192.0.2.1:443'], account_id: B });
+    const ownerOf = owners.reader('tcp_connection_closed.v0');
+    expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(B);
+    owners.putDomain({ id: 'rd_1', domain: '*.shop.example.com', account_id: A, status: 'pending' });
+    expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(B);
+    owners.putDomain({ id: 'rd_1', domain: '*.shop.example.com', account_id: A, status: 'verified' });
+    expect(ownerOf(tcp('www.shop.example.com', 443))).toBeUndefined();
+    expect(ownerOf(tcp('WWW.shop.example.com', 443))).toBeUndefined();
+    expect(owners.ownerOfRecord('tcp_connection_closed.v0', tcp('www.shop.example.com', 443))).toBeUndefined();
+    // An address is no name: the reservation has no say over it.
+    expect(ownerOf(tcp('192.0.2.1', 443))).toBe(B);
+    // A's own edge listing the hostport holds it, though B's is older.
+    owners.putEdge({ id: 'edgtcp_2', hostports: ['www.shop.example.com:443'], account_id: A });
+    expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(A);
+    expect(owners.ownerOfRecord('tcp_connection_closed.v0', tcp('Www.Shop.example.com', 443))).toBe(A);
+    owners.removeDomain('rd_1');
+    expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(B);
+  });
+
   it('should count every record as nobody\'s without reading it while nothing is reserved, and see a reservation made later', () => {
     const owners = new TrafficOwners();
     const ofHttp = owners.reader('http_request_complete.v0');

@@ -406,7 +406,7 @@ async function configure(plan: Plan, api: Api, operatorToken: string, targets: T
     if (d.verify === 'at once') await verify(i);
   }
   for (const [i, d] of plan.domains.entries()) if (reservations[i]?.made && d.verify === 'later') await verify(i);
-  const edgesAccepted = acceptedEdges(plan.edges);
+  const edgesAccepted = acceptedEdges(plan.edges, plan.domains.filter((_, i) => reservations[i]?.verified));
   for (const [i, e] of plan.edges.entries()) {
     await api.call(tokens.get(e.account) as string, 'POST', '/edges/tcp', { hostports: e.hostports }, edgesAccepted[i] ? 201 : 409);
   }

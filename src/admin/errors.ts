@@ -81,6 +81,7 @@ export const API_ERRORS = {
   // 413/415: transport limits.
   payload_too_large: spec(413, 'The request body is larger than the limit of {limit} bytes.'),
   unsupported_media_type: spec(415, 'The request body must be application/json, not {content_type}.'),
+  unsupported_encoding: spec(415, 'The request body must be UTF-8 JSON sent as it is: {reason}.'),
   // 5xx: the service's side.
   internal: spec(500, 'The request failed because of an internal error; it has been logged.'),
   unavailable: spec(503, 'The service cannot serve this request right now ({reason}); retry shortly.', true),

@@ -1,6 +1,7 @@
 // The admin API as one Fastify scope: JSON parsing with a body limit, validation that rejects unknown
 // fields, bearer auth on every route but the public docs, the error catalogue, the OpenAPI document at
 // /openapi.json with a docs page at /docs, and the resource modules of routes.ts.
+import { isUtf8 } from 'node:buffer';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
@@ -102,6 +103,45 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
   };
 }
 
+/** Why a JSON body cannot be read as UTF-8 text as sent, or undefined when it can. */
+function unreadableJson(req: FastifyRequest, bytes: Buffer): ApiError | undefined {
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') return new ApiError('unsupported_encoding', { reason: `Content-Encoding ${encoding.slice(0, 40)} is not accepted` });
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return new ApiError('unsupported_encoding', { reason: `charset ${charset.slice(0, 40)} is not UTF-8` });
+  if (!isUtf8(bytes)) return new ApiError('invalid_json', { reason: 'the body is not valid UTF-8' });
+  return undefined;
+}
+
+/** A high surrogate without the low one after it, or a low one without the high one before it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A \u escape of a surrogate in JSON text: the only way one gets into a string of valid UTF-8 input. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * Whether a parsed JSON value holds a lone surrogate in a string or a member name (JSON.parse lets \ud800
+ * through). Only a text with a surrogate's escape is walked, with a stack of its own: a body may nest deeply.
+ */
+function holdsLoneSurrogate(text: string, value: unknown): boolean {
+  if (!SURROGATE_ESCAPE.test(text)) return false;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v === 'string') {
+      if (LONE_SURROGATE.test(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (const item of v) pending.push(item);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [k, child] of Object.entries(v)) {
+        if (LONE_SURROGATE.test(k)) return true;
+        pending.push(child);
+      }
+    }
+  }
+  return false;
+}
+
 async function adminScope(app: FastifyInstance, deps: AdminDeps, ctx: AdminContext, keys: ApiKeyIndex): Promise<void> {
   app.decorateRequest('principal', null);
   app.decorateRequest('account', null);
@@ -122,15 +162,22 @@ async function adminScope(app: FastifyInstance, deps: AdminDeps, ctx: AdminConte
 
   // Only JSON bodies: text/plain (a Fastify default) would reach validation as a string. An empty body
   // parses as "no body", so a DELETE sent with a JSON content type still works.
+  // JSON is UTF-8 text (RFC 8259 8.1): other bytes, another charset, a compressed body or a lone surrogate,
+  // which UTF-8 cannot encode, are refused rather than stored with replacement characters.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: ADMIN_BODY_LIMIT }, (_req, text, done) => {
-    const body = text as string;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: ADMIN_BODY_LIMIT }, (req, bytes, done) => {
+    const refused = unreadableJson(req, bytes as Buffer);
+    if (refused !== undefined) return done(refused, undefined);
+    const body = (bytes as Buffer).toString('utf8');
     if (body.trim() === '') return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, JSON.parse(body));
+      value = JSON.parse(body);
     } catch (err) {
-      done(new ApiError('invalid_json', { reason: err instanceof Error ? err.message : 'unreadable' }), undefined);
+      return done(new ApiError('invalid_json', { reason: err instanceof Error ? err.message : 'unreadable' }), undefined);
     }
+    if (holdsLoneSurrogate(body, value)) return done(new ApiError('invalid_json', { reason: 'a string or a member name holds a lone surrogate (a \\u escape from D800 to DFFF without its pair), which UTF-8 cannot encode' }), undefined);
+    done(null, value);
   });
 
   await app.register(swagger, {

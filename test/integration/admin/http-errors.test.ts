@@ -57,6 +57,39 @@ describe('admin API transport errors', () => {
     expect((await h.call('POST', '/ip_policies', { body: '{}', headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(201);
   });
 
+  it('a body that is not UTF-8 should be 400 invalid_json, never stored with replacement characters', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"description": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const res = await fetch(`${h.url}/ip_policies`, { method: 'POST', headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json' }, body: new Uint8Array(bytes) });
+    const body = (await res.json()) as { error_code: string; msg: string };
+    expect([res.status, body.error_code]).toEqual([400, 'invalid_json']);
+    expect(body.msg).toContain('UTF-8');
+  });
+
+  it('a lone surrogate in a string or a name should be 400 invalid_json; a pair is a character like any other', async () => {
+    for (const body of ['{"description": "cust \\ud800 desc"}', '{"description": "\\udc00"}', '{"target": {"file": {"path": "a\\ud800"}}}', '{"\\ud800": 1}']) {
+      const r = await h.call('POST', body.includes('target') ? '/event_destinations' : '/ip_policies', { body });
+      expectErrorBody(r, 400, 'invalid_json');
+      expect(r.json.msg, body).toContain('surrogate');
+    }
+    // Deep in a deeply nested body too, without a stack overflow.
+    const deep = await h.call('POST', '/ip_policies', { body: `${'['.repeat(20_000)}"\\ud800"${']'.repeat(20_000)}` });
+    expect([deep.status, deep.json.error_code]).toEqual([400, 'invalid_json']);
+    const paired = await h.call('POST', '/ip_policies', { body: '{"description": "office \\ud83d\\ude00"}' });
+    expect([paired.status, paired.json.description]).toEqual([201, 'office 😀']);
+  });
+
+  it('a body in another charset or with a Content-Encoding should be 415 unsupported_encoding naming it', async () => {
+    const latin1 = await h.call('POST', '/ip_policies', { body: '{}', headers: { 'content-type': 'application/json; charset=latin1' } });
+    expectErrorBody(latin1, 415, 'unsupported_encoding');
+    expect(latin1.json.msg).toContain('latin1');
+    for (const encoding of ['gzip', 'br']) {
+      const r = await h.call('POST', '/ip_policies', { body: '{}', headers: { 'content-encoding': encoding } });
+      expectErrorBody(r, 415, 'unsupported_encoding');
+      expect(r.json.msg).toContain(encoding);
+    }
+    expect((await h.call('POST', '/ip_policies', { body: '{}', headers: { 'content-encoding': 'identity' } })).status).toBe(201);
+  });
+
   it('a body over the limit should be 413 payload_too_large', async () => {
     const r = await h.call('POST', '/ip_policies', { body: JSON.stringify({ description: 'x'.repeat(ADMIN_BODY_LIMIT) }) });
     expectErrorBody(r, 413, 'payload_too_large');

@@ -9,7 +9,7 @@ import { redactMessage } from './status/redact.js';
 
 /**
  * unknown: nothing delivered or failed yet with the current target; ok: the last attempt delivered;
- * failing: the last attempt (or the check at start) failed; parked: deliveries are being parked.
+ * failing: the last attempt (or the check at start, or the first connect) failed; parked: deliveries are being parked.
  */
 export type DestinationState = 'unknown' | 'ok' | 'failing' | 'parked';
 
@@ -100,6 +100,18 @@ export class DestinationHealth {
     if (this.state === 'parked' || this.state === 'failing') return;
     this.enter('failing', now);
     this.line(now, 'warn', { code: problem.code, reason: this.lastError?.message }, 'The destination failed its check at start; its events will be retried and parked until it is fixed.');
+  }
+
+  /**
+   * The runner's first connect (a file opened, a cluster or endpoint reached, a role assumed) failed before
+   * anything else was attempted: the destination shows failing with the reason before its first event.
+   */
+  connectFailed(problem: DeliveryError): void {
+    if (this.state !== 'unknown') return;
+    const now = this.clock.now();
+    this.record(underlyingError(problem), now);
+    this.enter('failing', now);
+    this.line(now, 'warn', { code: this.lastError?.code, reason: this.lastError?.message }, 'The destination could not be reached; its events will be retried and parked until it can.');
   }
 
   /** The writer cannot be built: the destination fails with `problem` until its config changes. */

@@ -89,12 +89,16 @@ export class DestinationRunner {
     this.batcher = new Batcher(this.limits);
   }
 
-  /** Starts the delivery loop. The first connect is attempted at once; write() reconnects as needed. */
+  /**
+   * Starts the delivery loop. The first connect is attempted at once, so a destination that cannot be
+   * reached says so before its first event; write() reconnects as needed.
+   */
   start(): void {
     if (this.loopDone !== undefined) return;
     this.loopDone = this.loop();
     this.writer.connect().catch((err: unknown) => {
-      this.log.warn({ err: toDeliveryError(err) }, 'The destination is not reachable yet; writes will retry.');
+      // A replaced runner's late failure says nothing of the destination's new target.
+      if (!this.closing) this.health.connectFailed(toDeliveryError(err));
     });
   }
 

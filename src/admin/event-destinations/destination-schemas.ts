@@ -31,7 +31,7 @@ const timestampFormat: Schema = {
 const verify = {
   type: 'boolean',
   description:
-    'false stores the target without checking it (no topic is created, no cloud call is made); its status then shows the first real error. Default true: a kafka topic is created when missing, a cloud target is described with its own auth, and a failure is a 422. Not stored.',
+    'false stores the target without checking it: the API creates no topic and makes no cloud call before it answers. The workers then connect to it (open the file, reach the cluster, assume the role), and its status shows the first error within seconds. Default true: a kafka topic is created when missing, a cloud target is described with its own auth, and a failure is a 422. Not stored.',
 };
 
 export const DESTINATION_FIELDS = {

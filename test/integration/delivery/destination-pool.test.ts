@@ -1,6 +1,10 @@
 // The destination pool across config changes, with real http writers and a real receiver: events queued
-// for a destination follow it when it changes and are dead-lettered when it is deleted, never lost.
+// for a destination follow it when it changes and are dead-lettered when it is deleted, never lost; one
+// that cannot even be opened says so before its first event.
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigChange, ConfigLog } from '../../../src/configlog/config-log.js';
 import type { ConfigValue } from '../../../src/configlog/format.js';
@@ -60,12 +64,12 @@ afterEach(async () => {
   await Promise.all(receivers.map((r) => r.stop()));
 });
 
-function setup() {
+function setup(deps = writerDeps()) {
   const log = new ScriptedConfigLog();
   const deadLetter = new RecordingDeadLetterSink();
   const settled: Array<{ id: string; settlement: Settlement }> = [];
   pool = new DestinationPool({
-    deps: writerDeps(),
+    deps,
     budget: new InFlightBudget(),
     deadLetter,
     secrets: new SecretBox(randomBytes(32)),
@@ -104,6 +108,28 @@ describe('destination pool', () => {
     expect(deadLetter.letters.map((l) => l.errorCode)).toEqual(batch.map(() => 'DESTINATION_REMOVED'));
     expect(new Set(deadLetter.letters.map((l) => String(l.key)))).toEqual(new Set(batch.map((b) => b.eventId)));
     expect(p.get('ed_01JD00000000000000000000BB')).toBeUndefined();
+  });
+
+  it('should show a destination that cannot be opened as failing with the reason within seconds, before its first event, and ok once fixed', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'edge-pool-'));
+    try {
+      mkdirSync(join(root, 'a-directory'));
+      const { log, pool: p } = setup(writerDeps({ fileRoot: root }));
+      const id = 'ed_01JD00000000000000000000DD';
+      const fileDest = (path: string): StoredDestination => ({ ...httpDest(id, ''), target: { file: { path } } });
+      log.put(fileDest('a-directory'));
+      await until(() => p.status(id)?.state === 'failing', 5_000);
+      expect(p.status(id)?.lastError?.message).toMatch(/EISDIR/);
+      expect(p.status(id)?.lastAttemptAt).toBeDefined();
+      log.put(fileDest('a-directory/events.ndjson'));
+      expect(p.status(id)?.state).toBe('unknown');
+      for (const it of items(3)) p.get(id)?.enqueue(it);
+      await until(() => p.status(id)?.state === 'ok', 5_000);
+    } finally {
+      await pool?.close(1_000);
+      pool = undefined;
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('should run a destination whose config its writer rejects, failing every write with the reason, and deliver its events once the config is fixed', async () => {

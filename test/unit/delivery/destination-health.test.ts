@@ -82,4 +82,16 @@ describe('destination health', () => {
     expect(health.status).toMatchObject({ state: 'failing', lastError: { code: 'DESTINATION_NOT_FOUND' } });
     expect(messages()).toEqual(['The destination failed its check at start; its events will be retried and parked until it is fixed.']);
   });
+
+  it('should show a first connect that failed as failing with the reason, unless an attempt came first', () => {
+    const { health, messages } = setup();
+    health.connectFailed(refused);
+    expect(health.status).toMatchObject({ state: 'failing', lastError: { code: 'DESTINATION_UNREACHABLE', message: 'connection refused' } });
+    expect(messages()).toEqual(['The destination could not be reached; its events will be retried and parked until it can.']);
+    const late = setup();
+    late.health.delivered(2);
+    late.health.connectFailed(refused);
+    expect(late.health.status.state).toBe('ok');
+    expect(late.health.status.lastError).toBeUndefined();
+  });
 });

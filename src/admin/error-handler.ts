@@ -1,4 +1,6 @@
 // Turns every error of an admin route into the catalogue's error body; never a stack trace.
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { createLogger } from '../telemetry/logger.js';
 import { ApiError } from './errors.js';
@@ -48,6 +50,27 @@ export function adminErrorHandler(bodyLimit: number) {
  * Fastify's frameworkErrors option: errors raised before routing (a URL with bad percent-encoding)
  * get the catalogue's body too, instead of Fastify's own shape.
  */
+/**
+ * A request the HTTP parser refused before Fastify saw it (an unknown method, headers over the limit, a
+ * client too slow): answered with the catalogue's body, as the socket is closed. A reset needs no answer.
+ */
+export function parserErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError('headers_too_large', {})
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError('request_timeout', {})
+        : new ApiError('bad_request', { reason: 'the HTTP request is malformed' });
+  const body = JSON.stringify(error.toBody());
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 export function frameworkErrorHandler(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
   void send(reply, toApiError(err, 0));
 }

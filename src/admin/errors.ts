@@ -78,7 +78,9 @@ export const API_ERRORS = {
   destination_check_failed: spec(422, 'The destination failed its check with its own settings: {error}: {reason} Fix it, or send "verify": false to store it anyway.'),
   // 429: per-key rate limiting (rate-limit.ts); Retry-After says when to come back.
   rate_limited: spec(429, 'Too many requests with this API key; retry in {retry_after} seconds.', true),
-  // 413/415: transport limits.
+  // 408/413/415/431: transport limits.
+  request_timeout: spec(408, 'The request did not arrive in time; send it again.'),
+  headers_too_large: spec(431, 'The request headers are larger than the server accepts.'),
   payload_too_large: spec(413, 'The request body is larger than the limit of {limit} bytes.'),
   unsupported_media_type: spec(415, 'The request body must be application/json, not {content_type}.'),
   unsupported_encoding: spec(415, 'The request body must be UTF-8 JSON sent as it is: {reason}.'),

@@ -13,7 +13,7 @@ import { AllowedMethods } from './allowed-methods.js';
 import { bootstrapApiKey } from './api-keys/bootstrap.js';
 import { ApiKeyIndex, bearerAuth } from './auth.js';
 import type { AdminContext, DestinationSupport } from './context.js';
-import { adminErrorHandler, frameworkErrorHandler } from './error-handler.js';
+import { adminErrorHandler, frameworkErrorHandler, parserErrorHandler } from './error-handler.js';
 import { ApiError } from './errors.js';
 import { withNamedSchemas } from './openapi-document.js';
 import { registerRateLimit } from './rate-limit.js';
@@ -39,13 +39,15 @@ const API_DESCRIPTION = [
 const PUBLIC_PREFIXES = ['/openapi.json', '/docs'];
 
 /**
- * Options of the service's Fastify instance that the admin API needs: errors before routing in the
- * catalogue's shape, and path parameters up to 1000 characters so that an over-long id reaches
- * validation (a 404, as any malformed id) instead of the router's 414 (its default limit is 100).
+ * Options of the service's Fastify instance that the admin API needs: errors before routing and
+ * requests the HTTP parser refuses in the catalogue's shape, and path parameters up to 1000 characters
+ * so that an over-long id reaches validation (a 404, as any malformed id) instead of the router's 414
+ * (its default limit is 100).
  */
 export const ADMIN_FASTIFY_OPTIONS = {
   routerOptions: { maxParamLength: 1000 },
   frameworkErrors: frameworkErrorHandler,
+  clientErrorHandler: parserErrorHandler,
 } satisfies FastifyServerOptions;
 
 export interface AdminDeps {

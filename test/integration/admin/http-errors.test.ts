@@ -1,6 +1,7 @@
 // The admin API's transport-level errors over a real socket: JSON only, a body limit, unknown routes,
 // and the one error body shape, never a stack trace.
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_BODY_LIMIT } from '../../../src/admin/server.js';
 import { request, startAdmin, type AdminHarness, type CallResult } from './admin-harness.js';
@@ -131,6 +132,29 @@ describe('admin API transport errors', () => {
 
   it('a URL with broken percent-encoding should get the catalogue body, not the framework default', async () => {
     expectErrorBody(await h.call('GET', '/ip_policies/%ZZ'), 400, 'bad_request');
+  });
+
+  it('a request the HTTP parser refuses (an unknown method, headers over the limit) should get the catalogue body too', async () => {
+    const raw = (request: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const url = new URL(h.url);
+        const socket = connect(Number(url.port), url.hostname, () => socket.end(request));
+        let text = '';
+        socket.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+        socket.setTimeout(5_000, () => socket.destroy(new Error('no answer within 5 s')));
+      });
+    const answer = (text: string): { status: number; contentType: string; body: Record<string, unknown> } => ({
+      status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]),
+      contentType: /\r\ncontent-type: ([^\r]*)/i.exec(text)?.[1] ?? '',
+      body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>,
+    });
+    const unknown = answer(await raw('FOO /ip_policies HTTP/1.1\r\nHost: x\r\n\r\n'));
+    expect(unknown).toMatchObject({ status: 400, contentType: expect.stringMatching(/^application\/json/), body: { error_code: 'bad_request', status_code: 400 } });
+    const huge = answer(await raw(`GET /ip_policies HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+    expect(huge).toMatchObject({ status: 431, body: { error_code: 'headers_too_large', status_code: 431 } });
+    expect(Object.keys(huge.body).sort()).toEqual(['details', 'error_code', 'msg', 'status_code']);
   });
 
   it('an over-long path id should be a 404 naming nothing, as any malformed id is, not a router 414', async () => {

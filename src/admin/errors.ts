@@ -64,7 +64,7 @@ export const API_ERRORS = {
   method_not_allowed: spec(405, 'The route {path} does not take {method}; it takes {allowed}.'),
   // 409: the request conflicts with the current state.
   duplicate_cidr: spec(409, 'The IP policy {ip_policy_id} already has a rule for {cidr} ({rule_id}).'),
-  hostport_in_use: spec(409, 'The hostport {hostport} is already used by another TCP edge{by}.'),
+  hostport_in_use: spec(409, 'The hostport {hostport} is already used by {by}.'),
   hostport_name_reserved: spec(409, 'The hostport {hostport} names a host that another account has reserved and verified: only that account\'s TCP edges may list it.'),
   domain_reserved: spec(409, 'The domain {domain} overlaps {by}: a name belongs to one account, and a reservation may not cover another one\'s or be covered by it.'),
   ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),

@@ -65,7 +65,7 @@ export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): 
       // Another account's claim on a name this account holds counts for nothing.
       const taken = out.find((h, i) => e.hostports.includes(h) && (own || holders[i] === undefined));
       if (taken === undefined) continue;
-      throw new ApiError('hostport_in_use', { field: 'hostports', hostport: taken, by: own ? ` (${e.id})` : ' of another account', ...(own && { edge_id: e.id }) });
+      throw new ApiError('hostport_in_use', { field: 'hostports', hostport: taken, by: own ? `this account's TCP edge ${e.id}` : 'a TCP edge of another account', ...(own && { edge_id: e.id }) });
     }
     return out;
   };

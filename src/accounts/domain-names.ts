@@ -54,3 +54,13 @@ export function publicSuffixTaken(domain: string): string | undefined {
 export function challengeRecordName(domain: string): string {
   return `_edge-events-challenge.${wildcardBase(domain) ?? domain}`;
 }
+
+/**
+ * Whether a host in canonical form (lowercase name, canonical IP address, IPv6 with or without its
+ * brackets) is an IP address: a name's last label starts with a letter (the hostport rules), so an
+ * address is one with a colon or a last label starting with a digit.
+ */
+export function isAddressHost(host: string): boolean {
+  const first = host.charCodeAt(host.lastIndexOf('.') + 1);
+  return host.includes(':') || (first >= 0x30 && first <= 0x39);
+}

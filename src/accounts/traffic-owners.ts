@@ -6,7 +6,7 @@ import { indexedField } from '../cel/indexed-fields.js';
 import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
 import { TRAFFIC_EVENT_TYPES, TRAFFIC_OWNERSHIP, type TrafficEventType } from '../events/catalog.js';
 import { accountOf, type Owned } from './account.js';
-import { wildcardBase } from './domain-names.js';
+import { isAddressHost, wildcardBase } from './domain-names.js';
 
 /** The parts of a stored reserved domain and TCP edge the table reads. */
 interface StoredDomain extends Owned {
@@ -67,12 +67,6 @@ function splitHostport(hostport: string): { host: string; port: number } {
 function canonicalHost(host: string): string {
   const ip = parseIP(host);
   return ip === undefined ? host.toLowerCase() : formatIP(ip);
-}
-
-/** Whether a canonical host is an IP address: IPv6 has colons, and a name's last label starts with a letter. */
-function isAddress(host: string): boolean {
-  const first = host.charCodeAt(host.lastIndexOf('.') + 1);
-  return host.includes(':') || (first >= 0x30 && first <= 0x39);
 }
 
 const serverName = indexedField('conn.server_name')?.read as (ev: unknown) => unknown;
@@ -175,7 +169,7 @@ export class TrafficOwners {
       owner = this.tcp.get(key)?.get(port);
       if (owner === undefined) return undefined;
     }
-    if (this.domains.size === 0 || isAddress(key)) return owner;
+    if (this.domains.size === 0 || isAddressHost(key)) return owner;
     const nameOwner = this.ownerOfName(key);
     if (nameOwner === undefined || nameOwner === owner) return owner;
     return this.hostportClaims.heldBy(`${key}:${port}`, nameOwner) ? nameOwner : undefined;

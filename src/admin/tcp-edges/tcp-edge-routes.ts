@@ -3,7 +3,7 @@
 // restriction emits ip_restriction_deleted.v0 for the module that goes with it.
 import type { FastifyInstance } from 'fastify';
 import { accountOf, type AccountContext } from '../../accounts/account.js';
-import { covers } from '../../accounts/domain-names.js';
+import { covers, isAddressHost } from '../../accounts/domain-names.js';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { ipRestrictionAudit } from '../ip-restriction/ip-restriction-audit.js';
@@ -26,11 +26,10 @@ export function tcpEdgeResource(ctx: AdminContext): Resource<StoredTcpEdge> {
   return { path: '/edges/tcp', kind: 'tcp_edge', name: 'TCP edge', listKey: 'tcp_edges', tags: ['TCP edges'], schemas: TCP_EDGE_SCHEMAS, view: (e) => tcpEdgeView(ctx, e) };
 }
 
-/** The host name of a canonical hostport, or undefined for an IP address (a name's last label starts with a letter). */
+/** The host name of a canonical hostport, or undefined for an IP address. */
 function hostName(hostport: string): string | undefined {
   const host = hostport.slice(0, hostport.lastIndexOf(':'));
-  const first = host.charCodeAt(host.lastIndexOf('.') + 1);
-  return host.startsWith('[') || (first >= 0x30 && first <= 0x39) ? undefined : host;
+  return isAddressHost(host) ? undefined : host;
 }
 
 export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): void {

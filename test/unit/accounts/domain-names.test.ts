@@ -1,6 +1,6 @@
 // Reserved domain names: which texts are reservable, and which reservations cover or overlap others.
 import { describe, expect, it } from 'vitest';
-import { challengeRecordName, covers, normalizeDomain, overlaps, publicSuffixTaken, wildcardBase } from '../../../src/accounts/domain-names.js';
+import { challengeRecordName, covers, isAddressHost, normalizeDomain, overlaps, publicSuffixTaken, wildcardBase } from '../../../src/accounts/domain-names.js';
 
 describe('reserved domain names', () => {
   it('should take names of two labels or more, with one leading wildcard, and store them lowercase', () => {
@@ -49,5 +49,10 @@ describe('reserved domain names', () => {
     expect(overlaps('a.example.com', 'b.example.com')).toBe(false);
     expect(overlaps('*.a.example.com', '*.b.example.com')).toBe(false);
     expect(overlaps('example.com', '*.example.com')).toBe(false);
+  });
+
+  it('should tell an address from a name among canonical hosts, a name ending in a digit included', () => {
+    for (const host of ['192.0.2.1', '[2001:db8::1]', '2001:db8::1', '::ffff:192.0.2.1']) expect(isAddressHost(host), host).toBe(true);
+    for (const host of ['tcp.example.com', 'example.a1', 'x1.example.org', 'localhost']) expect(isAddressHost(host), host).toBe(false);
   });
 });

@@ -47,10 +47,6 @@ export function adminErrorHandler(bodyLimit: number) {
 }
 
 /**
- * Fastify's frameworkErrors option: errors raised before routing (a URL with bad percent-encoding)
- * get the catalogue's body too, instead of Fastify's own shape.
- */
-/**
  * A request the HTTP parser refused before Fastify saw it (an unknown method, headers over the limit, a
  * client too slow): answered with the catalogue's body, as the socket is closed. A reset needs no answer.
  */
@@ -71,6 +67,10 @@ export function parserErrorHandler(err: Error & { code?: string }, socket: Socke
   socket.destroy();
 }
 
+/**
+ * Fastify's frameworkErrors option: errors raised before routing (a URL with bad percent-encoding)
+ * get the catalogue's body too, instead of Fastify's own shape.
+ */
 export function frameworkErrorHandler(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
   void send(reply, toApiError(err, 0));
 }

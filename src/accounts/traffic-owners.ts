@@ -43,9 +43,13 @@ class Claims<K> {
     this.onOwner(key, (list[0] as Claim).account);
   }
 
-  /** Whether `account` has a claim on `key`, held or not. */
-  heldBy(key: K, account: string): boolean {
-    return this.all.get(key)?.some((c) => c.account === account) ?? false;
+  /** The claims on `key`, the holding one first. */
+  of(key: K): readonly Claim[] {
+    return this.all.get(key) ?? [];
+  }
+
+  keys(): IterableIterator<K> {
+    return this.all.keys();
   }
 
   remove(key: K, id: string): void {
@@ -84,7 +88,9 @@ export class TrafficOwners {
   private readonly tcp = new Map<string, Map<number, string>>();
   private readonly exactClaims = new Claims<string>((k, a) => (a === undefined ? this.exact.delete(k) : this.exact.set(k, a)));
   private readonly wildcardClaims = new Claims<string>((k, a) => this.setWildcard(k, a));
-  private readonly hostportClaims = new Claims<string>((k, a) => this.setHostport(k, a));
+  private readonly hostportClaims = new Claims<string>((k) => this.refreshHostport(k));
+  /** A reserved domain changed since the hostports' owners were worked out: they are again before the next lookup. */
+  private hostportsStale = false;
   /** What each resource claims, so a change or a delete withdraws exactly that. */
   private readonly domains = new Map<string, string>();
   private readonly edges = new Map<string, readonly string[]>();
@@ -105,6 +111,7 @@ export class TrafficOwners {
 
   putDomain(d: StoredDomain): void {
     this.removeDomain(d.id);
+    this.hostportsStale = true;
     // A pending reservation has not proved control of its name: its traffic stays nobody's.
     if (d.status === 'pending') return;
     this.domains.set(d.id, d.domain);
@@ -118,6 +125,7 @@ export class TrafficOwners {
     const domain = this.domains.get(id);
     if (domain === undefined) return;
     this.domains.delete(id);
+    this.hostportsStale = true;
     const base = wildcardBase(domain);
     if (base === undefined) this.exactClaims.remove(domain, id);
     else this.wildcardClaims.remove(base, id);
@@ -158,21 +166,15 @@ export class TrafficOwners {
   /**
    * The account whose TCP edge has host:port among its hostports. When another account holds the verified
    * reservation of the host's name, only that account's edge counts: an edge that listed the name before it
-   * was verified owns nothing of it then (SECURITY.md "Traffic ownership").
+   * was verified owns nothing of it then (SECURITY.md "Traffic ownership"). Worked out when an edge or a
+   * reservation changes (refreshHostport), not per record.
    */
   ownerOfHostport(host: string, port: number): string | undefined {
-    let key = host;
-    let owner = this.tcp.get(host)?.get(port);
-    if (owner === undefined) {
-      key = canonicalHost(host);
-      if (key === host) return undefined;
-      owner = this.tcp.get(key)?.get(port);
-      if (owner === undefined) return undefined;
-    }
-    if (this.domains.size === 0 || isAddressHost(key)) return owner;
-    const nameOwner = this.ownerOfName(key);
-    if (nameOwner === undefined || nameOwner === owner) return owner;
-    return this.hostportClaims.heldBy(`${key}:${port}`, nameOwner) ? nameOwner : undefined;
+    if (this.hostportsStale) this.refreshHostports();
+    const owner = this.tcp.get(host)?.get(port);
+    if (owner !== undefined) return owner;
+    const canonical = canonicalHost(host);
+    return canonical === host ? undefined : this.tcp.get(canonical)?.get(port);
   }
 
   /** The owner of a record (its filterable fields), uncounted: for readers beside the matcher, such as a live tap. */
@@ -205,6 +207,7 @@ export class TrafficOwners {
       };
     }
     return (ev) => {
+      if (this.hostportsStale) this.refreshHostports();
       if (this.tcp.size === 0) {
         counts[at] = (counts[at] as number) + 1;
         return undefined;
@@ -249,6 +252,26 @@ export class TrafficOwners {
     if (n === 0) this.lengthCounts.delete(base.length);
     else this.lengthCounts.set(base.length, n);
     this.baseLengths = [...this.lengthCounts.keys()].sort((a, b) => b - a);
+  }
+
+  /**
+   * Works out who owns a hostport: its oldest edge's account; but for a name another account holds (a
+   * verified reservation), only that account's edge counts, and none when it has none listing it.
+   */
+  private refreshHostport(hostport: string): void {
+    const claims = this.hostportClaims.of(hostport);
+    let owner = claims[0]?.account;
+    if (owner !== undefined && this.domains.size > 0) {
+      const { host } = splitHostport(hostport);
+      const holder = isAddressHost(host) ? undefined : this.ownerOfName(host);
+      if (holder !== undefined && holder !== owner) owner = claims.some((c) => c.account === holder) ? holder : undefined;
+    }
+    this.setHostport(hostport, owner);
+  }
+
+  private refreshHostports(): void {
+    this.hostportsStale = false;
+    for (const hostport of this.hostportClaims.keys()) this.refreshHostport(hostport);
   }
 
   private setHostport(hostport: string, account: string | undefined): void {

@@ -34,9 +34,16 @@ function hostName(hostport: string): string | undefined {
 
 export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
-  /** The account of a verified reservation that covers `name`; the API keeps such names to one account. */
+  /**
+   * The account whose verified reservation owns `name`, by the matcher's precedence (traffic-owners.ts):
+   * the exact name, else the longest wildcard, the older of two (replicas that raced).
+   */
   const nameHolder = (name: string): string | undefined => {
-    const held = store.all<StoredReservedDomain>('reserved_domain').find((d) => domainStatus(d) === 'verified' && covers(d.domain, name));
+    const rank = (d: StoredReservedDomain): number => (d.domain === name ? Number.MAX_SAFE_INTEGER : d.domain.length);
+    const held = store
+      .all<StoredReservedDomain>('reserved_domain')
+      .filter((d) => domainStatus(d) === 'verified' && covers(d.domain, name))
+      .sort((a, b) => rank(b) - rank(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0];
     return held === undefined ? undefined : accountOf(held);
   };
   /**

@@ -95,6 +95,15 @@ describe('TrafficOwners', () => {
     expect(owners.ownerOfRecord('tcp_connection_closed.v0', tcp('Www.Shop.example.com', 443))).toBe(A);
     owners.removeDomain('rd_1');
     expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(B);
+    // With A's edge gone and the name verified again, B's hostport, the only one left listing it, is nobody's;
+    // removing the reservation gives it back, though no hostport was left owned in between.
+    owners.removeEdge('edgtcp_2');
+    owners.putDomain({ id: 'rd_3', domain: 'www.shop.example.com', account_id: A, status: 'verified' });
+    owners.removeEdge('edgtcp_1');
+    owners.putEdge({ id: 'edgtcp_1', hostports: ['www.shop.example.com:443'], account_id: B });
+    expect(ownerOf(tcp('www.shop.example.com', 443))).toBeUndefined();
+    owners.removeDomain('rd_3');
+    expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(B);
   });
 
   it('should count every record as nobody\'s without reading it while nothing is reserved, and see a reservation made later', () => {

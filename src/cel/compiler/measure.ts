@@ -47,7 +47,8 @@ export function scanNesting(text: string, limit: number): NestingScan {
       continue;
     }
     if (c === '/' && text[i + 1] === '/') {
-      while (i < n && text[i] !== '\n') i++;
+      // The parser ends a comment at either line break.
+      while (i < n && text[i] !== '\n' && text[i] !== '\r') i++;
       continue;
     }
     if (OPEN.has(c)) {

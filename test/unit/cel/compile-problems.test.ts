@@ -73,6 +73,8 @@ describe('compile', () => {
     expect(p).toMatchObject({ code: 'syntax', ...at(text, ')') });
     expect(p.message).toContain('closes nothing');
     expect(compile('ev.conn.server_name == "a(b[" && ev.conn.server_name != \'}])\'', TCP).ok).toBe(true);
+    // A comment ends at a lone carriage return too, as the parser ends it: the ) after it counts.
+    expect(compile('(ev.conn.server_port == 443 // https\r) || false', TCP).ok).toBe(true);
   });
 
   it('should report an invalid escape sequence at its backslash', () => {

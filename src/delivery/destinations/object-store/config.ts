@@ -46,17 +46,18 @@ export interface ObjectStoreConfig {
 }
 
 // S3 "General purpose bucket naming rules": 3 to 63 lowercase letters, digits, dots and hyphens, beginning
-// and ending with a letter or digit.
-const BUCKET_CHARACTERS = '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$';
-/** The same rules' names that match BUCKET_CHARACTERS and still are no bucket's: why each is refused. */
+// and ending with a letter or digit (the schema's pattern), no two adjacent periods and not an IP address
+// (S3-compatible stores refuse these too), and on AWS none of its reserved prefixes and suffixes. The
+// rules past the pattern are in the parse (the schema's patterns avoid look-around: README.md here).
+const BUCKET = '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$';
 const NO_BUCKET: readonly (readonly [RegExp, string])[] = [
   [/\.\./, 'must not hold two adjacent periods'],
   [/^\d+\.\d+\.\d+\.\d+$/, 'must not be formatted as an IP address'],
-  [/^(?:xn--|sthree-|amzn-s3-demo-)/, 'must not start with xn--, sthree- or amzn-s3-demo- (reserved by S3)'],
-  [/(?:-s3alias|--ol-s3|\.mrap|--x-s3|--table-s3)$/, 'must not end with -s3alias, --ol-s3, .mrap, --x-s3 or --table-s3 (reserved by S3)'],
 ];
-/** Every rule in one pattern, for the request schema (the parse names the rule a bucket breaks). */
-const BUCKET = `^${NO_BUCKET.map(([rule]) => `(?!${rule.source.startsWith('^') ? rule.source.slice(1) : `.*${rule.source}`})`).join('')}${BUCKET_CHARACTERS.slice(1)}`;
+const NO_AWS_BUCKET: readonly (readonly [RegExp, string])[] = [
+  [/^(?:xn--|sthree-|amzn-s3-demo-)/, 'must not start with xn--, sthree- or amzn-s3-demo- on AWS (reserved by S3; an S3-compatible store is named with endpoint)'],
+  [/(?:-s3alias|--ol-s3|\.mrap|--x-s3|--table-s3)$/, 'must not end with -s3alias, --ol-s3, .mrap, --x-s3 or --table-s3 on AWS (reserved by S3; an S3-compatible store is named with endpoint)'],
+];
 // AWS regions (us-east-1) and what S3-compatible stores name theirs (R2's "auto").
 const REGION = '^[a-z0-9-]{1,32}$';
 // Characters S3 calls safe in keys ("Object key naming guidelines"), "=" for partitions, and the placeholders.
@@ -121,9 +122,10 @@ export function parseObjectStoreTarget(raw: unknown, prefix: string, account: Ac
   const r = new ConfigReader(raw, prefix, FIELDS);
   if (!isPlainObject(raw)) return { ok: false, problems: r.problems };
   if (!r.has('bucket')) r.invalid('bucket', 'is required');
-  const bucket = matching(r, 'bucket', BUCKET_CHARACTERS, 'must be 3 to 63 lowercase letters, digits, dots and hyphens, beginning and ending with a letter or digit', '');
-  const reserved = bucket === '' ? undefined : NO_BUCKET.find(([rule]) => rule.test(bucket));
-  if (reserved !== undefined) r.invalid('bucket', reserved[1]);
+  const bucket = matching(r, 'bucket', BUCKET, 'must be 3 to 63 lowercase letters, digits, dots and hyphens, beginning and ending with a letter or digit', '');
+  const onAws = !r.has('endpoint');
+  const broken = bucket === '' ? undefined : [...NO_BUCKET, ...(onAws ? NO_AWS_BUCKET : [])].find(([rule]) => rule.test(bucket));
+  if (broken !== undefined) r.invalid('bucket', broken[1]);
   const region = matching(r, 'region', REGION, 'must be 1 to 32 lowercase letters, digits and hyphens', DEFAULT_REGION);
   const keyPrefix = matching(r, 'prefix', PREFIX, `must be at most ${PREFIX_MAX} characters of letters, digits and !_.*'()/=-, with the placeholders ${PLACEHOLDERS.map((p) => `{${p}}`).join(' ')}`, DEFAULT_PREFIX, PREFIX_MAX);
   const outputType = r.oneOf('output_type', OBJECT_OUTPUT_TYPES, 'ndjson');

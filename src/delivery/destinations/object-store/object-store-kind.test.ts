@@ -13,6 +13,8 @@ describe('object_store kind', () => {
   describeKindContract(objectStoreKind, {
     valid: [
       { auth: role, bucket: 'edge-events-logs' },
+      // AWS's reserved names are its own: an S3-compatible store may have such a bucket.
+      { auth: creds, bucket: 'sthree-logs--x-s3', endpoint: 'http://127.0.0.1:9000' },
       {
         auth: creds,
         bucket: 'logs.example-1',
@@ -30,12 +32,13 @@ describe('object_store kind', () => {
       { object: { auth: role }, code: 'invalid_body', field: 'bucket' },
       { object: { auth: role, bucket: 'Upper_Case' }, code: 'invalid_body', field: 'bucket' },
       { object: { auth: role, bucket: 'ab' }, code: 'invalid_body', field: 'bucket' },
-      // Names S3 never takes though they match its characters: adjacent periods, an IP address, reserved prefixes and suffixes.
+      // Names S3 never takes though they match its characters: adjacent periods, an IP address, and on AWS its reserved prefixes and suffixes.
       ...['a..b', '192.168.1.1', 'xn--abc', 'sthree-logs', 'amzn-s3-demo-logs', 'logs-s3alias', 'logs--ol-s3', 'logs.mrap', 'logs--x-s3', 'logs--table-s3'].map((bucket) => ({
         object: { auth: role, bucket },
         code: 'invalid_body',
         field: 'bucket',
       })),
+      { object: { auth: role, bucket: 'a..b', endpoint: 'https://store.example' }, code: 'invalid_body', field: 'bucket' },
       { object: { auth: role, bucket: 'logs', prefix: '{unknown}/' }, code: 'invalid_body', field: 'prefix' },
       { object: { auth: role, bucket: 'logs', prefix: 'a b' }, code: 'invalid_body', field: 'prefix' },
       { object: { auth: role, bucket: 'logs', prefix: 'x'.repeat(513) }, code: 'invalid_body', field: 'prefix' },

@@ -30,6 +30,10 @@ export const objectStoreKind: DestinationKind<ObjectStoreConfig> = {
   rules: [
     ...authAndEndpointRules('object_store'),
     {
+      code: 'invalid_body',
+      rule: 'target.object_store.bucket holds no two adjacent periods and is not an IP address; without endpoint (on AWS) it neither starts with xn--, sthree- or amzn-s3-demo- nor ends with -s3alias, --ol-s3, .mrap, --x-s3 or --table-s3 (S3 bucket naming rules)',
+    },
+    {
       code: 'destination_check_failed',
       rule: 'unless "verify" is false, the object_store bucket is checked with its own auth (the role assumed first): HeadBucket, then a small .check object written under the prefix; a failure is answered 422 with the store\'s error code',
     },

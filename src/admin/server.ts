@@ -105,12 +105,19 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
   };
 }
 
+/** Whether a body holds nothing but JSON whitespace (RFC 8259 2); it stops at the first other byte. */
+function isBlank(bytes: Buffer): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return false;
+  return true;
+}
+
 /** Why a JSON body cannot be read as UTF-8 text as sent, or undefined when it can. */
 function unreadableJson(req: FastifyRequest, bytes: Buffer): ApiError | undefined {
   const encoding = req.headers['content-encoding']?.trim().toLowerCase();
   if (encoding !== undefined && encoding !== '' && encoding !== 'identity') return new ApiError('unsupported_encoding', { reason: `Content-Encoding ${encoding.slice(0, 40)} is not accepted` });
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return new ApiError('unsupported_encoding', { reason: `charset ${charset.slice(0, 40)} is not UTF-8` });
+  // ASCII text is UTF-8 text.
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') return new ApiError('unsupported_encoding', { reason: `charset ${charset.slice(0, 40)} is not UTF-8` });
   if (!isUtf8(bytes)) return new ApiError('invalid_json', { reason: 'the body is not valid UTF-8' });
   return undefined;
 }
@@ -168,10 +175,11 @@ async function adminScope(app: FastifyInstance, deps: AdminDeps, ctx: AdminConte
   // which UTF-8 cannot encode, are refused rather than stored with replacement characters.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: ADMIN_BODY_LIMIT }, (req, bytes, done) => {
+    // An empty body has nothing to decode, whatever its charset or encoding says.
+    if (isBlank(bytes as Buffer)) return done(null, undefined);
     const refused = unreadableJson(req, bytes as Buffer);
     if (refused !== undefined) return done(refused, undefined);
     const body = (bytes as Buffer).toString('utf8');
-    if (body.trim() === '') return done(null, undefined);
     let value: unknown;
     try {
       value = JSON.parse(body);

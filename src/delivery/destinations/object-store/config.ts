@@ -48,7 +48,7 @@ export interface ObjectStoreConfig {
 // S3 "General purpose bucket naming rules": 3 to 63 lowercase letters, digits, dots and hyphens, beginning
 // and ending with a letter or digit (the schema's pattern), no two adjacent periods and not an IP address
 // (S3-compatible stores refuse these too), and on AWS none of its reserved prefixes and suffixes. The
-// rules past the pattern are in the parse (the schema's patterns avoid look-around: README.md here).
+// rules past the pattern are in the parse (the schemas' patterns avoid look-around: src/delivery/destinations/README.md).
 const BUCKET = '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$';
 const NO_BUCKET: readonly (readonly [RegExp, string])[] = [
   [/\.\./, 'must not hold two adjacent periods'],

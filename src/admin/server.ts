@@ -20,6 +20,7 @@ import { registerRateLimit } from './rate-limit.js';
 import { ADMIN_BODY_LIMIT } from './route.js';
 import { ReservationVerifier } from './reserved-domains/reservation-verification.js';
 import { ADMIN_ROUTE_MODULES } from './routes.js';
+import { LONE_SURROGATE } from '../records/json-record.js';
 import { AdminStore } from './store.js';
 import { compileValidator } from './validation.js';
 import type { TapStreams } from '../tap/tap-streams.js';
@@ -121,9 +122,6 @@ function unreadableJson(req: FastifyRequest, bytes: Buffer): ApiError | undefine
   if (!isUtf8(bytes)) return new ApiError('invalid_json', { reason: 'the body is not valid UTF-8' });
   return undefined;
 }
-
-/** A high surrogate without the low one after it, or a low one without the high one before it. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** A \u escape of a surrogate in JSON text: the only way one gets into a string of valid UTF-8 input. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;

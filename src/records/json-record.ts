@@ -17,7 +17,8 @@ export interface JsonValidatorOptions {
   readonly checkSurrogates: boolean;
 }
 
-const LONE_SURROGATE = /\p{Surrogate}/u;
+/** A surrogate not in a pair: with the u flag a pair is one code point, outside the Surrogate category. */
+export const LONE_SURROGATE = /\p{Surrogate}/u;
 
 function violation(message: string): never {
   throw new DecodeError('schema_violation', message);

@@ -3,11 +3,12 @@
 // restriction emits ip_restriction_deleted.v0 for the module that goes with it.
 import type { FastifyInstance } from 'fastify';
 import { accountOf, type AccountContext } from '../../accounts/account.js';
-import { covers, isAddressHost } from '../../accounts/domain-names.js';
+import { isAddressHost } from '../../accounts/domain-names.js';
+import { TrafficOwners } from '../../accounts/traffic-owners.js';
 import type { AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { ipRestrictionAudit } from '../ip-restriction/ip-restriction-audit.js';
-import { domainStatus, type StoredReservedDomain } from '../reserved-domains/reserved-domain-view.js';
+import type { StoredReservedDomain } from '../reserved-domains/reserved-domain-view.js';
 import { registerResourceRoutes, type BaseFields, type Resource } from '../resource-routes.js';
 import type { BeyondSchemaRule } from '../route.js';
 import { normalizeHostport } from './hostport.js';
@@ -35,18 +36,6 @@ function hostName(hostport: string): string | undefined {
 export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
   /**
-   * The account whose verified reservation owns `name`, by the matcher's precedence (traffic-owners.ts):
-   * the exact name, else the longest wildcard, the older of two (replicas that raced).
-   */
-  const nameHolder = (name: string): string | undefined => {
-    const rank = (d: StoredReservedDomain): number => (d.domain === name ? Number.MAX_SAFE_INTEGER : d.domain.length);
-    const held = store
-      .all<StoredReservedDomain>('reserved_domain')
-      .filter((d) => domainStatus(d) === 'verified' && covers(d.domain, name))
-      .sort((a, b) => rank(b) - rank(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0];
-    return held === undefined ? undefined : accountOf(held);
-  };
-  /**
    * Canonical hostports, unique in the list (400) and across edges (409): a hostport's traffic belongs to
    * its edge's account, so it is one edge's, whatever its account. A host name that another account has
    * reserved and verified is that account's to list (409), and another account's edge that listed it
@@ -58,9 +47,12 @@ export function registerTcpEdgeRoutes(app: FastifyInstance, ctx: AdminContext): 
     out.forEach((h, i) => {
       if (out.indexOf(h) !== i) throw new ApiError('duplicate_value', { field: `hostports[${i}]`, value: h });
     });
+    // Who holds each name, by the matcher's own rules (exact, else the longest wildcard, the older of two).
+    const names = new TrafficOwners();
+    for (const d of store.all<StoredReservedDomain>('reserved_domain')) names.putDomain(d);
     const holders = out.map((h) => {
       const name = hostName(h);
-      return name === undefined ? undefined : nameHolder(name);
+      return name === undefined ? undefined : names.ownerOfName(name);
     });
     holders.forEach((holder, i) => {
       if (holder !== undefined && holder !== acting.accountId) throw new ApiError('hostport_name_reserved', { field: `hostports[${i}]`, hostport: out[i] as string });

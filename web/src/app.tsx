@@ -104,7 +104,8 @@ function Shell({ who, failure, onSignOut }: { who: Who | undefined; failure: Api
       </header>
       <main id="main">
         <Problem failure={failure} />
-        {who === undefined ? null : <Page page={current} id={id} />}
+        {/* A page of its own for each address: a form never keeps what it showed for another id. */}
+        {who === undefined ? null : <Page key={`${current}/${id ?? ''}`} page={current} id={id} />}
       </main>
       <footer class="foot">
         <a href="/docs">API docs</a> · <a href="/openapi.json">OpenAPI document</a>

@@ -232,6 +232,53 @@ describe('the web console', () => {
     await page.locator('.notes li', { hasText: 'you stopped the tap' }).waitFor();
   });
 
+  it("should show each address's own resource: an edit form followed by another id or by a new one shows that one, and saving changes only it", async () => {
+    const x = await call('POST', '/event_destinations', { description: 'form x', target: { file: { path: 'forms/x.ndjson' } } });
+    const y = await call('POST', '/event_destinations', { description: 'form y', target: { file: { path: 'forms/y.ndjson' } } });
+    const sub = await call('POST', '/event_subscriptions', {
+      description: 'form sub',
+      destination_ids: [x.json.id],
+      sources: [{ type: 'tcp_connection_closed.v0', fields: ['conn.client_ip'], filter: 'ev.conn.server_port == 22' }],
+    });
+    expect([x.status, y.status, sub.status]).toEqual([201, 201, 201]);
+    // In one tab, the address changed as a link or a pasted address changes it (no new document).
+    const go = (route: string): Promise<void> => page.evaluate((r) => void (location.hash = `#/${r}`), route);
+
+    await open(page, `destinations/${String(x.json.id)}`);
+    expect(await page.getByLabel('Description').inputValue()).toBe('form x');
+    await go(`destinations/${String(y.json.id)}`);
+    await expect.poll(() => page.getByLabel('Description').inputValue()).toBe('form y');
+    expect(await page.getByLabel('Path (required)').inputValue()).toBe('forms/y.ndjson');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('listitem', { name: 'form y' }).waitFor();
+    const [afterX, afterY] = await Promise.all([call('GET', `/event_destinations/${String(x.json.id)}`), call('GET', `/event_destinations/${String(y.json.id)}`)]);
+    expect([afterX.json.description, (afterX.json.target as { file: Json }).file.path]).toEqual(['form x', 'forms/x.ndjson']);
+    expect([afterY.json.description, (afterY.json.target as { file: Json }).file.path]).toEqual(['form y', 'forms/y.ndjson']);
+
+    await open(page, `subscriptions/${String(sub.json.id)}`);
+    expect(await page.getByLabel('Description').inputValue()).toBe('form sub');
+    await go('subscriptions/new');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('New subscription');
+    expect(await page.getByLabel('Description').inputValue()).toBe('');
+    expect(await page.getByLabel('form x (file)').isChecked()).toBe(false);
+    expect(await page.getByLabel('Filter (CEL)').inputValue()).toBe('');
+
+    // A filter indented with tabs: the caret keeps the line's tabs, so it stands under the reported column.
+    await page.getByLabel('Description').fill('tabs');
+    await page.getByLabel('form x (file)').check();
+    await page.getByLabel('conn.client_ip', { exact: true }).check();
+    const tabbed = 'ev.conn.server_port == 443 &&\n\t\tev.conn.nope == 1';
+    await page.getByLabel('Filter (CEL)').fill(tabbed);
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    const marked = page.locator('.cel-error');
+    await marked.waitFor();
+    expect(await marked.getAttribute('data-line')).toBe('2');
+    const column = Number(await marked.getAttribute('data-column'));
+    expect(column).toBe(3);
+    const [, caret] = ((await marked.locator('.cel-marker code').textContent()) ?? '').split('\n');
+    expect(caret).toBe('\t\t^');
+  });
+
   it('should show an http destination whose receiver answers 500 as failing, with the reason, within seconds of its first event', async () => {
     const receiver = createServer((req, res) => {
       req.resume();

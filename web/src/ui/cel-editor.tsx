@@ -12,6 +12,11 @@ export interface CelEditorProps {
   readonly help: string;
 }
 
+/** What stands before the caret: the line's text up to the column, tabs kept (a tab is as wide as the line's own) and all else a space. */
+export function caretIndent(line: string, column: number): string {
+  return line.slice(0, Math.max(0, column - 1)).replace(/[^\t]/g, ' ');
+}
+
 export function CelEditor({ id, value, onInput, failure, help }: CelEditorProps) {
   const area = useRef<HTMLTextAreaElement>(null);
   const lines = value.split('\n');
@@ -58,7 +63,7 @@ export function CelEditor({ id, value, onInput, failure, help }: CelEditorProps)
                 <code>
                   {markedLine}
                   {'\n'}
-                  <span class="caret">{`${' '.repeat(Math.max(0, at.column - 1))}^`}</span>
+                  <span class="caret">{`${caretIndent(markedLine, at.column)}^`}</span>
                 </code>
               </pre>
               <button type="button" class="link" onClick={goToError}>

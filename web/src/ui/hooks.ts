@@ -3,27 +3,34 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { asFailure, type ApiFailure } from '../api/client.ts';
 
 export interface Loaded<T> {
-  /** The last answer, kept while a refresh runs, so the page does not jump. */
+  /** The last answer for these deps, kept while a refresh runs, so the page does not jump; never another id's. */
   readonly data: T | undefined;
   readonly failure: ApiFailure | undefined;
   reload(): void;
 }
 
+/** An answer, or a failure, and the deps it was loaded for. */
+interface Answer<T> {
+  readonly deps: readonly unknown[];
+  readonly data?: T;
+  readonly failure?: ApiFailure;
+}
+
+const sameDeps = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[], refreshMs?: number): Loaded<T> {
-  const [data, setData] = useState<T | undefined>(undefined);
-  const [failure, setFailure] = useState<ApiFailure | undefined>(undefined);
+  const [answer, setAnswer] = useState<Answer<T> | undefined>(undefined);
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   useEffect(() => {
     let live = true;
     load().then(
-      (value) => {
-        if (!live) return;
-        setData(value);
-        setFailure(undefined);
+      (data) => {
+        if (live) setAnswer({ deps, data });
       },
       (err: unknown) => {
-        if (live) setFailure(asFailure(err));
+        // A failed refresh keeps the last answer beside its failure.
+        if (live) setAnswer((last) => ({ deps, ...(last !== undefined && sameDeps(last.deps, deps) && { data: last.data }), failure: asFailure(err) }));
       },
     );
     return () => {
@@ -36,7 +43,9 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[], ref
     const timer = setInterval(reload, refreshMs);
     return () => clearInterval(timer);
   }, [refreshMs, reload]);
-  return { data, failure, reload };
+  // What was loaded for other deps (the page's previous id) is not shown while these load.
+  const current = answer !== undefined && sameDeps(answer.deps, deps) ? answer : undefined;
+  return { data: current?.data, failure: current?.failure, reload };
 }
 
 /** Runs an action once at a time, keeping its failure for the place it happened. */

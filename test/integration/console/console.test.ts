@@ -242,7 +242,7 @@ describe('the web console', () => {
     });
     expect([x.status, y.status, sub.status]).toEqual([201, 201, 201]);
     // In one tab, the address changed as a link or a pasted address changes it (no new document).
-    const go = (route: string): Promise<void> => page.evaluate((r) => void (location.hash = `#/${r}`), route);
+    const go = async (route: string): Promise<void> => void (await page.evaluate(`location.hash = ${JSON.stringify(`#/${route}`)}`));
 
     await open(page, `destinations/${String(x.json.id)}`);
     expect(await page.getByLabel('Description').inputValue()).toBe('form x');

@@ -41,6 +41,12 @@ export const patterned = (pattern: string, description: string, extra: Schema = 
 
 export const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
 
+/**
+ * One of `values`, or null for the default: an enum that lists null, with no type list. Generators make one
+ * named enum of it; with a type list they made a copy of the enum for each type (a union of copies).
+ */
+export const choiceOrNull = (values: readonly string[], description: string): Schema => ({ enum: [...values, null], description });
+
 /** An object that refuses unknown fields. */
 export const obj = (properties: Readonly<Record<string, JsonSchema>>, required: readonly string[] = [], description?: string): Schema => ({
   type: 'object',

@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import type { AccountContext } from '../../../accounts/account.js';
 import { accountFolder, type EgressRules } from '../../egress-rules.js';
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
-import { named, nullable, obj, str, withError } from '../target-schema.js';
+import { choiceOrNull, named, nullable, obj, str, withError } from '../target-schema.js';
 import { relativePathProblem } from './safe-path.js';
 
 export interface FileTargetConfig {
@@ -40,13 +40,13 @@ export const FILE_TARGET_SCHEMA = {
         reason: 'must be a relative path to a file, without NUL characters',
       }),
       resolved_path: nullable(str(resolvedPath, { readOnly: true })),
-      output_type: { type: ['string', 'null'], enum: [...FILE_OUTPUT_TYPES, null], description: outputType },
+      output_type: choiceOrNull(FILE_OUTPUT_TYPES, outputType),
     },
     ['path'],
     'A newline-delimited JSON file.',
   )),
   response: named('FileTargetView', obj(
-    { path: str(about), resolved_path: str(resolvedPath, { readOnly: true }), output_type: { type: ['string', 'null'], enum: [...FILE_OUTPUT_TYPES, null], description: `${outputType} null means the default.` } },
+    { path: str(about), resolved_path: str(resolvedPath, { readOnly: true }), output_type: choiceOrNull(FILE_OUTPUT_TYPES, `${outputType} null means the default.`) },
     ['path', 'resolved_path', 'output_type'],
     'A newline-delimited JSON file.',
   )),

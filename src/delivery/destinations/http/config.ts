@@ -6,7 +6,7 @@ import { ConfigReader, problem, type ParseResult } from '../../destination-confi
 import type { InlineSecrets } from '../../destination-kind.js';
 import type { EgressRules } from '../../egress-rules.js';
 import { URL_SECRET_MARK, concealUrl, keepRedactedParts, readSecrets, revealUrl, sealableSecrets } from './url-secrets.js';
-import { named, nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
+import { choiceOrNull, named, nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
 import { COMPRESSIONS, OUTPUT_TYPES, type Compression, type OutputType } from '../../output-format.js';
 
 export interface HttpTargetConfig {
@@ -51,8 +51,8 @@ export const HTTP_TARGET_SCHEMA = {
         ' "" removes it.',
       ),
       timeout_ms: nullable({ type: 'integer', minimum: MIN_TIMEOUT_MS, maximum: MAX_TIMEOUT_MS, description: timeout }),
-      output_type: { type: ['string', 'null'], enum: [...OUTPUT_TYPES, null], description: outputType },
-      compression: { type: ['string', 'null'], enum: [...COMPRESSIONS, null], description: compression },
+      output_type: choiceOrNull(OUTPUT_TYPES, outputType),
+      compression: choiceOrNull(COMPRESSIONS, compression),
     },
     ['url'],
     'An HTTP endpoint.',
@@ -62,8 +62,8 @@ export const HTTP_TARGET_SCHEMA = {
       url: { type: 'string', description: `${url.description as string} Answered with ${URL_SECRET_MARK} in place of every secret part.` },
       secret: secretResponse('HMAC-SHA256 signing secret.'),
       timeout_ms: nullable({ type: 'integer', description: timeout }),
-      output_type: { type: ['string', 'null'], enum: [...OUTPUT_TYPES, null], description: `${outputType} null means the default.` },
-      compression: { type: ['string', 'null'], enum: [...COMPRESSIONS, null], description: `${compression} null means the default.` },
+      output_type: choiceOrNull(OUTPUT_TYPES, `${outputType} null means the default.`),
+      compression: choiceOrNull(COMPRESSIONS, `${compression} null means the default.`),
     },
     ['url', 'secret', 'timeout_ms', 'output_type', 'compression'],
     'An HTTP endpoint.',

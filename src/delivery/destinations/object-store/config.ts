@@ -7,7 +7,7 @@ import type { EgressRules } from '../../egress-rules.js';
 import { COMPRESSIONS, type Compression } from '../../output-format.js';
 import { authSchema } from '../cloud/cloud-kind.js';
 import { ENDPOINT_OPTION, parseAuth, refuseEndpoint, type CloudAuth } from '../cloud/cloud-config.js';
-import { named, obj, patterned, str } from '../target-schema.js';
+import { choiceOrNull, named, obj, patterned, str } from '../target-schema.js';
 
 /** What an object holds: one event per line, or a CSV table. json_array is for http bodies only. */
 export const OBJECT_OUTPUT_TYPES = ['ndjson', 'csv'] as const;
@@ -96,8 +96,8 @@ function schema(use: 'request' | 'response') {
       region: text(about.region, { pattern: REGION }),
       endpoint: request ? ENDPOINT_OPTION.schema : text((ENDPOINT_OPTION.schema as { description: string }).description),
       prefix: text(about.prefix, { pattern: PREFIX, maxLength: PREFIX_MAX, examples: ['logs/{event_type}/dt={date}/'] }),
-      output_type: { ...text(about.output_type), enum: [...OBJECT_OUTPUT_TYPES, null] },
-      compression: { ...text(about.compression), enum: [...COMPRESSIONS, null] },
+      output_type: choiceOrNull(OBJECT_OUTPUT_TYPES, about.output_type),
+      compression: choiceOrNull(COMPRESSIONS, about.compression),
       ...limits,
     },
     request ? ['auth', 'bucket'] : FIELDS,

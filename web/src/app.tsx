@@ -1,5 +1,5 @@
-// The console's shell: the token gate, the navigation (the operator's pages only for the operator
-// account's keys), and the page of the current route.
+// The console's shell: the token gate, the navigation (Accounts only for the operator account's keys),
+// and the page of the current route.
 import { useEffect, useState } from 'preact/hooks';
 import { UNAUTHORIZED_EVENT, api, failureOf, session, type ApiFailure } from './api/client.ts';
 import { href, useRoute } from './router.ts';
@@ -7,7 +7,7 @@ import { Field, Problem, fieldAria } from './ui/parts.tsx';
 import { DestinationFormPage, DestinationsPage } from './pages/destinations.tsx';
 import { SubscriptionFormPage, SubscriptionsPage } from './pages/subscriptions.tsx';
 import { LiveSubscriptionPage, PlaygroundPage } from './pages/live.tsx';
-import { AccountsPage, DomainsPage, EdgesPage, IpPoliciesPage } from './pages/operator.tsx';
+import { AccountsPage, DomainsPage, EdgesPage, IpPoliciesPage } from './pages/accounts.tsx';
 
 type Who = 'operator' | 'customer';
 
@@ -24,9 +24,9 @@ const PAGES: readonly { path: string; label: string; operator?: boolean }[] = [
   { path: 'subscriptions', label: 'Subscriptions' },
   { path: 'live', label: 'Live' },
   { path: 'accounts', label: 'Accounts', operator: true },
-  { path: 'domains', label: 'Reserved domains', operator: true },
-  { path: 'edges', label: 'TCP edges', operator: true },
-  { path: 'ip-policies', label: 'IP policies', operator: true },
+  { path: 'domains', label: 'Reserved domains' },
+  { path: 'edges', label: 'TCP edges' },
+  { path: 'ip-policies', label: 'IP policies' },
 ];
 
 export function App() {
@@ -105,7 +105,7 @@ function Shell({ who, failure, onSignOut }: { who: Who | undefined; failure: Api
       <main id="main">
         <Problem failure={failure} />
         {/* A page of its own for each address: a form never keeps what it showed for another id. */}
-        {who === undefined ? null : <Page key={`${current}/${id ?? ''}`} page={current} id={id} />}
+        {who === undefined ? null : <Page key={`${current}/${id ?? ''}`} page={current} id={id} operator={who === 'operator'} />}
       </main>
       <footer class="foot">
         <a href="/docs">API docs</a> · <a href="/openapi.json">OpenAPI document</a>
@@ -114,7 +114,7 @@ function Shell({ who, failure, onSignOut }: { who: Who | undefined; failure: Api
   );
 }
 
-function Page({ page, id }: { page: string; id: string | undefined }) {
+function Page({ page, id, operator }: { page: string; id: string | undefined; operator: boolean }) {
   switch (page) {
     case 'subscriptions':
       return id === undefined ? <SubscriptionsPage /> : <SubscriptionFormPage id={id === 'new' ? undefined : id} />;
@@ -123,7 +123,7 @@ function Page({ page, id }: { page: string; id: string | undefined }) {
     case 'accounts':
       return <AccountsPage />;
     case 'domains':
-      return <DomainsPage />;
+      return <DomainsPage operator={operator} />;
     case 'edges':
       return <EdgesPage />;
     case 'ip-policies':

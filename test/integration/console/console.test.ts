@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newToken } from '../../../src/admin/api-keys/tokens.js';
 import { runCli } from '../../../src/cli/main.js';
 import { launchBrowser, seriousViolations, type Browser } from '../../support/browser.js';
+import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
 import { testBrokers, uniqueName } from '../../support/kafka.js';
 import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
@@ -32,6 +33,8 @@ const brokers = testBrokers();
 const token = newToken();
 const fileRoot = mkdtempSync(join(tmpdir(), 'console-files-'));
 let service: ServiceProcess;
+/** The service's DNS resolver, for reserved domains' TXT records. */
+let dns: TestDnsServer;
 let browser: Browser;
 let page: Page;
 const receivers: Server[] = [];
@@ -85,7 +88,8 @@ beforeAll(async () => {
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 150_000 });
   if (build.status !== 0) throw new Error(`npm run build failed (${build.status ?? build.signal}):\n${build.stdout}\n${build.stderr}`);
   mkdirSync(SHOTS, { recursive: true });
-  service = await startService(serviceEnv(prefix, brokers, { API_BOOTSTRAP_TOKEN: token, FILE_DESTINATION_ROOT: fileRoot }));
+  dns = await startDnsServer();
+  service = await startService(serviceEnv(prefix, brokers, { API_BOOTSTRAP_TOKEN: token, FILE_DESTINATION_ROOT: fileRoot, DNS_RESOLVER: dns.address }));
   browser = await launchBrowser();
   page = await browser.newPage();
   // Every layout shift of the page, for the check that loading data moves nothing.
@@ -99,6 +103,7 @@ afterAll(async () => {
   await browser?.close();
   for (const r of receivers) await closeNow(r);
   await service?.stop();
+  await dns?.stop();
   rmSync(fileRoot, { recursive: true, force: true });
 });
 
@@ -361,7 +366,7 @@ describe('the web console', () => {
     await signIn(customer, shownToken);
     expect(await customer.locator('[data-who]').getAttribute('data-who')).toBe('customer');
     const nav = customer.getByRole('navigation', { name: 'Console' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live', 'Reserved domains', 'TCP edges', 'IP policies']);
     await open(customer, 'destinations');
     const names = await customer.locator('.cards > li .card-head h2').allTextContents();
     expect([...names].sort()).toEqual(['shop archive', 'shop-raw.ndjson']);
@@ -377,15 +382,50 @@ describe('the web console', () => {
     expect((await call('GET', `/event_destinations/${String(own.json.id)}`, undefined, shownToken)).status).toBe(404);
     await open(customer, 'subscriptions');
     expect(await customer.locator('.cards > li').count()).toBe(0);
-    // An operator's page named in the address is not offered: the destinations are shown instead.
+    // The operator's page named in the address is not offered: the destinations are shown instead.
     await open(customer, 'accounts');
     expect(await customer.locator('main h1').textContent()).toBe('Destinations');
-    // The operator sees every page.
+
+    // The customer reserves a domain: pending, with the TXT record to publish; Verify says what is missing
+    // until the record is there (on the service's DNS server), then the reservation is verified.
+    const base = `shop${prefix.toLowerCase().replace(/[^a-z0-9]/g, '')}.test`;
+    await open(customer, 'domains');
+    expect(await customer.locator('main p.empty').textContent()).toBe('No reserved domains yet.');
+    await customer.getByLabel('Domain (required)').fill(`*.${base}`);
+    await customer.getByRole('button', { name: 'Reserve domain' }).click();
+    const domainCard = customer.getByRole('listitem', { name: `*.${base}` });
+    await customer.locator(`[data-status="pending"][aria-label="*.${base}"]`).waitFor();
+    const reserved = ((await call('GET', '/reserved_domains', undefined, shownToken)).json.reserved_domains as Json[])[0] as { id: string; verification: { record_name: string; record_value: string } };
+    expect(await domainCard.locator('[data-record-name]').textContent()).toBe(reserved.verification.record_name);
+    expect(await domainCard.locator('[data-record-value]').textContent()).toBe(reserved.verification.record_value);
+    expect(await domainCard.getByRole('button', { name: `Verify by hand *.${base}` }).count()).toBe(0);
+    await domainCard.getByRole('button', { name: `Verify *.${base}`, exact: true }).click();
+    const notYet = domainCard.locator('[data-error-code="domain_not_verified"]');
+    await notYet.waitFor();
+    expect(await notYet.textContent()).toContain(reserved.verification.record_name);
+    dns.txt.set(reserved.verification.record_name, [[reserved.verification.record_value]]);
+    await domainCard.getByRole('button', { name: `Verify *.${base}`, exact: true }).click();
+    await customer.locator(`[data-status="verified"][aria-label="*.${base}"]`).waitFor();
+    expect((await call('GET', `/reserved_domains/${reserved.id}`, undefined, shownToken)).json.status).toBe('verified');
+    await customer.close();
+
+    // The operator sees every page, and is not offered to delete its own account (which the API refuses).
     expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live', 'Accounts', 'Reserved domains', 'TCP edges', 'IP policies']);
-    // With none of its own reserved, its list says so, and where a customer's are.
+    await open(page, 'accounts');
+    const cards = page.locator('ul[aria-label="Accounts"] > li');
+    expect(await page.getByRole('button', { name: 'Delete account Example Shop and everything it owns' }).count()).toBe(1);
+    expect(await cards.count()).toBeGreaterThan(1);
+    expect(await cards.getByRole('button', { name: /^Delete account/ }).count()).toBe((await cards.count()) - 1);
+    // With none of its own reserved, its list says so, and where a customer's are; one reserved is verified by hand.
     await open(page, 'domains');
     expect(await page.locator('main p.empty').textContent()).toContain('No reserved domains yet');
-    await customer.close();
+    // (Not under the customer's verified *.<base>, which another account may not reserve.)
+    const ops = `ops${base}`;
+    await page.getByLabel('Domain (required)').fill(ops);
+    await page.getByRole('button', { name: 'Reserve domain' }).click();
+    await page.getByRole('button', { name: `Verify by hand ${ops}` }).click();
+    await page.locator(`[data-status="verified"][aria-label="${ops}"]`).waitFor();
+    expect(await page.locator(`[aria-label="${ops}"]`).textContent()).toContain('by the operator, by hand');
   });
 
   it('should pass axe-core with no serious or critical violation on every page, and move nothing while their data loads', async () => {

@@ -1,5 +1,6 @@
-// The operator account's pages: accounts and their API keys (a new token shown once, with a copy
-// button), reserved domains, TCP edges with their IP restriction, and IP policies with their rules.
+// The account pages beside destinations and subscriptions: accounts and their API keys (the operator's
+// alone; a new token shown once, with a copy button), and every account's reserved domains (with their
+// DNS verification), TCP edges with their IP restriction, and IP policies with their rules.
 import { useState } from 'preact/hooks';
 import { api, must, type Account, type ApiKey, type IpPolicy, type IpPolicyRule, type ReservedDomain, type TcpEdge, type paths } from '../api/client.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
@@ -89,9 +90,12 @@ export function AccountsPage() {
                   reload();
                 }}
               />
-              <div class="actions">
-                <DeleteButton what={`account ${nameOf(a)} and everything it owns`} label="Delete account" onDelete={async () => { await must(api.DELETE('/accounts/{id}', { params: { path: { id: a.id } } })); reload(); }} />
-              </div>
+              {/* The operator account cannot be deleted (the API answers 409), so it is not offered. */}
+              {!a.operator && (
+                <div class="actions">
+                  <DeleteButton what={`${nameOf(a)} and everything it owns`} label="Delete account" onDelete={async () => { await must(api.DELETE('/accounts/{id}', { params: { path: { id: a.id } } })); reload(); }} />
+                </div>
+              )}
             </li>
           ))}
         </ul>
@@ -100,12 +104,14 @@ export function AccountsPage() {
   );
 }
 
-export function DomainsPage() {
+export function DomainsPage({ operator }: { operator: boolean }) {
   const domains = useLoad(async (): Promise<ReservedDomain[]> => (await must(api.GET('/reserved_domains', { params: { query: { limit: 100 } } }))).reserved_domains, []);
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="Reserved domains" />
-      <p class="lead">HTTP traffic belongs to the account that reserved the request’s server name, exactly or by a <code>*.</code> wildcard.</p>
+      <p class="lead">
+        HTTP traffic belongs to the account that reserved the request’s server name, exactly or by a <code>*.</code> wildcard, once the reservation is verified: publish its DNS TXT record, then verify it.
+      </p>
       <SimpleForm
         id="domain"
         fields={[
@@ -122,31 +128,92 @@ export function DomainsPage() {
       {domains.data === undefined ? (
         <Placeholder />
       ) : domains.data.length === 0 ? (
-        <p class="empty">No reserved domains yet. A customer’s reservations are listed under its own key, not here.</p>
+        <p class="empty">No reserved domains yet.{operator && ' A customer’s reservations are listed under its own key, not here.'}</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Reserved domains</caption>
-          <thead>
-            <tr>
-              <th scope="col">Domain</th>
-              <th scope="col">Description</th>
-              <th scope="col">Account</th>
-              <th scope="col"><span class="visually-hidden">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            {domains.data.map((d) => (
-              <tr key={d.id}>
-                <td><code>{d.domain}</code></td>
-                <td>{d.description}</td>
-                <td><code class="muted">{d.account_id}</code></td>
-                <td><DeleteButton what={d.domain} onDelete={async () => { await must(api.DELETE('/reserved_domains/{id}', { params: { path: { id: d.id } } })); domains.reload(); }} /></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ul class="cards" aria-label="Reserved domains">
+          {domains.data.map((d) => (
+            <DomainCard domain={d} operator={operator} key={d.id} onChange={domains.reload} />
+          ))}
+        </ul>
       )}
     </section>
+  );
+}
+
+/** A reservation: pending until its TXT record is found (or the operator verifies it by hand), then verified. */
+function DomainCard({ domain: d, operator, onChange }: { domain: ReservedDomain; operator: boolean; onChange(): void }) {
+  const action = useAction();
+  const verify = (manual: boolean): Promise<void> =>
+    action.run(async () => {
+      await must(api.POST('/reserved_domains/{id}/verify', { params: { path: { id: d.id } }, body: { manual } }));
+      onChange();
+    });
+  const record = d.verification;
+  return (
+    <li class="card" aria-label={d.domain} data-status={d.status}>
+      <div class="card-head">
+        <h2>
+          <code>{d.domain}</code>
+        </h2>
+        <Pill tone={d.status === 'verified' ? 'on' : 'off'}>{d.status}</Pill>
+      </div>
+      {d.description !== '' && <p>{d.description}</p>}
+      <dl class="facts">
+        <div>
+          <dt>Account</dt>
+          <dd>
+            <code class="muted">{d.account_id}</code>
+          </dd>
+        </div>
+        {d.status === 'verified' && (
+          <div>
+            <dt>Verified</dt>
+            <dd>
+              <When iso={d.verified_at} /> {d.verified_by === 'operator' ? 'by the operator, by hand' : 'by its TXT record'}
+            </dd>
+          </div>
+        )}
+      </dl>
+      {d.status === 'pending' && (
+        <>
+          {record === null ? (
+            <p class="help">This reservation was made before verification existed; the operator can verify it by hand.</p>
+          ) : (
+            <div class="txt-record">
+              <p>It owns no traffic until verified. Publish this DNS record, then verify:</p>
+              <dl class="facts">
+                <div class="wide">
+                  <dt>TXT name</dt>
+                  <dd>
+                    <code data-record-name>{record.record_name}</code> <CopyButton text={record.record_name} label="Copy name" />
+                  </dd>
+                </div>
+                <div class="wide">
+                  <dt>TXT value</dt>
+                  <dd>
+                    <code data-record-value>{record.record_value}</code> <CopyButton text={record.record_value} label="Copy value" />
+                  </dd>
+                </div>
+              </dl>
+            </div>
+          )}
+          <Problem failure={action.failure} />
+        </>
+      )}
+      <div class="actions">
+        {d.status === 'pending' && record !== null && (
+          <button type="button" disabled={action.busy} onClick={() => void verify(false)} aria-label={`Verify ${d.domain}`}>
+            Verify
+          </button>
+        )}
+        {d.status === 'pending' && operator && (
+          <button type="button" disabled={action.busy} onClick={() => void verify(true)} aria-label={`Verify by hand ${d.domain}`}>
+            Verify by hand
+          </button>
+        )}
+        <DeleteButton what={d.domain} onDelete={async () => { await must(api.DELETE('/reserved_domains/{id}', { params: { path: { id: d.id } } })); onChange(); }} />
+      </div>
+    </li>
   );
 }
 

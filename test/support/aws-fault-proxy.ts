@@ -23,7 +23,10 @@ export type Fault =
    * emulator has done it (the call's effect is stored, its answer lost), else without reaching the emulator.
    */
   | { readonly hang: true; readonly forwarded: boolean; readonly then: () => void }
-  /** Answer with this status and AWS error name, without reaching the emulator. */
+  /**
+   * Answer with this status and AWS error name, without reaching the emulator; an error named "" is
+   * answered with no name and no body, as S3 answers a HEAD.
+   */
   | { readonly status: number; readonly error: string; readonly message?: string }
   /** Forward the call without these entries, then report them failed with `errorCode`. */
   | { readonly failIndexes: readonly number[]; readonly errorCode: string; readonly errorMessage?: string };
@@ -101,6 +104,10 @@ export class AwsFaultProxy {
 
     if (fault !== undefined && 'status' in fault) {
       this.faults.push({ operation, fault: `${fault.status} ${fault.error}` });
+      if (fault.error === '') {
+        res.writeHead(fault.status, { 'content-length': 0 }).end();
+        return;
+      }
       const text = JSON.stringify({ __type: fault.error, message: fault.message ?? `injected ${fault.error}` });
       res.writeHead(fault.status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': fault.error, 'content-length': Buffer.byteLength(text) });
       res.end(text);

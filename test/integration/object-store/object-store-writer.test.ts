@@ -184,6 +184,24 @@ describe('object_store create-time check', () => {
     expect(objects.map((o) => o.key)).toEqual([expect.stringMatching(new RegExp(`^p/edge_events_check/${NAME.source}\\.check$`))]);
   });
 
+  it('should pass credentials that may write objects but not read the bucket (HeadBucket 403, unnamed as S3 answers a HEAD) on its test write, and keep them healthy', async () => {
+    const bucket = await TestBucket.create('putonly');
+    proxy = new AwsFaultProxy(motoEndpoint());
+    await proxy.start();
+    proxy.script = (call) => (call.method === 'HEAD' ? { status: 403, error: '' } : undefined);
+    const config = parse(bucket.target({}, proxy.endpoint));
+    expect(await objectStoreKind.verify!(config, deps, OPERATOR)).toEqual([]);
+    expect((await bucket.objects()).map((o) => o.key)).toEqual([expect.stringMatching(/\.check$/)]);
+    // The re-driver asks the same question before it sends parked events again.
+    const writer = createWriter({ object_store: bucket.target({}, proxy.endpoint) }, deps, OPERATOR);
+    try {
+      await writer.healthcheck?.();
+    } finally {
+      await writer.close();
+    }
+    expect(proxy.faults.map((f) => f.fault)).toEqual(['403 ', '403 ']);
+  });
+
   it("should answer a missing bucket with the store's error on the bucket field", async () => {
     const bucket = await TestBucket.create('gone');
     const problems = await objectStoreKind.verify!(parse(bucket.target({ bucket: `${bucket.name}-missing` })), deps, OPERATOR);

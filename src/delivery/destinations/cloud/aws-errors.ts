@@ -56,6 +56,17 @@ const NOT_FOUND = new Set(['ResourceNotFoundException', 'ResourceNotFound', 'Not
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
 const TIMEOUT = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'ETIMEDOUT', 'ESOCKETTIMEDOUT']);
 
+/**
+ * A refusal to read that still proves the credentials: AccessDenied, or a 403 with no error name of its
+ * own, as S3 answers a HEAD (no body, so the SDK can only call it Unknown); a signature or key S3 did not
+ * take looks the same there, and the write after it tells them apart.
+ */
+export function isReadDenied(err: unknown): boolean {
+  const e = err as SdkErrorShape | undefined;
+  const name = e?.name ?? '';
+  return /^AccessDenied/.test(name) || (e?.$metadata?.httpStatusCode === 403 && !AUTH.has(name));
+}
+
 /** AWS limits are per second; a throttled call is not retried sooner than this. */
 export const THROTTLE_FLOOR_MS = 1_000;
 

@@ -4,7 +4,7 @@ import { DELIVERED, type DestinationWriter, type DeliveryItem, type WriteOutcome
 import type { LookupFunction } from 'node:net';
 import { guardedLookup, systemResolver } from '../../../net/guarded-lookup.js';
 import { DeliveryError } from '../../errors.js';
-import { toCloudError } from './aws-errors.js';
+import { isReadDenied, toCloudError } from './aws-errors.js';
 import type { ClientSettings, CloudDeps } from './client-config.js';
 import type { CloudTargetConfig } from './cloud-config.js';
 import { credentialsFor, type CredentialSource } from './credentials.js';
@@ -86,16 +86,15 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
 
   /**
    * Reads the resource's status with the destination's own auth; rejects with the classified error. A
-   * role allowed to put records but not to describe them gets AccessDenied; that proves the credentials
-   * work, so it passes, and the next write tells the rest.
+   * role allowed to put records but not to describe them is denied the read (isReadDenied); that proves
+   * the credentials work, so it passes, and the next write tells the rest.
    */
   async describeResource(): Promise<void> {
     try {
       await this.call('Describing the destination', (signal) => this.describe(signal));
     } catch (err) {
       const e = err as DeliveryError;
-      const name = (e.cause as { name?: string } | undefined)?.name ?? '';
-      if (e.code === 'DESTINATION_AUTH_FAILED' && /^AccessDenied/.test(name)) return;
+      if (e.code === 'DESTINATION_AUTH_FAILED' && isReadDenied(e.cause)) return;
       throw e;
     }
   }

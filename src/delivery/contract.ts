@@ -53,7 +53,8 @@ export interface WriterLimits {
   /**
    * How long the first queued record may wait for a batch to fill, for a destination that sets its own
    * batching (object_store's upload limits): its maxRecords and maxBytes are then the batch size rather
-   * than caps on the runner's. Absent: the runner's batching (runner-options.ts).
+   * than caps on the runner's, and a record above maxBytes (up to maxRecordBytes) is a batch of its own.
+   * Absent: the runner's batching (runner-options.ts).
    */
   readonly lingerMs?: number;
 }

@@ -79,11 +79,12 @@ export class DestinationRunner {
     const own = w.lingerMs === undefined ? {} : { maxRecords: w.maxRecords, maxBytes: w.maxBytes, lingerMs: w.lingerMs };
     this.batching = { ...DEFAULT_BATCHING, ...opts.batching, ...own };
     // The per-record limit is the writer's alone: a record bigger than the runner's preferred batch
-    // size still fits the destination and travels in a batch of its own.
+    // size still fits the destination and travels in a batch of its own. A writer's own batching only
+    // says where a batch is cut (object_store), so its maxBytes bounds no single record.
     this.limits = {
       maxRecords: Math.max(1, Math.min(this.batching.maxRecords, w.maxRecords)),
       maxBytes: Math.min(this.batching.maxBytes, w.maxBytes),
-      maxRecordBytes: Math.min(w.maxRecordBytes, w.maxBytes - w.recordOverheadBytes),
+      maxRecordBytes: w.lingerMs === undefined ? Math.min(w.maxRecordBytes, w.maxBytes - w.recordOverheadBytes) : w.maxRecordBytes,
       recordOverheadBytes: w.recordOverheadBytes,
     };
     this.batcher = new Batcher(this.limits);

@@ -137,6 +137,23 @@ describe('object_store objects', () => {
     );
   });
 
+  it('should write an event larger than max_upload_bytes as an object of its own, never dead-letter it for that', async () => {
+    const bucket = await TestBucket.create('oversized');
+    const writer = writerFor(bucket, { prefix: 'o/', max_upload_bytes: 1024 });
+    const deadLetters = new RecordingDeadLetters();
+    const runner = new DestinationRunner({ destinationId: 'ed_oversized', writer, budget: new InFlightBudget(), deadLetter: deadLetters, onSettled: () => undefined });
+    runner.start();
+    // About 1,800 bytes each: above the 1,024 an object is cut at, far below what S3 takes in one object.
+    const items = [...testItems(1), ...testItems(2, 1600), ...testItems(1)];
+    for (const i of items) runner.enqueue(i);
+    await runner.flush();
+    await runner.close();
+    expect(deadLetters.letters.map((l) => l.errorCode)).toEqual([]);
+    const objects = await bucket.objects();
+    expect(new Set((await bucket.events()).map((e) => e.event_id))).toEqual(new Set(items.map((i) => i.eventId)));
+    for (const o of objects.filter((o) => Buffer.byteLength(o.text) > 1024)) expect(o.text.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
   it('should write what it holds once max_upload_interval_seconds has passed, without a flush', async () => {
     const bucket = await TestBucket.create('interval');
     const writer = writerFor(bucket, { prefix: 'i/', max_upload_interval_seconds: 1 });

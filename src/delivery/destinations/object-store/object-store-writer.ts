@@ -21,12 +21,15 @@ export const OBJECT_STORE_LIMITS: WriterLimits = Object.freeze({
   recordOverheadBytes: 1,
 });
 
-/** A destination's batches: its upload limits, counted as NDJSON lines (one newline per event). */
+/**
+ * A destination's batches: its upload limits, counted as NDJSON lines (one newline per event). They say
+ * where an object is cut; an event larger than max_upload_bytes is an object of its own.
+ */
 export function uploadLimits(config: ObjectStoreConfig): WriterLimits {
   return {
     maxRecords: config.maxUploadRecords,
     maxBytes: config.maxUploadBytes,
-    maxRecordBytes: config.maxUploadBytes - 1,
+    maxRecordBytes: OBJECT_STORE_LIMITS.maxRecordBytes,
     recordOverheadBytes: 1,
     lingerMs: config.maxUploadIntervalSeconds * 1000,
   };

@@ -184,6 +184,9 @@ export class ReDriver {
         return false;
       }
     }
+    // Written now, as the ingest worker has its runners write after each batch: a destination's own
+    // batching (object_store's upload interval) would otherwise hold each chunk for its whole linger.
+    void runner.flush();
     const all = Promise.all(settled).then((outcomes) => outcomes.every(Boolean));
     if (!(await this.waitFor(all, p)) || !(await all)) return false;
     if (this.reparkedInChunk) {

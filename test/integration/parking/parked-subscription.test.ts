@@ -55,3 +55,31 @@ it('should re-drive a parked delivery with its subscription id, into an object u
   // Nothing anywhere else (the create-time check does not run here: the pool builds the writer directly).
   expect((await bucket.objects()).filter((o) => !subscriptions.some((s) => o.key.startsWith(`${s}/`))).map((o) => o.key)).toEqual([]);
 });
+
+it('should re-drive parked deliveries at once, not after the destination\'s upload interval (objects cut by the interval on the main path)', async () => {
+  const h = (harness = await parkingHarness());
+  const bucket = await TestBucket.create('park-interval');
+  const p = (proxy = new AwsFaultProxy(motoEndpoint()));
+  await p.start();
+  const id = h.putDestination({
+    object_store: {
+      auth: { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSWRITER', cloud_secret_access_key_enc: h.secrets.seal('writer-secret') } },
+      bucket: bucket.name,
+      endpoint: p.endpoint,
+      compression: 'none',
+      // The longest interval: a re-drive that waited for it would take five minutes.
+      max_upload_interval_seconds: 300,
+    },
+  });
+  await p.stop();
+  const items = testItems(20);
+  h.enqueue(id, items);
+  h.flush(id);
+  await until(() => items.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the events to be parked');
+
+  await p.start();
+  const started = Date.now();
+  await until(async () => new Set((await bucket.events()).map((e) => e.event_id)).size >= items.length, 60_000, 'the re-driven events');
+  expect(new Set((await bucket.events()).map((e) => e.event_id))).toEqual(new Set(items.map((i) => i.eventId)));
+  process.stderr.write(`re-driven within ${Date.now() - started} ms of the store's return\n`);
+});

@@ -63,6 +63,8 @@ export interface ParkingHarness {
   /** A destination with any stored target; `id` puts a new version of an existing one. */
   putDestination(target: StoredTarget, id?: string): string;
   enqueue(id: string, items: readonly DeliveryItem[]): void;
+  /** What the ingest worker does after each batch it routed: the runner writes what it holds now. */
+  flush(id: string): void;
   close(): Promise<void>;
 }
 
@@ -138,6 +140,9 @@ export async function parkingHarness(opts: ParkingHarnessOptions = {}): Promise<
       const runner = pool.get(id);
       if (runner === undefined) throw new Error(`no runner for ${id}`);
       for (const i of items) runner.enqueue(i);
+    },
+    flush(id) {
+      void pool.get(id)?.flush();
     },
     async close() {
       await parking.stop();

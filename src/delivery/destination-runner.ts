@@ -256,7 +256,8 @@ export class DestinationRunner {
     let windowAttempts = 0;
     for (let attempt = 1; ; attempt++) {
       windowAttempts++;
-      const failures = await this.attempt(pending);
+      // No attempt outlasts the retry budget: a write never answered holds its partition only that long.
+      const failures = await this.attempt(pending, this.retry.maxElapsedMs - (this.clock.now() - (this.failingSince ?? started)));
       const { acked, retry, dead, retryAfterMs, lastError } = sortOutcome(pending, failures);
       // Any answer other than "try again" for every item shows the destination is working.
       if (retry.length < pending.length) this.failingSince = undefined;
@@ -303,12 +304,26 @@ export class DestinationRunner {
     batchLatency.observe({ kind: this.kind }, (this.clock.now() - started) / 1000);
   }
 
-  private async attempt(pending: readonly DeliveryItem[]): Promise<readonly ItemFailure[]> {
+  /**
+   * One write, failed with DESTINATION_TIMEOUT when it is not answered within `withinMs` (at least a
+   * second). The write itself goes on: if it lands later, its events arrive twice (at least once).
+   */
+  private async attempt(pending: readonly DeliveryItem[], withinMs: number): Promise<readonly ItemFailure[]> {
+    const failAll = (error: DeliveryError): ItemFailure[] => pending.map((item) => ({ item, error }));
+    const write = this.writer.write(pending).then(
+      (outcome) => outcome.failed,
+      (err: unknown) => failAll(toDeliveryError(err)),
+    );
+    const limitMs = Math.max(1_000, withinMs);
+    // The real timer, not this.clock: a test's clock drives the backoff, and a fake write answers at once.
+    let timer: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<ItemFailure[]>((resolve) => {
+      timer = setTimeout(() => resolve(failAll(new DeliveryError('DESTINATION_TIMEOUT', `The destination did not answer a write within ${Math.round(limitMs / 1000)} s, its retry budget.`))), limitMs);
+    });
     try {
-      return (await this.writer.write(pending)).failed;
-    } catch (err) {
-      const error = toDeliveryError(err);
-      return pending.map((item) => ({ item, error }));
+      return await Promise.race([write, unanswered]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -171,7 +171,9 @@ describe('parking', () => {
       seen++;
       return holding ? { status: 503, delayMs: 15_000 } : undefined;
     };
-    const first = (harness = await parkingHarness());
+    // A retry budget longer than the hold: the re-driven write is still unanswered at the stop (a shorter
+    // budget would park it again first, which a test above covers).
+    const first = (harness = await parkingHarness({ retry: { maxAttempts: 3, maxElapsedMs: 60_000 } }));
     const id = first.putDestination({ http: { url: r.url, timeout_ms: 60_000 } } as StoredTarget);
     const items = testItems(30);
     await first.store.park(id, items, new DeliveryError('DESTINATION_UNREACHABLE', 'the receiver was down'));

@@ -14,6 +14,8 @@ export interface TapSessionOptions {
   readonly seconds: number;
   /** Called once when the stream ends, however it ends. */
   readonly onEnd: () => void;
+  /** Asked every second: why the tap may no longer stream (its key or subscription deleted), or undefined. */
+  readonly revoked?: () => string | undefined;
 }
 
 export class TapSession implements TapListener {
@@ -44,8 +46,14 @@ export class TapSession implements TapListener {
     this.comment(`tap ${this.opts.tap}: up to ${this.opts.limit} events in ${this.opts.seconds} s`);
     this.raw.on('close', () => this.end(undefined));
     this.timers.push(setTimeout(() => this.end(`${this.opts.seconds} s passed`), this.opts.seconds * 1000));
-    // Skipped events are reported once a second, not once each.
-    this.timers.push(setInterval(() => this.reportSkipped(), 1000));
+    // Skipped events are reported once a second, not once each; what was revoked ends the tap as soon.
+    this.timers.push(
+      setInterval(() => {
+        this.reportSkipped();
+        const revoked = this.opts.revoked?.();
+        if (revoked !== undefined) this.end(revoked);
+      }, 1000),
+    );
     const early = this.early ?? [];
     this.early = undefined;
     for (const payload of early) this.event(payload);

@@ -29,6 +29,8 @@ export interface TapStreamsOptions {
 
 export class TapStreams {
   private readonly listeners = new Map<string, TapListener>();
+  /** The account that opened each open tap. */
+  private readonly openers = new Map<string, string>();
   private readonly consumer: WholeTopicReader;
   private readonly producer: LazyProducer;
   private admin: KafkaAdmin | undefined;
@@ -43,6 +45,13 @@ export class TapStreams {
     return this.listeners.size;
   }
 
+  /** The taps `account` opened that are still open. */
+  openBy(account: string): number {
+    let n = 0;
+    for (const a of this.openers.values()) if (a === account) n++;
+    return n;
+  }
+
   async start(): Promise<void> {
     // From the beginning (the topic keeps minutes): nothing produced after a tap opens can be missed.
     await this.consumer.start((message) => {
@@ -55,20 +64,23 @@ export class TapStreams {
   async stop(): Promise<void> {
     const open = [...this.listeners.keys()];
     this.listeners.clear();
+    this.openers.clear();
     await Promise.allSettled(open.map((tap) => this.send({ v: 1, op: 'close', tap })));
     await Promise.allSettled([this.consumer.stop(), this.producer.close(), this.admin?.close()]);
   }
 
   /**
-   * Opens a tap: the listener hears of it from now on. Resolves to the member ids of the workers in the
+   * Opens a tap `openedBy` an account: the listener hears of it from now on. Resolves to the member ids of the workers in the
    * group, or undefined when they could not be listed.
    */
-  async openTap(request: TapOpen, listener: TapListener): Promise<string[] | undefined> {
+  async openTap(request: TapOpen, listener: TapListener, openedBy: string): Promise<string[] | undefined> {
     this.listeners.set(request.tap, listener);
+    this.openers.set(request.tap, openedBy);
     try {
       await this.send(request);
     } catch (err) {
       this.listeners.delete(request.tap);
+      this.openers.delete(request.tap);
       throw err;
     }
     return this.workers();
@@ -76,6 +88,7 @@ export class TapStreams {
 
   /** Closes a tap (its end, or its client went away); the workers drop it. */
   closeTap(tap: string): void {
+    this.openers.delete(tap);
     if (!this.listeners.delete(tap)) return;
     this.send({ v: 1, op: 'close', tap }).catch((err: unknown) => {
       // The workers drop the tap at its expiry anyway.

@@ -9,7 +9,7 @@ import type { StoredDestination, StoredSource, StoredSubscription } from '../../
 import { DEFAULT_TIMESTAMP_FORMAT } from '../../events/timestamp-format.js';
 import { TAP_DEFAULT_LIMIT, TAP_DEFAULT_SECONDS, TAP_MAX_LIMIT, TAP_MAX_SECONDS, type TapOpen } from '../../tap/tap-protocol.js';
 import { TapSession } from '../../tap/tap-session.js';
-import { accountOfRequest, type AdminContext } from '../context.js';
+import { accountOfRequest, principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { resourceStore } from '../resource-routes.js';
 import { partsOf, route } from '../route.js';
@@ -20,6 +20,8 @@ import { subscriptionResource } from '../event-subscriptions/subscription-routes
 
 /** Taps one API process streams at once; more are answered 503. */
 export const MAX_OPEN_TAPS = 100;
+/** Taps one account may have open on one API process, so no account takes them all. */
+export const MAX_OPEN_TAPS_PER_ACCOUNT = 20;
 
 interface TapQuery {
   readonly seconds?: number;
@@ -116,6 +118,10 @@ async function stream(ctx: AdminContext, req: FastifyRequest, reply: FastifyRepl
   const taps = ctx.taps;
   if (taps === undefined) throw new ApiError('unavailable', { reason: 'live taps are not served by this process' });
   if (taps.open >= MAX_OPEN_TAPS) throw new ApiError('unavailable', { reason: `${MAX_OPEN_TAPS} live taps are open on this process` });
+  const openedBy = accountOfRequest(req).accountId;
+  if (taps.openBy(openedBy) >= MAX_OPEN_TAPS_PER_ACCOUNT) {
+    throw new ApiError('unavailable', { reason: `this account has ${MAX_OPEN_TAPS_PER_ACCOUNT} live taps open on this process; close one first` });
+  }
   const query = partsOf<unknown, unknown, TapQuery>(req).query;
   const seconds = query.seconds ?? TAP_DEFAULT_SECONDS;
   const limit = query.limit ?? TAP_DEFAULT_LIMIT;
@@ -129,11 +135,19 @@ async function stream(ctx: AdminContext, req: FastifyRequest, reply: FastifyRepl
     expires_at: Date.now() + seconds * 1000,
     limit,
   };
-  const session = new TapSession(reply.raw, { tap, limit, seconds, onEnd: () => taps.closeTap(tap) });
+  // A tap streams only while what let it open is there: the key it was opened with, and its subscription.
+  const keyId = principalOf(req).id;
+  const subscription = body.ids.subscription;
+  const revoked = (): string | undefined => {
+    if (ctx.store.get('api_key', keyId) === undefined) return 'its API key was deleted';
+    if (subscription !== '' && ctx.store.get('event_subscription', subscription) === undefined) return 'its subscription was deleted';
+    return undefined;
+  };
+  const session = new TapSession(reply.raw, { tap, limit, seconds, onEnd: () => taps.closeTap(tap), revoked });
   // Opened before the answer starts, so a failure is still an error answer.
   let members: string[] | undefined;
   try {
-    members = await taps.openTap(request, session);
+    members = await taps.openTap(request, session, openedBy);
   } catch {
     throw new ApiError('unavailable', { reason: 'the tap could not be opened on the broker' });
   }

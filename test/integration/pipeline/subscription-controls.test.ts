@@ -182,6 +182,49 @@ describe('the live tap', () => {
   }, 60_000);
 });
 
+describe('taps of what is gone', () => {
+  it('a tap should end within seconds once its API key is deleted, and a subscription\'s tap once the subscription is deleted, saying why', async () => {
+    const account = await call(TOKEN, 'POST', '/accounts', { description: 'revoked tapper' });
+    const key = await call(TOKEN, 'POST', '/api_keys', { account_id: account.id });
+    const byKey = await openTap(api.url, key.token as string, 'POST', '/tap?seconds=60', { type: TCP, fields: ['conn.bytes_in'], filter: 'ev.conn.server_port == 7006' });
+    expect(byKey.status).toBe(200);
+    await byKey.comment((t) => t.startsWith('tap '));
+    const sub = await subscription(7007, [dest('tap-other')]);
+    const bySub = await openTap(api.url, TOKEN, 'GET', `/event_subscriptions/${sub.id}/tap?seconds=60`);
+    expect(bySub.status).toBe(200);
+    await bySub.comment((t) => t.startsWith('tap '));
+
+    const deleted = Date.now();
+    await request(api.url, 'DELETE', `/api_keys/${key.id}`, { token: TOKEN });
+    await request(api.url, 'DELETE', `/event_subscriptions/${sub.id}`, { token: TOKEN });
+    const endOf = async (tap: Awaited<ReturnType<typeof openTap>>): Promise<string> => {
+      const item = await tap.comment((t) => t.startsWith('the tap ended'), 10_000);
+      return item.kind === 'comment' ? item.text : '';
+    };
+    expect(await endOf(byKey)).toBe('the tap ended: its API key was deleted');
+    expect(await endOf(bySub)).toBe('the tap ended: its subscription was deleted');
+    await Promise.all([byKey.ended, bySub.ended]);
+    expect(Date.now() - deleted).toBeLessThan(10_000);
+  }, 60_000);
+});
+
+describe('taps an account may hold', () => {
+  it('an account should have at most 20 live taps open on a process, and another account its own beside them', async () => {
+    const account = await call(TOKEN, 'POST', '/accounts', { description: 'greedy tapper' });
+    const token = (await call(TOKEN, 'POST', '/api_keys', { account_id: account.id })).token as string;
+    const source = { type: TCP, fields: ['conn.bytes_in'], filter: 'ev.conn.server_port == 7008' };
+    const taps = [];
+    for (let i = 0; i < 20; i++) taps.push(await openTap(api.url, token, 'POST', '/tap?seconds=8', source));
+    expect(taps.map((t) => t.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    const refused = await request(api.url, 'POST', '/tap?seconds=1', { token, body: source });
+    expect([refused.status, (refused.json as Json).error_code]).toEqual([503, 'unavailable']);
+    expect(String((refused.json as Json).msg)).toContain('this account has 20 live taps open');
+    const operators = await openTap(api.url, TOKEN, 'POST', '/tap?seconds=1', source);
+    expect(operators.status).toBe(200);
+    await Promise.all([operators.ended, ...taps.map((t) => t.ended)]);
+  }, 60_000);
+});
+
 describe('sampling', () => {
   it('a 0.25 sample rate over 4,000 matches should deliver a share within binomial bounds, and replaying the records should make the same choices', async () => {
     await subscription(7003, [dest('sample-dest')], { sample_rate: 0.25 });

@@ -18,6 +18,7 @@ import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { RecordingDeadLetterSink } from '../../unit/delivery/fakes.js';
 import { HttpReceiver } from './http-receiver.js';
 import { writerDeps } from '../../support/writer-deps.js';
+import { motoEndpoint } from '../cloud/cloud-fixtures.js';
 
 /** Just the two calls the pool makes, driven by the test. */
 class ScriptedConfigLog {
@@ -68,18 +69,19 @@ function setup(deps = writerDeps()) {
   const log = new ScriptedConfigLog();
   const deadLetter = new RecordingDeadLetterSink();
   const settled: Array<{ id: string; settlement: Settlement }> = [];
+  const secrets = new SecretBox(randomBytes(32));
   pool = new DestinationPool({
     deps,
     budget: new InFlightBudget(),
     deadLetter,
-    secrets: new SecretBox(randomBytes(32)),
+    secrets,
     onSettled: (item, settlement) => settled.push({ id: item.eventId, settlement }),
     retry: { baseDelayMs: 20, maxDelayMs: 100 },
     batching: { lingerMs: 5 },
     drainTimeoutMs: 500,
   });
   pool.follow(log as unknown as ConfigLog);
-  return { log, deadLetter, settled, pool };
+  return { log, deadLetter, settled, pool, secrets };
 }
 
 describe('destination pool', () => {
@@ -130,6 +132,18 @@ describe('destination pool', () => {
       pool = undefined;
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it('should show a cloud destination whose resource is gone (a bucket that does not exist) as failing within seconds, before its first event', async () => {
+    const { log, pool: p, secrets } = setup();
+    const id = 'ed_01JD00000000000000000000EE';
+    const bucket = `edge-pool-missing-${randomBytes(4).toString('hex')}`;
+    log.put({
+      ...httpDest(id, ''),
+      target: { object_store: { auth: { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSWRITER', cloud_secret_access_key_enc: secrets.seal('writer-secret') } }, bucket, endpoint: motoEndpoint() } },
+    } as StoredDestination);
+    await until(() => p.status(id)?.state === 'failing', 5_000);
+    expect(p.status(id)?.lastError?.code).toBe('DESTINATION_NOT_FOUND');
   });
 
   it('should run a destination whose config its writer rejects, failing every write with the reason, and deliver its events once the config is fixed', async () => {

@@ -59,9 +59,13 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
     };
   }
 
-  /** Resolves the credentials (assuming the role), so a broken auth shows before the first write. */
+  /**
+   * Resolves the credentials (assuming the role) and reads the resource as the health check does, so a
+   * broken auth, an endpoint not reached or a resource that is gone shows before the first write.
+   */
   async connect(): Promise<void> {
     await this.resolveCredentials();
+    await this.describeResource();
   }
 
   /** The destination's credentials: a key pair as is, or the role assumed through STS. */

@@ -1,7 +1,7 @@
 // The console's shell: the token gate, the navigation (Accounts only for the operator account's keys),
 // and the page of the current route.
 import { useEffect, useState } from 'preact/hooks';
-import { UNAUTHORIZED_EVENT, api, failureOf, session, type ApiFailure } from './api/client.ts';
+import { ApiFailure, UNAUTHORIZED_EVENT, api, failureOf, session } from './api/client.ts';
 import { href, useRoute } from './router.ts';
 import { Field, Problem, fieldAria } from './ui/parts.tsx';
 import { DestinationFormPage, DestinationsPage } from './pages/destinations.tsx';
@@ -38,6 +38,8 @@ export function App() {
       session.signOut();
       setToken(null);
       setWho(undefined);
+      // The sign-in page says why it is back (the key was deleted, or the token is no longer accepted).
+      setFailure(new ApiFailure({ error_code: 'unauthorized', status_code: 401, msg: 'The API no longer accepts this token.', details: {} }));
     };
     window.addEventListener(UNAUTHORIZED_EVENT, onUnauthorized);
     return () => window.removeEventListener(UNAUTHORIZED_EVENT, onUnauthorized);

@@ -407,6 +407,12 @@ describe('the web console', () => {
     await domainCard.getByRole('button', { name: `Verify *.${base}`, exact: true }).click();
     await customer.locator(`[data-status="verified"][aria-label="*.${base}"]`).waitFor();
     expect((await call('GET', `/reserved_domains/${reserved.id}`, undefined, shownToken)).json.status).toBe('verified');
+    // Its key deleted while signed in: the next answer is a 401, and the sign-in page says why it is back.
+    const keys = (await call('GET', '/api_keys')).json.api_keys as Json[];
+    const keyId = String(keys.find((k) => k.description === 'Example Shop admin')?.id);
+    expect((await call('DELETE', `/api_keys/${keyId}`)).status).toBe(204);
+    await customer.evaluate('location.hash = "#/subscriptions"');
+    await customer.getByText('This token is not accepted: check that it is whole and that its key still exists.').waitFor();
     await customer.close();
 
     // The operator sees every page, and is not offered to delete its own account (which the API refuses).

@@ -142,7 +142,7 @@ describe('event destinations', () => {
       'target.data_stream.auth',
     );
     await expectError(create({ target: { data_stream: { auth: { creds: { cloud_access_key_id: KEY_ID } }, stream_arn: KINESIS } } }), 400, 'secret_required', 'target.data_stream.auth.creds.cloud_secret_access_key');
-    await expectError(create({ target: { data_stream: { auth: { creds: { cloud_access_key_id: 'short', cloud_secret_access_key: CLOUD_SECRET } }, stream_arn: KINESIS } } }), 400, 'invalid_body', 'target.data_stream.auth.creds.cloud_access_key_id');
+    await expectError(create({ target: { data_stream: { auth: { creds: { cloud_access_key_id: 'ab', cloud_secret_access_key: CLOUD_SECRET } }, stream_arn: KINESIS } } }), 400, 'invalid_body', 'target.data_stream.auth.creds.cloud_access_key_id');
     await expectError(create({ target: { log_service: { auth: role, log_group_arn: LOGS, endpoint: 'not a url' } } }), 400, 'invalid_body', 'target.log_service.endpoint');
     await expectError(create({ format: 'xml', target: { file: { path: 'a' } } }), 400, 'invalid_body', 'format');
     // The limit counts bytes here: 128 two-byte characters are 256 bytes.

@@ -93,7 +93,7 @@ describe('event destination target', () => {
     expect(required).toMatchObject({ code: 'secret_required', field: 'target.data_stream.auth.creds.cloud_secret_access_key' });
     expect(required.message).toContain('with creds');
     expect(error(creds({ cloud_access_key_id: KEY_ID }, 'bad'))).toMatchObject({ code: 'invalid_arn' });
-    expect(error(creds({ cloud_access_key_id: 'short' }))).toMatchObject({ code: 'invalid_body', field: 'target.data_stream.auth.creds.cloud_access_key_id' });
+    expect(error(creds({ cloud_access_key_id: 'ab' }))).toMatchObject({ code: 'invalid_body', field: 'target.data_stream.auth.creds.cloud_access_key_id' });
     const previous = ok(creds({ cloud_access_key_id: KEY_ID, cloud_secret_access_key: SECRET }));
     const kept = ok(creds({ cloud_access_key_id: KEY_ID, cloud_secret_access_key: null }), previous);
     expect(kept).toEqual(previous);

@@ -63,7 +63,7 @@ describe('cloud target config', () => {
   it('should collect every problem at once, in the order the API reports them, and never echo the secret', () => {
     const r = parseCloudTarget(
       SPEC,
-      { auth: { creds: { cloud_access_key_id: 'short', cloud_secret_access_key: 'a-very-secret-key' } }, sample_arn: 'arn:x', endpoint: 'ftp://x', color: 'red', shape: 1 },
+      { auth: { creds: { cloud_access_key_id: 'no spaces', cloud_secret_access_key: 'a-very-secret-key' } }, sample_arn: 'arn:x', endpoint: 'ftp://x', color: 'red', shape: 1 },
       'target.sample_stream',
       OPERATOR,
     );

@@ -48,8 +48,9 @@ export interface CloudKindSpec {
   readonly options?: readonly CloudOption[];
 }
 
-// IAM AccessKeyId: "Length Constraints: Minimum length of 16. Maximum length of 128. Pattern: [\w]+".
-export const ACCESS_KEY_ID = /^[A-Za-z0-9_]{16,128}$/;
+// IAM AccessKeyId: "Length Constraints: Minimum length of 16. Maximum length of 128. Pattern: [\w]+". S3-compatible
+// stores take shorter ones (MinIO's default is minioadmin); a key id the provider does not know fails the check.
+export const ACCESS_KEY_ID = /^[A-Za-z0-9_]{3,128}$/;
 export const MAX_SECRET_KEY_LENGTH = 1024;
 
 /** The endpoint override, which every cloud kind takes: an absolute http(s) URL with no credentials in it. */
@@ -124,7 +125,7 @@ export function parseAuth(raw: unknown, field: string, problems: ConfigProblem[]
   }
   const creds = new ConfigReader(raw.creds, `${field}.creds`, ['cloud_access_key_id', 'cloud_secret_access_key']);
   const accessKeyId = creds.string('cloud_access_key_id', true);
-  if (accessKeyId !== undefined && !ACCESS_KEY_ID.test(accessKeyId)) creds.invalid('cloud_access_key_id', 'must be 16 to 128 letters, digits or underscores');
+  if (accessKeyId !== undefined && !ACCESS_KEY_ID.test(accessKeyId)) creds.invalid('cloud_access_key_id', 'must be 3 to 128 letters, digits or underscores');
   const secret = creds.obj.cloud_secret_access_key;
   // The problem never echoes the secret.
   if (secret === undefined || secret === null) creds.invalid('cloud_secret_access_key', 'is required');

@@ -11,7 +11,7 @@ import { ACCESS_KEY_ID, MAX_SECRET_KEY_LENGTH, cloudOptions, parseCloudTarget, t
 import type { WriterLimits } from '../../contract.js';
 
 const ROLE_ARN_FIELD = patterned(ROLE_ARN.pattern.source, `Cloud resource name of the role used to deliver, e.g. ${ROLE_ARN.example}.`, { examples: [ROLE_ARN.example] });
-const KEY_ID = patterned(ACCESS_KEY_ID.source, 'ID portion of a cloud access key (16 to 128 letters, digits or underscores).', { examples: ['AKIAIOSFODNN7EXAMPLE'] });
+const KEY_ID = patterned(ACCESS_KEY_ID.source, 'ID portion of a cloud access key (3 to 128 letters, digits or underscores: AWS makes 16 or more, S3-compatible stores may make fewer).', { examples: ['AKIAIOSFODNN7EXAMPLE'] });
 const SECRET_ABOUT = 'Secret portion of a cloud access key.';
 const EXTERNAL_ID_ABOUT =
   "Read-only: the ExternalId the service passes to AssumeRole, the id of the account the destination belongs to; the role's trust policy should require it (sts:ExternalId). A request may send it back; it is ignored.";

@@ -2,6 +2,8 @@
 // through `endpoint`), auth as the cloud kinds have it (../cloud/), the key prefix with its placeholders,
 // the output and the upload limits (README.md here).
 import type { AccountContext } from '../../../accounts/account.js';
+import { EVENT_TYPES } from '../../../events/catalog.js';
+import { ID_PREFIXES } from '../../../ids.js';
 import { ConfigReader, isPlainObject, type ParseResult } from '../../destination-config.js';
 import type { EgressRules } from '../../egress-rules.js';
 import { COMPRESSIONS, type Compression } from '../../output-format.js';
@@ -63,6 +65,32 @@ const REGION = '^[a-z0-9-]{1,32}$';
 // Characters S3 calls safe in keys ("Object key naming guidelines"), "=" for partitions, and the placeholders.
 const PREFIX = `^(?:[A-Za-z0-9!_.*'()/=-]|\\{(?:${PLACEHOLDERS.join('|')})\\})*$`;
 const PREFIX_MAX = 512;
+/** S3's longest key, in UTF-8 bytes (a prefix is ASCII, so its characters). */
+const KEY_MAX_BYTES = 1024;
+/** The longest object name objectName() writes: 20261126T101502123Z-9f86d081884c7d65.ndjson.gz. */
+const OBJECT_NAME_MAX = 46;
+/** Each placeholder's longest value: ids are a prefix, "_" and 26 characters (ids.ts). */
+const PLACEHOLDER_MAX: Readonly<Record<(typeof PLACEHOLDERS)[number], number>> = {
+  date: 'YYYY-MM-DD'.length,
+  hour: 'HH'.length,
+  account_id: `${ID_PREFIXES.account}_`.length + 26,
+  event_type: Math.max(...EVENT_TYPES.map((t) => t.length)),
+  subscription_id: `${ID_PREFIXES.event_subscription}_`.length + 26,
+};
+
+/**
+ * Why a prefix that matches PREFIX still makes keys S3-compatible stores (and proxies before them) may
+ * misread or refuse: a leading "/", an empty, "." or ".." segment that a path normaliser folds into
+ * another path, or placeholders that could expand past S3's longest key.
+ */
+function prefixProblem(prefix: string): string | undefined {
+  const segments = prefix.split('/');
+  // The last segment may be empty: a prefix that ends with "/".
+  if (segments.slice(0, -1).some((s) => s === '') || segments.some((s) => s === '.' || s === '..')) return 'must not start with "/" or hold an empty, "." or ".." path segment';
+  const longest = prefix.replace(/\{([a-z_]+)\}/g, (_whole, name: string) => 'x'.repeat(PLACEHOLDER_MAX[name as (typeof PLACEHOLDERS)[number]] ?? 0)).length + OBJECT_NAME_MAX;
+  if (longest > KEY_MAX_BYTES) return `could make keys of ${longest} bytes with its placeholders filled and the object's name, past S3's ${KEY_MAX_BYTES}`;
+  return undefined;
+}
 
 /** The optional fields, each null in a view when unset (its default applies). */
 export const OPTIONS = ['region', 'endpoint', 'prefix', 'output_type', 'compression', ...Object.keys(UPLOAD_LIMITS)];
@@ -71,7 +99,7 @@ const FIELDS = ['auth', 'bucket', ...OPTIONS];
 const about = {
   bucket: 'The bucket the objects are written to (3 to 63 lowercase letters, digits, dots and hyphens).',
   region: `The bucket's region, signed into every call; S3-compatible stores name theirs (e.g. auto). Default ${DEFAULT_REGION}.`,
-  prefix: `Where the objects go: the start of every key, up to ${PREFIX_MAX} characters of letters, digits and !_.*'()/=- with the placeholders {date} (YYYY-MM-DD, UTC, when the object is written), {hour} (HH, UTC), {account_id}, {event_type} and {subscription_id} (test for a test event). A batch is written as one object per event type and subscription where the prefix names them. Each object is <prefix><time>-<random>.<ndjson|csv>[.gz]. Default ${DEFAULT_PREFIX}.`,
+  prefix: `Where the objects go: the start of every key, up to ${PREFIX_MAX} characters of letters, digits and !_.*'()/=- (no leading / and no empty, . or .. segment; keys stay within S3's ${KEY_MAX_BYTES} bytes) with the placeholders {date} (YYYY-MM-DD, UTC, when the object is written), {hour} (HH, UTC), {account_id}, {event_type} and {subscription_id} (test for a test event). A batch is written as one object per event type and subscription where the prefix names them. Each object is <prefix><time>-<random>.<ndjson|csv>[.gz]. Default ${DEFAULT_PREFIX}.`,
   output_type: 'ndjson: one event per line (the default); csv: a header line, then one line per event, the envelope flattened to dotted column names (RFC 4180).',
   compression: 'gzip (the default): each object is gzipped and its key ends in .gz; none: plain.',
   max_upload_bytes: `An object is written once its events reach this many bytes before compression (counted as NDJSON lines); a larger event is an object of its own. ${UPLOAD_LIMITS.max_upload_bytes.min} to ${UPLOAD_LIMITS.max_upload_bytes.max}; default ${UPLOAD_LIMITS.max_upload_bytes.default}.`,
@@ -128,6 +156,8 @@ export function parseObjectStoreTarget(raw: unknown, prefix: string, account: Ac
   if (broken !== undefined) r.invalid('bucket', broken[1]);
   const region = matching(r, 'region', REGION, 'must be 1 to 32 lowercase letters, digits and hyphens', DEFAULT_REGION);
   const keyPrefix = matching(r, 'prefix', PREFIX, `must be at most ${PREFIX_MAX} characters of letters, digits and !_.*'()/=-, with the placeholders ${PLACEHOLDERS.map((p) => `{${p}}`).join(' ')}`, DEFAULT_PREFIX, PREFIX_MAX);
+  const unsafe = r.has('prefix') && keyPrefix !== DEFAULT_PREFIX ? prefixProblem(keyPrefix) : undefined;
+  if (unsafe !== undefined) r.invalid('prefix', unsafe);
   const outputType = r.oneOf('output_type', OBJECT_OUTPUT_TYPES, 'ndjson');
   const compression = r.oneOf('compression', COMPRESSIONS, 'gzip');
   const limit = (name: UploadLimit) => r.integer(name, UPLOAD_LIMITS[name].min, UPLOAD_LIMITS[name].max) ?? UPLOAD_LIMITS[name].default;

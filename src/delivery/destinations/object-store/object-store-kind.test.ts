@@ -15,6 +15,8 @@ describe('object_store kind', () => {
       { auth: role, bucket: 'edge-events-logs' },
       // AWS's reserved names are its own: an S3-compatible store may have such a bucket.
       { auth: creds, bucket: 'sthree-logs--x-s3', endpoint: 'http://127.0.0.1:9000' },
+      // MinIO's default access key id, shorter than AWS's 16 characters.
+      { auth: { creds: { cloud_access_key_id: 'minioadmin', cloud_secret_access_key: 'a-minio-secret' } }, bucket: 'logs', endpoint: 'http://127.0.0.1:9000' },
       {
         auth: creds,
         bucket: 'logs.example-1',
@@ -42,6 +44,10 @@ describe('object_store kind', () => {
       { object: { auth: role, bucket: 'logs', prefix: '{unknown}/' }, code: 'invalid_body', field: 'prefix' },
       { object: { auth: role, bucket: 'logs', prefix: 'a b' }, code: 'invalid_body', field: 'prefix' },
       { object: { auth: role, bucket: 'logs', prefix: 'x'.repeat(513) }, code: 'invalid_body', field: 'prefix' },
+      // Paths a proxy before the store might fold into another bucket's: a leading "/", empty, "." or ".." segments.
+      ...['/logs/', '../other-bucket/', 'logs/../../x/', 'logs//x/', 'a/./b/', '..'].map((prefix) => ({ object: { auth: role, bucket: 'logs', prefix }, code: 'invalid_body', field: 'prefix' })),
+      // Within 512 characters, but its placeholders could make a key past S3's 1,024 bytes.
+      { object: { auth: role, bucket: 'logs', prefix: '{event_type}'.repeat(42) }, code: 'invalid_body', field: 'prefix' },
       { object: { auth: role, bucket: 'logs', output_type: 'json_array' }, code: 'invalid_body', field: 'output_type' },
       { object: { auth: role, bucket: 'logs', compression: 'zstd' }, code: 'invalid_body', field: 'compression' },
       { object: { auth: role, bucket: 'logs', max_upload_bytes: 1023 }, code: 'invalid_body', field: 'max_upload_bytes' },

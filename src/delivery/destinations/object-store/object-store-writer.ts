@@ -161,6 +161,13 @@ export class ObjectStoreWriter extends CloudWriter<S3Client> {
 
   protected async describe(abortSignal: AbortSignal): Promise<void> {
     const { HeadBucketCommand } = await s3Sdk();
-    await (await this.client.get()).send(new HeadBucketCommand({ Bucket: this.store.bucket }), { abortSignal });
+    try {
+      await (await this.client.get()).send(new HeadBucketCommand({ Bucket: this.store.bucket }), { abortSignal });
+    } catch (err) {
+      // A HEAD's 404 has no body, so the SDK can only call it NotFound: UnknownError. It means the bucket is not there.
+      const meta = (err as { $metadata?: { httpStatusCode?: number } }).$metadata;
+      if (meta?.httpStatusCode === 404) throw Object.assign(new Error(`The bucket ${this.store.bucket} does not exist.`), { name: 'NoSuchBucket', $metadata: meta });
+      throw err;
+    }
   }
 }

@@ -39,6 +39,11 @@ describe('output formats', () => {
     );
   });
 
+  it('csv: an empty object is an empty field, as null is', () => {
+    const headers = event('ev_3', '2026-11-26T10:00:02.000Z', { http: { request: { headers: {} } } });
+    expect(csv([headers]).toString('utf8')).toBe('event_id,event_type,event_timestamp,principal,object.http.request.headers\r\nev_3,tcp_connection_closed.v0,2026-11-26T10:00:02.000Z,,\r\n');
+  });
+
   it('csv: a principal object is flattened like the rest', () => {
     const envelope = makeEnvelope('event_destination_created.v0', { id: 'ed_1' }, { timestamp: new Date('2026-11-26T10:00:00.000Z'), eventId: 'ev_3', principal: { type: 'api_key', id: 'ak_1', uri: 'https://api/x' } });
     const audit: DeliveryItem = { eventId: 'ev_3', payload: Buffer.from(JSON.stringify(envelope)), envelope };

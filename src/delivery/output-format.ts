@@ -55,7 +55,8 @@ function flatten(value: unknown, name: string, into: Map<string, unknown>): void
 /** RFC 4180: a field holding a comma, a double quote, CR or LF is quoted, its quotes doubled. */
 function csvField(value: unknown): string {
   let text: string;
-  if (value === null || value === undefined) text = '';
+  // null, missing and an empty object (the only object flatten() leaves whole) are empty fields.
+  if (value === null || value === undefined || (typeof value === 'object' && !Array.isArray(value))) text = '';
   else if (typeof value === 'string') text = value;
   else if (Array.isArray(value) || typeof value === 'object') text = JSON.stringify(value);
   else text = String(value);

@@ -25,6 +25,8 @@ import {
 
 const OUTCOME_LABEL: Record<Settlement, string> = { acked: 'ok', dead_lettered: 'dead_lettered', parked: 'parked' };
 
+/** The least time a write gets before it counts as unanswered, even past the retry budget (attempt()). */
+const ATTEMPT_FLOOR_MS = 30_000;
 // After the drain deadline, in-flight writes get this long to notice the writer was closed.
 const ABORT_GRACE_MS = 2_000;
 
@@ -305,8 +307,10 @@ export class DestinationRunner {
   }
 
   /**
-   * One write, failed with DESTINATION_TIMEOUT when it is not answered within `withinMs` (at least a
-   * second). The write itself goes on: if it lands later, its events arrive twice (at least once).
+   * One write, failed with DESTINATION_TIMEOUT when it is not answered within `withinMs`, or the floor
+   * an attempt always gets (ATTEMPT_FLOOR_MS, at most the budget): once the budget is spent, a write to a
+   * destination that is back but slow must still have its time. The write itself goes on: if it lands
+   * later, its events arrive twice (at least once).
    */
   private async attempt(pending: readonly DeliveryItem[], withinMs: number): Promise<readonly ItemFailure[]> {
     const failAll = (error: DeliveryError): ItemFailure[] => pending.map((item) => ({ item, error }));
@@ -314,7 +318,7 @@ export class DestinationRunner {
       (outcome) => outcome.failed,
       (err: unknown) => failAll(toDeliveryError(err)),
     );
-    const limitMs = Math.max(1_000, withinMs);
+    const limitMs = Math.max(withinMs, 1_000, Math.min(ATTEMPT_FLOOR_MS, this.retry.maxElapsedMs));
     // The real timer, not this.clock: a test's clock drives the backoff, and a fake write answers at once.
     let timer: NodeJS.Timeout | undefined;
     const unanswered = new Promise<ItemFailure[]>((resolve) => {

@@ -284,6 +284,21 @@ describe('the web console', () => {
     expect(caret).toBe('\t\t^');
   });
 
+  it("should show a TCP edge's IP restriction as the API holds it, also after its removal", async () => {
+    const policy = await call('POST', '/ip_policies', { description: 'edge form policy' });
+    const edge = await call('POST', '/edges/tcp', { description: 'edge form', hostports: ['2.tcp.example.com:20023'] });
+    expect((await call('PUT', `/edges/tcp/${String(edge.json.id)}/ip_restriction`, { enabled: false, ip_policy_ids: [policy.json.id] })).status).toBe(200);
+    await open(page, 'edges');
+    const card = page.getByRole('listitem', { name: 'edge form' });
+    const apply = card.getByLabel('Apply it to traffic');
+    const chosen = card.getByLabel('edge form policy');
+    expect([await apply.isChecked(), await chosen.isChecked()]).toEqual([false, true]);
+    await card.getByRole('button', { name: 'Remove IP restriction' }).click();
+    await card.getByText('no IP restriction').waitFor();
+    // No restriction: the form offers a new one from scratch, applied, with no policy chosen.
+    await expect.poll(async () => [await apply.isChecked(), await chosen.isChecked()]).toEqual([true, false]);
+  });
+
   it('should show an http destination whose receiver answers 500 as failing, with the reason, within seconds of its first event', async () => {
     const receiver = createServer((req, res) => {
       req.resume();

@@ -242,7 +242,8 @@ export function EdgesPage() {
       ) : (
         <ul class="cards" aria-label="TCP edges">
           {edges.data.map((e) => (
-            <EdgeCard edge={e} policies={policies.data ?? []} key={e.id} onChange={edges.reload} />
+            // Keyed by its restriction too: the form starts again from what the API now says after a save or a removal.
+            <EdgeCard edge={e} policies={policies.data ?? []} key={`${e.id}:${JSON.stringify(e.ip_restriction)}`} onChange={edges.reload} />
           ))}
         </ul>
       )}

@@ -322,7 +322,7 @@ export class DestinationRunner {
     // The real timer, not this.clock: a test's clock drives the backoff, and a fake write answers at once.
     let timer: NodeJS.Timeout | undefined;
     const unanswered = new Promise<ItemFailure[]>((resolve) => {
-      timer = setTimeout(() => resolve(failAll(new DeliveryError('DESTINATION_TIMEOUT', `The destination did not answer a write within ${Math.round(limitMs / 1000)} s, its retry budget.`))), limitMs);
+      timer = setTimeout(() => resolve(failAll(new DeliveryError('DESTINATION_TIMEOUT', `The destination did not answer a write within ${Math.round(limitMs / 1000)} s.`))), limitMs);
     });
     try {
       return await Promise.race([write, unanswered]);

@@ -58,7 +58,7 @@ function csvField(value: unknown): string {
   // null, missing and an empty object (the only object flatten() leaves whole) are empty fields.
   if (value === null || value === undefined || (typeof value === 'object' && !Array.isArray(value))) text = '';
   else if (typeof value === 'string') text = value;
-  else if (Array.isArray(value) || typeof value === 'object') text = JSON.stringify(value);
+  else if (Array.isArray(value)) text = JSON.stringify(value);
   else text = String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -70,8 +70,8 @@ export class TapStreams {
   }
 
   /**
-   * Opens a tap `openedBy` an account: the listener hears of it from now on. Resolves to the member ids of the workers in the
-   * group, or undefined when they could not be listed.
+   * Opens a tap `openedBy` an account: the listener hears of it from now on. Resolves to the member ids
+   * of the workers in the group, or undefined when they could not be listed.
    */
   async openTap(request: TapOpen, listener: TapListener, openedBy: string): Promise<string[] | undefined> {
     this.listeners.set(request.tap, listener);

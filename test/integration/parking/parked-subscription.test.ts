@@ -1,6 +1,7 @@
 // A parked delivery keeps the subscription it was matched for: on the real broker and the AWS emulator, an
 // object_store destination whose prefix is {subscription_id}/ goes down, its deliveries are parked, and once
-// it is back the re-driven events are written under their own subscription's prefix.
+// it is back the re-driven events are written under their own subscription's prefix, at once, whatever the
+// destination's upload interval.
 import { afterEach, expect, it } from 'vitest';
 import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
@@ -19,9 +20,10 @@ afterEach(async () => {
   proxy = undefined;
 });
 
-it('should re-drive a parked delivery with its subscription id, into an object under that subscription', async () => {
+/** A harness with an object_store destination on the emulator behind a fault proxy that is already down. */
+async function downObjectStore(bucketName: string, options: Record<string, unknown>) {
   const h = (harness = await parkingHarness());
-  const bucket = await TestBucket.create('park-bysub');
+  const bucket = await TestBucket.create(bucketName);
   const p = (proxy = new AwsFaultProxy(motoEndpoint()));
   await p.start();
   const id = h.putDestination({
@@ -29,12 +31,16 @@ it('should re-drive a parked delivery with its subscription id, into an object u
       auth: { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSWRITER', cloud_secret_access_key_enc: h.secrets.seal('writer-secret') } },
       bucket: bucket.name,
       endpoint: p.endpoint,
-      prefix: '{subscription_id}/',
       compression: 'none',
-      max_upload_interval_seconds: 1,
+      ...options,
     },
   });
   await p.stop();
+  return { h, bucket, p, id };
+}
+
+it('should re-drive a parked delivery with its subscription id, into an object under that subscription', async () => {
+  const { h, bucket, p, id } = await downObjectStore('park-bysub', { prefix: '{subscription_id}/', max_upload_interval_seconds: 1 });
 
   const subscriptions = ['esb_PARKA', 'esb_PARKB'];
   const items = testItems(20).map((item, n) => ({ ...item, subscriptionId: subscriptions[n % 2] as string }));
@@ -57,21 +63,8 @@ it('should re-drive a parked delivery with its subscription id, into an object u
 });
 
 it('should re-drive parked deliveries at once, not after the destination\'s upload interval (objects cut by the interval on the main path)', async () => {
-  const h = (harness = await parkingHarness());
-  const bucket = await TestBucket.create('park-interval');
-  const p = (proxy = new AwsFaultProxy(motoEndpoint()));
-  await p.start();
-  const id = h.putDestination({
-    object_store: {
-      auth: { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSWRITER', cloud_secret_access_key_enc: h.secrets.seal('writer-secret') } },
-      bucket: bucket.name,
-      endpoint: p.endpoint,
-      compression: 'none',
-      // The longest interval: a re-drive that waited for it would take five minutes.
-      max_upload_interval_seconds: 300,
-    },
-  });
-  await p.stop();
+  // The longest interval: a re-drive that waited for it would take five minutes.
+  const { h, bucket, p, id } = await downObjectStore('park-interval', { max_upload_interval_seconds: 300 });
   const items = testItems(20);
   h.enqueue(id, items);
   h.flush(id);

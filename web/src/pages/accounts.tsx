@@ -159,7 +159,8 @@ function DomainCard({ domain: d, operator, onChange }: { domain: ReservedDomain;
       </div>
       {d.description !== '' && <p>{d.description}</p>}
       <dl class="facts">
-        <div>
+        {/* The whole width: an account id in half a card broke over two lines. */}
+        <div class="wide">
           <dt>Account</dt>
           <dd>
             <code class="muted">{d.account_id}</code>

@@ -37,7 +37,7 @@ export function testEventSender(deps: WriterDeps, secrets: SecretBox, timeoutMs 
     const envelope = makeEnvelope(
       TEST_EVENT_TYPE,
       { destination: { id: destination.id, uri: destinationUri }, message: 'A test event: this destination is reachable and accepts events.' },
-      { principal },
+      { principal, ...(destination.timestamp_format !== undefined && { format: destination.timestamp_format }) },
     );
     const item: DeliveryItem = { eventId: envelope.event_id, payload: Buffer.from(JSON.stringify(envelope)), envelope };
     let writer: DestinationWriter | undefined;

@@ -23,12 +23,13 @@ export interface Envelope {
 export function makeEnvelope(
   eventType: string,
   object: Record<string, unknown>,
-  opts: { timestamp?: Date; principal?: Principal | null; eventId?: string } = {},
+  opts: { timestamp?: Date; principal?: Principal | null; eventId?: string; format?: TimestampFormat } = {},
 ): Envelope {
+  const at = opts.timestamp ?? new Date();
   return {
     event_id: opts.eventId ?? newId('event'),
     event_type: eventType,
-    event_timestamp: (opts.timestamp ?? new Date()).toISOString(),
+    event_timestamp: opts.format === undefined || opts.format === DEFAULT_TIMESTAMP_FORMAT ? at.toISOString() : formatEventTime(at.getTime(), opts.format),
     principal: opts.principal ?? null,
     object,
   };

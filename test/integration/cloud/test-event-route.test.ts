@@ -21,8 +21,8 @@ afterAll(async () => {
 
 const creds = { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSWRITER', cloud_secret_access_key: 'writer-secret' } };
 
-async function create(target: Record<string, unknown>, verify = true): Promise<string> {
-  const r = await api.call('POST', '/event_destinations', { body: { description: 'test event', target, verify } });
+async function create(target: Record<string, unknown>, verify = true, extra: Record<string, unknown> = {}): Promise<string> {
+  const r = await api.call('POST', '/event_destinations', { body: { description: 'test event', target, verify, ...extra } });
   expect(r.status, r.text).toBe(201);
   return r.json.id as string;
 }
@@ -42,6 +42,19 @@ describe('POST /event_destinations/{id}/test_event', () => {
       object: { destination: { id, uri: `https://api.edge.test/event_destinations/${id}` } },
       principal: { type: 'api_key', id: expect.stringMatching(/^ak_/) },
     });
+  });
+
+  it('should write the event timestamp in the destination\'s timestamp_format, as its other events are', async () => {
+    const stream = await createDataStream('test-event-unixmilli');
+    const id = await create({ data_stream: { auth: creds, stream_arn: stream.arn, endpoint: motoEndpoint() } }, true, { timestamp_format: 'unixmilli' });
+    const before = Date.now();
+    const r = await api.call('POST', `/event_destinations/${id}/test_event`);
+    expect(r.json.delivered, r.text).toBe(true);
+    const [got] = await readAtLeast(stream, 1);
+    const at = (got!.envelope as Envelope).event_timestamp;
+    expect(typeof at).toBe('number');
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(Date.now());
   });
 
   it('should deliver through an assumed role, with STS at the service-wide endpoint', async () => {

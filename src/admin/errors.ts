@@ -70,14 +70,15 @@ export const API_ERRORS = {
   ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),
   source_exists: spec(409, 'The event subscription {subscription_id} already has a source of type {type}; change it with PATCH or delete it first.'),
   account_deleted: spec(409, 'The account {account_id} was deleted while this request was being served; nothing was written.'),
+  resource_limit: spec(409, 'The account {account_id} already holds {limit} {resource}, the most an account may hold on this service (ACCOUNT_RESOURCE_LIMIT); delete one first.'),
   operator_account: spec(409, 'The operator account {id} cannot be deleted.'),
   event_destination_in_use: spec(409, 'The event destination {id} is still used by event subscription(s) {subscriptions}; remove it from them first.'),
   // 422: the request is valid, but a check of the destination itself (src/delivery/destination-kind.ts verify) or of a domain's DNS record failed.
   topic_not_created: spec(422, 'The topic {topic} does not exist and could not be created: {error}: {reason}.'),
   domain_not_verified: spec(422, 'The reserved domain {domain} is still pending: {reason}. Publish its TXT record at {record_name}, then verify again.'),
   destination_check_failed: spec(422, 'The destination failed its check with its own settings: {error}: {reason} Fix it, or send "verify": false to store it anyway.'),
-  // 429: per-key rate limiting (rate-limit.ts); Retry-After says when to come back.
-  rate_limited: spec(429, 'Too many requests with this API key; retry in {retry_after} seconds.', true),
+  // 429: per-account rate limiting (rate-limit.ts); Retry-After says when to come back.
+  rate_limited: spec(429, "Too many requests with this account's API keys; retry in {retry_after} seconds.", true),
   // 408/413/415/431: transport limits.
   request_timeout: spec(408, 'The request did not arrive in time; send it again.'),
   headers_too_large: spec(431, 'The request headers are larger than the server accepts.'),

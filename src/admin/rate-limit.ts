@@ -1,5 +1,6 @@
-// Per-key rate limiting of the admin API: a token bucket per API key, checked after authentication and
-// before the body is read, answered with 429 rate_limited and a Retry-After header.
+// Per-account rate limiting of the admin API: a token bucket per account, which all its API keys draw on
+// (so minting keys does not raise it), checked after authentication and before the body is read, answered
+// with 429 rate_limited and a Retry-After header.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ApiError, codesWithStatus } from './errors.js';
 import { errorSchema } from './schemas.js';
@@ -20,7 +21,7 @@ interface Bucket {
 const SWEEP_EVERY_MS = 60_000;
 
 /**
- * One bucket per key, refilled continuously. Each replica counts on its own, so N replicas behind a load
+ * One bucket per key (the admin API's are account ids), refilled continuously. Each replica counts on its own, so N replicas behind a load
  * balancer allow up to N times the rate; the limit is a guard against runaway clients, not a quota.
  */
 export class KeyRateLimiter {
@@ -34,7 +35,7 @@ export class KeyRateLimiter {
     this.lastSweep = now();
   }
 
-  /** Takes one token for `key`: 0 when the request may go ahead, else the milliseconds until it may. */
+  /** Takes one token for `key` (an account id): 0 when the request may go ahead, else the milliseconds until it may. */
   take(key: string): number {
     const now = this.now();
     const { perSecond, burst } = this.options;
@@ -61,7 +62,7 @@ export class KeyRateLimiter {
   }
 }
 
-const RESPONSE_429 = errorSchema('Too many requests with this API key; retry after the number of seconds in the Retry-After header.', codesWithStatus(429));
+const RESPONSE_429 = errorSchema("Too many requests with this account's API keys; retry after the number of seconds in the Retry-After header.", codesWithStatus(429));
 
 /**
  * Adds the limit to the admin scope. Call it before the routes are added: its onRoute hook documents the
@@ -76,9 +77,9 @@ export function registerRateLimit(app: FastifyInstance, options: RateLimitOption
   // preParsing runs after every onRequest hook, so the auth hook has set the principal, and the body
   // of a refused request is never read.
   app.addHook('preParsing', async (req: FastifyRequest, reply: FastifyReply, payload) => {
-    const key = req.principal?.id;
-    if (key === undefined) return payload;
-    const waitMs = limiter.take(key);
+    const account = req.account?.accountId;
+    if (account === undefined) return payload;
+    const waitMs = limiter.take(account);
     if (waitMs === 0) return payload;
     // RFC 9110 10.2.3: Retry-After is a delay in whole seconds.
     const seconds = Math.max(1, Math.ceil(waitMs / 1000));

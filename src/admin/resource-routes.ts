@@ -5,7 +5,7 @@
 // account scope: an item belongs to the account of the key that created it, and another account's item
 // is answered 404 on every route and left out of every list (src/admin/README.md "Accounts").
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accountOf, type AccountContext, type Owned } from '../accounts/account.js';
+import { OPERATOR_ACCOUNT_ID, accountOf, type AccountContext, type Owned } from '../accounts/account.js';
 import type { ConfigWrite } from '../configlog/config-log.js';
 import type { ConfigKind } from '../configlog/format.js';
 import type { AuditAction, AuditKind } from '../events/catalog.js';
@@ -40,6 +40,8 @@ export interface Resource<T extends Owned & { readonly id: string }> {
   readonly kind: ConfigKind & IdKind;
   /** The resource in words, as 404s name it: "API key". */
   readonly name: string;
+  /** Its plural in words, when it is not the name and an "s". */
+  readonly plural?: string;
   /** The key of the items in a list response, e.g. "api_keys"; in PascalCase it names the list operation. */
   readonly listKey: string;
   readonly tags: readonly string[];
@@ -187,6 +189,14 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
   // A write of an account's resource is refused (409 account_deleted) once the account is deleted; the operator's never is (accounts are its).
   const ownedWrite = operatorOnly === undefined ? [409] : [];
   const answer = (t: T): Record<string, unknown> => (r.live === undefined ? r.view(t) : { ...r.view(t), ...r.live(t) });
+  // An account other than the operator's holds at most config.accountResourceLimit items of each kind
+  // (SECURITY.md "Who may do what"): every worker loads every account's items.
+  const checkAccountLimit = (t: T): void => {
+    const account = accountOf(t);
+    const limit = ctx.config.accountResourceLimit;
+    if (account === OPERATOR_ACCOUNT_ID || store.countOf(r.kind, account) < limit) return;
+    throw new ApiError('resource_limit', { account_id: account, resource: r.plural ?? `${r.name}s`, limit });
+  };
   const write = (req: FastifyRequest, t: T, action: AuditAction): Promise<void> =>
     store.commit([{ kind: r.kind, id: t.id, data: t }], audits(action, t), principalOf(req));
 
@@ -216,6 +226,7 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
     const t = await store.exclusive(async () => {
       const base = { id: newId(r.kind), account_id: acting.accountId, created_at: new Date().toISOString(), description: body.description ?? '', metadata: body.metadata ?? '' };
       const built = create.build(body, base, prepared, acting);
+      checkAccountLimit(built);
       await write(req, built, 'created');
       return built;
     });

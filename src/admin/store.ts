@@ -18,6 +18,7 @@
 // (ConfigLog.write), so a change is never visible without its audit event and an audit event never
 // describes a change that did not happen. It returns once the broker acknowledged the transaction and
 // this replica's view has applied it (read-your-writes).
+import { accountOf, type Owned } from '../accounts/account.js';
 import type { AuditAction, AuditKind } from '../events/catalog.js';
 import { makeEnvelope, type Principal } from '../events/envelope.js';
 import { AccountGoneError, ConfigWriteError, type ConfigLog, type ConfigWrite } from '../configlog/config-log.js';
@@ -68,6 +69,13 @@ export class AdminStore {
   /** Every live resource of a kind, oldest first (ids sort by creation time). */
   all<T extends { id: string }>(kind: ConfigKind): T[] {
     return this.opts.configLog.list(kind).map((v) => v.data as unknown as T);
+  }
+
+  /** How many live resources of a kind an account holds. */
+  countOf(kind: ConfigKind, accountId: string): number {
+    let n = 0;
+    for (const v of this.opts.configLog.list(kind)) if (accountOf(v.data as unknown as Owned) === accountId) n++;
+    return n;
   }
 
   /** One page, newest first: ids below before_id (when given), at most `limit`, optionally filtered. */

@@ -71,8 +71,10 @@ export interface ServiceConfig {
    * "Subscription start").
    */
   readonly subscriptionClockSkewMs: number;
-  /** Per-key limit of the admin API: requests per second on average, and at once (src/admin/rate-limit.ts). */
+  /** Per-account limit of the admin API (all its keys together): requests per second on average, and at once (src/admin/rate-limit.ts). */
   readonly apiRateLimit: { readonly perSecond: number; readonly burst: number };
+  /** The most items of each kind an account other than the operator's may hold (src/admin/resource-routes.ts). */
+  readonly accountResourceLimit: number;
   /** Token of the first API key when none exists; generated and printed once when unset. */
   readonly bootstrapToken: string | undefined;
   /** Where a generated bootstrap token is also written (mode 0600), so a person or script can read it later. */
@@ -300,6 +302,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     consumerSessionTimeoutMs: int('CONSUMER_SESSION_TIMEOUT_MS', env.KAFKA_BROKERS ? 30_000 : LOCAL_SESSION_TIMEOUT_MS, 6_000, 1_800_000),
     subscriptionClockSkewMs: int('SUBSCRIPTION_CLOCK_SKEW_MS', DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS, 0, 3_600_000),
     apiRateLimit: { perSecond: int('API_RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000), burst: int('API_RATE_LIMIT_BURST', 200, 1, 1_000_000) },
+    accountResourceLimit: int('ACCOUNT_RESOURCE_LIMIT', 1_000, 1, 1_000_000),
     bootstrapToken: env.API_BOOTSTRAP_TOKEN === '' ? undefined : env.API_BOOTSTRAP_TOKEN,
     apiTokenFile: str('API_TOKEN_FILE', '.local/api-token'),
     secretKey: secretKey === '' ? undefined : secretKey,

@@ -40,7 +40,7 @@ export const IP_POLICY_SCHEMAS = resourceSchemas(baseFields('ip_policy'));
 
 /** IP policies as a resource; rules and IP restrictions check references to them through it. */
 export function ipPolicyResource(ctx: AdminContext): Resource<StoredIpPolicy> {
-  return { path: '/ip_policies', kind: 'ip_policy', name: 'IP policy', listKey: 'ip_policies', tags: ['IP policies'], schemas: IP_POLICY_SCHEMAS, view: (p) => ipPolicyView(ctx, p), audit: 'ip_policy' };
+  return { path: '/ip_policies', kind: 'ip_policy', name: 'IP policy', plural: 'IP policies', listKey: 'ip_policies', tags: ['IP policies'], schemas: IP_POLICY_SCHEMAS, view: (p) => ipPolicyView(ctx, p), audit: 'ip_policy' };
 }
 
 const action = { type: 'string', enum: ['allow', 'deny'], description: 'allow or deny; fixed at creation.' };

@@ -106,6 +106,8 @@ export interface ServiceConfig {
     readonly allowHttp: boolean;
     readonly allowCidrs: readonly string[];
     readonly kafkaTopicPrefix: string;
+    /** The most partitions a normal account's kafka destination may create a topic with on the service's own cluster. */
+    readonly accountTopicMaxPartitions: number;
     readonly accountFileDestinations: boolean;
   };
   /**
@@ -321,6 +323,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       allowHttp: bool('EGRESS_ALLOW_HTTP', false),
       allowCidrs: cidrs('EGRESS_ALLOW_CIDRS'),
       kafkaTopicPrefix: topicPrefix(),
+      accountTopicMaxPartitions: int('ACCOUNT_TOPIC_MAX_PARTITIONS', DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, 1, 1_000),
       accountFileDestinations: bool('FILE_DESTINATIONS_FOR_ACCOUNTS', true),
     },
     dnsResolver: dnsResolver(),
@@ -341,6 +344,9 @@ export const ACCOUNT_ID_PLACEHOLDER = '{account_id}';
 
 /** KAFKA_ACCOUNT_TOPIC_PREFIX when unset: a normal account's topics are named `<account id>.…`. */
 export const DEFAULT_ACCOUNT_TOPIC_PREFIX = `${ACCOUNT_ID_PLACEHOLDER}.`;
+
+/** ACCOUNT_TOPIC_MAX_PARTITIONS when unset: the most partitions of a normal account's topic on the service's own cluster. */
+export const DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS = 32;
 
 /** SUBSCRIPTION_CLOCK_SKEW_MS when unset; ARCHITECTURE.md "Subscription start" says why 5 s. */
 export const DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS = 5_000;

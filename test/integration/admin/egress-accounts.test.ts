@@ -53,6 +53,20 @@ describe('kafka destinations per account', () => {
     const sent = await h.call('POST', `/event_destinations/${ownTopic.json.id}/test_event`, { token: shop.token });
     expect(sent.json).toMatchObject({ delivered: true, status_code: null });
   });
+
+  it("should cap the partitions of a normal account's topics on the service's own cluster, on create and on update", async () => {
+    const shop = await account(h, 'kafka partitions');
+    const wide = await create(h, shop.token, { kafka: { topic: `${shop.id}.wide`, partitions: 33 } });
+    expect([wide.status, wide.json.error_code, wide.json.details?.field]).toEqual([400, 'invalid_body', 'target.kafka.partitions']);
+    expect(wide.json.msg).toContain('ACCOUNT_TOPIC_MAX_PARTITIONS');
+    const narrow = await create(h, shop.token, { kafka: { topic: `${shop.id}.narrow`, partitions: 2 } });
+    expect(narrow.status, JSON.stringify(narrow.json)).toBe(201);
+    const widened = await h.call('PATCH', `/event_destinations/${narrow.json.id}`, { token: shop.token, body: { target: { kafka: { topic: `${shop.id}.narrow`, partitions: 1000 } } } });
+    expect([widened.status, widened.json.error_code]).toEqual([400, 'invalid_body']);
+    // The operator's topics are not capped (stored unchecked here, so no topic of 33 partitions is made).
+    const operator = await h.call('POST', '/event_destinations', { body: { target: { kafka: { topic: `egress-operator-wide-${shop.id}`, partitions: 33 } }, verify: false } });
+    expect(operator.status, operator.text).toBe(201);
+  });
 });
 
 describe('file destinations per account', () => {

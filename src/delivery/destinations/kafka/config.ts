@@ -113,6 +113,11 @@ export function parseKafkaTarget(raw: unknown, prefix: string, account: AccountC
   const key = r.string('key', false);
   if (key !== undefined && !KEY_PATH_PATTERN.test(key)) r.invalid('key', `must be a dotted envelope path such as "${KEY_PATH_EXAMPLE}"`);
   const partitions = r.integer('partitions', 1, MAX_PARTITIONS);
+  // Topics on the service's own cluster are shared room (SECURITY.md "Egress").
+  const partitionLimit = brokers === undefined ? egress?.topicPartitionLimit(account) : undefined;
+  if (partitions !== undefined && partitionLimit !== undefined && partitions > partitionLimit) {
+    r.invalid('partitions', `asks for ${partitions} partitions; a topic this account creates on the service's own cluster may have at most ${partitionLimit} (ACCOUNT_TOPIC_MAX_PARTITIONS)`);
+  }
   const replication = r.integer('replication_factor', 1, MAX_REPLICATION_FACTOR);
   return r.result({
     topic: topic ?? '',

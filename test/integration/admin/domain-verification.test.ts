@@ -135,4 +135,31 @@ describe('re-checking pending reserved domains', () => {
       await checking.stop();
     }
   });
+
+  it("should re-check one account's pending reservations beside another's, so names whose DNS never answers delay no one else", async () => {
+    const checking = await startAdmin({ env: { DNS_RESOLVER: dns.address, DOMAIN_RECHECK_INTERVAL_MS: '300' } });
+    try {
+      const tokenOf = async (): Promise<string> => {
+        const a = await checking.call('POST', '/accounts', { body: {} });
+        return (await checking.call('POST', '/api_keys', { body: { account_id: a.json.id } })).json.token as string;
+      };
+      const slow = await tokenOf();
+      const quick = await tokenOf();
+      // Ten names whose look-ups each wait out the resolver (two tries of 2 s), reserved first.
+      for (let i = 0; i < 10; i++) {
+        const made = (await checking.call('POST', '/reserved_domains', { token: slow, body: { domain: zone() } })).json;
+        dns.silent.add(made.verification.record_name as string);
+      }
+      const made = (await checking.call('POST', '/reserved_domains', { token: quick, body: { domain: zone() } })).json;
+      dns.txt.set(made.verification.record_name as string, [[made.verification.record_value]]);
+      const started = Date.now();
+      const get = async (): Promise<Body> => (await checking.call('GET', `/reserved_domains/${made.id}`, { token: quick })).json;
+      // One at a time, the ten silent names would hold it back for 40 s.
+      while ((await get()).status !== 'verified' && Date.now() - started < 15_000) await new Promise((r) => setTimeout(r, 100));
+      expect((await get()).status).toBe('verified');
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await checking.stop();
+    }
+  });
 });

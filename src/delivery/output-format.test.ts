@@ -44,6 +44,13 @@ describe('output formats', () => {
     expect(csv([headers]).toString('utf8')).toBe('event_id,event_type,event_timestamp,principal,object.http.request.headers\r\nev_3,tcp_connection_closed.v0,2026-11-26T10:00:02.000Z,,\r\n');
   });
 
+  it('csv: a key holding a dot or a backslash is escaped, so it never shares a column with a nested name', () => {
+    const logs = event('ev_4', '2026-11-26T10:00:03.000Z', { logs: { 'a.b': 1, a: { b: 2 }, 'c\\.d': 3 } });
+    expect(csv([logs]).toString('utf8')).toBe(
+      'event_id,event_type,event_timestamp,principal,object.logs.a\\.b,object.logs.a.b,object.logs.c\\\\\\.d\r\nev_4,tcp_connection_closed.v0,2026-11-26T10:00:03.000Z,,1,2,3\r\n',
+    );
+  });
+
   it('csv: a principal object is flattened like the rest', () => {
     const envelope = makeEnvelope('event_destination_created.v0', { id: 'ed_1' }, { timestamp: new Date('2026-11-26T10:00:00.000Z'), eventId: 'ev_3', principal: { type: 'api_key', id: 'ak_1', uri: 'https://api/x' } });
     const audit: DeliveryItem = { eventId: 'ev_3', payload: Buffer.from(JSON.stringify(envelope)), envelope };

@@ -42,11 +42,15 @@ export function jsonArray(batch: readonly DeliveryItem[]): Buffer {
 /**
  * The leaves of an envelope by their dotted names (`object.conn.client_ip`): an object's fields are
  * flattened, an empty object or null is a leaf of its own (written empty), and an array is one leaf
- * written as its JSON text.
+ * written as its JSON text. A key's dots and backslashes are escaped with a backslash (a log value's
+ * `a.b` is `a\.b`), so no two leaves share a name.
  */
 function flatten(value: unknown, name: string, into: Map<string, unknown>): void {
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
-    for (const [k, v] of Object.entries(value)) flatten(v, name === '' ? k : `${name}.${k}`, into);
+    for (const [k, v] of Object.entries(value)) {
+      const key = /[.\\]/.test(k) ? k.replace(/[.\\]/g, '\\$&') : k;
+      flatten(v, name === '' ? key : `${name}.${key}`, into);
+    }
   } else {
     into.set(name, value);
   }

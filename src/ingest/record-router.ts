@@ -15,7 +15,8 @@ import type { HeaderValue } from '../records/record-types.js';
 import { avroProjections, jsonProjectedTail, projectedTail } from '../projection/avro-projection.js';
 import type { LeafJsonCache, Projector } from '../projection/projector.js';
 import type { FullDecodeResult } from '../records/record-types.js';
-import { formatMillis } from '../records/timestamps.js';
+import { EVENT_TIME_MAX_MS, EVENT_TIME_MIN_MS, formatMillis } from '../records/timestamps.js';
+import { createLogger } from '../telemetry/logger.js';
 import { SAMPLE_ALL, sampled } from '../subscriptions/sampling.js';
 import type { SubscriptionSet, TrafficRoute } from '../subscriptions/subscription-set.js';
 import { decodeFailures, subscriptionMatches, unownedRecords } from '../telemetry/metrics.js';
@@ -41,6 +42,8 @@ export type RouteResult =
   /** `source` is the record's; every item of `deliveries` carries it. Absent when there is nothing to deliver. */
   | { readonly type: 'deliver'; readonly source?: TrackedRecord; readonly deliveries: readonly Delivery[] }
   | { readonly type: 'dead_letter'; readonly letter: DeadLetter & { readonly source: TrackedRecord } };
+
+const log = createLogger('record-router');
 
 const NOTHING: RouteResult = Object.freeze({ type: 'deliver', deliveries: Object.freeze([]) });
 
@@ -121,9 +124,20 @@ export class RecordRouter {
   route(topic: string, partition: number, msg: ConsumedMessage, reading: number): RouteResult {
     if (++this.routedSinceFlush >= METRICS_FLUSH_EVERY) this.flushMetrics();
     const eventType = this.opts.trafficTopics.get(topic);
-    if (eventType !== undefined) return this.routeTraffic(eventType, topic, partition, msg, reading);
-    if (topic === this.opts.auditTopic) return this.routeAudit(topic, partition, msg, reading);
-    return NOTHING;
+    if (eventType === undefined && topic !== this.opts.auditTopic) return NOTHING;
+    // Every event of the record carries its time as event_timestamp.
+    const ts = Number(msg.timestamp);
+    if (!(ts >= EVENT_TIME_MIN_MS && ts <= EVENT_TIME_MAX_MS)) {
+      return this.reject(topic, partition, msg, reading, 'invalid_record_timestamp', `The record's Kafka timestamp ${msg.timestamp} ms is outside the years 0000 to 9999, which an event's event_timestamp (RFC 3339) can carry.`);
+    }
+    try {
+      return eventType !== undefined ? this.routeTraffic(eventType, topic, partition, msg, reading) : this.routeAudit(topic, partition, msg, reading);
+    } catch (err) {
+      // A failure on one record (a bug) dead-letters that record: a consumer that crashed on it would
+      // read it again, and crash again, and its partition would never move.
+      log.error({ err, topic, partition, offset: msg.offset }, 'Routing a record failed; it was sent to the dead-letter topic.');
+      return this.reject(topic, partition, msg, reading, 'routing_failed', `The service failed while routing this record: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   private routeTraffic(eventType: TrafficEventType, topic: string, partition: number, msg: ConsumedMessage, reading: number): RouteResult {

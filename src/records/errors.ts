@@ -2,7 +2,8 @@
 
 /**
  * Every decode failure carries one of these codes (the dead-letter header `error_code` and the label of
- * the decode-failure counter). None is retryable: the same bytes fail the same way every time.
+ * the decode-failure counter). None is retryable: the same bytes fail the same way every time (a
+ * `routing_failed` record once the bug is fixed: it waits in the dead-letter topic).
  */
 export const DECODE_ERROR_CODES = [
   /** The value is null (a tombstone) or has no bytes. */
@@ -25,6 +26,10 @@ export const DECODE_ERROR_CODES = [
   'schema_violation',
   /** An audit event whose event_type is not an audit event type (docs/events.md). */
   'unknown_event_type',
+  /** A record whose Kafka timestamp is outside the years 0000 to 9999, which no event_timestamp can carry (the router's check). */
+  'invalid_record_timestamp',
+  /** The service failed on this record (a bug): the router dead-letters it rather than stall its partition. */
+  'routing_failed',
 ] as const;
 
 export type DecodeErrorCode = (typeof DECODE_ERROR_CODES)[number];

@@ -195,6 +195,10 @@ export function writeMicros(out: Uint8Array, at: number, micros: number): number
   return at + 27;
 }
 
+/** The first and last milliseconds an RFC 3339 text can write (years 0000 to 9999): an event's time is within them. */
+export const EVENT_TIME_MIN_MS = -62_167_219_200_000;
+export const EVENT_TIME_MAX_MS = 253_402_300_799_999;
+
 /** Where formatMillis writes the text itself: four-digit years, within formatMicros' exact range. */
 const FAST_MILLIS_FROM = Date.UTC(1000, 0, 1);
 const FAST_MILLIS_TO = Math.floor(MAX_INT64_MAGNITUDE / 1000);

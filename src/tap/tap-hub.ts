@@ -22,6 +22,9 @@ import { TAP_EVENTS_PER_SECOND, TAP_KIND_HEADER, parseTapRequest, type TapMessag
 
 const log = createLogger('tap');
 
+/** A failure to offer records to the taps is logged at most this often. */
+const FAILURE_LOG_EVERY_MS = 10_000;
+
 /** Messages wait this long to be sent together. */
 const SEND_LINGER_MS = 20;
 
@@ -75,6 +78,7 @@ export class TapHub {
   private pending: OutgoingMessage[] = [];
   private sendTimer: NodeJS.Timeout | undefined;
   private tick: NodeJS.Timeout | undefined;
+  private lastFailureLog = -Infinity;
 
   constructor(private readonly opts: TapHubOptions) {
     // A group of its own per process: every worker reads every request; offsets are never committed.
@@ -97,8 +101,36 @@ export class TapHub {
     await Promise.allSettled([this.consumer.stop(), this.producer.close()]);
   }
 
-  /** A traffic record the router decoded; the full record is decoded only when a tap's source matches. */
+  /**
+   * A traffic record the router decoded; the full record is decoded only when a tap's source matches.
+   * Never throws: a tap is a view for people, and a failure in it must not touch the record's deliveries.
+   */
   offerTraffic(eventType: TrafficEventType, decoded: FilterableDecoded, at: RecordAt): void {
+    try {
+      this.trafficToTaps(eventType, decoded, at);
+    } catch (err) {
+      this.failed(err, at);
+    }
+  }
+
+  /** An audit event of `account` (undefined: nobody's). Never throws, as offerTraffic. */
+  offerAudit(event: AuditEvent, account: string | undefined, at: RecordAt): void {
+    try {
+      this.auditToTaps(event, account, at);
+    } catch (err) {
+      this.failed(err, at);
+    }
+  }
+
+  /** Logs a failure to offer a record to the taps, at most once per FAILURE_LOG_EVERY_MS; the taps miss that record. */
+  private failed(err: unknown, at: RecordAt): void {
+    const now = Date.now();
+    if (now - this.lastFailureLog < FAILURE_LOG_EVERY_MS) return;
+    this.lastFailureLog = now;
+    log.error({ err, topic: at.topic, partition: at.partition, offset: at.offset }, 'A record could not be offered to the open taps; they miss it, and its deliveries go on.');
+  }
+
+  private trafficToTaps(eventType: TrafficEventType, decoded: FilterableDecoded, at: RecordAt): void {
     const now = Date.now();
     let owner: string | undefined | null = null;
     let record: Record<string, unknown> | undefined;
@@ -125,8 +157,7 @@ export class TapHub {
     }
   }
 
-  /** An audit event of `account` (undefined: nobody's). */
-  offerAudit(event: AuditEvent, account: string | undefined, at: RecordAt): void {
+  private auditToTaps(event: AuditEvent, account: string | undefined, at: RecordAt): void {
     const now = Date.now();
     for (const tap of this.taps.values()) {
       if (!tap.audit.has(event.event_type) || !this.live(tap, now)) continue;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
-import { produce, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, produce, testBrokers, testClient, toolProducer, toolRecord, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { TopicCollector } from '../../support/topic-collector.js';
 import { request } from '../admin/admin-harness.js';
@@ -180,6 +180,45 @@ describe('the live tap', () => {
     await tap.ended;
     expect(tap.events().map((d) => (JSON.parse(d) as Json).object.conn.bytes_in).sort((a: number, b: number) => a - b)).toEqual(own);
   }, 60_000);
+});
+
+describe('records whose time no event can carry', () => {
+  it('a record whose Kafka timestamp is outside the years 0000 to 9999 should be dead-lettered while a tap is open, and the records after it delivered once, to the tap too', async () => {
+    const port = 7009;
+    const sub = await subscription(port, [dest('tap-other')]);
+    const tap = await openTap(api.url, TOKEN, 'GET', `/event_subscriptions/${sub.id}/tap?seconds=60&limit=3`);
+    await tap.comment((t) => t === 'listening on 2 of 2 workers');
+    const record = (s: number): { key: string; value: Buffer; headers: Record<string, string> } => {
+      const r = seededRecord(TCP, s) as Record<string, Record<string, unknown>>;
+      Object.assign(r.conn as object, { server_port: port, server_name: 'plain.example', bytes_in: s });
+      const encoded = encodeRecord(TCP, r, 'avro');
+      return { key: 'one-partition', value: encoded.value, headers: { ...encoded.headers } as Record<string, string> };
+    };
+    // Beyond what Date holds (about 2.7e5 years either side), and the year -1. A time more than an hour
+    // ahead the broker refuses itself (log.message.timestamp.after.max.ms); the router's unit test has those.
+    const times = [-9_000_000_000_000_000, Date.parse('-000001-06-01T00:00:00.000Z')];
+    const bad = times.map(() => ++seq);
+    const good = [++seq, ++seq, ++seq];
+    const producer = toolProducer(testBrokers(), 'out-of-range-times');
+    try {
+      // One key, so one partition: the good records come after the bad ones in it. Two sends, since the
+      // client library writes a batch's later timestamps as deltas it cannot hold across 9e15 ms.
+      await producer.send({ messages: bad.map((s, i) => toolRecord(`${prefix}.tcp`, { ...record(s), timestamp: times[i] as number })) });
+      await producer.send({ messages: good.map((s) => toolRecord(`${prefix}.tcp`, record(s))) });
+    } finally {
+      await producer.close();
+    }
+    await waitFor('the records after the bad ones', () => good.every((s) => seqsAt('tap-other').includes(s)));
+    const letters = await consumeUntil(kafka, { topics: [`${prefix}.dlq`], until: (got) => got.filter((m) => m.headers['x-source-topic'] === `${prefix}.tcp`).length >= times.length, timeoutMs: 30_000 });
+    const ours = letters.filter((m) => m.headers['x-source-topic'] === `${prefix}.tcp`);
+    expect(ours.map((m) => m.headers['x-error-code'])).toEqual(times.map(() => 'invalid_record_timestamp'));
+    expect(ours[0]?.headers['x-error-message']).toMatch(/Kafka timestamp -9000000000000000 .*0000.*9999/);
+    // Delivered once each: a crashed consumer would have read them again.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(seqsAt('tap-other').filter((s) => good.includes(s) || bad.includes(s))).toEqual(good);
+    await tap.ended;
+    expect(tap.events().map((d) => (JSON.parse(d) as Json).object.conn.bytes_in).sort((a: number, b: number) => a - b)).toEqual(good);
+  });
 });
 
 describe('taps of what is gone', () => {

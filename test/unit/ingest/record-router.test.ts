@@ -72,6 +72,31 @@ describe('record router', () => {
     }
   });
 
+  it('should dead-letter a record whose Kafka timestamp no event_timestamp can carry, and take the first and last millisecond of the years 0000 to 9999', () => {
+    const r = router([sub('esb_T', ['conn.client_ip'], all, 'ed_t')]);
+    const value = encodeRecord(HTTP, record, 'avro').value;
+    for (const ts of [-9e15, 9e15, Date.parse('+010000-01-01T00:00:00.000Z'), Date.parse('-000001-12-31T23:59:59.999Z')]) {
+      const result = r.route('raw.http', 0, message(value, 1, ts), 0);
+      if (result.type !== 'dead_letter') throw new Error(`delivered a record of ${ts} ms`);
+      expect([result.letter.errorCode, result.letter.errorMessage]).toEqual(['invalid_record_timestamp', `The record's Kafka timestamp ${ts} ms is outside the years 0000 to 9999, which an event's event_timestamp (RFC 3339) can carry.`]);
+    }
+    // The year 0000 comes before the subscription was made, so it is routed to nothing, and not refused.
+    expect(r.route('raw.http', 0, message(value, 1, Date.parse('0000-01-01T00:00:00.000Z')), 0)).toMatchObject({ type: 'deliver', deliveries: [] });
+    const last = r.route('raw.http', 0, message(value, 1, Date.parse('9999-12-31T23:59:59.999Z')), 0);
+    if (last.type !== 'deliver') throw new Error(`dead-lettered: ${last.letter.errorMessage}`);
+    expect((JSON.parse(String(last.deliveries[0]?.item.payload)) as { event_timestamp: string }).event_timestamp).toBe('9999-12-31T23:59:59.999Z');
+  });
+
+  it('should dead-letter a record the router fails on, with the failure, instead of throwing', () => {
+    const set = new SubscriptionSet();
+    const decoder = createRecordDecoder();
+    const failing = { ...decoder, decodeFilterable: (): never => { throw new Error('a bug met on this record'); } };
+    const r = new RecordRouter({ subscriptions: set, decoder: failing, auditDecoder: createAuditDecoder(), trafficTopics: new Map([['raw.http', HTTP]]), auditTopic: 'audit', clockSkewMs: 0 });
+    const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value), 0);
+    if (result.type !== 'dead_letter') throw new Error('not dead-lettered');
+    expect([result.letter.errorCode, result.letter.errorMessage]).toEqual(['routing_failed', 'The service failed while routing this record: a bug met on this record']);
+  });
+
   it('should write the event id of the record, subscription and destination into the payload', () => {
     const r = router([sub('esb_ID', ['conn.client_ip'], all, 'ed_x')]);
     const result = r.route('raw.http', 2, message(encodeRecord(HTTP, record, 'avro').value, 41), 0);

@@ -283,7 +283,7 @@ describe('a refused record', () => {
     });
   });
 
-  it('should be provoked here for every traffic decode error code (unknown_event_type belongs to audit events)', () => {
+  it('should be provoked here for every traffic decode error code (unknown_event_type belongs to audit events, the last two to the router)', () => {
     const provoked: DecodeErrorCode[] = [
       'empty_record',
       'record_too_large',
@@ -295,6 +295,6 @@ describe('a refused record', () => {
       'invalid_utf8',
       'schema_violation',
     ];
-    expect([...provoked, 'unknown_event_type'].sort()).toEqual([...DECODE_ERROR_CODES].sort());
+    expect([...provoked, 'unknown_event_type', 'invalid_record_timestamp', 'routing_failed'].sort()).toEqual([...DECODE_ERROR_CODES].sort());
   });
 });

@@ -9,7 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { readLong, truncated } from './avro-scan.js';
 import { DecodeError } from './errors.js';
 import type { LeafPlan, RecordPlan } from './field-plan.js';
-import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
+import { logValueProblem } from './json-record.js';
 import { plainJsonText } from './json-scan.js';
 import type { AvroComplexType, AvroSchema } from './schema-registry.js';
 import { MAX_INT64_MAGNITUDE } from './timestamps.js';
@@ -61,13 +61,14 @@ function checkString(buf: Buffer, a: number, b: number, path: string): void {
 function jsonTextProblem(buf: Buffer, a: number, b: number, shown: string): DecodeError | undefined {
   // Most log values are short plain texts, checked without making a string and parsing it.
   if (plainJsonText(buf, a, b)) return undefined;
+  const text = (buf as unknown as Latin1).utf8Slice(a, b);
   let value: unknown;
   try {
-    value = JSON.parse((buf as unknown as Latin1).utf8Slice(a, b));
+    value = JSON.parse(text);
   } catch {
     return new DecodeError('schema_violation', `${shown} holds a value that is not a JSON text.`);
   }
-  return tooDeep(value) ? new DecodeError('schema_violation', `${shown} holds a value that nests deeper than ${MAX_LOG_VALUE_DEPTH} levels.`) : undefined;
+  return logValueProblem(value, text, shown);
 }
 
 const helpers = {

@@ -3,7 +3,7 @@ import avro from 'avsc';
 import { compileReader, compileValidatorCode, type GeneratedReader, type LeafConverters } from './avro-codegen.js';
 import { DecodeError } from './errors.js';
 import { FILTERABLE_PATHS, REPEATING_PATHS, checkFilterable } from './filterable.js';
-import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
+import { logValueProblem } from './json-record.js';
 import { buildRecordPlan, isRecord, type GroupPlan, type LeafPlan, type RecordPlan } from './field-plan.js';
 import type { DecodedRecord, FilterableFields, JsonValue } from './record-types.js';
 import type { AvroComplexType, AvroSchema, SchemaVersion } from './schema-registry.js';
@@ -80,7 +80,8 @@ function parseLogValue(text: string, path: string): JsonValue {
   } catch {
     throw new DecodeError('schema_violation', `${path} holds a value that is not a JSON text.`);
   }
-  if (tooDeep(value)) throw new DecodeError('schema_violation', `${path} nests deeper than ${MAX_LOG_VALUE_DEPTH} levels.`);
+  const problem = logValueProblem(value, text, path);
+  if (problem !== undefined) throw problem;
   return value;
 }
 

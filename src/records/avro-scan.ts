@@ -7,7 +7,7 @@
 // bytes it decodes safely.
 import { isUtf8 } from 'node:buffer';
 import { DecodeError } from './errors.js';
-import { MAX_LOG_VALUE_DEPTH, tooDeep } from './json-record.js';
+import { logValueProblem } from './json-record.js';
 import { MAX_INT64_MAGNITUDE } from './timestamps.js';
 import type { AvroComplexType, AvroSchema } from './schema-registry.js';
 
@@ -113,13 +113,14 @@ function jsonTextStep(path: string): Step {
     const n = readLength(c, path);
     checkUtf8(c.buf, c.pos, c.pos + n, path);
     if (c.deferred === undefined) {
+      const text = c.buf.toString('utf8', c.pos, c.pos + n);
       let value: unknown;
       try {
-        value = JSON.parse(c.buf.toString('utf8', c.pos, c.pos + n));
-        if (tooDeep(value)) c.deferred = new DecodeError('schema_violation', `${shown} holds a value that nests deeper than ${MAX_LOG_VALUE_DEPTH} levels.`);
+        value = JSON.parse(text);
       } catch {
         c.deferred = new DecodeError('schema_violation', `${shown} holds a value that is not a JSON text.`);
       }
+      if (c.deferred === undefined) c.deferred = logValueProblem(value, text, shown);
     }
     c.pos += n;
   };

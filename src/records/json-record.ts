@@ -55,7 +55,7 @@ function checkAny(v: unknown, path: string, surrogates: boolean): JsonValue {
   if (typeof v === 'string') return checkString(v, path, surrogates);
   if (v === null || typeof v === 'boolean') return v;
   if (typeof v === 'number') {
-    if (!Number.isFinite(v)) violation(`${path} is not a JSON number.`);
+    if (!Number.isFinite(v)) violation(`${path} is a number beyond the range of a double (about ±1.8e308), which JSON readers cannot hold.`);
     return v;
   }
   if (Array.isArray(v)) return v.map((x, i) => checkAny(x, `${path}[${i}]`, surrogates));
@@ -71,6 +71,22 @@ function checkAny(v: unknown, path: string, surrogates: boolean): JsonValue {
     return out;
   }
   return violation(`${path} is not a JSON value.`);
+}
+
+/**
+ * Why a log value of the Avro form, parsed from its JSON `text`, breaks the rules the JSON form holds
+ * log values to (its depth, lone surrogates, numbers no double holds), or undefined: both forms refuse
+ * the same values with the same words.
+ */
+export function logValueProblem(value: unknown, text: string, path: string): DecodeError | undefined {
+  if (tooDeep(value)) return new DecodeError('schema_violation', `${path} holds a value that nests deeper than ${MAX_LOG_VALUE_DEPTH} levels.`);
+  try {
+    checkAny(value, path, text.includes('\\u'));
+  } catch (err) {
+    if (err instanceof DecodeError) return err;
+    throw err;
+  }
+  return undefined;
 }
 
 type Leaf = (v: unknown) => JsonValue;

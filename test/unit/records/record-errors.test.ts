@@ -228,6 +228,32 @@ describe('a refused record', () => {
       expect(decode(HTTP, { value: type.toBuffer(v) })).toBe('schema_violation');
     });
 
+    it('should refuse a log value with a lone surrogate escape, or a number no double holds, in Avro as in JSON, with the same message', () => {
+      const type = avro.Type.forSchema(readSchemaFile(`${HTTP}.avsc`) as avro.Schema);
+      const cases = [
+        { text: '"\\ud800"', code: 'invalid_utf8', message: 'traffic_policy.logs[0].a holds a lone surrogate, which UTF-8 cannot encode.' },
+        { text: '{"x": ["\\udfff"]}', code: 'invalid_utf8', message: 'traffic_policy.logs[0].a.x[0] holds a lone surrogate, which UTF-8 cannot encode.' },
+        { text: '1e400', code: 'schema_violation', message: 'traffic_policy.logs[0].a is a number beyond the range of a double (about ±1.8e308), which JSON readers cannot hold.' },
+      ];
+      for (const c of cases) {
+        const v = avroValue(HTTP);
+        v.traffic_policy = { logs: [{ a: c.text }] };
+        const result = decoder.decodeFilterable(HTTP, { value: type.toBuffer(v) });
+        const full = result.ok ? result.full() : result;
+        expect(full.ok ? 'ok' : [full.code, full.message], `Avro ${c.text}`).toEqual([c.code, c.message]);
+        // The validating scan the router projects from refuses it too (the router then dead-letters it with the full decode's words).
+        if (!result.ok || result.avro === undefined) throw new Error('the cheap read refused the record');
+        const avroBytes = result.avro;
+        expect(() => avroBytes.codec.leafStarts(avroBytes.buf, avroBytes.pos), `Avro scan ${c.text}`).toThrow(c.message.slice(c.message.indexOf(' ')));
+        // The same log value in the JSON form, written as its text.
+        const parsed = JSON.parse(encodeRecord(HTTP, seededRecord(HTTP, 2), 'json').value.toString()) as Json;
+        const json = JSON.stringify({ ...parsed, traffic_policy: { logs: [{ a: '@' }] } }).replace('"@"', c.text);
+        const jsonResult = decoder.decodeFilterable(HTTP, { value: Buffer.from(json), headers: JSON_HEADERS });
+        const jsonFull = jsonResult.ok ? jsonResult.full() : jsonResult;
+        expect(jsonFull.ok ? 'ok' : [jsonFull.code, jsonFull.message], `JSON ${c.text}`).toEqual([c.code, c.message]);
+      }
+    });
+
     it('should hold log values to the same nesting limit in Avro and in JSON', () => {
       const nested = (levels: number): unknown => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`);
       const type = avro.Type.forSchema(readSchemaFile(`${HTTP}.avsc`) as avro.Schema);

@@ -190,6 +190,18 @@ describe('a refused record', () => {
     expect(decode(HTTP, { value: Buffer.from(text), headers: JSON_HEADERS })).toBe('invalid_utf8');
   });
 
+  it("should read a member given twice as JSON.parse does, the last copy counting for the worker's filter and its record", () => {
+    const worker = createRecordDecoder({ validateAll: true });
+    const text = encodeRecord(TCP, seededRecord(TCP, 1), 'json').value.toString();
+    const conn = (name: string): string => text.slice(text.indexOf('"conn":'), text.indexOf('}', text.indexOf('"conn":')) + 1).replace(/"server_name":"[^"]*"/, `"server_name":"${name}"`);
+    const twice = `{${conn('first.example')},${conn('last.example')},${text.slice(1).replace(/"conn":\{[^}]*\},?/, '')}`;
+    const result = worker.decodeFilterable(TCP, { value: Buffer.from(twice), headers: JSON_HEADERS });
+    if (!result.ok) throw new Error(result.message);
+    expect(result.filterable.conn.server_name).toBe('last.example');
+    const full = result.full();
+    expect(full.ok && (full.record.conn as Json).server_name).toBe('last.example');
+  });
+
   it('should accept an escaped surrogate pair in JSON', () => {
     const text = encodeRecord(HTTP, seededRecord(HTTP, 1), 'json').value.toString().replace('"gzip"', '"gz\\ud83d\\ude00ip"');
     expect(decode(HTTP, { value: Buffer.from(text), headers: JSON_HEADERS })).toBe('ok');

@@ -197,7 +197,7 @@ describe('a refused record', () => {
     const twice = `{${conn('first.example')},${conn('last.example')},${text.slice(1).replace(/"conn":\{[^}]*\},?/, '')}`;
     const result = worker.decodeFilterable(TCP, { value: Buffer.from(twice), headers: JSON_HEADERS });
     if (!result.ok) throw new Error(result.message);
-    expect(result.filterable.conn.server_name).toBe('last.example');
+    expect(result.filterable.conn?.server_name).toBe('last.example');
     const full = result.full();
     expect(full.ok && (full.record.conn as Json).server_name).toBe('last.example');
   });

@@ -203,7 +203,8 @@ export class IngestWorker {
     if (this.halted() || isStale()) await loop.done;
     // At most two batches of a partition unsettled: routing far ahead of the writes cost a long drain at
     // the 1% workload 12-28% more CPU a record (bench/results/PROFILE.md, "A partition's next batch without waiting").
-    else if (previous !== undefined) await this.waitSettledWatched(topic, partition, previous, beat, isStale);
+    // The partition waits out of the consumer's turns, so a slow destination's partitions leave them to the others.
+    else if (previous !== undefined) scope.holdNext(this.waitSettledWatched(topic, partition, previous, beat, isStale));
   }
 
   /**

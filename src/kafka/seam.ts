@@ -183,6 +183,11 @@ export interface BatchScope {
    * offset.
    */
   resolve(offset: string): void;
+  /**
+   * The partition's next batch starts only once `until` settled, but the batch ends now: its turn among
+   * the partitions handled at once (partitionsConcurrently) goes to another partition meanwhile.
+   */
+  holdNext(until: Promise<unknown>): void;
 }
 
 /** About one completed join. */

@@ -7,6 +7,9 @@ import { hash } from 'node:crypto';
 /** The threshold of a rate that takes every match: no record is ever tested. */
 export const SAMPLE_ALL = 2 ** 32;
 
+/** The least rate that keeps some matches: below it the threshold is 0, and none is kept. */
+export const MIN_SAMPLE_RATE = 1 / SAMPLE_ALL;
+
 /**
  * The threshold of a rate: a match is kept when its 32-bit hash is below it. The share kept is
  * floor(rate * 2^32) / 2^32, within 2.4e-10 of the rate.

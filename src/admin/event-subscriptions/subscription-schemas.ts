@@ -7,15 +7,16 @@ import { AUDIT_EVENT_TYPES, EVENT_TYPES, TRAFFIC_EVENT_TYPES, TRAFFIC_FIELDS, ex
 import { baseFields, objectSchema, resourceSchemas, type Fields } from '../resource-fields.js';
 import type { BeyondSchemaRule } from '../route.js';
 import { idParams, idSchema, named, pascal, refSchema, uriString, withError, type Schema } from '../schemas.js';
+import { MIN_SAMPLE_RATE } from '../../subscriptions/sampling.js';
 import { MAX_DESTINATIONS_PER_SUBSCRIPTION, MAX_SOURCES_PER_SUBSCRIPTION, MAX_SUBSCRIPTION_FILTER_LENGTH } from './limits.js';
 
 const TRAFFIC_FIELD_NAMES = [...new Set(TRAFFIC_EVENT_TYPES.flatMap((t) => TRAFFIC_FIELDS[t].map((f) => f.name)))];
 
 const filter = (description: string): Schema => ({ type: ['string', 'null'], maxLength: MAX_SUBSCRIPTION_FILTER_LENGTH, description, examples: [exampleFilter(EVENT_VARIABLE)] });
-/** A traffic source's sample_rate (src/subscriptions/sampling.ts). */
-export const sampleRate = (description: string): Schema => ({ type: 'number', exclusiveMinimum: 0, maximum: 1, description, examples: [0.25] });
+/** A traffic source's sample_rate (src/subscriptions/sampling.ts): below 2^-32 no match would ever be kept. */
+export const sampleRate = (description: string): Schema => ({ type: 'number', minimum: MIN_SAMPLE_RATE, maximum: 1, description, examples: [0.25] });
 const SAMPLE_TEXT =
-  'The share of matches delivered, 0 < r <= 1 (default 1). Which ones is decided by a hash of the record (topic, partition, offset) and the subscription id, so a record read again gets the same choice and subscriptions choose independently; the share delivered follows a binomial law around r.';
+  'The share of matches delivered, 2^-32 (2.3283064365386963e-10) <= r <= 1 (default 1). Which ones is decided by a hash of the record (topic, partition, offset) and the subscription id, so a record read again gets the same choice and subscriptions choose independently; the share delivered follows a binomial law around r.';
 
 const FILTER_TEXT = `A CEL expression over ${EVENT_VARIABLE} that may read only the type's filterable fields, e.g. ${exampleFilter(EVENT_VARIABLE)}; at most ${MAX_SUBSCRIPTION_FILTER_LENGTH} characters. Omit, or send "" or null, for no filter.`;
 

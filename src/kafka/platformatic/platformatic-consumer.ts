@@ -332,6 +332,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
     const generation = this.generation;
     const last = messages[messages.length - 1] as IncomingMessage;
     let resolved = -1;
+    let hold: Promise<unknown> | undefined;
     const done = handler(
       { topic: q.topic, partition: q.partition, messages, highWatermark: String(Number(last.offset) + 1 + q.messages.length), reading: generation },
       {
@@ -339,6 +340,7 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
         heartbeat: () => Promise.resolve(),
         isStale: () => this.stopping || generation !== this.generation,
         resolve: (offset) => (resolved = Number(offset)),
+        holdNext: (until) => (hold = until),
       },
     )
       .then(() => {
@@ -347,8 +349,16 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
       })
       .catch((err: unknown) => this.restart(err))
       .finally(() => {
-        q.busy = false;
         this.running.delete(done);
+        if (hold === undefined) q.busy = false;
+        // Held, the partition keeps its place out of the turns until its hold settles; the others take the turn.
+        else
+          void hold
+            .catch((err: unknown) => this.restart(err))
+            .finally(() => {
+              q.busy = false;
+              this.schedule();
+            });
         this.schedule();
       });
     this.running.add(done);

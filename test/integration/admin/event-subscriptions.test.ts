@@ -178,7 +178,7 @@ describe('event subscriptions', () => {
     await expectError(h.call('PATCH', '/event_subscriptions/esb_01JD0000000000000000000009', { body: {} }), 404, 'not_found');
   });
 
-  it('should take enabled and sample_rate, keep them across updates, and refuse a rate outside (0, 1] or on an audit source', async () => {
+  it('should take enabled and sample_rate, keep them across updates, and refuse a rate outside [2^-32, 1] or on an audit source', async () => {
     const s = await created({ sources: [{ ...traffic(), sample_rate: 0.25 }], destination_ids: [dest.id], enabled: false });
     expect([s.enabled, s.sources[0].sample_rate]).toEqual([false, 0.25]);
     expect(h.app.configLog.get(s.id)?.data).toMatchObject({ enabled: false, sources: [{ type: TCP, sample_rate: 0.25 }] });
@@ -187,7 +187,9 @@ describe('event subscriptions', () => {
     const patched = await h.call('PATCH', `/event_subscriptions/${s.id}/sources/${TCP}`, { body: { sample_rate: 1 } });
     expect(patched.json.sample_rate).toBe(1);
     expect((h.app.configLog.get(s.id)?.data as { sources: Json[] }).sources[0]).not.toHaveProperty('sample_rate');
-    for (const rate of [0, -0.5, 1.5]) await expectError(create({ sources: [{ ...traffic(), sample_rate: rate }] }), 400, 'invalid_body', 'sources[0].sample_rate');
+    // Below 2^-32 no match could ever be kept (src/subscriptions/sampling.ts): refused, not stored to deliver nothing.
+    for (const rate of [0, -0.5, 1.5, 1e-10, 5e-324]) await expectError(create({ sources: [{ ...traffic(), sample_rate: rate }] }), 400, 'invalid_body', 'sources[0].sample_rate');
+    expect((await created({ sources: [{ ...traffic(), sample_rate: 2 ** -32 }] })).sources[0].sample_rate).toBe(2 ** -32);
     await expectError(create({ sources: [{ type: 'ip_policy_updated.v0', sample_rate: 0.5 }] }), 400, 'audit_source_field', 'sources[0].sample_rate');
     // What a GET answers for an audit source can be sent back.
     expect((await created({ sources: [{ type: 'ip_policy_updated.v0', fields: [], filter: '', sample_rate: 1 }] })).enabled).toBe(true);

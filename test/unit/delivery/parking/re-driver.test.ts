@@ -39,7 +39,7 @@ class OneBatchConsumer implements GroupConsumer {
   deliver(topic: string, messages: IncomingMessage[]): void {
     this.batch = this.handler?.(
       { topic, partition: 0, messages, highWatermark: String(messages.length), reading: 0 },
-      { heartbeat: async () => undefined, isStale: () => !this.running, resolve: (o) => this.resolved.push(o) },
+      { heartbeat: async () => undefined, isStale: () => !this.running, resolve: (o) => this.resolved.push(o), holdNext: () => undefined },
     );
   }
 }

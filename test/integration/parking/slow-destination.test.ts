@@ -1,0 +1,90 @@
+// Isolation from a slow destination, through the whole service on the real broker (ARCHITECTURE.md
+// "Isolation"): an http receiver that takes 20 s to answer holds every partition of the topic whose
+// records it gets (each waits for its deliveries before its next batch), yet another subscription's
+// events, on another topic, arrive within seconds. The consumer handles a few partitions at a time; a
+// partition that waits for its deliveries must not keep one of those turns from the others.
+import './quiet-logs.js';
+import { createServer, type Server } from 'node:http';
+import { afterAll, expect, it } from 'vitest';
+import { buildApp, type App } from '../../../src/app.js';
+import { loadServiceConfig } from '../../../src/config/service-config.js';
+import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
+import { newId } from '../../../src/ids.js';
+import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
+import { testBrokers, testClient, uniqueName } from '../../support/kafka.js';
+import { serviceEnv } from '../../support/service-process.js';
+import { makeTraffic, toMessage } from '../pipeline/fixtures.js';
+
+const SLOW_ANSWER_MS = 20_000;
+
+let app: App | undefined;
+const servers: Server[] = [];
+afterAll(async () => {
+  await app?.stop();
+  await Promise.all(servers.map(closeNow));
+});
+
+/** A receiver on loopback answering each request after `delayMs`; it counts the events it took. */
+async function receiver(delayMs: number): Promise<{ url: string; events: () => number }> {
+  let events = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      setTimeout(() => {
+        events += Buffer.concat(chunks).toString('utf8').split('\n').filter((l) => l.trim() !== '').length;
+        if (!res.destroyed) res.writeHead(200).end('ok');
+      }, delayMs).unref();
+    });
+  });
+  servers.push(server);
+  const port = await listenOnLoopback(server);
+  return { url: `http://127.0.0.1:${port}/events`, events: () => events };
+}
+
+function destination(url: string): StoredDestination {
+  return { id: newId('event_destination'), created_at: new Date().toISOString(), description: '', metadata: '', format: 'json', target: { http: { url, timeout_ms: 30_000, output_type: 'ndjson' } } };
+}
+
+function subscription(type: 'tcp_connection_closed.v0' | 'http_request_complete.v0', field: string, to: StoredDestination): StoredSubscription {
+  return { id: newId('event_subscription'), created_at: new Date().toISOString(), description: '', metadata: '', sources: [{ type, fields: [field] }], destination_ids: [to.id] };
+}
+
+it("should deliver another subscription's events within seconds while a destination that answers in 20 s holds every partition of its topic", async () => {
+  const prefix = uniqueName('slowdest');
+  const env = serviceEnv(prefix, testBrokers(), { ROLES: 'worker', EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8', RETRY_MAX_ELAPSED_MS: '120000' });
+  const config = loadServiceConfig(env);
+  app = buildApp(config, env.KAFKA_BROKERS as string);
+  await app.start();
+  const slow = await receiver(SLOW_ANSWER_MS);
+  const quick = await receiver(0);
+  const toSlow = destination(slow.url);
+  const toQuick = destination(quick.url);
+  const tcp = subscription('tcp_connection_closed.v0', 'conn.bytes_in', toSlow);
+  const http = subscription('http_request_complete.v0', 'http.request.url.path', toQuick);
+  await app.configLog.write([
+    { id: toSlow.id, kind: 'event_destination', data: toSlow },
+    { id: toQuick.id, kind: 'event_destination', data: toQuick },
+    { id: tcp.id, kind: 'event_subscription', data: tcp },
+    { id: http.id, kind: 'event_subscription', data: http },
+  ]);
+  const producer = testClient('slowdest-producer').idempotentProducer({ retries: 10 });
+  await producer.connect();
+  try {
+    // Two rounds of records on every tcp partition (keys spread them), so each partition's second batch
+    // waits for the slow destination to answer its first.
+    for (let round = 0; round < 2; round++) {
+      await producer.send(config.topics.tcpConnectionClosed, Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic('tcp_connection_closed.v0', round * 60 + i))));
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    const sent = Date.now();
+    await producer.send(config.topics.httpRequestComplete, Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic('http_request_complete.v0', i))));
+    while (quick.events() < 60 && Date.now() - sent < SLOW_ANSWER_MS * 2) await new Promise((r) => setTimeout(r, 100));
+    const tookMs = Date.now() - sent;
+    expect(quick.events()).toBe(60);
+    // Well before the slow destination's first answer, let alone its retry budget.
+    expect(tookMs).toBeLessThan(8_000);
+  } finally {
+    await producer.close();
+  }
+}, 120_000);

@@ -60,6 +60,8 @@ export class DestinationRunner {
   private abandoned = 0;
   /** When the destination's current run of failed attempts began; undefined while it delivers. */
   private failingSince: number | undefined;
+  /** A batch was parked since the destination began failing: the next ones park after one failed attempt. */
+  private parkedWhileFailing = false;
   private loopDone: Promise<void> | undefined;
   private closeResult: Promise<CloseResult> | undefined;
 
@@ -262,8 +264,10 @@ export class DestinationRunner {
       const failures = await this.attempt(pending, this.retry.maxElapsedMs - (this.clock.now() - (this.failingSince ?? started)));
       const { acked, retry, dead, retryAfterMs, lastError } = sortOutcome(pending, failures);
       // Any answer other than "try again" for every item shows the destination is working.
-      if (retry.length < pending.length) this.failingSince = undefined;
-      else this.failingSince ??= this.clock.now();
+      if (retry.length < pending.length) {
+        this.failingSince = undefined;
+        this.parkedWhileFailing = false;
+      } else this.failingSince ??= this.clock.now();
       if (failures.length > 0) deliveries.inc({ destination, outcome: 'failed' }, retry.length + dead.length);
       const failure = lastError ?? dead[0]?.error;
       if (acked.length > 0) this.health.delivered(acked.length);
@@ -277,19 +281,21 @@ export class DestinationRunner {
         break;
       }
       const elapsedMs = this.clock.now() - (this.failingSince ?? started);
-      if (windowAttempts >= this.retry.maxAttempts || elapsedMs >= this.retry.maxElapsedMs) {
+      if (windowAttempts >= this.retry.maxAttempts || elapsedMs >= this.retry.maxElapsedMs || this.parkedWhileFailing) {
         const decision = await this.budgetExhausted(pending, attempt, elapsedMs, lastError);
         if (decision !== 'keep_retrying') {
           const refused = decision === 'parked' ? [] : decision.parkedExcept;
           const unparked = new Set(refused.map((f) => f.item));
           const parked = unparked.size === 0 ? pending : pending.filter((item) => !unparked.has(item));
           if (parked.length > 0) this.health.parked(parked.length, lastError);
+          if (parked.length > 0 && this.failingSince !== undefined) this.parkedWhileFailing = true;
           this.settle(parked, 'parked');
           if (refused.length > 0) await this.deadLetter(refused);
           break;
         }
         // A new window: the hook (and its log line) runs again only once the next budget is spent.
         if (this.failingSince !== undefined) this.failingSince = this.clock.now();
+        this.parkedWhileFailing = false;
         windowAttempts = 0;
       }
       // Never sleep past the time budget: a long backoff (or Retry-After) would hold the batch, and with it

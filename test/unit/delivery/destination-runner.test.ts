@@ -252,6 +252,31 @@ describe('destination runner', () => {
     expect(settled.map((s) => s.settlement)).toEqual(['parked', 'parked', 'parked', 'acked', 'parked']);
   });
 
+  it('should park later batches after one attempt when the attempt budget, not the time budget, parked the first', async () => {
+    const writer = new FakeWriter(undefined, [], unreachable());
+    const { runner, settled } = setup(writer, {
+      batching: { maxRecords: 1, lingerMs: 0 },
+      retry: { maxAttempts: 3, maxElapsedMs: 120_000, baseDelayMs: 100 },
+      onBudgetExhausted: async () => 'parked',
+    });
+    runner.enqueue(item());
+    await runner.flush();
+    expect(writer.batches).toHaveLength(3);
+    // Still down, well inside the time budget: one attempt each, as the first's three showed it down.
+    for (let i = 0; i < 2; i++) runner.enqueue(item());
+    await runner.flush();
+    expect(writer.batches).toHaveLength(3 + 2);
+    expect(settled.map((s) => s.settlement)).toEqual(['parked', 'parked', 'parked']);
+    // Back: a batch that fails once after a delivery gets its whole attempt budget again.
+    writer.fallback = 'ok';
+    runner.enqueue(item());
+    await runner.flush();
+    writer.fallback = unreachable();
+    runner.enqueue(item());
+    await runner.flush();
+    expect(writer.batches).toHaveLength(3 + 2 + 1 + 3);
+  });
+
   it('should keep delivering to a healthy destination while another keeps failing', async () => {
     const broken = new FakeWriter(undefined, [], unreachable());
     const healthy = new FakeWriter();

@@ -233,7 +233,7 @@ export interface GroupConsumer {
  * What a failed call was, for the callers that react differently (the kafka writer, the parking store):
  * `address_refused` when the client's connectGuard refused a broker's address.
  */
-export type KafkaErrorKind = 'too_large' | 'timeout' | 'unreachable' | 'address_refused' | 'other';
+export type KafkaErrorKind = 'too_large' | 'timeout' | 'unreachable' | 'address_refused' | 'unknown_topic' | 'other';
 
 /** A failed call in words: Kafka's error name when a broker answered with one (e.g. INVALID_REPLICATION_FACTOR), and its text. */
 export interface KafkaErrorDescription {

@@ -81,7 +81,16 @@ export function platformaticErrorKind(err: unknown): KafkaErrorKind {
   if (findErrorBy(e, 'apiId', 'MESSAGE_TOO_LARGE') !== null || findErrorBy(e, 'apiId', 'RECORD_LIST_TOO_LARGE') !== null) return 'too_large';
   if (timedOut(err)) return 'timeout';
   if (findErrorBy(e, 'code', 'PLT_KFK_NETWORK') !== null) return 'unreachable';
+  if (findErrorBy(e, 'apiId', 'UNKNOWN_TOPIC_OR_PARTITION') !== null || unknownTopic(err)) return 'unknown_topic';
   return 'other';
+}
+
+/** The client's own refusal of a topic its metadata does not list ("Unknown topic <name>."), at any depth of its aggregates. */
+function unknownTopic(err: unknown, depth = 0): boolean {
+  if (depth >= 6 || typeof err !== 'object' || err === null) return false;
+  const e = err as PlatformaticErrorShape;
+  if (e.code === 'PLT_KFK_USER' && typeof e.message === 'string' && e.message.startsWith('Unknown topic ')) return true;
+  return (e.errors ?? []).some((inner) => unknownTopic(inner, depth + 1));
 }
 
 interface PlatformaticErrorShape {

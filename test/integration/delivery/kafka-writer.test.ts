@@ -3,7 +3,9 @@ import { KafkaWriter } from '../../../src/delivery/destinations/kafka/kafka-writ
 import type { Envelope } from '../../../src/events/envelope.js';
 import { createClient } from '../../../src/kafka/client.js';
 import { API_KEYS, BrokerProxy } from '../../support/broker-proxy.js';
-import { consumeUntil, createTopics, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
+import { consumeUntil, createTopics, testBrokers, testClient, uniqueName, withAdmin } from '../../support/kafka.js';
+import { verifyKafkaTarget } from '../../../src/delivery/destinations/kafka/topic-check.js';
+import { writerDeps } from '../../support/writer-deps.js';
 import { describeWriterContract, testItems } from './writer-contract.js';
 
 async function readTopic(topic: string, atLeast: number): Promise<Envelope[]> {
@@ -92,6 +94,28 @@ describe('kafka writer specifics', () => {
     await writer.close();
     const got = await consumeUntil(kafka, { topics: [topic], until: (m) => m.length >= 3 });
     expect(got.map((m) => m.key).sort()).toEqual(small.map((i) => i.eventId).sort());
+  });
+
+  it('should say a deleted topic is not found, and make it again in its health check, as the re-driver runs it', async () => {
+    const kafka = testClient();
+    const topic = uniqueName('kafka.writer.deleted');
+    const config = { topic, partitions: 2 };
+    const writer = new KafkaWriter(config, kafka, {}, () => verifyKafkaTarget(config, writerDeps({ kafkaClient: () => kafka })));
+    onTestFinished(() => writer.close());
+    await writer.healthcheck();
+    await writer.write(testItems(1));
+    await withAdmin(kafka, (admin) => admin.deleteTopics([topic]));
+    let failure: unknown;
+    for (let i = 0; i < 20 && failure === undefined; i++) {
+      await writer.write(testItems(1)).catch((err: unknown) => (failure = err));
+      if (failure === undefined) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(failure).toMatchObject({ code: 'DESTINATION_NOT_FOUND' });
+    await writer.healthcheck();
+    expect(await withAdmin(kafka, (admin) => admin.topicExists(topic))).toBe(true);
+    const items = testItems(3);
+    await writer.write(items);
+    expect(new Set((await readTopic(topic, 3)).map((e) => e.event_id))).toEqual(new Set(items.map((i) => i.eventId)));
   });
 
   it('should fail its health check for a cluster it cannot reach', async () => {

@@ -37,7 +37,7 @@ export const kafkaKind: DestinationKind<KafkaTargetConfig> = {
     partitions: stored.partitions ?? null,
     replication_factor: stored.replication_factor ?? null,
   }),
-  createWriter: (config, deps) => new KafkaWriter(config, deps.kafkaClient(config.brokers)),
+  createWriter: (config, deps) => new KafkaWriter(config, deps.kafkaClient(config.brokers), {}, () => verifyKafkaTarget(config, deps)),
   verify: verifyKafkaTarget,
   // guard: a broker named by a host name is refused when any of its addresses is (an IP literal was judged
   // by parse()); the client judges every broker it connects to again, those of the cluster's metadata too.

@@ -6,6 +6,7 @@ import { withAdmin, type KafkaClient, type OutgoingMessage } from '../../../kafk
 import { DELIVERED, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { DeliveryError, type DeliveryErrorCode } from '../../errors.js';
 import { compileKeyPath, isEventIdKey, type KeyOf } from '../../key-path.js';
+import type { ConfigProblem } from '../../destination-config.js';
 import type { KafkaTargetConfig } from './config.js';
 
 /**
@@ -28,10 +29,16 @@ export class KafkaWriter implements DestinationWriter {
   private readonly keyOf: (item: DeliveryItem) => Buffer | string;
   private readonly producer: LazyProducer;
 
+  /**
+   * `ensureTopic`: the kind's check (topic-check.ts), which makes the topic when it is missing; the health
+   * check runs it, so a topic deleted under a destination is made again before its parked events are
+   * re-driven. Without it the health check only reads the topic.
+   */
   constructor(
     private readonly config: KafkaTargetConfig,
     private readonly kafka: KafkaClient,
     limits: Partial<WriterLimits> = {},
+    private readonly ensureTopic?: () => Promise<readonly ConfigProblem[]>,
   ) {
     this.limits = { ...KAFKA_LIMITS, ...limits };
     const keyOf: KeyOf = compileKeyPath(config.key);
@@ -64,8 +71,13 @@ export class KafkaWriter implements DestinationWriter {
 
   async healthcheck(): Promise<void> {
     try {
-      await withAdmin(this.kafka, (admin) => admin.checkTopic(this.config.topic));
+      if (this.ensureTopic === undefined) await withAdmin(this.kafka, (admin) => admin.checkTopic(this.config.topic));
+      else {
+        const [first] = await this.ensureTopic();
+        if (first !== undefined) throw new DeliveryError('DESTINATION_UNHEALTHY', `Topic ${this.config.topic} is not available: ${first.message}`);
+      }
     } catch (err) {
+      if (err instanceof DeliveryError) throw err;
       throw new DeliveryError('DESTINATION_UNHEALTHY', `Topic ${this.config.topic} is not available: ${classify(this.kafka, err, this.config).why}`, { cause: err });
     }
   }
@@ -119,6 +131,8 @@ function classify(kafka: KafkaClient, err: unknown, config: KafkaTargetConfig): 
       return { code: 'DESTINATION_TIMEOUT', why };
     case 'unreachable':
       return { code: 'DESTINATION_UNREACHABLE', why };
+    case 'unknown_topic':
+      return { code: 'DESTINATION_NOT_FOUND', why: `${why} The topic is made again at the destination's next health check.` };
     default:
       // Authorization or unknown-topic errors may be fixed by an operator; retrying (and, with parking,
       // parking) loses nothing, where dead-lettering a whole batch would.

@@ -18,17 +18,33 @@ export const CONTENT_TYPES: Readonly<Record<string, WireForm>> = {
 export const CONFLUENT_MAGIC = 0;
 export const CONFLUENT_HEADER_BYTES = 5;
 
-/** The first value of the message's content-type header (its name matched case-insensitively), as it came. */
+/**
+ * The value of the message's content-type header (its name matched case-insensitively), as it came.
+ * Headers may repeat: when they name different media types the record says two things, and is refused.
+ */
 function contentTypeHeader(msg: RawMessage): string | Buffer | undefined {
   const headers = msg.headers;
   if (headers === undefined) return undefined;
+  let found: string | Buffer | undefined;
+  let more: (string | Buffer)[] | undefined;
   for (const name in headers) {
     if (name.length === 12 && (name === 'content-type' || name.toLowerCase() === 'content-type') && Object.hasOwn(headers, name)) {
       const v = headers[name];
-      return (Array.isArray(v) ? (v[0] as string | Buffer | null | undefined) : (v as string | Buffer | null | undefined)) ?? undefined;
+      // Every record reads this: one value is taken without an array or a closure.
+      const values = Array.isArray(v) ? (v as (string | Buffer | null | undefined)[]) : undefined;
+      for (let i = 0, n = values === undefined ? 1 : values.length; i < n; i++) {
+        const one = values === undefined ? (v as string | Buffer | null | undefined) : values[i];
+        if (one === null || one === undefined) continue;
+        if (found === undefined) found = one;
+        else (more ??= [found]).push(one);
+      }
     }
   }
-  return undefined;
+  if (more !== undefined) {
+    const media = [...new Set(more.map(mediaType))];
+    if (media.length > 1) throw new DecodeError('unsupported_content_type', `The record has ${more.length} content-type headers naming different media types (${media.map((m) => JSON.stringify(m)).join(', ')}); send one.`);
+  }
+  return found;
 }
 
 /** The media type of a content-type header's value: lowercased, without parameters. */

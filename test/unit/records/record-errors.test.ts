@@ -79,6 +79,20 @@ describe('a refused record', () => {
     expect(decode(HTTP, { value, headers: { 'content-type': 'text/plain' } })).toBe('unsupported_content_type');
   });
 
+  it('should be unsupported_content_type for content-type headers that name different media types, and take repeats of one', () => {
+    const json = encodeRecord(HTTP, seededRecord(HTTP, 1), 'json').value;
+    const differ = [
+      { 'content-type': [Buffer.from('application/json'), Buffer.from('text/plain')] },
+      { 'content-type': 'application/json', 'Content-Type': 'application/avro' },
+    ];
+    for (const headers of differ) {
+      const result = decoder.decodeFilterable(HTTP, { value: json, headers });
+      expect(result.ok ? 'ok' : [result.code, result.message]).toEqual(['unsupported_content_type', expect.stringMatching(/^The record has 2 content-type headers naming different media types \("application\/json", "(text\/plain|application\/avro)"\); send one\.$/)]);
+    }
+    const same = { 'content-type': [Buffer.from('application/json'), Buffer.from('application/json; charset=utf-8')] };
+    expect(decode(HTTP, { value: json, headers: same })).toBe('ok');
+  });
+
   it('should be unsupported_content_type for media types named like properties of every object', () => {
     const { value } = encodeRecord(HTTP, seededRecord(HTTP, 1), 'avro');
     for (const media of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {

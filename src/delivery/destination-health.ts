@@ -148,6 +148,16 @@ export class DestinationHealth {
     this.line(now, 'warn', { code: real.code, reason: this.lastError?.message }, 'The destination is failing.');
   }
 
+  /**
+   * The re-driver's health check failed while the destination is parked or failing: its reason is the
+   * last error (it may differ from the write's that parked it), with no state change and no log line
+   * (the re-driver logs its own).
+   */
+  healthCheckFailed(problem: DeliveryError): void {
+    if (this.state !== 'parked' && this.state !== 'failing') return;
+    this.record(underlyingError(problem), this.clock.now());
+  }
+
   /** `count` deliveries were parked after `error`. */
   parked(count: number, error: DeliveryError): void {
     const now = this.clock.now();

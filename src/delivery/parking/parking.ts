@@ -8,7 +8,7 @@ import { createLogger, type Logger } from '../../telemetry/logger.js';
 import type { RetryPolicy } from '../backoff.js';
 import type { DeliveryItem, DestinationWriter } from '../contract.js';
 import type { DeadLetterSink } from '../dead-letter.js';
-import { underlyingError } from '../errors.js';
+import { toDeliveryError, underlyingError } from '../errors.js';
 import type { DestinationRunner } from '../destination-runner.js';
 import type { OnBudgetExhausted, Settlement } from '../runner-options.js';
 import type { ParkedBacklog } from '../status/status-report.js';
@@ -252,7 +252,13 @@ export class Parking {
       healthcheck: async () => {
         const gate = this.gates.get(destinationId);
         if (gate === undefined) throw new Error('The destination has no writer in this process.');
-        await gate.healthcheck();
+        try {
+          await gate.healthcheck();
+        } catch (err) {
+          // The status says why the parked deliveries still wait, which may no longer be why they were parked.
+          this.opts.runner(destinationId)?.health.healthCheckFailed(toDeliveryError(err));
+          throw err;
+        }
         gate.reset();
       },
       deadLetter: this.opts.deadLetter,

@@ -8,7 +8,10 @@ import { PARKING_HEADERS } from '../../../src/delivery/parking/parked-record.js'
 import { parkedDeliveries, redrivenDeliveries } from '../../../src/telemetry/metrics.js';
 import { AwsFaultProxy } from '../../support/aws-fault-proxy.js';
 import { consumeUntil, createTopics, groupIds, testClient, withAdmin } from '../../support/kafka.js';
+import { DeleteStreamCommand, KinesisClient } from '@aws-sdk/client-kinesis';
 import { createDataStream, motoEndpoint, readAtLeast } from '../cloud/cloud-fixtures.js';
+import { motoClientConfig } from '../../support/moto.js';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { HttpReceiver } from '../delivery/http-receiver.js';
 import { testItems } from '../delivery/writer-contract.js';
 import { parkingHarness, until, type ParkingHarness } from './parking-harness.js';
@@ -92,6 +95,23 @@ describe('parking', () => {
     await until(async () => (await committedOffset(`${h.groupPrefix}.redrive.${id}`, topic)) === 100, 20_000, 'the retry topic commit');
     expect(await counter(redrivenDeliveries, { destination: id, outcome: 'acked' })).toBe(100);
     await until(() => h.parking.oldestParkedAgeSeconds(id) === 0, 10_000, 'the oldest-parked age to return to 0');
+  });
+
+  it("should show the re-driver's failed health check as the last error while parked, when the reason changes", async () => {
+    const h = (harness = await parkingHarness());
+    const stream = await createDataStream('park-reason');
+    const p = await proxy();
+    const id = h.addDestination(stream.arn, p);
+    await p.stop();
+    const items = testItems(5);
+    h.enqueue(id, items);
+    await until(() => items.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the events to be parked');
+    expect(h.pool.get(id)?.health.status.lastError?.code).toBe('DESTINATION_UNREACHABLE');
+    // The endpoint is back, but the stream is gone: the re-driver's health check now fails for that.
+    await new KinesisClient({ ...motoClientConfig(motoEndpoint()), requestHandler: new NodeHttpHandler() }).send(new DeleteStreamCommand({ StreamName: stream.name, EnforceConsumerDeletion: true }));
+    await p.start();
+    await until(() => h.pool.get(id)?.health.status.lastError?.code !== 'DESTINATION_UNREACHABLE', 20_000, 'the last error to change');
+    expect(h.pool.get(id)?.health.status).toMatchObject({ state: 'parked', lastError: { code: 'DESTINATION_NOT_FOUND' } });
   });
 
   it('should park again what fails on re-drive, keep its first parked-at time, and deliver it once writes work', async () => {

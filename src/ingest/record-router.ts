@@ -45,6 +45,9 @@ export type RouteResult =
 
 const log = createLogger('record-router');
 
+/** Whether an event can carry this Kafka timestamp (ms) as its event_timestamp: the years 0000 to 9999. */
+const isEventTime = (ts: number): boolean => ts >= EVENT_TIME_MIN_MS && ts <= EVENT_TIME_MAX_MS;
+
 const NOTHING: RouteResult = Object.freeze({ type: 'deliver', deliveries: Object.freeze([]) });
 
 /** Matches are counted in the router and added to the Prometheus counter after this many records, or on flushMetrics(). */
@@ -125,19 +128,25 @@ export class RecordRouter {
     if (++this.routedSinceFlush >= METRICS_FLUSH_EVERY) this.flushMetrics();
     const eventType = this.opts.trafficTopics.get(topic);
     if (eventType === undefined && topic !== this.opts.auditTopic) return NOTHING;
-    // Every event of the record carries its time as event_timestamp.
-    const ts = Number(msg.timestamp);
-    if (!(ts >= EVENT_TIME_MIN_MS && ts <= EVENT_TIME_MAX_MS)) {
-      return this.reject(topic, partition, msg, reading, 'invalid_record_timestamp', `The record's Kafka timestamp ${msg.timestamp} ms is outside the years 0000 to 9999, which an event's event_timestamp (RFC 3339) can carry.`);
-    }
     try {
       return eventType !== undefined ? this.routeTraffic(eventType, topic, partition, msg, reading) : this.routeAudit(topic, partition, msg, reading);
     } catch (err) {
-      // A failure on one record (a bug) dead-letters that record: a consumer that crashed on it would
-      // read it again, and crash again, and its partition would never move.
-      log.error({ err, topic, partition, offset: msg.offset }, 'Routing a record failed; it was sent to the dead-letter topic.');
-      return this.reject(topic, partition, msg, reading, 'routing_failed', `The service failed while routing this record: ${err instanceof Error ? err.message : String(err)}`);
+      return this.failed(topic, partition, msg, reading, err);
     }
+  }
+
+  /** Every event of a record carries its Kafka timestamp as event_timestamp: one no event can carry is refused. */
+  private rejectTime(topic: string, partition: number, msg: ConsumedMessage, reading: number): RouteResult {
+    return this.reject(topic, partition, msg, reading, 'invalid_record_timestamp', `The record's Kafka timestamp ${msg.timestamp} ms is outside the years 0000 to 9999, which an event's event_timestamp (RFC 3339) can carry.`);
+  }
+
+  /**
+   * A failure on one record (a bug) dead-letters that record: a consumer that crashed on it would read it
+   * again, and crash again, and its partition would never move.
+   */
+  private failed(topic: string, partition: number, msg: ConsumedMessage, reading: number, err: unknown): RouteResult {
+    log.error({ err, topic, partition, offset: msg.offset }, 'Routing a record failed; it was sent to the dead-letter topic.');
+    return this.reject(topic, partition, msg, reading, 'routing_failed', `The service failed while routing this record: ${err instanceof Error ? err.message : String(err)}`);
   }
 
   private routeTraffic(eventType: TrafficEventType, topic: string, partition: number, msg: ConsumedMessage, reading: number): RouteResult {
@@ -145,9 +154,16 @@ export class RecordRouter {
     if (!decoded.ok) return this.reject(topic, partition, msg, reading, decoded.code, decoded.message);
     // One read of a field per record while no tap is open (bench/results/tap.md).
     const taps = this.opts.taps;
-    if (taps?.active === true) taps.offerTraffic(eventType, decoded, { topic, partition, offset: msg.offset, timestampMs: Number(msg.timestamp) });
+    if (taps?.active === true) {
+      const at = Number(msg.timestamp);
+      if (!isEventTime(at)) return this.rejectTime(topic, partition, msg, reading);
+      taps.offerTraffic(eventType, decoded, { topic, partition, offset: msg.offset, timestampMs: at });
+    }
     const runs = this.opts.subscriptions.matcher(eventType).matchRuns(decoded.filterable);
     if (runs.length === 0) return NOTHING;
+    // Read only for a record that makes events (most match nothing): parsing it cost the rare route 7%.
+    const ts = Number(msg.timestamp);
+    if (!isEventTime(ts)) return this.rejectTime(topic, partition, msg, reading);
     // An Avro record is projected from its bytes once validated, a JSON record the fast path accepted from
     // its text (src/projection/avro-projection.ts), or from its Avro record where that gives up; any other
     // record, or a field set without a byte projection, from the decoded record.
@@ -168,7 +184,6 @@ export class RecordRouter {
     const projections = codec === undefined ? undefined : avroProjections(codec);
 
     const source: TrackedRecord = { topic, partition, offset: Number(msg.offset), reading };
-    const ts = Number(msg.timestamp);
     // Routes created later than this did not exist when the record was produced.
     const createdBy = ts + this.opts.clockSkewMs;
     const head = payloadHead(ts);
@@ -252,14 +267,16 @@ export class RecordRouter {
   private routeAudit(topic: string, partition: number, msg: ConsumedMessage, reading: number): RouteResult {
     const decoded = this.opts.auditDecoder.decode(msg);
     if (!decoded.ok) return this.reject(topic, partition, msg, reading, decoded.code, decoded.message);
+    const ts = Number(msg.timestamp);
+    if (!isEventTime(ts)) return this.rejectTime(topic, partition, msg, reading);
     const event = decoded.event;
     const deliveries: Delivery[] = [];
     let shared: AuditShared | undefined;
-    const createdBy = Number(msg.timestamp) + this.opts.clockSkewMs;
+    const createdBy = ts + this.opts.clockSkewMs;
     // The account the event is about: the admin API's objects carry it (events of other services may not).
     const account = typeof event.object.account_id === 'string' ? event.object.account_id : undefined;
     const taps = this.opts.taps;
-    if (taps?.active === true) taps.offerAudit(event, account, { topic, partition, offset: msg.offset, timestampMs: Number(msg.timestamp) });
+    if (taps?.active === true) taps.offerAudit(event, account, { topic, partition, offset: msg.offset, timestampMs: ts });
     // By timestamp format (formatIndex), made on first use; every format's deliveries carry the one record.
     const byFormat: AuditShared[] = [];
     const source: TrackedRecord = { topic, partition, offset: Number(msg.offset), reading };

@@ -9,7 +9,7 @@ export interface StoredSource {
   readonly fields?: readonly string[];
   /** Traffic types: an optional CEL filter over `ev`. Audit types: absent. */
   readonly filter?: string;
-  /** Traffic types: the share of matches delivered, 0 < r <= 1; absent means 1 (src/subscriptions/sampling.ts). */
+  /** Traffic types: the share of matches delivered, 2^-32 <= r <= 1; absent means 1 (src/subscriptions/sampling.ts). */
   readonly sample_rate?: number;
 }
 

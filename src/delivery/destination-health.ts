@@ -149,13 +149,15 @@ export class DestinationHealth {
   }
 
   /**
-   * The re-driver's health check failed while the destination is parked or failing: its reason is the
-   * last error (it may differ from the write's that parked it), with no state change and no log line
-   * (the re-driver logs its own).
+   * The re-driver's health check failed while the destination is parked or failing: a reason it names (a
+   * delivery error code of its own, e.g. a stream not found) is the last error, which may differ from the
+   * write's that parked it; a bare "unhealthy" says less than that write's error, which stays. No state
+   * change and no log line (the re-driver logs its own).
    */
   healthCheckFailed(problem: DeliveryError): void {
     if (this.state !== 'parked' && this.state !== 'failing') return;
-    this.record(underlyingError(problem), this.clock.now());
+    const real = underlyingError(problem);
+    if (real.code !== 'DESTINATION_UNHEALTHY') this.record(real, this.clock.now());
   }
 
   /** `count` deliveries were parked after `error`. */

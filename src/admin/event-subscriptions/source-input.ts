@@ -2,6 +2,7 @@
 // and its filter compiled by the filter engine, turned into the stored shape the pipeline reads. The
 // schema (subscription-schemas.ts) states all of it but the filter and the uniqueness of types; these
 // checks also explain, in the catalogue's words, why the schema refused a source.
+import { MIN_SAMPLE_RATE } from '../../subscriptions/sampling.js';
 import { compile } from '../../cel/compile.js';
 import type { FilterProblem } from '../../cel/types.js';
 import type { StoredSource } from '../../configlog/resources.js';
@@ -77,11 +78,14 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
     }
   }
   const rate = input.sample_rate ?? 1;
-  if (!(rate > 0 && rate <= 1)) return fail('invalid_body', { field: at(path, 'sample_rate'), reason: 'must be a number above 0 and at most 1', value: rate });
+  if (!(rate >= MIN_SAMPLE_RATE && rate <= 1)) return fail('invalid_body', { field: at(path, 'sample_rate'), reason: SAMPLE_RATE_RULE, value: rate });
   return { ok: true, source: { type, fields: [...fields], ...(filter.trim() !== '' && { filter }), ...(rate < 1 && { sample_rate: rate }) } };
 }
 
 const SOURCE_KEYS = ['type', 'fields', 'filter', 'sample_rate'];
+
+/** Below 2^-32 no match would ever be kept (src/subscriptions/sampling.ts): refused rather than stored to deliver nothing. */
+const SAMPLE_RATE_RULE = `must be a number from 2^-32 (${MIN_SAMPLE_RATE}) to 1; a smaller rate would deliver nothing`;
 
 /** What is wrong with the shape of a source as a request sent it (the schema's checks), or undefined. */
 function shapeProblem(raw: unknown, path: string, index?: number): ApiError | undefined {
@@ -98,8 +102,8 @@ function shapeProblem(raw: unknown, path: string, index?: number): ApiError | un
   }
   if (!(filter === undefined || filter === null || typeof filter === 'string')) return new ApiError('invalid_body', with_({ field: at(path, 'filter'), reason: 'must be a string' }));
   const rate = source.sample_rate;
-  if (!(rate === undefined || rate === null || (typeof rate === 'number' && rate > 0 && rate <= 1))) {
-    return new ApiError('invalid_body', with_({ field: at(path, 'sample_rate'), reason: 'must be a number above 0 and at most 1' }));
+  if (!(rate === undefined || rate === null || (typeof rate === 'number' && rate >= MIN_SAMPLE_RATE && rate <= 1))) {
+    return new ApiError('invalid_body', with_({ field: at(path, 'sample_rate'), reason: SAMPLE_RATE_RULE }));
   }
   return undefined;
 }

@@ -78,7 +78,7 @@ export const API_ERRORS = {
   domain_not_verified: spec(422, 'The reserved domain {domain} is still pending: {reason}. Publish its TXT record at {record_name}, then verify again.'),
   destination_check_failed: spec(422, 'The destination failed its check with its own settings: {error}: {reason} Fix it, or send "verify": false to store it anyway.'),
   // 429: per-account rate limiting (rate-limit.ts); Retry-After says when to come back.
-  rate_limited: spec(429, "Too many requests with this account's API keys; retry in {retry_after} seconds.", true),
+  rate_limited: spec(429, "Too many requests with this account's API keys; retry after {retry_after} s.", true),
   // 408/413/415/431: transport limits.
   request_timeout: spec(408, 'The request did not arrive in time; send it again.'),
   headers_too_large: spec(431, 'The request headers are larger than the server accepts.'),

@@ -78,14 +78,15 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
     }
   }
   const rate = input.sample_rate ?? 1;
-  if (!(rate >= MIN_SAMPLE_RATE && rate <= 1)) return fail('invalid_body', { field: at(path, 'sample_rate'), reason: SAMPLE_RATE_RULE, value: rate });
+  if (!(rate >= MIN_SAMPLE_RATE && rate <= 1)) return fail('invalid_body', { field: at(path, 'sample_rate'), reason: sampleRateRule(rate), value: rate });
   return { ok: true, source: { type, fields: [...fields], ...(filter.trim() !== '' && { filter }), ...(rate < 1 && { sample_rate: rate }) } };
 }
 
 const SOURCE_KEYS = ['type', 'fields', 'filter', 'sample_rate'];
 
 /** Below 2^-32 no match would ever be kept (src/subscriptions/sampling.ts): refused rather than stored to deliver nothing. */
-const SAMPLE_RATE_RULE = `must be a number from 2^-32 (${MIN_SAMPLE_RATE}) to 1; a smaller rate would deliver nothing`;
+const sampleRateRule = (rate: unknown): string =>
+  `must be a number from 2^-32 (${MIN_SAMPLE_RATE}) to 1${typeof rate === 'number' && rate > 0 && rate < MIN_SAMPLE_RATE ? '; a smaller rate would deliver nothing' : ''}`;
 
 /** What is wrong with the shape of a source as a request sent it (the schema's checks), or undefined. */
 function shapeProblem(raw: unknown, path: string, index?: number): ApiError | undefined {
@@ -103,7 +104,7 @@ function shapeProblem(raw: unknown, path: string, index?: number): ApiError | un
   if (!(filter === undefined || filter === null || typeof filter === 'string')) return new ApiError('invalid_body', with_({ field: at(path, 'filter'), reason: 'must be a string' }));
   const rate = source.sample_rate;
   if (!(rate === undefined || rate === null || (typeof rate === 'number' && rate >= MIN_SAMPLE_RATE && rate <= 1))) {
-    return new ApiError('invalid_body', with_({ field: at(path, 'sample_rate'), reason: SAMPLE_RATE_RULE }));
+    return new ApiError('invalid_body', with_({ field: at(path, 'sample_rate'), reason: sampleRateRule(rate) }));
   }
   return undefined;
 }

@@ -35,7 +35,7 @@ it("an account past its burst should get 429 rate_limited with Retry-After on ea
   const retryAfter = Number(r.headers.get('retry-after'));
   expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 2, String(r.headers.get('retry-after'))).toBe(true);
   expect(r.json).toMatchObject({ error_code: 'rate_limited', status_code: 429, details: { retry_after: retryAfter, limit_per_second: 2, burst: 5 } });
-  expect(r.json.msg).toContain(`${retryAfter} seconds`);
+  expect(r.json.msg).toContain(`retry after ${retryAfter} s.`);
 
   // A body is not even read: a POST is refused the same way, whatever it carries.
   const post = await request(h.url, 'POST', '/ip_policies', { token: h.token, body: { description: 'x'.repeat(1000) } });

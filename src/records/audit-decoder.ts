@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AGENT_SESSION_EVENT_TYPES, AUDIT_ACTIONS, AUDIT_KINDS, isAuditEventType, type AuditKind } from '../events/catalog.js';
-import { decodeFailure, type DecodeFailure } from './errors.js';
+import { DecodeError, decodeFailure, type DecodeFailure } from './errors.js';
 import { DEFAULT_MAX_RECORD_BYTES } from './record-decoder.js';
 import type { JsonValue, RawMessage } from './record-types.js';
 import { readSchemaFile } from './schema-registry.js';
@@ -96,7 +96,14 @@ export function createAuditDecoder(opts: AuditDecoderOptions = {}): AuditDecoder
       const buf = msg.value;
       if (buf === null || buf.length === 0) return decodeFailure('empty_record', 'The audit event has no value.');
       if (buf.length > maxBytes) return decodeFailure('record_too_large', `The audit event has ${buf.length} bytes; the limit is ${maxBytes}.`);
-      const media = contentTypeOf(msg);
+      let media: string | undefined;
+      try {
+        media = contentTypeOf(msg);
+      } catch (err) {
+        // content-type headers naming different media types (wire-form.ts).
+        if (err instanceof DecodeError) return decodeFailure(err.code, err.message);
+        throw err;
+      }
       if (media !== undefined && media !== 'application/json') {
         return decodeFailure('unsupported_content_type', `Audit events are JSON; the content type ${JSON.stringify(media)} is not.`);
       }

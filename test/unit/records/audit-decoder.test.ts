@@ -174,6 +174,8 @@ describe('audit event decoding', () => {
     expect(codeOf({ value: Buffer.from([0x7b, 0xff, 0x7d]) })).toBe('invalid_utf8');
     expect(codeOf({ value: Buffer.from('{"event_id":') })).toBe('invalid_json');
     expect(codeOf({ value: good.value, headers: { 'content-type': 'application/avro' } })).toBe('unsupported_content_type');
+    // Headers naming two media types are refused as such, not thrown.
+    expect(codeOf({ value: good.value, headers: { 'content-type': [Buffer.from('application/json'), Buffer.from('text/plain')] } })).toBe('unsupported_content_type');
     expect(codeOf({ value: good.value, headers: { 'content-type': 'application/json' } })).toBe('ok');
   });
 });

@@ -51,17 +51,22 @@ async function committedOffset(groupId: string, topic: string): Promise<number> 
   });
 }
 
+/** A harness whose data stream destination sits behind a stopped proxy, with `count` events of it parked. */
+async function parkedBehindDownProxy(streamPrefix: string, count: number, what = 'the events to be parked') {
+  const h = (harness = await parkingHarness());
+  const stream = await createDataStream(streamPrefix);
+  const p = await proxy();
+  const id = h.addDestination(stream.arn, p);
+  await p.stop();
+  const items = testItems(count);
+  h.enqueue(id, items);
+  await until(() => items.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, what);
+  return { h, stream, p, id, items };
+}
+
 describe('parking', () => {
   it('should park a down destination past its budget, settle the main path, and re-drive every event once it recovers', async () => {
-    const h = (harness = await parkingHarness());
-    const stream = await createDataStream('park');
-    const p = await proxy();
-    const id = h.addDestination(stream.arn, p);
-    await p.stop();
-
-    const first = testItems(50);
-    h.enqueue(id, first);
-    await until(() => first.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the first events to be parked');
+    const { h, stream, p, id, items: first } = await parkedBehindDownProxy('park', 50, 'the first events to be parked');
     expect(await counter(parkedDeliveries, { destination: id })).toBe(50);
 
     // Parked records carry the envelope, the destination, the error and where the event came from.
@@ -98,14 +103,7 @@ describe('parking', () => {
   });
 
   it("should show the re-driver's failed health check as the last error while parked, when the reason changes", async () => {
-    const h = (harness = await parkingHarness());
-    const stream = await createDataStream('park-reason');
-    const p = await proxy();
-    const id = h.addDestination(stream.arn, p);
-    await p.stop();
-    const items = testItems(5);
-    h.enqueue(id, items);
-    await until(() => items.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the events to be parked');
+    const { h, stream, p, id } = await parkedBehindDownProxy('park-reason', 5);
     expect(h.pool.get(id)?.health.status.lastError?.code).toBe('DESTINATION_UNREACHABLE');
     // The endpoint is back, but the stream is gone: the re-driver's health check now fails for that.
     await new KinesisClient({ ...motoClientConfig(motoEndpoint()), requestHandler: new NodeHttpHandler() }).send(new DeleteStreamCommand({ StreamName: stream.name, EnforceConsumerDeletion: true }));
@@ -140,14 +138,7 @@ describe('parking', () => {
   });
 
   it('should dead-letter the parked events of a deleted destination as DESTINATION_REMOVED, then delete its retry topic and re-drive group', async () => {
-    const h = (harness = await parkingHarness());
-    const stream = await createDataStream('removed');
-    const p = await proxy();
-    const id = h.addDestination(stream.arn, p);
-    await p.stop();
-    const items = testItems(10);
-    h.enqueue(id, items);
-    await until(() => items.every((i) => h.settled.get(i.eventId) === 'parked'), 20_000, 'the events to be parked');
+    const { h, stream, id, items } = await parkedBehindDownProxy('removed', 10);
     h.log.delete(id);
     await until(() => h.deadLetter.letters.length >= 10, 20_000, 'the dead letters');
     expect(h.deadLetter.letters.map((l) => [l.key, l.errorCode, l.destinationId, l.source?.offset])).toEqual(

@@ -37,6 +37,16 @@ async function count(destination: string, outcome: string): Promise<number> {
 
 const unreachable = () => new DeliveryError('DESTINATION_UNREACHABLE', 'connection refused');
 
+/** The destination takes one batch (it is back), then fails again for the next one. */
+async function deliverOnceThenFail(writer: FakeWriter, runner: DestinationRunner): Promise<void> {
+  writer.fallback = 'ok';
+  runner.enqueue(item());
+  await runner.flush();
+  writer.fallback = unreachable();
+  runner.enqueue(item());
+  await runner.flush();
+}
+
 describe('destination runner', () => {
   it('should cut batches by the record count and acknowledge every item in order', async () => {
     const writer = new FakeWriter();
@@ -242,12 +252,7 @@ describe('destination runner', () => {
     // Waits of 99, 199, 399 and 799 ms put the 5th attempt 1496 ms into the outage.
     expect(writer.batches.map((b) => b.length)).toEqual([1, 1, 1, 1, 1, 1, 1]);
     expect(settled.map((s) => s.settlement)).toEqual(['parked', 'parked', 'parked']);
-    writer.fallback = 'ok';
-    runner.enqueue(item());
-    await runner.flush();
-    writer.fallback = unreachable();
-    runner.enqueue(item());
-    await runner.flush();
+    await deliverOnceThenFail(writer, runner);
     expect(writer.batches).toHaveLength(7 + 1 + 5);
     expect(settled.map((s) => s.settlement)).toEqual(['parked', 'parked', 'parked', 'acked', 'parked']);
   });
@@ -267,13 +272,8 @@ describe('destination runner', () => {
     await runner.flush();
     expect(writer.batches).toHaveLength(3 + 2);
     expect(settled.map((s) => s.settlement)).toEqual(['parked', 'parked', 'parked']);
-    // Back: a batch that fails once after a delivery gets its whole attempt budget again.
-    writer.fallback = 'ok';
-    runner.enqueue(item());
-    await runner.flush();
-    writer.fallback = unreachable();
-    runner.enqueue(item());
-    await runner.flush();
+    // Back: a batch that fails after a delivery gets its whole attempt budget again.
+    await deliverOnceThenFail(writer, runner);
     expect(writer.batches).toHaveLength(3 + 2 + 1 + 3);
   });
 

@@ -48,7 +48,7 @@ export function SourceEditor({ id, draft, onChange, prefix, failure, title, onRe
   const rateError = errorAt('sample_rate')?.problem.msg;
   const traffic = isTrafficEventType(draft.type);
   const typeHelp = 'Traffic types deliver the fields you pick; audit types deliver the resource that changed.';
-  const rateHelp = 'The share of matches delivered, more than 0 and at most 1; empty for all of them.';
+  const rateHelp = 'The share of matches delivered, from 2^-32 (about 2.3e-10) to 1; empty for all of them.';
   return (
     <fieldset class="group source" data-source-type={draft.type}>
       <legend>{title}</legend>

@@ -16,8 +16,9 @@ const log = createLogger('reserved-domains');
 /** A pending reservation is re-checked for this long after it was made; later only POST .../verify checks it. */
 export const RECHECK_DAYS = 7;
 
-/** Look-ups a re-check makes at once, so names whose DNS never answers hold back only a few. */
+/** Lookups the re-check has in flight at most, and of one account's reservations, so names whose DNS never answers hold back no other account. */
 const RECHECK_CONCURRENCY = 8;
+const RECHECK_CONCURRENCY_PER_ACCOUNT = 4;
 
 /** The accounts' reservations taken in turns (each account's first, then each one's second, …), so one account's many come after the others' first. */
 function inTurns(items: readonly StoredReservedDomain[]): StoredReservedDomain[] {
@@ -50,7 +51,10 @@ export class ReservationVerifier {
   private readonly challenges: DomainChallenges;
   private readonly audits;
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  /** The lookups under way, by reservation id, with the reservation's account. */
+  private readonly inFlight = new Map<string, { readonly account: string; readonly lookup: Promise<void> }>();
+  /** When each pending reservation was last looked up by the re-check. */
+  private readonly lookedUpAt = new Map<string, number>();
 
   constructor(private readonly ctx: AdminContext) {
     this.challenges = new DomainChallenges(ctx.config.dnsResolver);
@@ -78,29 +82,47 @@ export class ReservationVerifier {
     });
   }
 
-  /** Re-checks every pending reservation of the last RECHECK_DAYS days every `intervalMs` (0: never). */
+  /**
+   * Re-checks every pending reservation of the last RECHECK_DAYS days every `intervalMs` (0: never). There
+   * are no rounds to wait for: at each tick, lookups start for the reservations not looked up in the last
+   * interval, the accounts taking turns, while fewer than RECHECK_CONCURRENCY are in flight, and at most
+   * RECHECK_CONCURRENCY_PER_ACCOUNT of one account's. A name whose DNS never answers holds one of its
+   * account's, and another account's reservation made meanwhile starts at the next tick.
+   */
   start(intervalMs: number): void {
     if (intervalMs === 0) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.recheck().finally(() => (this.running = undefined));
-    }, intervalMs);
+    this.timer = setInterval(() => this.startLookups(intervalMs), intervalMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.running;
+    await Promise.all([...this.inFlight.values()].map((f) => f.lookup));
   }
 
-  private async recheck(): Promise<void> {
-    const since = new Date(Date.now() - RECHECK_DAYS * 86_400_000).toISOString();
-    const pending = inTurns(this.ctx.store.all<StoredReservedDomain>('reserved_domain').filter((d) => domainStatus(d) === 'pending' && d.created_at >= since));
-    let next = 0;
-    const lane = async (): Promise<void> => {
-      while (next < pending.length && this.timer !== undefined) await this.recheckOne(pending[next++] as StoredReservedDomain);
-    };
-    await Promise.all(Array.from({ length: Math.min(RECHECK_CONCURRENCY, pending.length) }, lane));
+  private startLookups(intervalMs: number): void {
+    const now = Date.now();
+    const since = new Date(now - RECHECK_DAYS * 86_400_000).toISOString();
+    const pending = this.ctx.store.all<StoredReservedDomain>('reserved_domain').filter((d) => domainStatus(d) === 'pending' && d.created_at >= since);
+    // Reservations verified, deleted or too old since their last lookup are forgotten.
+    const ids = new Set(pending.map((d) => d.id));
+    for (const id of this.lookedUpAt.keys()) if (!ids.has(id)) this.lookedUpAt.delete(id);
+    const due = (d: StoredReservedDomain): boolean => !this.inFlight.has(d.id) && now - (this.lookedUpAt.get(d.id) ?? -Infinity) >= intervalMs;
+    const perAccount = new Map<string, number>();
+    for (const f of this.inFlight.values()) perAccount.set(f.account, (perAccount.get(f.account) ?? 0) + 1);
+    for (const d of inTurns(pending.filter(due))) {
+      if (this.inFlight.size >= RECHECK_CONCURRENCY) break;
+      const account = accountOf(d);
+      const own = perAccount.get(account) ?? 0;
+      if (own >= RECHECK_CONCURRENCY_PER_ACCOUNT) continue;
+      perAccount.set(account, own + 1);
+      const lookup = this.recheckOne(d).finally(() => {
+        this.inFlight.delete(d.id);
+        this.lookedUpAt.set(d.id, Date.now());
+      });
+      this.inFlight.set(d.id, { account, lookup });
+    }
   }
 
   private async recheckOne(d: StoredReservedDomain): Promise<void> {

@@ -134,6 +134,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     secrets,
     drainTimeoutMs: config.drainTimeoutMs,
     retry: config.retry,
+    parkAfterMs: config.parkAfterMs,
     onBudgetExhausted: (id) => parking.hookFor(id),
     wrapWriter: (id, writer) => parking.wrapWriter(id, writer),
     onSettled: (item, settlement, destinationId) => {

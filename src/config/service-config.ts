@@ -86,6 +86,8 @@ export interface ServiceConfig {
    * destination `maxElapsedMs` from when it started failing; then its deliveries are parked.
    */
   readonly retry: { readonly maxAttempts: number; readonly maxElapsedMs: number };
+  /** How long a delivery of a consumed record may wait for a slow destination before it is parked (runner-options.ts). */
+  readonly parkAfterMs: number;
   /** Retry topics (`<topics.retryPrefix><destination id>`) holding parked deliveries until they are re-driven. */
   readonly parking: {
     readonly topicPartitions: number;
@@ -313,6 +315,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       maxAttempts: int('RETRY_MAX_ATTEMPTS', 10, 1, 1_000),
       maxElapsedMs: int('RETRY_MAX_ELAPSED_MS', 120_000, 0, 86_400_000),
     },
+    parkAfterMs: int('PARK_AFTER_MS', 10_000, 100, 86_400_000),
     parking: {
       topicPartitions: int('PARKING_TOPIC_PARTITIONS', 1, 1, 1_000),
       retentionMs: int('PARKING_RETENTION_MS', 30 * 86_400_000, 3_600_000, 365 * 86_400_000),

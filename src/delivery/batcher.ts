@@ -9,9 +9,9 @@ export interface BatchLimits {
 }
 
 /**
- * A FIFO of items with their arrival times. take() returns the longest prefix within the limits, and
- * always at least one item so a record at the byte limit still moves. Amortised O(1) per item: the
- * consumed head is sliced off only once it is most of the array.
+ * A FIFO of items with their arrival times. take() returns the longest prefix within the limits whose
+ * items are all of the head's lane, and always at least one item so a record at the byte limit still
+ * moves. Amortised O(1) per item: the consumed head is sliced off only once it is most of the array.
  */
 export class Batcher {
   private items: DeliveryItem[] = [];
@@ -19,7 +19,11 @@ export class Batcher {
   private head = 0;
   private queuedBytes = 0;
 
-  constructor(readonly limits: BatchLimits) {}
+  /** `lane` sorts items that must not share a batch (the runner's: whether an item holds its partition). */
+  constructor(
+    readonly limits: BatchLimits,
+    private readonly lane: (item: DeliveryItem) => boolean = () => true,
+  ) {}
 
   get size(): number {
     return this.items.length - this.head;
@@ -40,6 +44,12 @@ export class Batcher {
     this.queuedBytes += payloadSize(item) + this.limits.recordOverheadBytes;
   }
 
+  /** Arrival time of the oldest queued item matching `predicate` (a scan from the head), or undefined. */
+  firstArrival(predicate: (item: DeliveryItem) => boolean): number | undefined {
+    for (let i = this.head; i < this.items.length; i++) if (predicate(this.items[i] as DeliveryItem)) return this.times[i];
+    return undefined;
+  }
+
   /** True when `item` is queued (a linear scan: for reports, not the hot path). */
   includes(item: DeliveryItem): boolean {
     return this.items.indexOf(item, this.head) >= 0;
@@ -53,10 +63,11 @@ export class Batcher {
   take(): DeliveryItem[] {
     const batch: DeliveryItem[] = [];
     let bytes = 0;
+    const lane = this.head < this.items.length && this.lane(this.items[this.head] as DeliveryItem);
     while (this.head < this.items.length && batch.length < this.limits.maxRecords) {
       const item = this.items[this.head] as DeliveryItem;
       const size = payloadSize(item) + this.limits.recordOverheadBytes;
-      if (batch.length > 0 && bytes + size > this.limits.maxBytes) break;
+      if (batch.length > 0 && (bytes + size > this.limits.maxBytes || this.lane(item) !== lane)) break;
       batch.push(item);
       bytes += size;
       this.head++;
@@ -66,14 +77,17 @@ export class Batcher {
     return batch;
   }
 
-  /** Removes and returns the queued items matching `predicate` (a revoked partition's records). */
-  remove(predicate: (item: DeliveryItem) => boolean): DeliveryItem[] {
+  /**
+   * Removes and returns the queued items matching `predicate` (a revoked partition's records); with
+   * `arrivedBy`, only those that arrived at or before that time.
+   */
+  remove(predicate: (item: DeliveryItem) => boolean, arrivedBy = Number.POSITIVE_INFINITY): DeliveryItem[] {
     const removed: DeliveryItem[] = [];
     const keptItems: DeliveryItem[] = [];
     const keptTimes: number[] = [];
     for (let i = this.head; i < this.items.length; i++) {
       const item = this.items[i] as DeliveryItem;
-      if (predicate(item)) {
+      if ((this.times[i] as number) <= arrivedBy && predicate(item)) {
         removed.push(item);
         this.queuedBytes -= payloadSize(item) + this.limits.recordOverheadBytes;
       } else {

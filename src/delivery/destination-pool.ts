@@ -30,6 +30,8 @@ export interface DestinationPoolOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Builds the budget-exhausted hook of one destination (parking: src/delivery/parking/). */
   readonly onBudgetExhausted?: (destinationId: string) => OnBudgetExhausted;
+  /** PARK_AFTER_MS (runner-options.ts), for runners with a budget-exhausted hook that parks. */
+  readonly parkAfterMs?: number;
   /** Wraps each destination's writer (parking's fail-fast circuit). */
   readonly wrapWriter?: (destinationId: string, writer: DestinationWriter) => DestinationWriter;
   /** How long a replaced or deleted destination may drain. */
@@ -130,6 +132,7 @@ export class DestinationPool {
       // Retrying cannot fix a config: a destination that cannot run parks at its first failed attempt.
       retry: problem === undefined ? this.opts.retry : { ...this.opts.retry, maxAttempts: 1 },
       onBudgetExhausted: this.opts.onBudgetExhausted?.(dest.id),
+      ...(this.opts.onBudgetExhausted !== undefined && this.opts.parkAfterMs !== undefined && { parkAfterMs: this.opts.parkAfterMs }),
       onAbandoned: (items) => this.adopt(dest.id, items),
       health,
     });

@@ -41,6 +41,7 @@ export class DestinationRunner {
   private readonly onSettled: SettlementListener;
   private readonly onBudgetExhausted: OnBudgetExhausted;
   private readonly onAbandoned: ((items: readonly DeliveryItem[]) => void) | undefined;
+  private readonly parkAfterMs: number | undefined;
   private readonly batching: BatchingOptions;
   private readonly retry: RetryPolicy;
   private readonly clock: Clock;
@@ -62,6 +63,8 @@ export class DestinationRunner {
   private failingSince: number | undefined;
   /** A batch was parked since the destination began failing: the next ones park after one failed attempt. */
   private parkedWhileFailing = false;
+  /** When the oldest queued delivery of a consumed record may have waited past parkAfterMs; undefined when none is queued. */
+  private overdueAt: number | undefined;
   private loopDone: Promise<void> | undefined;
   private closeResult: Promise<CloseResult> | undefined;
 
@@ -79,6 +82,7 @@ export class DestinationRunner {
     this.health = opts.health ?? new DestinationHealth(this.destinationId, opts.logger, this.clock);
     this.onBudgetExhausted = opts.onBudgetExhausted ?? keepRetrying(this.log);
     this.onAbandoned = opts.onAbandoned;
+    this.parkAfterMs = opts.parkAfterMs;
     const w = opts.writer.limits;
     const own = w.lingerMs === undefined ? {} : { maxRecords: w.maxRecords, maxBytes: w.maxBytes, lingerMs: w.lingerMs };
     this.batching = { ...DEFAULT_BATCHING, ...opts.batching, ...own };
@@ -91,7 +95,8 @@ export class DestinationRunner {
       maxRecordBytes: w.lingerMs === undefined ? Math.min(w.maxRecordBytes, w.maxBytes - w.recordOverheadBytes) : w.maxRecordBytes,
       recordOverheadBytes: w.recordOverheadBytes,
     };
-    this.batcher = new Batcher(this.limits);
+    // A batch is all deliveries of consumed records or none: only those park for waiting (parkAfterMs).
+    this.batcher = new Batcher(this.limits, holdsItsPartition);
   }
 
   /**
@@ -128,7 +133,9 @@ export class DestinationRunner {
       this.runTask(this.deadLetter([{ item, error }]));
       return true;
     }
-    this.batcher.push(item, this.clock.now());
+    const now = this.clock.now();
+    this.batcher.push(item, now);
+    if (this.parkAfterMs !== undefined && this.overdueAt === undefined && holdsItsPartition(item)) this.overdueAt = now + this.parkAfterMs;
     this.changed.notify();
     return true;
   }
@@ -216,19 +223,52 @@ export class DestinationRunner {
         }
       }
       if (this.inFlightBatches >= this.batching.maxInFlightBatches) {
-        await this.changed.wait();
+        const now = this.clock.now();
+        if (this.overdueAt === undefined) await this.changed.wait();
+        else if (now < this.overdueAt) await this.waitForChange(this.overdueAt - now);
+        else this.parkOverdue(now);
         continue;
       }
+      const arrivedAt = this.batcher.oldestAt ?? this.clock.now();
       const batch = this.batcher.take();
       this.inFlightBatches++;
       this.writing.add(batch);
       this.runTask(
-        this.deliver(batch).finally(() => {
+        this.deliver(batch, arrivedAt).finally(() => {
           this.inFlightBatches--;
           this.writing.delete(batch);
         }),
       );
     }
+  }
+
+  /**
+   * Parks the queued deliveries of consumed records that have waited parkAfterMs behind the
+   * destination's writes: their records commit, and their partitions' next batches are routed, without
+   * waiting for a slow destination (ARCHITECTURE.md "Isolation").
+   */
+  private parkOverdue(now: number): void {
+    const waitMs = this.parkAfterMs as number;
+    const overdue = this.batcher.remove(holdsItsPartition, now - waitMs);
+    const next = this.batcher.firstArrival(holdsItsPartition);
+    this.overdueAt = next === undefined ? undefined : next + waitMs;
+    if (overdue.length === 0) return;
+    const error = new DeliveryError('DESTINATION_TIMEOUT', `These events waited ${formatSeconds(waitMs)} s behind the destination's writes; they are parked and re-driven, so the records they came from do not wait for it (PARK_AFTER_MS).`);
+    this.writing.add(overdue);
+    this.runTask(
+      this.park(overdue, 0, waitMs, error)
+        .then((settled) => {
+          // The hook could not park them: they are queued again, to be written or parked later.
+          if (!settled) for (const item of overdue) this.enqueueAgain(item);
+        })
+        .finally(() => this.writing.delete(overdue)),
+    );
+  }
+
+  private enqueueAgain(item: DeliveryItem): void {
+    const now = this.clock.now();
+    this.batcher.push(item, now);
+    this.overdueAt ??= now + (this.parkAfterMs as number);
   }
 
   private async waitForChange(ms: number): Promise<void> {
@@ -251,17 +291,23 @@ export class DestinationRunner {
    * Writes one batch until every item is settled. The attempt budget is per batch; the time budget
    * runs from when the destination started failing (the first of the attempts in a row in which every
    * item failed retryably), so once a destination has been down past the budget, each new batch reaches the
-   * budget-exhausted hook after its first failed attempt instead of waiting out a fresh window.
+   * budget-exhausted hook after its first failed attempt instead of waiting out a fresh window. A batch
+   * of consumed records' deliveries reaches the hook once its first item, queued at `arrivedAt`, has
+   * waited parkAfterMs: in a write not answered, or between failed attempts.
    */
-  private async deliver(batch: readonly DeliveryItem[]): Promise<void> {
+  private async deliver(batch: readonly DeliveryItem[], arrivedAt: number): Promise<void> {
     const started = this.clock.now();
     const destination = this.destinationId;
+    const parkAfterMs = this.parkAfterMs !== undefined && holdsItsPartition(batch[0] as DeliveryItem) ? this.parkAfterMs : undefined;
+    const parkAt = parkAfterMs === undefined ? Number.POSITIVE_INFINITY : arrivedAt + parkAfterMs;
     let pending = batch;
     let windowAttempts = 0;
     for (let attempt = 1; ; attempt++) {
       windowAttempts++;
-      // No attempt outlasts the retry budget: a write never answered holds its partition only that long.
-      const failures = await this.attempt(pending, this.retry.maxElapsedMs - (this.clock.now() - (this.failingSince ?? started)));
+      // No attempt outlasts the retry budget: a write never answered holds its partition only that long;
+      // nor what is left until parkAt (at least a second, so a destination that answers at once still can).
+      const holdLeftMs = parkAfterMs === undefined ? undefined : Math.max(parkAt - this.clock.now(), Math.min(1_000, parkAfterMs));
+      const { failures, cutShort } = await this.attempt(pending, this.retry.maxElapsedMs - (this.clock.now() - (this.failingSince ?? started)), holdLeftMs);
       const { acked, retry, dead, retryAfterMs, lastError } = sortOutcome(pending, failures);
       // Any answer other than "try again" for every item shows the destination is working.
       if (retry.length < pending.length) {
@@ -281,27 +327,20 @@ export class DestinationRunner {
         break;
       }
       const elapsedMs = this.clock.now() - (this.failingSince ?? started);
-      if (windowAttempts >= this.retry.maxAttempts || elapsedMs >= this.retry.maxElapsedMs || this.parkedWhileFailing) {
-        const decision = await this.budgetExhausted(pending, attempt, elapsedMs, lastError);
-        if (decision !== 'keep_retrying') {
-          const refused = decision === 'parked' ? [] : decision.parkedExcept;
-          const unparked = new Set(refused.map((f) => f.item));
-          const parked = unparked.size === 0 ? pending : pending.filter((item) => !unparked.has(item));
-          if (parked.length > 0) this.health.parked(parked.length, lastError);
-          if (parked.length > 0 && this.failingSince !== undefined) this.parkedWhileFailing = true;
-          this.settle(parked, 'parked');
-          if (refused.length > 0) await this.deadLetter(refused);
-          break;
-        }
+      // Never sleep past the time budget: a long backoff (or Retry-After) would hold the batch, and with it
+      // the partition's commit and every other destination's events behind it, beyond the budget.
+      const backoffMs = retryDelay(this.retry, attempt, retryAfterMs, this.random);
+      const delayMs = (): number => Math.min(backoffMs, Math.max(0, this.retry.maxElapsedMs - (this.clock.now() - (this.failingSince ?? started))));
+      // Parked now rather than after a wait: the next attempt would begin past parkAt.
+      const pastParkAt = cutShort || this.clock.now() + delayMs() >= parkAt;
+      if (windowAttempts >= this.retry.maxAttempts || elapsedMs >= this.retry.maxElapsedMs || this.parkedWhileFailing || pastParkAt) {
+        if (await this.park(pending, attempt, elapsedMs, lastError)) break;
         // A new window: the hook (and its log line) runs again only once the next budget is spent.
         if (this.failingSince !== undefined) this.failingSince = this.clock.now();
         this.parkedWhileFailing = false;
         windowAttempts = 0;
       }
-      // Never sleep past the time budget: a long backoff (or Retry-After) would hold the batch, and with it
-      // the partition's commit and every other destination's events behind it, beyond the budget.
-      const budgetLeftMs = Math.max(0, this.retry.maxElapsedMs - (this.clock.now() - (this.failingSince ?? started)));
-      const delay = Math.min(retryDelay(this.retry, attempt, retryAfterMs, this.random), budgetLeftMs);
+      const delay = delayMs();
       deliveries.inc({ destination, outcome: 'retried' }, pending.length);
       await this.clock.sleep(delay, this.abort.signal);
       if (this.abort.signal.aborted) {
@@ -313,22 +352,45 @@ export class DestinationRunner {
   }
 
   /**
+   * Hands `items` to the budget-exhausted hook and settles what it parked (dead-lettering what it
+   * refused). False when the hook says to keep retrying: the items are then still the caller's.
+   */
+  private async park(items: readonly DeliveryItem[], attempts: number, elapsedMs: number, lastError: DeliveryError): Promise<boolean> {
+    const decision = await this.budgetExhausted(items, attempts, elapsedMs, lastError);
+    if (decision === 'keep_retrying') return false;
+    const refused = decision === 'parked' ? [] : decision.parkedExcept;
+    const unparked = new Set(refused.map((f) => f.item));
+    const parked = unparked.size === 0 ? items : items.filter((item) => !unparked.has(item));
+    if (parked.length > 0) this.health.parked(parked.length, lastError);
+    if (parked.length > 0 && this.failingSince !== undefined) this.parkedWhileFailing = true;
+    this.settle(parked, 'parked');
+    if (refused.length > 0) await this.deadLetter(refused);
+    return true;
+  }
+
+  /**
    * One write, failed with DESTINATION_TIMEOUT when it is not answered within `withinMs`, or the floor
    * an attempt always gets (ATTEMPT_FLOOR_MS, at most the budget): once the budget is spent, a write to a
-   * destination that is back but slow must still have its time. The write itself goes on: if it lands
-   * later, its events arrive twice (at least once).
+   * destination that is back but slow must still have its time. With `holdLeftMs` (deliveries of
+   * consumed records), it fails then at the latest, and `cutShort` says so. The write itself goes on:
+   * if it lands later, its events arrive twice (at least once).
    */
-  private async attempt(pending: readonly DeliveryItem[], withinMs: number): Promise<readonly ItemFailure[]> {
+  private async attempt(pending: readonly DeliveryItem[], withinMs: number, holdLeftMs?: number): Promise<{ failures: readonly ItemFailure[]; cutShort: boolean }> {
     const failAll = (error: DeliveryError): ItemFailure[] => pending.map((item) => ({ item, error }));
     const write = this.writer.write(pending).then(
-      (outcome) => outcome.failed,
-      (err: unknown) => failAll(toDeliveryError(err)),
+      (outcome) => ({ failures: outcome.failed, cutShort: false }),
+      (err: unknown) => ({ failures: failAll(toDeliveryError(err)), cutShort: false }),
     );
-    const limitMs = Math.max(withinMs, 1_000, Math.min(ATTEMPT_FLOOR_MS, this.retry.maxElapsedMs));
+    const budgetMs = Math.max(withinMs, 1_000, Math.min(ATTEMPT_FLOOR_MS, this.retry.maxElapsedMs));
+    const cutShort = holdLeftMs !== undefined && holdLeftMs < budgetMs;
+    const limitMs = cutShort ? holdLeftMs : budgetMs;
+    const why = cutShort
+      ? `The destination did not answer a write within ${formatSeconds(limitMs)} s; its events are parked and re-driven, so the records they came from do not wait for it (PARK_AFTER_MS).`
+      : `The destination did not answer a write within ${formatSeconds(limitMs)} s.`;
     // The real timer, not this.clock: a test's clock drives the backoff, and a fake write answers at once.
     let timer: NodeJS.Timeout | undefined;
-    const unanswered = new Promise<ItemFailure[]>((resolve) => {
-      timer = setTimeout(() => resolve(failAll(new DeliveryError('DESTINATION_TIMEOUT', `The destination did not answer a write within ${Math.round(limitMs / 1000)} s.`))), limitMs);
+    const unanswered = new Promise<{ failures: readonly ItemFailure[]; cutShort: boolean }>((resolve) => {
+      timer = setTimeout(() => resolve({ failures: failAll(new DeliveryError('DESTINATION_TIMEOUT', why)), cutShort }), limitMs);
     });
     try {
       return await Promise.race([write, unanswered]);
@@ -403,4 +465,16 @@ export class DestinationRunner {
       this.log.error({ err }, 'The abandoned-deliveries hook failed.');
     }
   }
+}
+
+/**
+ * A delivery of a consumed record: its partition's commit and next batches wait for it to settle. Re-driven
+ * deliveries (their source is a retry topic) and test events hold no partition of the main path.
+ */
+function holdsItsPartition(item: DeliveryItem): boolean {
+  return item.source?.reading !== undefined;
+}
+
+function formatSeconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
 }

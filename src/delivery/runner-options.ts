@@ -90,6 +90,12 @@ export interface DestinationRunnerOptions {
   readonly batching?: Partial<BatchingOptions>;
   readonly retry?: Partial<RetryPolicy>;
   readonly onBudgetExhausted?: OnBudgetExhausted;
+  /**
+   * PARK_AFTER_MS: a delivery of a consumed record, which holds its partition's commit and next
+   * batches, is handed to onBudgetExhausted once it has waited this long for the destination, queued
+   * behind a write or in a write not yet answered (ARCHITECTURE.md "Isolation"). Absent: it waits.
+   */
+  readonly parkAfterMs?: number;
   /** The destination's health, kept by the pool across runner replacements; the runner makes its own without. */
   readonly health?: DestinationHealth;
   /**

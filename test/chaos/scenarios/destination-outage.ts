@@ -1,6 +1,7 @@
 // Scenario 3, destination outage: two http destinations receive the same events; one answers 503 (and,
-// in the full run, then hangs) for a while. Nothing may be missing at either; the healthy one's rate
-// during the outage is what per-destination isolation (parking, src/delivery/README.md) is about.
+// in the full run, then hangs, then answers slowly) for a while. Nothing may be missing at either; the
+// healthy one's rate during the outage is what per-destination isolation (parking,
+// src/delivery/README.md) is about.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { checkDestination, totals, type DestinationCheck } from '../harness/checker.js';
@@ -27,6 +28,8 @@ const PARAMS: Record<'short' | 'full', { ratePerSec: number; phases: Phase[]; ta
     phases: [
       { mode: { kind: 'status', status: 503 }, afterMs: 5_000, durationMs: 30_000 },
       { mode: { kind: 'hang' }, afterMs: 15_000, durationMs: 30_000 },
+      // Slow, not failing: each write is delivered 8 s late, within the writer's 10 s timeout (src/delivery/README.md, "Waiting").
+      { mode: { kind: 'slow', delayMs: 8_000 }, afterMs: 15_000, durationMs: 30_000 },
     ],
     tailMs: 10_000,
     settleMs: 300_000,
@@ -44,6 +47,7 @@ function countBetween(a: Arrivals, from: number, to: number): number {
 }
 
 function describe(mode: SinkMode): string {
+  if (mode.kind === 'slow') return `answers 200 after ${mode.delayMs / 1000} s`;
   return mode.kind === 'hang' ? 'accepts the connection and never answers' : mode.kind === 'status' ? `answers ${mode.status}` : 'answers 200';
 }
 

@@ -17,29 +17,32 @@ import { makeTraffic, toMessage } from '../pipeline/fixtures.js';
 
 const SLOW_ANSWER_MS = 20_000;
 
-let app: App | undefined;
+const apps: App[] = [];
 const servers: Server[] = [];
 afterAll(async () => {
-  await app?.stop();
+  await Promise.all(apps.map((a) => a.stop()));
   await Promise.all(servers.map(closeNow));
 });
 
-/** A receiver on loopback answering each request after `delayMs`; it counts the events it took. */
-async function receiver(delayMs: number): Promise<{ url: string; events: () => number }> {
+/** A receiver on loopback answering each request after `delayMs`; it counts the events it took, and their distinct ids. */
+async function receiver(delayMs: number): Promise<{ url: string; events: () => number; distinct: () => number }> {
   let events = 0;
+  const ids = new Set<string>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       setTimeout(() => {
-        events += Buffer.concat(chunks).toString('utf8').split('\n').filter((l) => l.trim() !== '').length;
+        const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter((l) => l.trim() !== '');
+        events += lines.length;
+        for (const l of lines) ids.add((JSON.parse(l) as { event_id: string }).event_id);
         if (!res.destroyed) res.writeHead(200).end('ok');
       }, delayMs).unref();
     });
   });
   servers.push(server);
   const port = await listenOnLoopback(server);
-  return { url: `http://127.0.0.1:${port}/events`, events: () => events };
+  return { url: `http://127.0.0.1:${port}/events`, events: () => events, distinct: () => ids.size };
 }
 
 function destination(url: string): StoredDestination {
@@ -54,7 +57,8 @@ it("should deliver another subscription's events within seconds while a destinat
   const prefix = uniqueName('slowdest');
   const env = serviceEnv(prefix, testBrokers(), { ROLES: 'worker', EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8', RETRY_MAX_ELAPSED_MS: '120000' });
   const config = loadServiceConfig(env);
-  app = buildApp(config, env.KAFKA_BROKERS as string);
+  const app = buildApp(config, env.KAFKA_BROKERS as string);
+  apps.push(app);
   await app.start();
   const slow = await receiver(SLOW_ANSWER_MS);
   const quick = await receiver(0);
@@ -88,3 +92,45 @@ it("should deliver another subscription's events within seconds while a destinat
     await producer.close();
   }
 }, 120_000);
+
+it("should deliver another destination's events from the same partitions within seconds while one destination answers in 15 s, and the slow one still gets every event", async () => {
+  const slowAnswerMs = 15_000;
+  const prefix = uniqueName('slowsame');
+  // A delivery of a consumed record parks once it has waited 2 s for the slow destination.
+  const env = serviceEnv(prefix, testBrokers(), { ROLES: 'worker', EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8', PARK_AFTER_MS: '2000', PARKING_SCAN_INTERVAL_MS: '1000' });
+  const config = loadServiceConfig(env);
+  const service = buildApp(config, env.KAFKA_BROKERS as string);
+  apps.push(service);
+  await service.start();
+  const slow = await receiver(slowAnswerMs);
+  const quick = await receiver(0);
+  const toSlow = destination(slow.url);
+  const toQuick = destination(quick.url);
+  const toBoth = [subscription('tcp_connection_closed.v0', 'conn.bytes_in', toSlow), subscription('tcp_connection_closed.v0', 'conn.bytes_out', toQuick)];
+  await service.configLog.write([
+    { id: toSlow.id, kind: 'event_destination', data: toSlow },
+    { id: toQuick.id, kind: 'event_destination', data: toQuick },
+    ...toBoth.map((s) => ({ id: s.id, kind: 'event_subscription' as const, data: s })),
+  ]);
+  const producer = testClient('slowsame-producer').idempotentProducer({ retries: 10 });
+  await producer.connect();
+  try {
+    // Two rounds on every partition: each partition's next batch waits for the slow destination's first write.
+    for (let round = 0; round < 2; round++) {
+      await producer.send(config.topics.tcpConnectionClosed, Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic('tcp_connection_closed.v0', round * 60 + i))));
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    const sent = Date.now();
+    await producer.send(config.topics.tcpConnectionClosed, Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic('tcp_connection_closed.v0', 120 + i))));
+    while (quick.events() < 180 && Date.now() - sent < slowAnswerMs * 2) await new Promise((r) => setTimeout(r, 100));
+    const tookMs = Date.now() - sent;
+    expect(quick.events()).toBe(180);
+    // Well before the slow destination answers its first write.
+    expect(tookMs).toBeLessThan(8_000);
+    // The slow destination's events were parked, not lost: re-driven, each arrives at least once.
+    while (slow.distinct() < 180 && Date.now() - sent < 100_000) await new Promise((r) => setTimeout(r, 250));
+    expect(slow.distinct()).toBe(180);
+  } finally {
+    await producer.close();
+  }
+}, 150_000);

@@ -62,4 +62,16 @@ describe('batcher', () => {
     expect(b.bytes).toBe(20);
     expect(b.take()).toEqual([items[0], items[2]]);
   });
+
+  it('should not put items of two lanes in one batch, and remove only the matching items that arrived by a time', () => {
+    const consumed = (n: number) => item(10, { topic: 't', partition: 0, offset: n });
+    const b = new Batcher({ maxRecords: 10, maxBytes: 1000, recordOverheadBytes: 0 }, (i) => i.source !== undefined);
+    const items = [consumed(0), consumed(1), item(10), item(10), consumed(2)];
+    items.forEach((i, n) => b.push(i, n * 10));
+    expect(b.firstArrival((i) => i.source === undefined)).toBe(20);
+    expect(b.remove((i) => i.source !== undefined, 10)).toEqual([items[0], items[1]]);
+    expect(b.take()).toEqual([items[2], items[3]]);
+    expect(b.take()).toEqual([items[4]]);
+    expect(b.firstArrival(() => true)).toBeUndefined();
+  });
 });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryItem } from '../../../src/delivery/contract.js';
+import { DELIVERED, type DeliveryItem, type WriteOutcome } from '../../../src/delivery/contract.js';
 import { DestinationRunner } from '../../../src/delivery/destination-runner.js';
 import { DeliveryError } from '../../../src/delivery/errors.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
-import type { DestinationRunnerOptions, Settlement } from '../../../src/delivery/runner-options.js';
+import type { DestinationRunnerOptions, OnBudgetExhausted, Settlement } from '../../../src/delivery/runner-options.js';
+import { systemClock } from '../../../src/delivery/clock.js';
 import { deliveries } from '../../../src/telemetry/metrics.js';
 import { FakeWriter, RecordingDeadLetterSink, VirtualClock, item } from './fakes.js';
 
@@ -384,5 +385,77 @@ describe('destination runner', () => {
     runner.enqueue(item());
     await runner.flush();
     expect(budget.usedDeliveries).toBe(0);
+  });
+
+  describe('with parkAfterMs', () => {
+    /** A delivery of a consumed record (it holds its partition), or a re-driven one (its source is a retry topic). */
+    const consumed = (n: number): DeliveryItem => ({ ...item(), source: { topic: 'edge.tcp', partition: 0, offset: n, reading: 1 } });
+    const reDriven = (n: number): DeliveryItem => ({ ...item(), source: { topic: 'edge.retry.ed_x', partition: 0, offset: n } });
+    const answerAfter = (ms: number) => () => new Promise<WriteOutcome>((resolve) => setTimeout(() => resolve(DELIVERED), ms));
+
+    function slowSetup(writer: FakeWriter) {
+      const hooked: Array<{ items: readonly DeliveryItem[]; error: DeliveryError }> = [];
+      const onBudgetExhausted: OnBudgetExhausted = async (ctx) => {
+        hooked.push({ items: ctx.items, error: ctx.lastError });
+        return 'parked';
+      };
+      const s = setup(writer, { clock: systemClock, parkAfterMs: 100, onBudgetExhausted });
+      const settlementOf = (i: DeliveryItem) => s.settled.find((x) => x.item === i)?.settlement;
+      return { ...s, hooked, settlementOf };
+    }
+
+    it('should park the deliveries of consumed records in a write not answered in time, and keep re-driven ones waiting for its answer', async () => {
+      const writer = new FakeWriter(undefined, [answerAfter(400), answerAfter(400)]);
+      const { runner, hooked, settlementOf } = slowSetup(writer);
+      const held = [consumed(0), consumed(1)];
+      held.forEach((i) => runner.enqueue(i));
+      await runner.flush();
+      expect(held.map(settlementOf)).toEqual(['parked', 'parked']);
+      expect(hooked[0]?.error.code).toBe('DESTINATION_TIMEOUT');
+      expect(hooked[0]?.error.message).toContain('PARK_AFTER_MS');
+      const started = Date.now();
+      const again = [reDriven(0), reDriven(1)];
+      again.forEach((i) => runner.enqueue(i));
+      await runner.flush();
+      expect(again.map(settlementOf)).toEqual(['acked', 'acked']);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+      expect(hooked).toHaveLength(1);
+    });
+
+    it('should park the deliveries of consumed records rather than wait for a retry that would begin past parkAfterMs', async () => {
+      const writer = new FakeWriter(undefined, [], unreachable());
+      let parkedAt: number | undefined;
+      const { runner, clock, settled } = setup(writer, {
+        parkAfterMs: 1_000,
+        retry: { maxAttempts: 100, maxElapsedMs: 120_000, baseDelayMs: 100, maxDelayMs: 5_000 },
+        onBudgetExhausted: async () => {
+          parkedAt = clock.now();
+          return 'parked';
+        },
+      });
+      const start = clock.now();
+      runner.enqueue(consumed(0));
+      await runner.flush();
+      // Waits of 99, 199 and 399 ms; the next, 799 ms, would begin the 5th attempt 1,496 ms after the event came.
+      expect(parkedAt === undefined ? undefined : parkedAt - start).toBe(697);
+      expect(writer.batches).toHaveLength(4);
+      expect(settled.map((s) => s.settlement)).toEqual(['parked']);
+    });
+
+    it('should park queued deliveries of consumed records that waited behind a write, without writing them', async () => {
+      const writer = new FakeWriter(undefined, [answerAfter(600)]);
+      const { runner, hooked, settlementOf } = slowSetup(writer);
+      const first = reDriven(0);
+      runner.enqueue(first);
+      while (writer.batches.length === 0) await new Promise((r) => setImmediate(r));
+      const queued = [consumed(0), consumed(1)];
+      queued.forEach((i) => runner.enqueue(i));
+      await runner.flush();
+      expect(queued.map(settlementOf)).toEqual(['parked', 'parked']);
+      expect(settlementOf(first)).toBe('acked');
+      expect(writer.batches).toEqual([[first]]);
+      expect(hooked.map((h) => h.items)).toEqual([queued]);
+      expect(hooked[0]?.error.message).toContain("waited 0.1 s behind the destination's writes");
+    });
   });
 });

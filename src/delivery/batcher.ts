@@ -78,27 +78,29 @@ export class Batcher {
   }
 
   /**
-   * Removes and returns the queued items matching `predicate` (a revoked partition's records); with
-   * `arrivedBy`, only those that arrived at or before that time.
+   * Removes and returns the queued items matching `predicate` (a revoked partition's records), in order;
+   * with `arrivedBy`, only those that arrived at or before that time, and only that head of the queue is read.
    */
   remove(predicate: (item: DeliveryItem) => boolean, arrivedBy = Number.POSITIVE_INFINITY): DeliveryItem[] {
+    let end = this.head;
+    while (end < this.items.length && (this.times[end] as number) <= arrivedBy) end++;
+    // The kept items of the head move up to just before `end`, so the rest of the queue stays where it is.
     const removed: DeliveryItem[] = [];
-    const keptItems: DeliveryItem[] = [];
-    const keptTimes: number[] = [];
-    for (let i = this.head; i < this.items.length; i++) {
+    let keep = end;
+    for (let i = end - 1; i >= this.head; i--) {
       const item = this.items[i] as DeliveryItem;
-      if ((this.times[i] as number) <= arrivedBy && predicate(item)) {
+      if (predicate(item)) {
         removed.push(item);
         this.queuedBytes -= payloadSize(item) + this.limits.recordOverheadBytes;
       } else {
-        keptItems.push(item);
-        keptTimes.push(this.times[i] as number);
+        keep--;
+        this.items[keep] = item;
+        this.times[keep] = this.times[i] as number;
       }
     }
-    this.items = keptItems;
-    this.times = keptTimes;
-    this.head = 0;
-    return removed;
+    this.head = keep;
+    this.compact();
+    return removed.reverse();
   }
 
   private compact(): void {

@@ -40,6 +40,14 @@ export interface DeliveryItem {
   readonly subscriptionId?: string;
 }
 
+/**
+ * A delivery of a consumed record: its partition's commit and next batches wait for it to settle.
+ * Re-driven deliveries (their source is a retry topic) and test events hold no partition of the main path.
+ */
+export function holdsItsPartition(item: DeliveryItem): boolean {
+  return item.source?.reading !== undefined;
+}
+
 /** What a writer accepts in one write(); the batcher never hands it more. */
 export interface WriterLimits {
   /** Most records in one batch. */

@@ -175,7 +175,7 @@ export class DestinationHealth {
       now,
       'warn',
       { records: count, code: real.code, reason: this.lastError?.message },
-      'The destination spent its retry budget; its deliveries are parked in its retry topic and will be re-driven when it recovers.',
+      'The destination spent its retry budget, or its deliveries waited for it past PARK_AFTER_MS; they are parked in its retry topic and will be re-driven.',
     );
   }
 

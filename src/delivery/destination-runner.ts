@@ -6,7 +6,7 @@ import { createLogger, type Logger } from '../telemetry/logger.js';
 import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './backoff.js';
 import { Batcher } from './batcher.js';
 import { Signal, systemClock, type Clock } from './clock.js';
-import { payloadSize, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriterLimits } from './contract.js';
+import { holdsItsPartition, payloadSize, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriterLimits } from './contract.js';
 import type { DeadLetterSink } from './dead-letter.js';
 import { DestinationHealth } from './destination-health.js';
 import { DeliveryError, toDeliveryError } from './errors.js';
@@ -25,6 +25,8 @@ import {
 
 const OUTCOME_LABEL: Record<Settlement, string> = { acked: 'ok', dead_lettered: 'dead_lettered', parked: 'parked' };
 
+/** Queued deliveries that come due within this long of the oldest are parked with it (parkOverdue()). */
+const OVERDUE_SLICE_MS = 1_000;
 /** The least time a write gets before it counts as unanswered, even past the retry budget (attempt()). */
 const ATTEMPT_FLOOR_MS = 30_000;
 // After the drain deadline, in-flight writes get this long to notice the writer was closed.
@@ -65,6 +67,8 @@ export class DestinationRunner {
   private parkedWhileFailing = false;
   /** When the oldest queued delivery of a consumed record may have waited past parkAfterMs; undefined when none is queued. */
   private overdueAt: number | undefined;
+  /** Queued deliveries being parked for waiting (parkOverdue): one park at a time. */
+  private parkingOverdue = false;
   private loopDone: Promise<void> | undefined;
   private closeResult: Promise<CloseResult> | undefined;
 
@@ -224,7 +228,7 @@ export class DestinationRunner {
       }
       if (this.inFlightBatches >= this.batching.maxInFlightBatches) {
         const now = this.clock.now();
-        if (this.overdueAt === undefined) await this.changed.wait();
+        if (this.overdueAt === undefined || this.parkingOverdue) await this.changed.wait();
         else if (now < this.overdueAt) await this.waitForChange(this.overdueAt - now);
         else this.parkOverdue(now);
         continue;
@@ -249,19 +253,26 @@ export class DestinationRunner {
    */
   private parkOverdue(now: number): void {
     const waitMs = this.parkAfterMs as number;
-    const overdue = this.batcher.remove(holdsItsPartition, now - waitMs);
+    // In slices: what comes due within the next moment goes too, so a steady stream parks in a few sends a second.
+    const overdue = this.batcher.remove(holdsItsPartition, now - waitMs + Math.min(OVERDUE_SLICE_MS, waitMs / 10));
     const next = this.batcher.firstArrival(holdsItsPartition);
     this.overdueAt = next === undefined ? undefined : next + waitMs;
     if (overdue.length === 0) return;
     const error = new DeliveryError('DESTINATION_TIMEOUT', `These events waited ${formatSeconds(waitMs)} s behind the destination's writes; they are parked and re-driven, so the records they came from do not wait for it (PARK_AFTER_MS).`);
+    this.parkingOverdue = true;
     this.writing.add(overdue);
     this.runTask(
       this.park(overdue, 0, waitMs, error)
         .then((settled) => {
-          // The hook could not park them: they are queued again, to be written or parked later.
-          if (!settled) for (const item of overdue) this.enqueueAgain(item);
+          if (settled) return;
+          // Not parked (the hook failed): queued again, to be written or parked later; at a stop, given up.
+          if (this.closing || this.abort.signal.aborted) this.abandon(overdue);
+          else for (const item of overdue) this.enqueueAgain(item);
         })
-        .finally(() => this.writing.delete(overdue)),
+        .finally(() => {
+          this.parkingOverdue = false;
+          this.writing.delete(overdue);
+        }),
     );
   }
 
@@ -465,14 +476,6 @@ export class DestinationRunner {
       this.log.error({ err }, 'The abandoned-deliveries hook failed.');
     }
   }
-}
-
-/**
- * A delivery of a consumed record: its partition's commit and next batches wait for it to settle. Re-driven
- * deliveries (their source is a retry topic) and test events hold no partition of the main path.
- */
-function holdsItsPartition(item: DeliveryItem): boolean {
-  return item.source?.reading !== undefined;
 }
 
 function formatSeconds(ms: number): string {

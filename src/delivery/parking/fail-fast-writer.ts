@@ -2,7 +2,7 @@
 // fail at once (one real probe per interval) so new deliveries reach parking in milliseconds instead of
 // each batch waiting out a connect or request timeout and holding the shared in-flight budget.
 import { systemClock, type Clock } from '../clock.js';
-import type { DeliveryItem, DestinationWriter, WriteOutcome, WriterLimits } from '../contract.js';
+import { holdsItsPartition, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../contract.js';
 import { DeliveryError } from '../errors.js';
 
 export const DEFAULT_PROBE_INTERVAL_MS = 5_000;
@@ -48,7 +48,8 @@ export class FailFastWriter implements DestinationWriter {
   }
 
   async write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
-    if (this.trippedAt !== undefined) {
+    // Re-driven deliveries are written for real: their re-driver hands them over only after a health check passed.
+    if (this.trippedAt !== undefined && batch.some(holdsItsPartition)) {
       const now = this.clock.now();
       if (now - this.lastProbeAt < this.probeIntervalMs) {
         const why = this.lastError === undefined ? '' : ` after ${this.lastError.code}: ${this.lastError.message}`;

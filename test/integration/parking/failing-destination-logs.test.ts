@@ -64,7 +64,7 @@ describe('logs of failing destinations', () => {
     // Failing, then parked: one line each while hundreds of deliveries failed and were parked.
     expect(loud(kafkaDest.id), report).toEqual([
       'The destination is failing.',
-      'The destination spent its retry budget; its deliveries are parked in its retry topic and will be re-driven when it recovers.',
+      'The destination spent its retry budget, or its deliveries waited for it past PARK_AFTER_MS; they are parked in its retry topic and will be re-driven.',
     ]);
     expect(loud(httpDest.id), report).toEqual(loud(kafkaDest.id));
     // The Kafka client's own lines (component "kafka"): none about the destination's requests.

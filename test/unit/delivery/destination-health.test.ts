@@ -31,7 +31,7 @@ describe('destination health', () => {
     expect(health.status.state).toBe('ok');
     expect(messages()).toEqual([
       'The destination is failing.',
-      'The destination spent its retry budget; its deliveries are parked in its retry topic and will be re-driven when it recovers.',
+      'The destination spent its retry budget, or its deliveries waited for it past PARK_AFTER_MS; they are parked in its retry topic and will be re-driven.',
       'The destination delivers again.',
     ]);
   });

@@ -16,7 +16,8 @@ export interface RetryPolicy {
 /**
  * No wait between attempts is longer than 5 s (a destination's Retry-After aside): a destination that
  * comes back is written to, and shows ok in its status, within seconds (ARCHITECTURE.md "Destination
- * status"). The 10 attempts then take about 11 s on average (at most 21 s of waits) before parking.
+ * status"). The 10 attempts then take about 11 s on average (at most 21 s of waits) before parking;
+ * deliveries of consumed records park sooner, once they have waited PARK_AFTER_MS (runner-options.ts).
  */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
   baseDelayMs: 100,

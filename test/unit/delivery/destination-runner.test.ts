@@ -442,6 +442,26 @@ describe('destination runner', () => {
       expect(settled.map((s) => s.settlement)).toEqual(['parked']);
     });
 
+    it('should give up queued deliveries of consumed records whose park is cut off by a stop, so they are read again', async () => {
+      const writer = new FakeWriter(undefined, [answerAfter(5_000)]);
+      const abandoned: DeliveryItem[] = [];
+      const { runner } = setup(writer, {
+        clock: systemClock,
+        parkAfterMs: 100,
+        onAbandoned: (items) => abandoned.push(...items),
+        // A retry topic that does not answer: the park ends only when the stop aborts it.
+        onBudgetExhausted: (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))),
+      });
+      runner.enqueue(reDriven(0));
+      while (writer.batches.length === 0) await new Promise((r) => setImmediate(r));
+      const queued = [consumed(0), consumed(1)];
+      queued.forEach((i) => runner.enqueue(i));
+      await new Promise((r) => setTimeout(r, 300));
+      const closed = await runner.close(200);
+      expect(abandoned).toEqual(expect.arrayContaining(queued));
+      expect(closed.drained).toBe(false);
+    });
+
     it('should park queued deliveries of consumed records that waited behind a write, without writing them', async () => {
       const writer = new FakeWriter(undefined, [answerAfter(600)]);
       const { runner, hooked, settlementOf } = slowSetup(writer);

@@ -44,6 +44,11 @@ export class Batcher {
     this.queuedBytes += payloadSize(item) + this.limits.recordOverheadBytes;
   }
 
+  /** The oldest queued item, or undefined when empty. */
+  peek(): DeliveryItem | undefined {
+    return this.items[this.head];
+  }
+
   /** Arrival time of the oldest queued item matching `predicate` (a scan from the head), or undefined. */
   firstArrival(predicate: (item: DeliveryItem) => boolean): number | undefined {
     for (let i = this.head; i < this.items.length; i++) if (predicate(this.items[i] as DeliveryItem)) return this.times[i];

@@ -69,6 +69,14 @@ export class DestinationRunner {
   private overdueAt: number | undefined;
   /** Queued deliveries being parked for waiting (parkOverdue): one park at a time. */
   private parkingOverdue = false;
+  /**
+   * Since deliveries of consumed records first waited past parkAfterMs: the destination is slow, and new
+   * ones park at once, unwritten, until a write is answered within half of parkAfterMs (answeredIn()).
+   */
+  private slowSince: number | undefined;
+  /** A parked batch written anyway, to see whether a slow destination answers in time again (probe()). */
+  private probing = false;
+  private lastProbeAt = Number.NEGATIVE_INFINITY;
   private loopDone: Promise<void> | undefined;
   private closeResult: Promise<CloseResult> | undefined;
 
@@ -219,6 +227,17 @@ export class DestinationRunner {
         await this.changed.wait();
         continue;
       }
+      // A slow destination's new deliveries park at once; re-driven ones are still written.
+      if (this.slowSince !== undefined && this.overdueAt !== undefined) {
+        if (!this.parkingOverdue) {
+          this.parkOverdue(this.clock.now(), true);
+          continue;
+        }
+        if (holdsItsPartition(this.batcher.peek() as DeliveryItem)) {
+          await this.changed.wait();
+          continue;
+        }
+      }
       if (!this.batcher.isFull() && !this.closing && this.flushing === 0) {
         const waitMs = (this.batcher.oldestAt ?? 0) + this.batching.lingerMs - this.clock.now();
         if (waitMs > 0) {
@@ -248,22 +267,26 @@ export class DestinationRunner {
 
   /**
    * Parks the queued deliveries of consumed records that have waited parkAfterMs behind the
-   * destination's writes: their records commit, and their partitions' next batches are routed, without
-   * waiting for a slow destination (ARCHITECTURE.md "Isolation").
+   * destination's writes, or, once it is slow (`atOnce`), all of them: their records commit, and their
+   * partitions' next batches are routed, without waiting for a slow destination (ARCHITECTURE.md "Isolation").
    */
-  private parkOverdue(now: number): void {
+  private parkOverdue(now: number, atOnce = false): void {
     const waitMs = this.parkAfterMs as number;
     // In slices: what comes due within the next moment goes too, so a steady stream parks in a few sends a second.
-    const overdue = this.batcher.remove(holdsItsPartition, now - waitMs + Math.min(OVERDUE_SLICE_MS, waitMs / 10));
+    const overdue = this.batcher.remove(holdsItsPartition, atOnce ? Number.POSITIVE_INFINITY : now - waitMs + Math.min(OVERDUE_SLICE_MS, waitMs / 10));
     const next = this.batcher.firstArrival(holdsItsPartition);
     this.overdueAt = next === undefined ? undefined : next + waitMs;
     if (overdue.length === 0) return;
-    const error = new DeliveryError('DESTINATION_TIMEOUT', `These events waited ${formatSeconds(waitMs)} s behind the destination's writes; they are parked and re-driven, so the records they came from do not wait for it (PARK_AFTER_MS).`);
+    if (!atOnce) this.slowSince ??= now;
+    const error = atOnce
+      ? new DeliveryError('DESTINATION_TIMEOUT', `The destination is slow: its events waited longer than ${formatSeconds(waitMs)} s, so new ones are parked at once and re-driven until a write is answered within ${formatSeconds(waitMs / 2)} s (PARK_AFTER_MS).`)
+      : new DeliveryError('DESTINATION_TIMEOUT', `These events waited ${formatSeconds(waitMs)} s behind the destination's writes; they are parked and re-driven, so the records they came from do not wait for it (PARK_AFTER_MS).`);
     this.parkingOverdue = true;
     this.writing.add(overdue);
     this.runTask(
       this.park(overdue, 0, waitMs, error)
         .then((settled) => {
+          if (settled && atOnce) this.probe(overdue);
           if (settled) return;
           // Not parked (the hook failed): queued again, to be written or parked later; at a stop, given up.
           if (this.closing || this.abort.signal.aborted) this.abandon(overdue);
@@ -274,6 +297,30 @@ export class DestinationRunner {
           this.writing.delete(overdue);
         }),
     );
+  }
+
+  /**
+   * Writes parked deliveries anyway, at most one batch per parkAfterMs, to see whether a slow destination
+   * answers in time again. If it lands, those events arrive twice (at least once).
+   */
+  private probe(items: readonly DeliveryItem[]): void {
+    const now = this.clock.now();
+    if (this.probing || this.closing || now - this.lastProbeAt < (this.parkAfterMs as number)) return;
+    this.probing = true;
+    this.lastProbeAt = now;
+    void this.attempt(items, 0, this.parkAfterMs)
+      .then(({ failures, cutShort }) => {
+        if (!cutShort && failures.length < items.length) this.answeredIn(this.clock.now() - now);
+      })
+      .finally(() => (this.probing = false));
+  }
+
+  /** A write delivered in `ms`: quick enough, and a slow destination's new deliveries are written again. */
+  private answeredIn(ms: number): void {
+    if (this.slowSince !== undefined && ms < (this.parkAfterMs as number) / 2) {
+      this.log.info({ slowForMs: this.clock.now() - this.slowSince, answeredInMs: ms }, 'The destination answers in time again; its new events are written, not parked.');
+      this.slowSince = undefined;
+    }
   }
 
   private enqueueAgain(item: DeliveryItem): void {
@@ -318,8 +365,11 @@ export class DestinationRunner {
       // No attempt outlasts the retry budget: a write never answered holds its partition only that long;
       // nor what is left until parkAt (at least a second, so a destination that answers at once still can).
       const holdLeftMs = parkAfterMs === undefined ? undefined : Math.max(parkAt - this.clock.now(), Math.min(1_000, parkAfterMs));
+      const attemptedAt = this.clock.now();
       const { failures, cutShort } = await this.attempt(pending, this.retry.maxElapsedMs - (this.clock.now() - (this.failingSince ?? started)), holdLeftMs);
       const { acked, retry, dead, retryAfterMs, lastError } = sortOutcome(pending, failures);
+      if (acked.length > 0) this.answeredIn(this.clock.now() - attemptedAt);
+      else if (cutShort) this.slowSince ??= this.clock.now();
       // Any answer other than "try again" for every item shows the destination is working.
       if (retry.length < pending.length) {
         this.failingSince = undefined;

@@ -134,3 +134,47 @@ it("should deliver another destination's events from the same partitions within 
     await producer.close();
   }
 }, 150_000);
+
+it("should keep another destination's events flowing once a destination proved slow, not waiting PARK_AFTER_MS for each", async () => {
+  const slowAnswerMs = 15_000;
+  const prefix = uniqueName('slowsteady');
+  const env = serviceEnv(prefix, testBrokers(), { ROLES: 'worker', EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8', PARK_AFTER_MS: '5000', PARKING_SCAN_INTERVAL_MS: '1000' });
+  const config = loadServiceConfig(env);
+  const service = buildApp(config, env.KAFKA_BROKERS as string);
+  apps.push(service);
+  await service.start();
+  const slow = await receiver(slowAnswerMs);
+  const quick = await receiver(0);
+  const toSlow = destination(slow.url);
+  const toQuick = destination(quick.url);
+  const toBoth = [subscription('tcp_connection_closed.v0', 'conn.bytes_in', toSlow), subscription('tcp_connection_closed.v0', 'conn.bytes_out', toQuick)];
+  await service.configLog.write([
+    { id: toSlow.id, kind: 'event_destination', data: toSlow },
+    { id: toQuick.id, kind: 'event_destination', data: toQuick },
+    ...toBoth.map((s) => ({ id: s.id, kind: 'event_subscription' as const, data: s })),
+  ]);
+  const producer = testClient('slowsteady-producer').idempotentProducer({ retries: 10 });
+  await producer.connect();
+  const rounds = 12;
+  const lags: number[] = [];
+  try {
+    // A round of records on every partition every 1.5 s; each round's lag is how long until the quick destination has all of it.
+    for (let round = 0; round < rounds; round++) {
+      const sent = Date.now();
+      await producer.send(config.topics.tcpConnectionClosed, Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic('tcp_connection_closed.v0', round * 60 + i))));
+      while (quick.events() < (round + 1) * 60 && Date.now() - sent < 20_000) await new Promise((r) => setTimeout(r, 50));
+      lags.push(Date.now() - sent);
+      await new Promise((r) => setTimeout(r, Math.max(0, 1_500 - (Date.now() - sent))));
+    }
+    expect(quick.events()).toBe(rounds * 60);
+    // The first slow write is cut short at PARK_AFTER_MS (5 s), and the rounds behind it wait for that; from
+    // then on the slow destination's new events park at once, and the quick one's arrive within a second or two.
+    expect(Math.max(...lags.slice(-5)), `lags of the rounds, ms: ${lags.join(', ')}`).toBeLessThan(2_500);
+    // The slow destination's events were parked, not lost: re-driven at its own pace, each arrives at least once.
+    const deadline = Date.now() + 150_000;
+    while (slow.distinct() < rounds * 60 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect(slow.distinct()).toBe(rounds * 60);
+  } finally {
+    await producer.close();
+  }
+}, 240_000);

@@ -442,6 +442,45 @@ describe('destination runner', () => {
       expect(settled.map((s) => s.settlement)).toEqual(['parked']);
     });
 
+    it('should park new deliveries of consumed records at once once a write was cut short, probe with them, and write them again once a probe answers in time', async () => {
+      const writer = new FakeWriter(undefined, [answerAfter(1_000)]);
+      const { runner, settlementOf, hooked } = slowSetup(writer);
+      const first = consumed(0);
+      runner.enqueue(first);
+      await runner.flush();
+      expect(settlementOf(first)).toBe('parked');
+      // Slow now: the next one is parked without waiting, and written once more as a probe, which answers at once.
+      const next = consumed(1);
+      runner.enqueue(next);
+      await runner.flush();
+      expect(settlementOf(next)).toBe('parked');
+      expect(hooked[1]?.error.message).toContain('new ones are parked at once');
+      while (writer.batches.length < 2) await new Promise((r) => setTimeout(r, 5));
+      expect(writer.batches[1]).toEqual([next]);
+      await new Promise((r) => setTimeout(r, 20));
+      // The probe answered within half of parkAfterMs: new deliveries are written again.
+      const after = consumed(2);
+      runner.enqueue(after);
+      await runner.flush();
+      expect(settlementOf(after)).toBe('acked');
+      expect(writer.batches[2]).toEqual([after]);
+    });
+
+    it('should keep parking new deliveries of consumed records at once, unwritten, while its writes stay slow', async () => {
+      const writer = new FakeWriter(undefined, [], answerAfter(1_000));
+      const { runner, settlementOf } = slowSetup(writer);
+      runner.enqueue(consumed(0));
+      await runner.flush();
+      const later = [consumed(1), consumed(2), consumed(3)];
+      for (const i of later) {
+        runner.enqueue(i);
+        await runner.flush();
+      }
+      expect(later.map(settlementOf)).toEqual(['parked', 'parked', 'parked']);
+      // The cut-short write and one probe (at most one a parkAfterMs): the rest were never written.
+      expect(writer.batches).toHaveLength(2);
+    });
+
     it('should give up queued deliveries of consumed records whose park is cut off by a stop, so they are read again', async () => {
       const writer = new FakeWriter(undefined, [answerAfter(5_000)]);
       const abandoned: DeliveryItem[] = [];

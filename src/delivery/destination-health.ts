@@ -122,12 +122,16 @@ export class DestinationHealth {
     this.line(now, 'error', { code: problem.code, reason: this.lastError?.message }, 'The destination cannot run as configured; its events are parked until its config is fixed.');
   }
 
-  /** A write delivered `count` events. */
-  delivered(count: number): void {
+  /**
+   * A write delivered `count` events. With `stillParking` (a slow destination's re-driven write, while its
+   * new events still park at once: destination-runner.ts), a parked destination stays parked.
+   */
+  delivered(count: number, stillParking = false): void {
     if (count === 0) return;
     const now = this.clock.now();
     this.lastDeliveredAt = now;
     this.lastAttemptAt = now;
+    if (stillParking && this.state === 'parked') return;
     if (this.state === 'failing' || this.state === 'parked') {
       this.line(now, 'info', { was: this.state, forMs: now - this.since, lastCode: this.lastError?.code }, 'The destination delivers again.');
     }

@@ -377,7 +377,7 @@ export class DestinationRunner {
       } else this.failingSince ??= this.clock.now();
       if (failures.length > 0) deliveries.inc({ destination, outcome: 'failed' }, retry.length + dead.length);
       const failure = lastError ?? dead[0]?.error;
-      if (acked.length > 0) this.health.delivered(acked.length);
+      if (acked.length > 0) this.health.delivered(acked.length, this.slowSince !== undefined);
       else if (failure !== undefined) this.health.failed(failure);
       this.settle(acked, 'acked');
       if (dead.length > 0) await this.deadLetter(dead);

@@ -36,6 +36,19 @@ describe('destination health', () => {
     ]);
   });
 
+  it('should stay parked through deliveries made while new events still park at once, and record them', () => {
+    const { health, clock } = setup();
+    const slow = new DeliveryError('DESTINATION_TIMEOUT', 'The destination is slow');
+    health.parked(10, slow);
+    clock.t += 1_000;
+    health.delivered(500, true);
+    expect(health.status.state).toBe('parked');
+    expect(health.status.lastDeliveredAt).toBe(clock.t);
+    expect(health.status.lastError?.code).toBe('DESTINATION_TIMEOUT');
+    health.delivered(500);
+    expect(health.status.state).toBe('ok');
+  });
+
   it('should say at most once a minute that a destination is still failing, with the attempts since the last line', () => {
     const { health, clock, lines } = setup();
     health.failed(refused);

@@ -355,6 +355,10 @@ describe('the web console', () => {
     expect(await page.getByLabel('URL (required)').inputValue()).toBe(`http://127.0.0.1:${port}/events`);
     expect(await page.getByLabel('Secret', { exact: true }).inputValue()).toBe('');
     expect(await page.content()).not.toContain(SIGNING_SECRET);
+    // Above the form, its status: the reason beside the fields that may fix it.
+    const statusCard = page.getByRole('region', { name: 'Status' });
+    await statusCard.locator('[data-state="failing"]').waitFor();
+    expect(await statusCard.locator('.last-error').textContent()).toContain(status.last_error.code);
     process.stderr.write(`console: the http destination showed failing ${failingMs} ms after produce started.\n`);
   });
 

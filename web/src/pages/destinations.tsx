@@ -79,38 +79,7 @@ function DestinationCard({ destination: d, onDeleted }: { destination: Destinati
       <p class="meta">
         <span class="kind">{kind}</span> <code class="where">{where}</code>
       </p>
-      <dl class="facts">
-        <div>
-          <dt>Last delivery</dt>
-          <dd>
-            <When iso={status.last_delivered_at} />
-          </dd>
-        </div>
-        <div>
-          <dt>Parked events</dt>
-          <dd data-parked={status.parked_events}>
-            {status.parked_events}
-            {status.oldest_parked_at !== null && (
-              <>
-                {' '}
-                (oldest <When iso={status.oldest_parked_at} />)
-              </>
-            )}
-          </dd>
-        </div>
-        <div class="wide">
-          <dt>Last error</dt>
-          <dd class="last-error">
-            {status.last_error === null ? (
-              <span class="muted">none</span>
-            ) : (
-              <>
-                <code>{status.last_error.code}</code> {status.last_error.message} <When iso={status.last_error.at} />
-              </>
-            )}
-          </dd>
-        </div>
-      </dl>
+      <StatusFacts status={status} />
       <div class="actions">
         <a class="button" href={href('destinations', d.id)} aria-label={`Edit ${name}`}>
           Edit
@@ -142,8 +111,62 @@ export function DestinationFormPage({ id }: { id: string | undefined }) {
     <section aria-labelledby="page-title">
       <PageHeader title={id === undefined ? 'New destination' : 'Edit destination'} />
       <Problem failure={existing.failure} />
+      {id !== undefined && existing.data !== undefined && <LiveStatus id={id} first={existing.data.status} />}
       {loaded ? <DestinationForm schema={schema} existing={existing.data} /> : <Placeholder rows={2} />}
     </section>
+  );
+}
+
+/** The status above a destination's edit form, refreshed as the list's is: the reason beside the fields that may fix it. */
+function LiveStatus({ id, first }: { id: string; first: Destination['status'] }) {
+  const latest = useLoad(async () => (await must(api.GET('/event_destinations/{id}', { params: { path: { id } } }))).status, [id], STATUS_REFRESH_MS);
+  const status = latest.data ?? first;
+  return (
+    <section class="card status" aria-label="Status">
+      <div class="card-head">
+        <h2>Status</h2>
+        <StateBadge state={status.state} />
+      </div>
+      <StatusFacts status={status} />
+    </section>
+  );
+}
+
+/** A destination's status as the workers report it: last delivery, parked events, last error. */
+function StatusFacts({ status }: { status: Destination['status'] }) {
+  return (
+    <dl class="facts">
+      <div>
+        <dt>Last delivery</dt>
+        <dd>
+          <When iso={status.last_delivered_at} />
+        </dd>
+      </div>
+      <div>
+        <dt>Parked events</dt>
+        <dd data-parked={status.parked_events}>
+          {status.parked_events}
+          {status.oldest_parked_at !== null && (
+            <>
+              {' '}
+              (oldest <When iso={status.oldest_parked_at} />)
+            </>
+          )}
+        </dd>
+      </div>
+      <div class="wide">
+        <dt>Last error</dt>
+        <dd class="last-error">
+          {status.last_error === null ? (
+            <span class="muted">none</span>
+          ) : (
+            <>
+              <code>{status.last_error.code}</code> {status.last_error.message} <When iso={status.last_error.at} />
+            </>
+          )}
+        </dd>
+      </div>
+    </dl>
   );
 }
 

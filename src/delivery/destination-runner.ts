@@ -77,6 +77,8 @@ export class DestinationRunner {
   /** A parked batch written anyway, to see whether a slow destination answers in time again (probe()). */
   private probing = false;
   private lastProbeAt = Number.NEGATIVE_INFINITY;
+  /** After a park at once that the hook could not make: new deliveries are not parked at once again before this. */
+  private parkAtOnceAgainAt = Number.NEGATIVE_INFINITY;
   private loopDone: Promise<void> | undefined;
   private closeResult: Promise<CloseResult> | undefined;
 
@@ -228,7 +230,7 @@ export class DestinationRunner {
         continue;
       }
       // A slow destination's new deliveries park at once; re-driven ones are still written.
-      if (this.slowSince !== undefined && this.overdueAt !== undefined) {
+      if (this.slowSince !== undefined && this.overdueAt !== undefined && this.clock.now() >= this.parkAtOnceAgainAt) {
         if (!this.parkingOverdue) {
           this.parkOverdue(this.clock.now(), true);
           continue;
@@ -291,6 +293,8 @@ export class DestinationRunner {
           // Not parked (the hook failed): queued again, to be written or parked later; at a stop, given up.
           if (this.closing || this.abort.signal.aborted) this.abandon(overdue);
           else for (const item of overdue) this.enqueueAgain(item);
+          // Not parked at once again straight away: a hook that fails at once would have the loop spin.
+          if (atOnce) this.parkAtOnceAgainAt = this.clock.now() + Math.min(1_000, waitMs);
         })
         .finally(() => {
           this.parkingOverdue = false;
@@ -303,14 +307,20 @@ export class DestinationRunner {
    * Writes parked deliveries anyway, at most one batch per parkAfterMs, to see whether a slow destination
    * answers in time again. If it lands, those events arrive twice (at least once).
    */
-  private probe(items: readonly DeliveryItem[]): void {
+  private probe(parked: readonly DeliveryItem[]): void {
     const now = this.clock.now();
     if (this.probing || this.closing || now - this.lastProbeAt < (this.parkAfterMs as number)) return;
+    const items = withinLimits(parked, this.limits);
+    const before = this.lastProbeAt;
     this.probing = true;
     this.lastProbeAt = now;
     void this.attempt(items, 0, this.parkAfterMs)
       .then(({ failures, cutShort }) => {
-        if (!cutShort && failures.length < items.length) this.answeredIn(this.clock.now() - now);
+        // Refused by the fail-fast circuit (parking.ts) without reaching the destination: it does not count.
+        if (failures.length > 0 && failures.every((f) => f.error.code === 'DESTINATION_UNHEALTHY')) this.lastProbeAt = before;
+        if (cutShort || failures.length === items.length) return;
+        this.answeredIn(this.clock.now() - now);
+        this.health.delivered(items.length - failures.length, this.slowSince !== undefined);
       })
       .finally(() => (this.probing = false));
   }
@@ -530,4 +540,17 @@ export class DestinationRunner {
 
 function formatSeconds(ms: number): string {
   return String(Math.round(ms / 100) / 10);
+}
+
+/** The head of `items` that one write may take under `limits` (at least one item), as the batcher cuts a batch. */
+function withinLimits(items: readonly DeliveryItem[], limits: WriterLimits): readonly DeliveryItem[] {
+  let bytes = 0;
+  let n = 0;
+  for (const item of items) {
+    const size = payloadSize(item) + limits.recordOverheadBytes;
+    if (n > 0 && (n >= limits.maxRecords || bytes + size > limits.maxBytes)) break;
+    bytes += size;
+    n++;
+  }
+  return items.slice(0, n);
 }

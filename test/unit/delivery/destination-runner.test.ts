@@ -466,6 +466,32 @@ describe('destination runner', () => {
       expect(writer.batches[2]).toEqual([after]);
     });
 
+    it('should probe with no more than one write takes, and try again at once when the fail-fast circuit refused the probe', async () => {
+      const unhealthy = new DeliveryError('DESTINATION_UNHEALTHY', 'parked: failing fast');
+      const writer = new FakeWriter({ maxRecords: 2, maxBytes: 1 << 20, maxRecordBytes: 1 << 20, recordOverheadBytes: 0 }, [answerAfter(1_000), unhealthy]);
+      const { runner, settlementOf } = slowSetup(writer);
+      runner.enqueue(consumed(0));
+      await runner.flush();
+      // Five at once: parked together, probed with the two a write takes; the circuit refuses that probe.
+      const five = [1, 2, 3, 4, 5].map(consumed);
+      five.forEach((i) => runner.enqueue(i));
+      await runner.flush();
+      while (writer.batches.length < 2) await new Promise((r) => setTimeout(r, 5));
+      expect(writer.batches[1]).toEqual(five.slice(0, 2));
+      await new Promise((r) => setTimeout(r, 5));
+      // Within the probe interval, yet probed again: the refused probe did not reach the destination. It answers now.
+      const next = consumed(6);
+      runner.enqueue(next);
+      await runner.flush();
+      expect(settlementOf(next)).toBe('parked');
+      while (writer.batches.length < 3) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 5));
+      const after = consumed(7);
+      runner.enqueue(after);
+      await runner.flush();
+      expect(settlementOf(after)).toBe('acked');
+    });
+
     it('should keep parking new deliveries of consumed records at once, unwritten, while its writes stay slow', async () => {
       const writer = new FakeWriter(undefined, [], answerAfter(1_000));
       const { runner, settlementOf } = slowSetup(writer);

@@ -8,6 +8,24 @@ export interface BatchLimits {
   readonly recordOverheadBytes: number;
 }
 
+/** Whether an item of `size` counted bytes joins a batch of `count` items and `bytes`: a batch always takes its first. */
+function joinsBatch(limits: BatchLimits, count: number, bytes: number, size: number): boolean {
+  return count === 0 || (count < limits.maxRecords && bytes + size <= limits.maxBytes);
+}
+
+/** The head of `items` that one batch takes under `limits` (at least one item), as take() cuts it. */
+export function firstBatch(items: readonly DeliveryItem[], limits: BatchLimits): readonly DeliveryItem[] {
+  let bytes = 0;
+  let n = 0;
+  for (const item of items) {
+    const size = payloadSize(item) + limits.recordOverheadBytes;
+    if (!joinsBatch(limits, n, bytes, size)) break;
+    bytes += size;
+    n++;
+  }
+  return items.slice(0, n);
+}
+
 /**
  * A FIFO of items with their arrival times. take() returns the longest prefix within the limits whose
  * items are all of the head's lane, and always at least one item so a record at the byte limit still
@@ -69,10 +87,10 @@ export class Batcher {
     const batch: DeliveryItem[] = [];
     let bytes = 0;
     const lane = this.head < this.items.length && this.lane(this.items[this.head] as DeliveryItem);
-    while (this.head < this.items.length && batch.length < this.limits.maxRecords) {
+    while (this.head < this.items.length) {
       const item = this.items[this.head] as DeliveryItem;
       const size = payloadSize(item) + this.limits.recordOverheadBytes;
-      if (batch.length > 0 && (bytes + size > this.limits.maxBytes || this.lane(item) !== lane)) break;
+      if (!joinsBatch(this.limits, batch.length, bytes, size) || (batch.length > 0 && this.lane(item) !== lane)) break;
       batch.push(item);
       bytes += size;
       this.head++;

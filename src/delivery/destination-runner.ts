@@ -4,7 +4,7 @@
 import { batchLatency, deliveries } from '../telemetry/metrics.js';
 import { createLogger, type Logger } from '../telemetry/logger.js';
 import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './backoff.js';
-import { Batcher } from './batcher.js';
+import { Batcher, firstBatch } from './batcher.js';
 import { Signal, systemClock, type Clock } from './clock.js';
 import { holdsItsPartition, payloadSize, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriterLimits } from './contract.js';
 import type { DeadLetterSink } from './dead-letter.js';
@@ -147,9 +147,7 @@ export class DestinationRunner {
       this.runTask(this.deadLetter([{ item, error }]));
       return true;
     }
-    const now = this.clock.now();
-    this.batcher.push(item, now);
-    if (this.parkAfterMs !== undefined && this.overdueAt === undefined && holdsItsPartition(item)) this.overdueAt = now + this.parkAfterMs;
+    this.queue(item);
     this.changed.notify();
     return true;
   }
@@ -292,7 +290,7 @@ export class DestinationRunner {
           if (settled) return;
           // Not parked (the hook failed): queued again, to be written or parked later; at a stop, given up.
           if (this.closing || this.abort.signal.aborted) this.abandon(overdue);
-          else for (const item of overdue) this.enqueueAgain(item);
+          else for (const item of overdue) this.queue(item);
           // Not parked at once again straight away: a hook that fails at once would have the loop spin.
           if (atOnce) this.parkAtOnceAgainAt = this.clock.now() + Math.min(1_000, waitMs);
         })
@@ -310,7 +308,7 @@ export class DestinationRunner {
   private probe(parked: readonly DeliveryItem[]): void {
     const now = this.clock.now();
     if (this.probing || this.closing || now - this.lastProbeAt < (this.parkAfterMs as number)) return;
-    const items = withinLimits(parked, this.limits);
+    const items = firstBatch(parked, this.limits);
     const before = this.lastProbeAt;
     this.probing = true;
     this.lastProbeAt = now;
@@ -333,10 +331,11 @@ export class DestinationRunner {
     }
   }
 
-  private enqueueAgain(item: DeliveryItem): void {
+  /** Queues one delivery; a delivery of a consumed record may bring the next time one comes due (parkOverdue()). */
+  private queue(item: DeliveryItem): void {
     const now = this.clock.now();
     this.batcher.push(item, now);
-    this.overdueAt ??= now + (this.parkAfterMs as number);
+    if (this.parkAfterMs !== undefined && this.overdueAt === undefined && holdsItsPartition(item)) this.overdueAt = now + this.parkAfterMs;
   }
 
   private async waitForChange(ms: number): Promise<void> {
@@ -542,15 +541,3 @@ function formatSeconds(ms: number): string {
   return String(Math.round(ms / 100) / 10);
 }
 
-/** The head of `items` that one write may take under `limits` (at least one item), as the batcher cuts a batch. */
-function withinLimits(items: readonly DeliveryItem[], limits: WriterLimits): readonly DeliveryItem[] {
-  let bytes = 0;
-  let n = 0;
-  for (const item of items) {
-    const size = payloadSize(item) + limits.recordOverheadBytes;
-    if (n > 0 && (n >= limits.maxRecords || bytes + size > limits.maxBytes)) break;
-    bytes += size;
-    n++;
-  }
-  return items.slice(0, n);
-}

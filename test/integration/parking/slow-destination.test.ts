@@ -49,41 +49,55 @@ function destination(url: string): StoredDestination {
   return { id: newId('event_destination'), created_at: new Date().toISOString(), description: '', metadata: '', format: 'json', target: { http: { url, timeout_ms: 30_000, output_type: 'ndjson' } } };
 }
 
-function subscription(type: 'tcp_connection_closed.v0' | 'http_request_complete.v0', field: string, to: StoredDestination): StoredSubscription {
+function subscription(type: TrafficType, field: string, to: StoredDestination): StoredSubscription {
   return { id: newId('event_subscription'), created_at: new Date().toISOString(), description: '', metadata: '', sources: [{ type, fields: [field] }], destination_ids: [to.id] };
 }
 
-it("should deliver another subscription's events within seconds while a destination that answers in 20 s holds every partition of its topic", async () => {
-  const prefix = uniqueName('slowdest');
-  const env = serviceEnv(prefix, testBrokers(), { ROLES: 'worker', EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8', RETRY_MAX_ELAPSED_MS: '120000' });
+type TrafficType = 'tcp_connection_closed.v0' | 'http_request_complete.v0';
+
+/**
+ * A worker with `settings`, a receiver answering in `slowAnswerMs` and a quick one, the subscriptions
+ * `subscribe` makes for them, and a connected producer (the caller closes it).
+ */
+async function slowBesideQuick(name: string, settings: Record<string, string>, slowAnswerMs: number, subscribe: (toSlow: StoredDestination, toQuick: StoredDestination) => StoredSubscription[]) {
+  const env = serviceEnv(uniqueName(name), testBrokers(), { ROLES: 'worker', EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8', ...settings });
   const config = loadServiceConfig(env);
   const app = buildApp(config, env.KAFKA_BROKERS as string);
   apps.push(app);
   await app.start();
-  const slow = await receiver(SLOW_ANSWER_MS);
+  const slow = await receiver(slowAnswerMs);
   const quick = await receiver(0);
   const toSlow = destination(slow.url);
   const toQuick = destination(quick.url);
-  const tcp = subscription('tcp_connection_closed.v0', 'conn.bytes_in', toSlow);
-  const http = subscription('http_request_complete.v0', 'http.request.url.path', toQuick);
   await app.configLog.write([
-    { id: toSlow.id, kind: 'event_destination', data: toSlow },
-    { id: toQuick.id, kind: 'event_destination', data: toQuick },
-    { id: tcp.id, kind: 'event_subscription', data: tcp },
-    { id: http.id, kind: 'event_subscription', data: http },
+    ...[toSlow, toQuick].map((d) => ({ id: d.id, kind: 'event_destination' as const, data: d })),
+    ...subscribe(toSlow, toQuick).map((sub) => ({ id: sub.id, kind: 'event_subscription' as const, data: sub })),
   ]);
-  const producer = testClient('slowdest-producer').idempotentProducer({ retries: 10 });
+  const producer = testClient(`${name}-producer`).idempotentProducer({ retries: 10 });
   await producer.connect();
+  return { config, slow, quick, producer };
+}
+
+/** 60 records of `type`, numbered from `first`: their keys spread them over every partition. */
+function round(type: TrafficType, first: number) {
+  return Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic(type, first + i)));
+}
+
+it("should deliver another subscription's events within seconds while a destination that answers in 20 s holds every partition of its topic", async () => {
+  const { config, quick, producer } = await slowBesideQuick('slowdest', { RETRY_MAX_ELAPSED_MS: '120000' }, SLOW_ANSWER_MS, (toSlow, toQuick) => [
+    subscription('tcp_connection_closed.v0', 'conn.bytes_in', toSlow),
+    subscription('http_request_complete.v0', 'http.request.url.path', toQuick),
+  ]);
   try {
-    // Two rounds of records on every tcp partition (keys spread them), so each partition's second batch
-    // waits for the slow destination to answer its first.
-    for (let round = 0; round < 2; round++) {
-      await producer.send(config.topics.tcpConnectionClosed, Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic('tcp_connection_closed.v0', round * 60 + i))));
-      await new Promise((r) => setTimeout(r, 1_000));
+    // Two rounds of records on every tcp partition, so each partition's second batch waits for the slow
+    // destination to answer its first.
+    for (let r = 0; r < 2; r++) {
+      await producer.send(config.topics.tcpConnectionClosed, round('tcp_connection_closed.v0', r * 60));
+      await new Promise((done) => setTimeout(done, 1_000));
     }
     const sent = Date.now();
-    await producer.send(config.topics.httpRequestComplete, Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic('http_request_complete.v0', i))));
-    while (quick.events() < 60 && Date.now() - sent < SLOW_ANSWER_MS * 2) await new Promise((r) => setTimeout(r, 100));
+    await producer.send(config.topics.httpRequestComplete, round('http_request_complete.v0', 0));
+    while (quick.events() < 60 && Date.now() - sent < SLOW_ANSWER_MS * 2) await new Promise((done) => setTimeout(done, 100));
     const tookMs = Date.now() - sent;
     expect(quick.events()).toBe(60);
     // Well before the slow destination's first answer, let alone its retry budget.
@@ -93,42 +107,31 @@ it("should deliver another subscription's events within seconds while a destinat
   }
 }, 120_000);
 
+/** Both receivers get every tcp record. */
+const bothGetTcp = (toSlow: StoredDestination, toQuick: StoredDestination): StoredSubscription[] => [
+  subscription('tcp_connection_closed.v0', 'conn.bytes_in', toSlow),
+  subscription('tcp_connection_closed.v0', 'conn.bytes_out', toQuick),
+];
+
 it("should deliver another destination's events from the same partitions within seconds while one destination answers in 15 s, and the slow one still gets every event", async () => {
   const slowAnswerMs = 15_000;
-  const prefix = uniqueName('slowsame');
   // A delivery of a consumed record parks once it has waited 2 s for the slow destination.
-  const env = serviceEnv(prefix, testBrokers(), { ROLES: 'worker', EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8', PARK_AFTER_MS: '2000', PARKING_SCAN_INTERVAL_MS: '1000' });
-  const config = loadServiceConfig(env);
-  const service = buildApp(config, env.KAFKA_BROKERS as string);
-  apps.push(service);
-  await service.start();
-  const slow = await receiver(slowAnswerMs);
-  const quick = await receiver(0);
-  const toSlow = destination(slow.url);
-  const toQuick = destination(quick.url);
-  const toBoth = [subscription('tcp_connection_closed.v0', 'conn.bytes_in', toSlow), subscription('tcp_connection_closed.v0', 'conn.bytes_out', toQuick)];
-  await service.configLog.write([
-    { id: toSlow.id, kind: 'event_destination', data: toSlow },
-    { id: toQuick.id, kind: 'event_destination', data: toQuick },
-    ...toBoth.map((s) => ({ id: s.id, kind: 'event_subscription' as const, data: s })),
-  ]);
-  const producer = testClient('slowsame-producer').idempotentProducer({ retries: 10 });
-  await producer.connect();
+  const { config, slow, quick, producer } = await slowBesideQuick('slowsame', { PARK_AFTER_MS: '2000', PARKING_SCAN_INTERVAL_MS: '1000' }, slowAnswerMs, bothGetTcp);
   try {
     // Two rounds on every partition: each partition's next batch waits for the slow destination's first write.
-    for (let round = 0; round < 2; round++) {
-      await producer.send(config.topics.tcpConnectionClosed, Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic('tcp_connection_closed.v0', round * 60 + i))));
-      await new Promise((r) => setTimeout(r, 1_000));
+    for (let r = 0; r < 2; r++) {
+      await producer.send(config.topics.tcpConnectionClosed, round('tcp_connection_closed.v0', r * 60));
+      await new Promise((done) => setTimeout(done, 1_000));
     }
     const sent = Date.now();
-    await producer.send(config.topics.tcpConnectionClosed, Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic('tcp_connection_closed.v0', 120 + i))));
-    while (quick.events() < 180 && Date.now() - sent < slowAnswerMs * 2) await new Promise((r) => setTimeout(r, 100));
+    await producer.send(config.topics.tcpConnectionClosed, round('tcp_connection_closed.v0', 120));
+    while (quick.events() < 180 && Date.now() - sent < slowAnswerMs * 2) await new Promise((done) => setTimeout(done, 100));
     const tookMs = Date.now() - sent;
     expect(quick.events()).toBe(180);
     // Well before the slow destination answers its first write.
     expect(tookMs).toBeLessThan(8_000);
     // The slow destination's events were parked, not lost: re-driven, each arrives at least once.
-    while (slow.distinct() < 180 && Date.now() - sent < 100_000) await new Promise((r) => setTimeout(r, 250));
+    while (slow.distinct() < 180 && Date.now() - sent < 100_000) await new Promise((done) => setTimeout(done, 250));
     expect(slow.distinct()).toBe(180);
   } finally {
     await producer.close();
@@ -136,35 +139,17 @@ it("should deliver another destination's events from the same partitions within 
 }, 150_000);
 
 it("should keep another destination's events flowing once a destination proved slow, not waiting PARK_AFTER_MS for each", async () => {
-  const slowAnswerMs = 15_000;
-  const prefix = uniqueName('slowsteady');
-  const env = serviceEnv(prefix, testBrokers(), { ROLES: 'worker', EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8', PARK_AFTER_MS: '5000', PARKING_SCAN_INTERVAL_MS: '1000' });
-  const config = loadServiceConfig(env);
-  const service = buildApp(config, env.KAFKA_BROKERS as string);
-  apps.push(service);
-  await service.start();
-  const slow = await receiver(slowAnswerMs);
-  const quick = await receiver(0);
-  const toSlow = destination(slow.url);
-  const toQuick = destination(quick.url);
-  const toBoth = [subscription('tcp_connection_closed.v0', 'conn.bytes_in', toSlow), subscription('tcp_connection_closed.v0', 'conn.bytes_out', toQuick)];
-  await service.configLog.write([
-    { id: toSlow.id, kind: 'event_destination', data: toSlow },
-    { id: toQuick.id, kind: 'event_destination', data: toQuick },
-    ...toBoth.map((s) => ({ id: s.id, kind: 'event_subscription' as const, data: s })),
-  ]);
-  const producer = testClient('slowsteady-producer').idempotentProducer({ retries: 10 });
-  await producer.connect();
+  const { config, slow, quick, producer } = await slowBesideQuick('slowsteady', { PARK_AFTER_MS: '5000', PARKING_SCAN_INTERVAL_MS: '1000' }, 15_000, bothGetTcp);
   const rounds = 12;
   const lags: number[] = [];
   try {
     // A round of records on every partition every 1.5 s; each round's lag is how long until the quick destination has all of it.
-    for (let round = 0; round < rounds; round++) {
+    for (let r = 0; r < rounds; r++) {
       const sent = Date.now();
-      await producer.send(config.topics.tcpConnectionClosed, Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic('tcp_connection_closed.v0', round * 60 + i))));
-      while (quick.events() < (round + 1) * 60 && Date.now() - sent < 20_000) await new Promise((r) => setTimeout(r, 50));
+      await producer.send(config.topics.tcpConnectionClosed, round('tcp_connection_closed.v0', r * 60));
+      while (quick.events() < (r + 1) * 60 && Date.now() - sent < 20_000) await new Promise((done) => setTimeout(done, 50));
       lags.push(Date.now() - sent);
-      await new Promise((r) => setTimeout(r, Math.max(0, 1_500 - (Date.now() - sent))));
+      await new Promise((done) => setTimeout(done, Math.max(0, 1_500 - (Date.now() - sent))));
     }
     expect(quick.events()).toBe(rounds * 60);
     // The first slow write is cut short at PARK_AFTER_MS (5 s), and the rounds behind it wait for that; from
@@ -172,7 +157,7 @@ it("should keep another destination's events flowing once a destination proved s
     expect(Math.max(...lags.slice(-5)), `lags of the rounds, ms: ${lags.join(', ')}`).toBeLessThan(2_500);
     // The slow destination's events were parked, not lost: re-driven at its own pace, each arrives at least once.
     const deadline = Date.now() + 150_000;
-    while (slow.distinct() < rounds * 60 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    while (slow.distinct() < rounds * 60 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 250));
     expect(slow.distinct()).toBe(rounds * 60);
   } finally {
     await producer.close();

@@ -105,22 +105,21 @@ function DestinationCard({ destination: d, onDeleted }: { destination: Destinati
 
 export function DestinationFormPage({ id }: { id: string | undefined }) {
   const schema = (id === undefined ? forms.createDestination : forms.updateDestination) as JsonSchema;
-  const existing = useLoad(async () => (id === undefined ? undefined : must(api.GET('/event_destinations/{id}', { params: { path: { id } } }))), [id]);
+  // Refreshed as the list is, for the status above the form; the form keeps what was typed.
+  const existing = useLoad(async () => (id === undefined ? undefined : must(api.GET('/event_destinations/{id}', { params: { path: { id } } }))), [id], id === undefined ? undefined : STATUS_REFRESH_MS);
   const loaded = id === undefined || existing.data !== undefined;
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={id === undefined ? 'New destination' : 'Edit destination'} />
       <Problem failure={existing.failure} />
-      {id !== undefined && existing.data !== undefined && <LiveStatus id={id} first={existing.data.status} />}
+      {existing.data !== undefined && <StatusCard status={existing.data.status} />}
       {loaded ? <DestinationForm schema={schema} existing={existing.data} /> : <Placeholder rows={2} />}
     </section>
   );
 }
 
-/** The status above a destination's edit form, refreshed as the list's is: the reason beside the fields that may fix it. */
-function LiveStatus({ id, first }: { id: string; first: Destination['status'] }) {
-  const latest = useLoad(async () => (await must(api.GET('/event_destinations/{id}', { params: { path: { id } } }))).status, [id], STATUS_REFRESH_MS);
-  const status = latest.data ?? first;
+/** The status above a destination's edit form: the reason beside the fields that may fix it. */
+function StatusCard({ status }: { status: Destination['status'] }) {
   return (
     <section class="card status" aria-label="Status">
       <div class="card-head">

@@ -1,7 +1,7 @@
 // The dead-letter sink: bad input records (ingest) and undeliverable events (delivery) go to one topic,
 // with headers naming where they came from and why. A failed dead-letter write is retried, never dropped.
 import { LazyProducer } from '../kafka/lazy-producer.js';
-import type { KafkaClient } from '../kafka/seam.js';
+import type { KafkaClient, OutgoingHeaderValue } from '../kafka/seam.js';
 import { createLogger, type Logger } from '../telemetry/logger.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, type RetryPolicy } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
@@ -32,8 +32,8 @@ export interface DeadLetter {
   readonly errorMessage: string;
   /** Set for delivery failures: the destination that refused the event. */
   readonly destinationId?: string;
-  /** Extra headers, e.g. the input record's own content-type. */
-  readonly headers?: Readonly<Record<string, string | Buffer>>;
+  /** Extra headers, e.g. the input record's own, a repeated one with all its values. */
+  readonly headers?: Readonly<Record<string, OutgoingHeaderValue>>;
 }
 
 export interface DeadLetterSink {
@@ -46,8 +46,8 @@ export interface DeadLetterSink {
   close(): Promise<void>;
 }
 
-export function deadLetterHeaders(letter: DeadLetter): Record<string, string | Buffer> {
-  const headers: Record<string, string | Buffer> = { ...letter.headers };
+export function deadLetterHeaders(letter: DeadLetter): Record<string, OutgoingHeaderValue> {
+  const headers: Record<string, OutgoingHeaderValue> = { ...letter.headers };
   if (letter.source !== undefined) {
     headers[DLQ_HEADERS.sourceTopic] = letter.source.topic;
     headers[DLQ_HEADERS.sourcePartition] = String(letter.source.partition);

@@ -4,6 +4,7 @@
 // (subscription, destination), each an event with its own id.
 import type { DeliveryItem } from '../delivery/contract.js';
 import type { DeadLetter } from '../delivery/dead-letter.js';
+import type { OutgoingHeaderValue } from '../kafka/seam.js';
 import type { TrackedRecord } from '../delivery/offset-tracker.js';
 import { payloadHead, payloadTail, tailBeforeObject, type Principal } from '../events/envelope.js';
 import type { TrafficEventType } from '../events/catalog.js';
@@ -295,9 +296,14 @@ export class RecordRouter {
 
   private reject(topic: string, partition: number, msg: ConsumedMessage, reading: number, code: string, message: string): RouteResult {
     decodeFailures.inc({ topic, code });
-    const headers: Record<string, string | Buffer> = {};
+    const headers: Record<string, OutgoingHeaderValue> = {};
+    // Every value of a repeated header is kept, in order; a header without a value (null) has none to keep.
     for (const [k, v] of Object.entries(msg.headers ?? {})) {
       if (typeof v === 'string' || Buffer.isBuffer(v)) headers[k] = v;
+      else if (v !== undefined) {
+        const values = v.filter((one) => one !== undefined && one !== null);
+        if (values.length > 0) headers[k] = values;
+      }
     }
     return {
       type: 'dead_letter',

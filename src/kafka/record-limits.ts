@@ -30,9 +30,11 @@ function headerBytes(headers: OutgoingMessage['headers']): { count: number; byte
   let bytes = 0;
   for (const [name, raw] of Object.entries(headers ?? {})) {
     const n = Buffer.byteLength(name);
-    const v = byteLength(raw);
-    count++;
-    bytes += varintBytes(n) + n + varintBytes(v) + v;
+    for (const one of typeof raw === 'string' || Buffer.isBuffer(raw) ? [raw] : raw) {
+      const v = byteLength(one);
+      count++;
+      bytes += varintBytes(n) + n + varintBytes(v) + v;
+    }
   }
   return { count, bytes };
 }

@@ -12,11 +12,14 @@ export type KafkaClientName = (typeof KAFKA_CLIENT_NAMES)[number];
 /** A header value as a consumer hands it over: one value, or several under the same name. */
 export type HeaderValue = Buffer | string | readonly (Buffer | string)[] | undefined;
 
+/** A header value to produce: one value, or several under the same name, written in their order. */
+export type OutgoingHeaderValue = Buffer | string | readonly (Buffer | string)[];
+
 /** A record to produce. Without `partition`, a keyed record goes where the Java client puts it (murmur2). */
 export interface OutgoingMessage {
   readonly key?: Buffer | string | null;
   readonly value: Buffer | string | null;
-  readonly headers?: Readonly<Record<string, string | Buffer>>;
+  readonly headers?: Readonly<Record<string, OutgoingHeaderValue>>;
   readonly partition?: number;
 }
 

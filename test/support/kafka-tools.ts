@@ -130,7 +130,7 @@ type TextMessage = Message<string, Buffer, string, string>;
 
 function toConsumed(m: TextMessage): ConsumedMessage {
   const headers: Record<string, string> = {};
-  for (const [name, value] of m.headers) headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
+  for (const [name, value] of m.headerEntries) headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
   return { topic: m.topic, partition: m.partition, offset: String(m.offset), key: m.key ?? null, value: m.value?.toString('utf8') ?? null, bytes: m.value ?? null, headers, timestampMs: Number(m.timestamp) };
 }
 

@@ -137,7 +137,11 @@ function headerMap(headers: OutgoingHeaders): Map<Buffer, Buffer> {
   const known = frozen ? frozenHeaderMaps.get(headers) : undefined;
   if (known !== undefined) return known;
   const map = new Map<Buffer, Buffer>();
-  for (const [name, value] of Object.entries(headers)) map.set(Buffer.from(name), asBuffer(value));
+  // The map is keyed by Buffer objects, so a name given several values is several entries, each its own record header.
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string' || Buffer.isBuffer(value)) map.set(Buffer.from(name), asBuffer(value));
+    else for (const one of value) map.set(Buffer.from(name), asBuffer(one));
+  }
   if (frozen) frozenHeaderMaps.set(headers, map);
   return map;
 }

@@ -49,9 +49,10 @@ interface Reading {
 const readingOf = (connection: Connection): Reading | undefined => (connection.context as { [READING]?: Reading } | undefined)?.[READING];
 
 function headersOf(m: PlatformaticMessage): Record<string, HeaderValue> | undefined {
-  if (m.headers.size === 0) return undefined;
+  if (m.headerEntries.length === 0) return undefined;
   const out: Record<string, HeaderValue> = {};
-  for (const [name, value] of m.headers) addHeader(out, name, value);
+  // The entries, not the map: a header given several times keeps every value.
+  for (const [name, value] of m.headerEntries) addHeader(out, name, value);
   return out;
 }
 

@@ -46,7 +46,8 @@ export function malformedMessages(count: number): Message[] {
   for (let i = 0; i < count; i++) {
     switch (i % 4) {
       case 0:
-        out.push({ key: `bad-${i}`, value: Buffer.from([0xff, 0x13, 0x37, i & 0xff]) });
+        // A header given twice, as Kafka allows: its dead letter keeps both values, in order.
+        out.push({ key: `bad-${i}`, value: Buffer.from([0xff, 0x13, 0x37, i & 0xff]), headers: { 'x-hop': ['edge-1', 'edge-2'] } });
         break;
       case 1:
         out.push({ key: `bad-${i}`, value: Buffer.from('{"conn": {"client_ip": 7}}'), headers: { 'content-type': 'application/json' } });

@@ -296,7 +296,8 @@ export class RecordRouter {
 
   private reject(topic: string, partition: number, msg: ConsumedMessage, reading: number, code: string, message: string): RouteResult {
     decodeFailures.inc({ topic, code });
-    const headers: Record<string, OutgoingHeaderValue> = {};
+    // No prototype, so a header named `__proto__` is kept as any other.
+    const headers = Object.create(null) as Record<string, OutgoingHeaderValue>;
     // Every value of a repeated header is kept, in order; a header without a value (null) has none to keep.
     for (const [k, v] of Object.entries(msg.headers ?? {})) {
       if (typeof v === 'string' || Buffer.isBuffer(v)) headers[k] = v;

@@ -111,7 +111,9 @@ export interface ConsumedMessage {
   value: string | null;
   /** The value as it was written (a binary record's text is not its bytes). */
   bytes: Buffer | null;
+  /** A header given several times reads as its values joined by commas; `headerList` has each one. */
   headers: Record<string, string>;
+  headerList: Array<[string, string]>;
   /** The record's timestamp, ms since the epoch. */
   timestampMs: number;
 }
@@ -131,7 +133,8 @@ type TextMessage = Message<string, Buffer, string, string>;
 function toConsumed(m: TextMessage): ConsumedMessage {
   const headers: Record<string, string> = {};
   for (const [name, value] of m.headerEntries) headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
-  return { topic: m.topic, partition: m.partition, offset: String(m.offset), key: m.key ?? null, value: m.value?.toString('utf8') ?? null, bytes: m.value ?? null, headers, timestampMs: Number(m.timestamp) };
+  const headerList = m.headerEntries.map(([name, value]): [string, string] => [name, value]);
+  return { topic: m.topic, partition: m.partition, offset: String(m.offset), key: m.key ?? null, value: m.value?.toString('utf8') ?? null, bytes: m.value ?? null, headers, headerList, timestampMs: Number(m.timestamp) };
 }
 
 /**

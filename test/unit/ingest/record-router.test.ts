@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredDestination, StoredSubscription } from '../../../src/configlog/resources.js';
 import type { TrafficEventType } from '../../../src/events/catalog.js';
 import { copyPayload, payloadSize } from '../../../src/delivery/contract.js';
+import { deadLetterHeaders } from '../../../src/delivery/dead-letter.js';
 import { makeEnvelope } from '../../../src/events/envelope.js';
 import { formatEventTime, formatObjectTimes, TIMESTAMP_FORMATS } from '../../../src/events/timestamp-format.js';
 import { projectorFor } from '../../../src/projection/projector.js';
@@ -10,6 +11,7 @@ import { eventIdOf } from '../../../src/ids.js';
 import { RecordRouter, type ConsumedMessage } from '../../../src/ingest/record-router.js';
 import { createAuditDecoder } from '../../../src/records/audit-decoder.js';
 import { createRecordDecoder, type RecordDecoderOptions } from '../../../src/records/record-decoder.js';
+import type { HeaderValue } from '../../../src/records/record-types.js';
 import { encodeRecord } from '../../../src/records/record-encoder.js';
 import { seededRecord } from '../../../src/traffic/seeded-records.js';
 import { SubscriptionSet } from '../../../src/subscriptions/subscription-set.js';
@@ -95,6 +97,21 @@ describe('record router', () => {
     const result = r.route('raw.http', 0, message(encodeRecord(HTTP, record, 'avro').value), 0);
     if (result.type !== 'dead_letter') throw new Error('not dead-lettered');
     expect([result.letter.errorCode, result.letter.errorMessage]).toEqual(['routing_failed', 'The service failed while routing this record: a bug met on this record']);
+  });
+
+  it('should give a dead letter every header of its record: each value of one given several times, in order, and one named __proto__', () => {
+    const r = router([]);
+    const headers = Object.create(null) as Record<string, HeaderValue>;
+    headers['x-hop'] = [Buffer.from('edge-1'), Buffer.from('edge-2')];
+    headers['__proto__'] = Buffer.from('a name like any other');
+    headers['x-empty'] = undefined;
+    const result = r.route('raw.http', 0, { ...message(Buffer.from([0xff, 0x13])), headers }, 0);
+    if (result.type !== 'dead_letter') throw new Error('not dead-lettered');
+    const kept = deadLetterHeaders(result.letter);
+    expect(Object.keys(kept).slice(0, 2)).toEqual(['x-hop', '__proto__']);
+    expect(kept['x-hop']).toEqual([Buffer.from('edge-1'), Buffer.from('edge-2')]);
+    expect(Object.getOwnPropertyDescriptor(kept, '__proto__')?.value).toEqual(Buffer.from('a name like any other'));
+    expect(Object.hasOwn(kept, 'x-empty')).toBe(false);
   });
 
   it('should write the event id of the record, subscription and destination into the payload', () => {

@@ -17,6 +17,8 @@ function messages(): MessageRecord[] {
     { topic: 'other', partition: 1, key: Buffer.from('k'), value: null as unknown as Buffer, timestamp: T0 + 3_000_000_000n },
     { topic: 'events', partition: 2, key: Buffer.alloc(200, 1), value: Buffer.from(''), headers: new Map([[Buffer.from('a'), Buffer.from('1')], [Buffer.from('b'), Buffer.alloc(130, 2)]]), timestamp: T0 },
     { topic: '17', value: Buffer.from('a topic named by digits, no partition'), timestamp: T0 },
+    // A header given twice: two keys with the same bytes, as the adapter's header map writes it.
+    { topic: 'events', partition: 2, value: Buffer.from('hops'), headers: new Map([[Buffer.from('x-hop'), Buffer.from('edge-1')], [Buffer.from('x-hop'), Buffer.from('edge-2')]]), timestamp: T0 },
   ];
 }
 

@@ -65,11 +65,11 @@ interface Measured {
 
 const cpuUsPerRecord = (d: DrainReport): number => (d.cores / d.recordsPerSecond) * 1e6;
 
-/** The round whose records/s is the median (the lower of the middle two for an even count). */
+/** The round whose records/s is the median: for an even count the faster of the middle two, the stricter baseline. */
 function medianRound(rounds: readonly Measured[]): Measured {
   const rate = (m: Measured): number => (m.drain as DrainReport).recordsPerSecond;
   const sorted = [...rounds].sort((a, b) => rate(a) - rate(b));
-  return sorted[Math.floor((sorted.length - 1) / 2)] as Measured;
+  return sorted[Math.floor(sorted.length / 2)] as Measured;
 }
 
 /**
@@ -231,7 +231,7 @@ export async function runE2e(title: string, progress: (m: string) => void, o: E2
           ]
         : []),
       `Throughput: ${o.records.toLocaleString('en-US')} generated Avro records (80% http_request_complete.v0) were preloaded into the two raw topics (6 partitions each); each configuration then started in its own consumer group and read them all from the beginning. records/s counts the records committed between the first commit seen and the last (start-up and the group join excluded), polling the group's offsets every 250 ms; for the kcat copy, which commits on a timer of its own, the records written to its output topic instead. Events/s counts what reached the output topics over the same records.`,
-      `The kcat copy ran ${kcatRounds.length} times, once before each configuration compared with it (each client's copy and each Avro worker): ${kcatRates.map(grouped).join(', ')} records/s in that order; every "x kcat" is against the median round (its row).`,
+      `The kcat copy ran ${kcatRounds.length} times, once before each configuration compared with it (each client's copy and each Avro worker${o.heapVariant ? ', and the worker with V8\'s heap sizing' : ''}): ${kcatRates.map(grouped).join(', ')} records/s in that order; every "x kcat" is against the median round (its row).`,
       `The kcat copy (bench/e2e/kcat.ts): Debian's kcat as a consumer group over both raw topics piped into kcat producing every record unchanged to one topic, idempotent with acks=all (librdkafka's other defaults); its CPU and memory are both kcat processes'. It is the floor of what a topic-to-topic copy costs on this broker and machine.`,
       `The worker is the real service (src/main.ts, ROLES=worker) in its own process with KAFKA_CLIENT set, its ${SUBSCRIPTIONS} subscriptions written to the config log and delivering to one kafka destination (acks=all, idempotent, the runner's default batching). A client's copy (bench/e2e/passthrough-*.ts) uses that client with the worker's consumer settings and the kafka writer's producer settings, and produces every record unchanged to one topic.`,
       `Latency: after the drains, each configuration resumed its group and caught up; ${LATENCY_WARMUP_SECONDS} s of records were sent at ${LATENCY_LOAD * 100}% of its own drain rate ("half load") and delivered, not measured (the first seconds after a catch-up measure its recovery), then ${o.latencySeconds} s of records at that rate were measured. Latency = the output record's broker append time (LogAppendTime) minus the raw record's create time, same clock.`,

@@ -133,12 +133,12 @@ export async function runE2e(title: string, progress: (m: string) => void, o: E2
     await session.preload(o.records);
     if (o.json === true) await session.preload(o.records, 'json');
     // The kcat copy runs once before each configuration compared with it, and the median round is the
-    // baseline: one round alone moved by 1.5x between runs of this benchmark (PROFILE.md, "The kcat baseline").
+    // baseline: one round alone moved by 1.5x between runs of this benchmark (PROFILE.md, "The kcat baseline in rounds").
     const kcatRounds: Measured[] = [];
     const kcatRound = (): Measured => {
-      const round: Measured = { config: session.kcatCopy(`kcat-${kcatRounds.length + 1}`), label: `kcat copy (${kcatVersion})` };
-      kcatRounds.push(round);
-      return round;
+      const next: Measured = { config: session.kcatCopy(`kcat-${kcatRounds.length + 1}`), label: `kcat copy (${kcatVersion})` };
+      kcatRounds.push(next);
+      return next;
     };
     const order: Measured[] = [];
     const all: Measured[] = [];

@@ -83,21 +83,32 @@ function round(type: TrafficType, first: number) {
   return Array.from({ length: 60 }, (_, i) => toMessage(makeTraffic(type, first + i)));
 }
 
+type Setup = Awaited<ReturnType<typeof slowBesideQuick>>;
+
+/** Two rounds of tcp records on every partition, 1 s apart: each partition's second batch waits for the slow destination's first write. */
+async function holdEveryTcpPartition({ config, producer }: Setup): Promise<void> {
+  for (let r = 0; r < 2; r++) {
+    await producer.send(config.topics.tcpConnectionClosed, round('tcp_connection_closed.v0', r * 60));
+    await new Promise((done) => setTimeout(done, 1_000));
+  }
+}
+
+/** Polls `done` every `everyMs` until it holds or `limitMs` have passed since `from`. */
+async function pollUntil(done: () => boolean, from: number, limitMs: number, everyMs: number): Promise<void> {
+  while (!done() && Date.now() - from < limitMs) await new Promise((next) => setTimeout(next, everyMs));
+}
+
 it("should deliver another subscription's events within seconds while a destination that answers in 20 s holds every partition of its topic", async () => {
-  const { config, quick, producer } = await slowBesideQuick('slowdest', { RETRY_MAX_ELAPSED_MS: '120000' }, SLOW_ANSWER_MS, (toSlow, toQuick) => [
+  const setup = await slowBesideQuick('slowdest', { RETRY_MAX_ELAPSED_MS: '120000' }, SLOW_ANSWER_MS, (toSlow, toQuick) => [
     subscription('tcp_connection_closed.v0', 'conn.bytes_in', toSlow),
     subscription('http_request_complete.v0', 'http.request.url.path', toQuick),
   ]);
+  const { config, quick, producer } = setup;
   try {
-    // Two rounds of records on every tcp partition, so each partition's second batch waits for the slow
-    // destination to answer its first.
-    for (let r = 0; r < 2; r++) {
-      await producer.send(config.topics.tcpConnectionClosed, round('tcp_connection_closed.v0', r * 60));
-      await new Promise((done) => setTimeout(done, 1_000));
-    }
+    await holdEveryTcpPartition(setup);
     const sent = Date.now();
     await producer.send(config.topics.httpRequestComplete, round('http_request_complete.v0', 0));
-    while (quick.events() < 60 && Date.now() - sent < SLOW_ANSWER_MS * 2) await new Promise((done) => setTimeout(done, 100));
+    await pollUntil(() => quick.events() >= 60, sent, SLOW_ANSWER_MS * 2, 100);
     const tookMs = Date.now() - sent;
     expect(quick.events()).toBe(60);
     // Well before the slow destination's first answer, let alone its retry budget.
@@ -116,22 +127,19 @@ const bothGetTcp = (toSlow: StoredDestination, toQuick: StoredDestination): Stor
 it("should deliver another destination's events from the same partitions within seconds while one destination answers in 15 s, and the slow one still gets every event", async () => {
   const slowAnswerMs = 15_000;
   // A delivery of a consumed record parks once it has waited 2 s for the slow destination.
-  const { config, slow, quick, producer } = await slowBesideQuick('slowsame', { PARK_AFTER_MS: '2000', PARKING_SCAN_INTERVAL_MS: '1000' }, slowAnswerMs, bothGetTcp);
+  const setup = await slowBesideQuick('slowsame', { PARK_AFTER_MS: '2000', PARKING_SCAN_INTERVAL_MS: '1000' }, slowAnswerMs, bothGetTcp);
+  const { config, slow, quick, producer } = setup;
   try {
-    // Two rounds on every partition: each partition's next batch waits for the slow destination's first write.
-    for (let r = 0; r < 2; r++) {
-      await producer.send(config.topics.tcpConnectionClosed, round('tcp_connection_closed.v0', r * 60));
-      await new Promise((done) => setTimeout(done, 1_000));
-    }
+    await holdEveryTcpPartition(setup);
     const sent = Date.now();
     await producer.send(config.topics.tcpConnectionClosed, round('tcp_connection_closed.v0', 120));
-    while (quick.events() < 180 && Date.now() - sent < slowAnswerMs * 2) await new Promise((done) => setTimeout(done, 100));
+    await pollUntil(() => quick.events() >= 180, sent, slowAnswerMs * 2, 100);
     const tookMs = Date.now() - sent;
     expect(quick.events()).toBe(180);
     // Well before the slow destination answers its first write.
     expect(tookMs).toBeLessThan(8_000);
     // The slow destination's events were parked, not lost: re-driven, each arrives at least once.
-    while (slow.distinct() < 180 && Date.now() - sent < 100_000) await new Promise((done) => setTimeout(done, 250));
+    await pollUntil(() => slow.distinct() >= 180, sent, 100_000, 250);
     expect(slow.distinct()).toBe(180);
   } finally {
     await producer.close();
@@ -147,7 +155,7 @@ it("should keep another destination's events flowing once a destination proved s
     for (let r = 0; r < rounds; r++) {
       const sent = Date.now();
       await producer.send(config.topics.tcpConnectionClosed, round('tcp_connection_closed.v0', r * 60));
-      while (quick.events() < (r + 1) * 60 && Date.now() - sent < 20_000) await new Promise((done) => setTimeout(done, 50));
+      await pollUntil(() => quick.events() >= (r + 1) * 60, sent, 20_000, 50);
       lags.push(Date.now() - sent);
       await new Promise((done) => setTimeout(done, Math.max(0, 1_500 - (Date.now() - sent))));
     }
@@ -156,8 +164,7 @@ it("should keep another destination's events flowing once a destination proved s
     // then on the slow destination's new events park at once, and the quick one's arrive within a second or two.
     expect(Math.max(...lags.slice(-5)), `lags of the rounds, ms: ${lags.join(', ')}`).toBeLessThan(2_500);
     // The slow destination's events were parked, not lost: re-driven at its own pace, each arrives at least once.
-    const deadline = Date.now() + 150_000;
-    while (slow.distinct() < rounds * 60 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 250));
+    await pollUntil(() => slow.distinct() >= rounds * 60, Date.now(), 150_000, 250);
     expect(slow.distinct()).toBe(rounds * 60);
   } finally {
     await producer.close();

@@ -5,7 +5,7 @@ import type { KafkaClient } from '../kafka/seam.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { DestinationWriter, WriterLimits } from './contract.js';
 import type { ConfigProblem, ConfigProblemCode, ParseResult } from './destination-config.js';
-import type { CloudDeps } from './destinations/cloud/client-config.js';
+import type { CloudDeps } from './destinations/aws/client-config.js';
 import type { EgressRules } from './egress-rules.js';
 import type { HostResolver } from '../net/guarded-lookup.js';
 

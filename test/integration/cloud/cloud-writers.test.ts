@@ -5,7 +5,7 @@ import { CloudWatchLogsClient, DeleteLogStreamCommand } from '@aws-sdk/client-cl
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryItem } from '../../../src/delivery/contract.js';
 import { DestinationRunner } from '../../../src/delivery/destination-runner.js';
-import type { CloudWriter } from '../../../src/delivery/destinations/cloud/cloud-writer.js';
+import type { CloudWriter } from '../../../src/delivery/destinations/aws/cloud-writer.js';
 import type { LogServiceWriter } from '../../../src/delivery/destinations/log-service/log-service-writer.js';
 import type { WriterDeps } from '../../../src/delivery/destination-kind.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';

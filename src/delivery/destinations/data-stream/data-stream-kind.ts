@@ -1,11 +1,11 @@
 // The data_stream destination kind: a Kinesis data stream, named by its ARN, with an optional partition
-// key path (the cloud kinds' shared rules are in ../cloud/).
+// key path (the cloud kinds' shared rules are in ../aws/).
 import type { DestinationKind } from '../../destination-kind.js';
 import { KEY_PATH_EXAMPLE, KEY_PATH_PATTERN } from '../../key-path.js';
-import { resourceArnRule } from '../cloud/arn.js';
-import { cloudDepsOf } from '../cloud/client-config.js';
-import type { CloudOption, CloudTargetConfig } from '../cloud/cloud-config.js';
-import { cloudKind } from '../cloud/cloud-kind.js';
+import { resourceArnRule } from '../aws/arn.js';
+import { cloudDepsOf } from '../aws/client-config.js';
+import type { CloudOption, CloudTargetConfig } from '../aws/cloud-config.js';
+import { cloudKind } from '../aws/cloud-kind.js';
 import { DATA_STREAM_LIMITS, DataStreamWriter } from './data-stream-writer.js';
 
 /** This service's addition: which envelope field keys the records (the writer's partitionKey()). */

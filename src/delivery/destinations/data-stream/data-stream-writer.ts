@@ -4,11 +4,11 @@ import { createHash } from 'node:crypto';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { DELIVERED, type DeliveryItem, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { compileKeyPath, type KeyOf } from '../../key-path.js';
-import { entryFailures } from '../cloud/aws-errors.js';
-import { awsClientConfig, type CloudDeps } from '../cloud/client-config.js';
-import { CloudWriter, notReady } from '../cloud/cloud-writer.js';
-import type { CloudTargetConfig } from '../cloud/cloud-config.js';
-import { kinesisSdk } from '../cloud/sdk.js';
+import { entryFailures } from '../aws/aws-errors.js';
+import { awsClientConfig, type CloudDeps } from '../aws/client-config.js';
+import { CloudWriter, notReady } from '../aws/cloud-writer.js';
+import type { CloudTargetConfig } from '../aws/cloud-config.js';
+import { kinesisSdk } from '../aws/sdk.js';
 
 /** Kinesis PartitionKey: "Length Constraints: Minimum length of 1. Maximum length of 256." */
 export const MAX_PARTITION_KEY_BYTES = 256;

@@ -1,10 +1,10 @@
 // The delivery_stream destination kind: a Firehose delivery stream, named by its ARN (the cloud kinds'
-// shared rules are in ../cloud/).
+// shared rules are in ../aws/).
 import type { DestinationKind } from '../../destination-kind.js';
-import { resourceArnRule } from '../cloud/arn.js';
-import { cloudDepsOf } from '../cloud/client-config.js';
-import type { CloudTargetConfig } from '../cloud/cloud-config.js';
-import { cloudKind } from '../cloud/cloud-kind.js';
+import { resourceArnRule } from '../aws/arn.js';
+import { cloudDepsOf } from '../aws/client-config.js';
+import type { CloudTargetConfig } from '../aws/cloud-config.js';
+import { cloudKind } from '../aws/cloud-kind.js';
 import { DELIVERY_STREAM_LIMITS, DeliveryStreamWriter } from './delivery-stream-writer.js';
 
 export const deliveryStreamKind: DestinationKind<CloudTargetConfig> = cloudKind({

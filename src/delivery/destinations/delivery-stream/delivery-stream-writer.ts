@@ -2,11 +2,11 @@
 // reporting only the entries Firehose failed so the runner retries just those.
 import type { FirehoseClient } from '@aws-sdk/client-firehose';
 import { DELIVERED, type DeliveryItem, type WriteOutcome, type WriterLimits } from '../../contract.js';
-import { entryFailures } from '../cloud/aws-errors.js';
-import { awsClientConfig, type CloudDeps } from '../cloud/client-config.js';
-import { CloudWriter, notReady } from '../cloud/cloud-writer.js';
-import type { CloudTargetConfig } from '../cloud/cloud-config.js';
-import { firehoseSdk } from '../cloud/sdk.js';
+import { entryFailures } from '../aws/aws-errors.js';
+import { awsClientConfig, type CloudDeps } from '../aws/client-config.js';
+import { CloudWriter, notReady } from '../aws/cloud-writer.js';
+import type { CloudTargetConfig } from '../aws/cloud-config.js';
+import { firehoseSdk } from '../aws/sdk.js';
 
 /**
  * Firehose PutRecordBatch: "Each PutRecordBatch request supports up to 500 records. Each record in the

@@ -4,11 +4,11 @@ import { hostname } from 'node:os';
 import type { CloudWatchLogsClient, PutLogEventsCommandOutput } from '@aws-sdk/client-cloudwatch-logs';
 import { DELIVERED, type DeliveryItem, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { DeliveryError, toDeliveryError } from '../../errors.js';
-import { awsClientConfig, type CloudDeps } from '../cloud/client-config.js';
-import { CloudWriter } from '../cloud/cloud-writer.js';
-import type { CloudTargetConfig } from '../cloud/cloud-config.js';
+import { awsClientConfig, type CloudDeps } from '../aws/client-config.js';
+import { CloudWriter } from '../aws/cloud-writer.js';
+import type { CloudTargetConfig } from '../aws/cloud-config.js';
 import { logRequests, rejectedIndexes, type TimedItem } from './log-batches.js';
-import { logsSdk } from '../cloud/sdk.js';
+import { logsSdk } from '../aws/sdk.js';
 
 /** PutLogEvents: "The maximum batch size is 1,048,576 bytes. This size is calculated as the sum of all event messages in UTF-8, plus 26 bytes for each log event." */
 const MAX_BATCH_BYTES = 1_048_576;

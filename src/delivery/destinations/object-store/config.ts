@@ -1,5 +1,5 @@
 // Config of the object_store destination: a bucket behind the S3 API (AWS, or an S3-compatible store
-// through `endpoint`), auth as the cloud kinds have it (../cloud/), the key prefix with its placeholders,
+// through `endpoint`), auth as the cloud kinds have it (../aws/), the key prefix with its placeholders,
 // the output and the upload limits (README.md here).
 import type { AccountContext } from '../../../accounts/account.js';
 import { EVENT_TYPES } from '../../../events/catalog.js';
@@ -7,8 +7,8 @@ import { ID_PREFIXES } from '../../../ids.js';
 import { ConfigReader, isPlainObject, type ParseResult } from '../../destination-config.js';
 import type { EgressRules } from '../../egress-rules.js';
 import { COMPRESSIONS, type Compression } from '../../output-format.js';
-import { authSchema } from '../cloud/cloud-kind.js';
-import { ENDPOINT_OPTION, parseAuth, refuseEndpoint, type CloudAuth } from '../cloud/cloud-config.js';
+import { authSchema } from '../aws/cloud-kind.js';
+import { ENDPOINT_OPTION, parseAuth, refuseEndpoint, type CloudAuth } from '../aws/cloud-config.js';
 import { choiceOrNull, named, obj, patterned, str } from '../target-schema.js';
 
 /** What an object holds: one event per line, or a CSV table. json_array is for http bodies only. */

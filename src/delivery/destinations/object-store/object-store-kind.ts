@@ -1,10 +1,10 @@
 // The object_store destination kind: batches of events as objects in a bucket behind the S3 API
-// (README.md here). Auth, endpoint and client settings are the cloud kinds' (../cloud/).
+// (README.md here). Auth, endpoint and client settings are the cloud kinds' (../aws/).
 import type { ConfigProblem } from '../../destination-config.js';
 import type { DestinationKind, WriterDeps } from '../../destination-kind.js';
-import { checkWithOwnAuth } from '../cloud/cloud-check.js';
-import { cloudDepsOf } from '../cloud/client-config.js';
-import { authAndEndpointRules, authView, CLOUD_AUTH_SECRETS, guardEndpoint } from '../cloud/cloud-kind.js';
+import { checkWithOwnAuth } from '../aws/cloud-check.js';
+import { cloudDepsOf } from '../aws/client-config.js';
+import { authAndEndpointRules, authView, CLOUD_AUTH_SECRETS, guardEndpoint } from '../aws/cloud-kind.js';
 import { OBJECT_STORE_SCHEMA, OPTIONS, parseObjectStoreTarget, type ObjectStoreConfig } from './config.js';
 import { OBJECT_STORE_LIMITS, ObjectStoreWriter } from './object-store-writer.js';
 

@@ -7,10 +7,10 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { DELIVERED, type DeliveryItem, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { toDeliveryError } from '../../errors.js';
 import { CONTENT_TYPES, encodeBatch } from '../../output-format.js';
-import { awsClientConfig, type ClientSettings, type CloudDeps } from '../cloud/client-config.js';
-import type { CloudTargetConfig } from '../cloud/cloud-config.js';
-import { CloudWriter } from '../cloud/cloud-writer.js';
-import { s3Sdk } from '../cloud/sdk.js';
+import { awsClientConfig, type ClientSettings, type CloudDeps } from '../aws/client-config.js';
+import type { CloudTargetConfig } from '../aws/cloud-config.js';
+import { CloudWriter } from '../aws/cloud-writer.js';
+import { s3Sdk } from '../aws/sdk.js';
 import type { ObjectStoreConfig } from './config.js';
 
 /** The kind's largest limits (the schema's bounds); a destination's own are its upload limits. */

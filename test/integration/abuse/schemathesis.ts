@@ -136,7 +136,9 @@ function runOnce(o: FuzzOptions, name: string, who: { identity?: FuzzIdentity; p
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    let timedOut = false;
     const timer = setTimeout(() => {
+      timedOut = true;
       child.kill('SIGKILL');
       reject(new Error(`schemathesis did not finish within ${o.timeoutMs} ms:\n${withoutBanners(output).slice(-4000)}`));
     }, o.timeoutMs);
@@ -146,6 +148,8 @@ function runOnce(o: FuzzOptions, name: string, who: { identity?: FuzzIdentity; p
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      // A run killed at its deadline was already answered; its report is cut short.
+      if (timedOut) return;
       const file = readdirSync(dir).find((f) => f.startsWith('json-') && f.endsWith('.json'));
       if (file === undefined) return reject(new Error(`schemathesis (exit ${code}) wrote no JSON report:\n${withoutBanners(output).slice(-4000)}`));
       resolve({ identity: name, code, output, report: JSON.parse(readFileSync(join(dir, file), 'utf8')) as FuzzReport });

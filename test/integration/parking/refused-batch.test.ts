@@ -2,8 +2,9 @@
 // service process (API and worker) on the real broker; alpha's object_store destination, with the largest
 // upload limits, points at a store that answers every PUT with 400 InvalidArgument (a contract receiver
 // written from S3's "Error responses" reference: the XML error body of the REST API); bravo's file
-// destination sits beside it. The dead-letter topic takes 64 KiB a record batch, far less than alpha's
-// dead letters together, as edge.dlq's 16 MiB is less than a 54 MB batch's. Every dead letter must land
+// destination sits beside it. The dead-letter topic takes 64 KiB a record batch, in one partition (so one
+// produce is one batch), far less than alpha's dead letters together, as edge.dlq's 16 MiB a partition
+// is less than a 54 MB batch's. Every dead letter must land
 // in the topic, split to its limit, and every one of bravo's events must arrive within a bound.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -1,12 +1,15 @@
 // The dead-letter sink: bad input records (ingest) and undeliverable events (delivery) go to one topic,
-// with headers naming where they came from and why. A failed dead-letter write is retried, never dropped.
-import { LazyProducer } from '../kafka/lazy-producer.js';
-import type { KafkaClient, OutgoingHeaderValue } from '../kafka/seam.js';
+// with headers naming where they came from and why. Letters are written in produces within the topic's
+// max.message.bytes (topic-sender.ts, shared with parking); a failed write is retried while it may
+// succeed, and reported with the letters it did not write when it cannot (README.md "Dead letters").
+import { topicMaxMessageBytes } from '../kafka/record-limits.js';
+import type { KafkaClient, OutgoingHeaderValue, OutgoingMessage } from '../kafka/seam.js';
 import { createLogger, type Logger } from '../telemetry/logger.js';
-import { DEFAULT_RETRY_POLICY, backoffDelay, type RetryPolicy } from './backoff.js';
+import type { RetryPolicy } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
 import type { DeliveryItem, SourceRef } from './contract.js';
 import { DeliveryError } from './errors.js';
+import { SendEnded, TopicSender } from './topic-sender.js';
 
 export const DEFAULT_DEAD_LETTER_TOPIC = 'edge.dlq';
 
@@ -18,6 +21,8 @@ export const DLQ_HEADERS = {
   errorCode: 'x-error-code',
   errorMessage: 'x-error-message',
   destinationId: 'x-destination-id',
+  /** On a letter written without its value, which alone was over the topic's limit: why, with the sizes. */
+  valueOmitted: 'x-value-omitted',
 } as const;
 
 // Kafka headers share the record's size budget; a long error text must not push the record over it.
@@ -38,12 +43,33 @@ export interface DeadLetter {
 
 export interface DeadLetterSink {
   /**
-   * Resolves once the broker has acknowledged every letter. Retries failures until it succeeds;
-   * rejects with DEAD_LETTER_FAILED only when `signal` aborts or the sink is closed, so a caller never
-   * settles (and commits) a record whose dead letter was not written.
+   * Resolves once the broker has acknowledged every letter, written in produces within the topic's
+   * max.message.bytes; a letter over it alone is written without its value (`x-value-omitted`: its
+   * source record is still where `x-source-*` say). Retries what may succeed; rejects with a
+   * DeadLetterError naming the letters not written when `signal` aborts or the sink is closed
+   * (retryable), or when the broker refuses them for good (not retryable), so a caller never settles
+   * (and commits) a record whose dead letter was not written, and never waits for ever on one that cannot be.
    */
   send(letters: readonly DeadLetter[], signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
+}
+
+/** DEAD_LETTER_FAILED, with the letters the broker did not acknowledge (the others were written). */
+export class DeadLetterError extends DeliveryError {
+  constructor(
+    message: string,
+    readonly unwritten: readonly DeadLetter[],
+    options: { cause?: unknown; retryable: boolean },
+  ) {
+    super('DEAD_LETTER_FAILED', message, options);
+  }
+}
+
+/** The letters of `letters` that `err`, a failed send's, says were written: none unless it is a DeadLetterError. */
+export function writtenLetters(letters: readonly DeadLetter[], err: unknown): DeadLetter[] {
+  if (!(err instanceof DeadLetterError)) return [];
+  const unwritten = new Set(err.unwritten);
+  return letters.filter((l) => !unwritten.has(l));
 }
 
 export function deadLetterHeaders(letter: DeadLetter): Record<string, OutgoingHeaderValue> {
@@ -85,41 +111,54 @@ export interface KafkaDeadLetterSinkOptions {
 
 export class KafkaDeadLetterSink implements DeadLetterSink {
   readonly topic: string;
-  private readonly producer: LazyProducer;
-  private readonly closed = new AbortController();
-  private readonly retry: RetryPolicy;
-  private readonly clock: Clock;
-  private readonly log: Logger;
+  private readonly sender: TopicSender;
 
   constructor(opts: KafkaDeadLetterSinkOptions) {
-    this.producer = new LazyProducer(opts.kafka, { retries: 3 });
     this.topic = opts.topic ?? DEFAULT_DEAD_LETTER_TOPIC;
-    this.retry = opts.retry ?? DEFAULT_RETRY_POLICY;
-    this.clock = opts.clock ?? systemClock;
-    this.log = opts.logger ?? createLogger('dead-letter');
+    this.sender = new TopicSender({
+      kafka: opts.kafka,
+      limitOf: topicMaxMessageBytes,
+      ...(opts.retry !== undefined && { retry: opts.retry }),
+      clock: opts.clock ?? systemClock,
+      log: opts.logger ?? createLogger('dead-letter'),
+      what: 'the dead-letter topic',
+    });
   }
 
   async send(letters: readonly DeadLetter[], signal?: AbortSignal): Promise<void> {
     if (letters.length === 0) return;
-    const messages = letters.map((l) => ({ key: l.key ?? null, value: l.value, headers: deadLetterHeaders(l) }));
-    for (let attempt = 1; ; attempt++) {
-      if (this.closed.signal.aborted || signal?.aborted === true) {
-        throw new DeliveryError('DEAD_LETTER_FAILED', 'Dead-lettering stopped before the broker acknowledged it.');
+    const letterOf = new Map<OutgoingMessage, DeadLetter>(letters.map((l) => [{ key: l.key ?? null, value: l.value, headers: deadLetterHeaders(l) }, l]));
+    try {
+      const oversize = await this.sender.send(this.topic, [...letterOf.keys()], signal);
+      if (oversize.length === 0) return;
+      // Alone over the limit: written without the value (and the record's own headers), which no send could take.
+      const stubs = new Map<OutgoingMessage, DeadLetter>();
+      for (const { message, bytes, limit } of oversize) {
+        const letter = letterOf.get(message) as DeadLetter;
+        const omitted = `${bytes} bytes with its headers; ${this.topic} takes at most ${limit} (max.message.bytes)`;
+        const stub = { key: message.key ?? null, value: null, headers: { ...deadLetterHeaders({ ...letter, headers: {} }), [DLQ_HEADERS.valueOmitted]: omitted } };
+        stubs.set(stub, letter);
+        letterOf.set(stub, letter);
       }
-      try {
-        const producer = await this.producer.get();
-        await producer.send(this.topic, messages);
-        return;
-      } catch (err) {
-        this.log.warn({ err, topic: this.topic, attempt, letters: letters.length }, 'Writing to the dead-letter topic failed; retrying.');
-        await this.producer.reset();
-        await this.clock.sleep(backoffDelay(this.retry, attempt), signal ?? this.closed.signal);
+      const still = await this.sender.send(this.topic, [...stubs.keys()], signal);
+      if (still.length > 0) {
+        const first = still[0] as (typeof still)[number];
+        throw new DeadLetterError(
+          `${still.length} dead letters do not fit ${this.topic} even without their values: one takes ${first.bytes} bytes, and the topic takes at most ${first.limit} (max.message.bytes).`,
+          still.map((o) => letterOf.get(o.message) as DeadLetter),
+          { retryable: false },
+        );
       }
+    } catch (err) {
+      if (!(err instanceof SendEnded)) throw err;
+      const unsent = (err.unsent as readonly OutgoingMessage[]).map((m) => letterOf.get(m) as DeadLetter);
+      const stopped = err.reason === 'stopped';
+      const why = stopped ? `Dead-lettering stopped before the broker acknowledged ${unsent.length} letters.` : err.message;
+      throw new DeadLetterError(why, unsent, { cause: err, retryable: stopped });
     }
   }
 
   async close(): Promise<void> {
-    this.closed.abort();
-    await this.producer.close();
+    await this.sender.close();
   }
 }

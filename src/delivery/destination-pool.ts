@@ -11,7 +11,7 @@ import { createLogger } from '../telemetry/logger.js';
 import type { RetryPolicy } from './backoff.js';
 import { buildWriter } from './build-writer.js';
 import type { DeliveryItem, DestinationWriter } from './contract.js';
-import { destinationRemovedLetter, type DeadLetterSink } from './dead-letter.js';
+import { destinationRemovedLetter, writtenLetters, type DeadLetter, type DeadLetterSink } from './dead-letter.js';
 import { DestinationHealth, type DestinationStatus } from './destination-health.js';
 import type { WriterDeps } from './destination-kind.js';
 import { DestinationRunner } from './destination-runner.js';
@@ -39,6 +39,9 @@ export interface DestinationPoolOptions {
   /** Check the destinations found at start (default true). */
   readonly verifyAtStart?: boolean;
 }
+
+/** How long a replaced or deleted destination may drain, unless drainTimeoutMs says. */
+const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 /** Destinations checked at once at start: a fleet restart must not burst every cloud account. */
 const START_CHECKS_AT_ONCE = 4;
@@ -155,19 +158,26 @@ export class DestinationPool {
     const current = this.runners.get(id);
     const rest = current === undefined ? items : items.filter((item) => !current.enqueue(item));
     if (rest.length === 0) return;
-    const letters = rest.map((item) => destinationRemovedLetter(id, item, 'before this event was delivered to it'));
-    this.opts.deadLetter.send(letters).then(
-      () => {
-        for (const item of rest) this.opts.onSettled(item, 'dead_lettered', id);
+    const itemOf = new Map(rest.map((item) => [destinationRemovedLetter(id, item, 'before this event was delivered to it'), item]));
+    const letters = [...itemOf.keys()];
+    const settle = (written: readonly DeadLetter[]): void => {
+      for (const letter of written) this.opts.onSettled(itemOf.get(letter) as DeliveryItem, 'dead_lettered', id);
+    };
+    // Bounded as the destination's drain is: a deleted destination's work ends.
+    this.opts.deadLetter.send(letters, AbortSignal.timeout(this.opts.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS)).then(
+      () => settle(letters),
+      (err: unknown) => {
+        const written = writtenLetters(letters, err);
+        settle(written);
+        log.warn({ err, destination: id, records: letters.length - written.length }, 'Events of a deleted destination were not dead-lettered; they will be read again.');
       },
-      (err: unknown) => log.warn({ err, destination: id }, 'Events of a deleted destination were not dead-lettered; they will be read again.'),
     );
   }
 
   private retire(id: string, old = this.runners.get(id)): void {
     if (old === undefined) return;
     if (this.runners.get(id) === old) this.runners.delete(id);
-    const done = old.close(this.opts.drainTimeoutMs ?? 10_000).finally(() => this.closing.delete(done));
+    const done = old.close(this.opts.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS).finally(() => this.closing.delete(done));
     this.closing.add(done);
   }
 

@@ -7,7 +7,7 @@ import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './backoff.js
 import { Batcher, firstBatch } from './batcher.js';
 import { Signal, systemClock, type Clock } from './clock.js';
 import { holdsItsPartition, payloadSize, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriterLimits } from './contract.js';
-import type { DeadLetterSink } from './dead-letter.js';
+import { writtenLetters, type DeadLetterSink } from './dead-letter.js';
 import { DestinationHealth } from './destination-health.js';
 import { DeliveryError, toDeliveryError } from './errors.js';
 import type { InFlightBudget } from './in-flight-budget.js';
@@ -29,6 +29,8 @@ const OUTCOME_LABEL: Record<Settlement, string> = { acked: 'ok', dead_lettered: 
 const OVERDUE_SLICE_MS = 1_000;
 /** The least time a write gets before it counts as unanswered, even past the retry budget (attempt()). */
 const ATTEMPT_FLOOR_MS = 30_000;
+/** How long a dead letter may take, without PARK_AFTER_MS, before its deliveries are parked instead (deadLetter()). */
+const DEAD_LETTER_DEADLINE_MS = 30_000;
 // After the drain deadline, in-flight writes get this long to notice the writer was closed.
 const ABORT_GRACE_MS = 2_000;
 
@@ -44,6 +46,8 @@ export class DestinationRunner {
   private readonly onBudgetExhausted: OnBudgetExhausted;
   private readonly onAbandoned: ((items: readonly DeliveryItem[]) => void) | undefined;
   private readonly parkAfterMs: number | undefined;
+  /** How long a dead letter may take before its deliveries are parked instead (deadLetter()). */
+  private readonly deadLetterDeadlineMs: number;
   private readonly batching: BatchingOptions;
   private readonly retry: RetryPolicy;
   private readonly clock: Clock;
@@ -97,6 +101,7 @@ export class DestinationRunner {
     this.onBudgetExhausted = opts.onBudgetExhausted ?? keepRetrying(this.log);
     this.onAbandoned = opts.onAbandoned;
     this.parkAfterMs = opts.parkAfterMs;
+    this.deadLetterDeadlineMs = opts.parkAfterMs ?? DEAD_LETTER_DEADLINE_MS;
     const w = opts.writer.limits;
     const own = w.lingerMs === undefined ? {} : { maxRecords: w.maxRecords, maxBytes: w.maxBytes, lingerMs: w.lingerMs };
     this.batching = { ...DEFAULT_BATCHING, ...opts.batching, ...own };
@@ -434,7 +439,7 @@ export class DestinationRunner {
     if (parked.length > 0) this.health.parked(parked.length, lastError);
     if (parked.length > 0 && this.failingSince !== undefined) this.parkedWhileFailing = true;
     this.settle(parked, 'parked');
-    if (refused.length > 0) await this.deadLetter(refused);
+    if (refused.length > 0) await this.deadLetter(refused, false);
     return true;
   }
 
@@ -486,26 +491,54 @@ export class DestinationRunner {
     }
   }
 
-  private async deadLetter(failures: readonly ItemFailure[]): Promise<void> {
-    const letters = failures.map(({ item, error }) => ({
-      value: item.payload,
-      key: item.eventId,
-      source: item.source,
-      errorCode: error.code,
-      errorMessage: error.message,
-      destinationId: this.destinationId,
-    }));
-    const items = failures.map((f) => f.item);
-    try {
-      await this.deadLetterSink.send(letters, this.abort.signal);
-    } catch (err) {
-      this.log.warn({ err, records: items.length }, 'Dead-lettering stopped at shutdown; the records stay uncommitted.');
-      this.abandon(items);
-      return;
+  /**
+   * Dead-letters refused deliveries and settles them once the broker acknowledged their letters. The
+   * write has a deadline (deadLetterDeadlineMs): letters it did not write by then, or that the dead-letter
+   * topic refused for good, are parked instead (unless `parkOnFailure` is false: they come from a park),
+   * so their records settle and the destination's status says why; at a stop they stay unsettled.
+   */
+  private async deadLetter(failures: readonly ItemFailure[], parkOnFailure = true): Promise<void> {
+    let pending = failures;
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      const letters = pending.map(({ item, error }) => ({
+        value: item.payload,
+        key: item.eventId,
+        source: item.source,
+        errorCode: error.code,
+        errorMessage: error.message,
+        destinationId: this.destinationId,
+      }));
+      const deadline = AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.deadLetterDeadlineMs)]);
+      try {
+        await this.deadLetterSink.send(letters, deadline);
+        this.deadLettered(pending);
+        return;
+      } catch (err) {
+        const written = new Set(writtenLetters(letters, err));
+        this.deadLettered(pending.filter((_, i) => written.has(letters[i] as (typeof letters)[number])));
+        pending = pending.filter((_, i) => !written.has(letters[i] as (typeof letters)[number]));
+        if (this.abort.signal.aborted) {
+          this.log.warn({ err, records: pending.length }, 'Dead-lettering stopped at shutdown; the records stay uncommitted.');
+          this.abandon(pending.map((f) => f.item));
+          return;
+        }
+        // Parked instead, so the records they came from settle (ARCHITECTURE.md "Isolation"); the status shows why.
+        const parking = deadLetterFailed(pending, err, this.deadLetterDeadlineMs, "They are parked in the destination's retry topic instead.");
+        if (parkOnFailure && (await this.park(pending.map((f) => f.item), attempt, 0, parking))) return;
+        this.health.failed(deadLetterFailed(pending, err, this.deadLetterDeadlineMs, 'Writing them is tried again; the records they came from wait for it.'));
+        await this.clock.sleep(retryDelay(this.retry, attempt, undefined, this.random), this.abort.signal);
+      }
     }
+  }
+
+  private deadLettered(failures: readonly ItemFailure[]): void {
     const first = failures[0];
-    if (first !== undefined) this.health.deadLetteredFor(items.length, first.error);
-    this.settle(items, 'dead_lettered');
+    if (first === undefined) return;
+    this.health.deadLetteredFor(failures.length, first.error);
+    this.settle(
+      failures.map((f) => f.item),
+      'dead_lettered',
+    );
   }
 
   private settle(items: readonly DeliveryItem[], settlement: Settlement): void {
@@ -535,6 +568,15 @@ export class DestinationRunner {
       this.log.error({ err }, 'The abandoned-deliveries hook failed.');
     }
   }
+}
+
+/** Why refused events were not dead-lettered, in the destination's status: what refused them, and what became of them. */
+function deadLetterFailed(pending: readonly ItemFailure[], err: unknown, deadlineMs: number, then: string): DeliveryError {
+  const first = pending[0] as ItemFailure;
+  const stopped = err instanceof DeliveryError && err.retryable;
+  const said = err instanceof Error ? err.message : String(err);
+  const why = stopped ? `the dead-letter topic did not acknowledge them within ${formatSeconds(deadlineMs)} s` : said.charAt(0).toLowerCase() + said.slice(1).replace(/\.$/, '');
+  return new DeliveryError('DEAD_LETTER_FAILED', `The destination refused ${pending.length} events for good (${first.error.code}: ${first.error.message}), and they could not be dead-lettered: ${why}. ${then}`, { cause: err });
 }
 
 function formatSeconds(ms: number): string {

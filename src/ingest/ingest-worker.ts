@@ -7,7 +7,7 @@
 // that ends because of one waits for its partition's loop, and a stopping worker for every loop, before
 // the consumer stops.
 import { Signal } from '../delivery/clock.js';
-import { destinationRemovedLetter, type DeadLetter, type DeadLetterSink } from '../delivery/dead-letter.js';
+import { destinationRemovedLetter, writtenLetters, type DeadLetter, type DeadLetterSink } from '../delivery/dead-letter.js';
 import type { DestinationPool } from '../delivery/destination-pool.js';
 import type { InFlightBudget } from '../delivery/in-flight-budget.js';
 import type { OffsetTracker } from '../delivery/offset-tracker.js';
@@ -253,14 +253,22 @@ export class IngestWorker {
     return letter;
   }
 
+  private lettersWritten(letters: readonly DeadLetter[]): void {
+    for (const l of letters) if (l.source !== undefined) this.opts.tracker.settle(l.source);
+    this.opts.settled.notify();
+  }
+
   private sendLetters(letters: readonly DeadLetter[]): void {
     this.opts.deadLetter
       .send(letters, this.stopSignal.signal)
-      .then(() => {
-        for (const l of letters) if (l.source !== undefined) this.opts.tracker.settle(l.source);
-        this.opts.settled.notify();
-      })
-      .catch((err: unknown) => log.warn({ err, records: letters.length }, 'Dead letters were not written before shutdown; their records will be read again.'))
+      .then(
+        () => this.lettersWritten(letters),
+        (err: unknown) => {
+          const written = writtenLetters(letters, err);
+          this.lettersWritten(written);
+          log.warn({ err, records: letters.length - written.length }, 'Dead letters were not written; their records stay uncommitted and will be read again.');
+        },
+      )
       .finally(() => {
         for (const l of letters) this.opts.budget.release(1, l.value?.length ?? 0);
       });

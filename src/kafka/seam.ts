@@ -234,9 +234,30 @@ export interface GroupConsumer {
 
 /**
  * What a failed call was, for the callers that react differently (the kafka writer, the parking store):
- * `address_refused` when the client's connectGuard refused a broker's address.
+ * `address_refused` when the client's connectGuard refused a broker's address; `refused` when the broker
+ * refused the records for good (REFUSED_WRITE_ERRORS), so sending them again cannot succeed.
  */
-export type KafkaErrorKind = 'too_large' | 'timeout' | 'unreachable' | 'address_refused' | 'unknown_topic' | 'other';
+export type KafkaErrorKind = 'too_large' | 'timeout' | 'unreachable' | 'address_refused' | 'unknown_topic' | 'refused' | 'other';
+
+/**
+ * Kafka's produce errors that sending the same records again cannot cure (the Java producer does not
+ * retry them either): the records or the topic are invalid, or the client may not write there. Too large
+ * (MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE) is its own kind, since smaller sends can cure it. Errors of
+ * the producer's own state (OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID) are not here: a new
+ * producer cures them (LazyProducer.reset).
+ */
+export const REFUSED_WRITE_ERRORS: ReadonlySet<string> = new Set([
+  'INVALID_RECORD',
+  'INVALID_TOPIC_EXCEPTION',
+  'INVALID_REQUIRED_ACKS',
+  'INVALID_TIMESTAMP',
+  'CORRUPT_MESSAGE',
+  'UNSUPPORTED_FOR_MESSAGE_FORMAT',
+  'TOPIC_AUTHORIZATION_FAILED',
+  'CLUSTER_AUTHORIZATION_FAILED',
+  'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
+  'POLICY_VIOLATION',
+]);
 
 /** A failed call in words: Kafka's error name when a broker answered with one (e.g. INVALID_REPLICATION_FACTOR), and its text. */
 export interface KafkaErrorDescription {

@@ -1,16 +1,16 @@
 // Parks deliveries in their destination's retry topic, created on demand. A park resolves only once the
 // broker acknowledged every record, so the deliveries can be settled (and their offsets committed).
-// Sends are split to the topic's max.message.bytes; an event over it alone is handed back to be dead-lettered.
+// Sends are split to the topic's max.message.bytes (topic-sender.ts, shared with the dead-letter sink); an
+// event over it alone is handed back to be dead-lettered.
 import { ensureTopics } from '../../kafka/client.js';
-import { LazyProducer } from '../../kafka/lazy-producer.js';
-import { splitToBatchLimit, topicMaxMessageBytes } from '../../kafka/record-limits.js';
-import { withAdmin, type KafkaClient, type OutgoingMessage } from '../../kafka/seam.js';
+import { topicMaxMessageBytes } from '../../kafka/record-limits.js';
+import type { KafkaAdmin, KafkaClient, OutgoingMessage } from '../../kafka/seam.js';
 import { parkedDeliveries } from '../../telemetry/metrics.js';
 import { createLogger, type Logger } from '../../telemetry/logger.js';
-import { DEFAULT_RETRY_POLICY, backoffDelay } from '../backoff.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { DeliveryItem, ItemFailure } from '../contract.js';
 import { DeliveryError } from '../errors.js';
+import { SendEnded, TopicSender, type Oversize } from '../topic-sender.js';
 import { retryTopic, toParkedMessage } from './parked-record.js';
 
 /**
@@ -35,18 +35,15 @@ export interface ParkingStoreOptions {
 export type ParkedListener = (destinationId: string, parkedAt: number) => void;
 
 export class KafkaParkingStore {
-  private readonly producer: LazyProducer;
-  /** Retry topics known to exist, with their max.message.bytes. */
-  private readonly limits = new Map<string, number>();
-  private readonly closed = new AbortController();
+  private readonly sender: TopicSender;
   private readonly listeners: ParkedListener[] = [];
   private readonly clock: Clock;
   private readonly log: Logger;
 
   constructor(private readonly opts: ParkingStoreOptions) {
-    this.producer = new LazyProducer(opts.kafka, { retries: 3 });
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? createLogger('parking');
+    this.sender = new TopicSender({ kafka: opts.kafka, limitOf: (admin, topic) => this.createAndRead(admin, topic), clock: this.clock, log: this.log, what: 'the retry topic' });
   }
 
   topicFor(destinationId: string): string {
@@ -60,40 +57,25 @@ export class KafkaParkingStore {
   /**
    * Writes the items to the destination's retry topic and resolves once the broker acknowledged them,
    * with the items it could not take: each alone over the topic's max.message.bytes (RECORD_TOO_LARGE),
-   * for the caller to dead-letter. Failures are retried with backoff; it rejects with PARKING_FAILED only
-   * when `signal` aborts or the store is closed, so a caller never settles a delivery that was not parked.
+   * for the caller to dead-letter. Failures are retried with backoff (topic-sender.ts); it rejects with
+   * PARKING_FAILED when `signal` aborts or the store is closed (retryable), or when the broker refuses the
+   * records for good (not retryable), so a caller never settles a delivery that was not parked.
    */
   async park(destinationId: string, items: readonly DeliveryItem[], error: DeliveryError, signal?: AbortSignal): Promise<ItemFailure[]> {
     if (items.length === 0) return [];
     const topic = this.topicFor(destinationId);
     const now = this.clock.now();
     const itemOf = new Map<OutgoingMessage, DeliveryItem>(items.map((item) => [toParkedMessage(item, destinationId, error, now), item]));
-    let unsent: OutgoingMessage[] = [...itemOf.keys()];
-    let refused: ItemFailure[] = [];
-    for (let attempt = 1; unsent.length > 0; attempt++) {
-      if (this.closed.signal.aborted || signal?.aborted === true) {
-        throw new DeliveryError('PARKING_FAILED', `Parking ${unsent.length} deliveries in ${topic} stopped before the broker acknowledged them.`);
-      }
-      try {
-        const limit = await this.limitOf(topic);
-        const split = splitToBatchLimit(unsent, limit);
-        refused = split.oversize.map(({ message, bytes }) => ({ item: itemOf.get(message) as DeliveryItem, error: tooLarge(topic, bytes, limit) }));
-        const producer = await this.producer.get();
-        for (const chunk of split.chunks) {
-          await producer.send(topic, chunk);
-          // Acknowledged chunks are not sent again when a later one fails.
-          const sent = new Set(chunk);
-          unsent = unsent.filter((m) => !sent.has(m));
-        }
-        unsent = [];
-      } catch (err) {
-        this.log.warn({ err, topic, attempt, records: unsent.length }, 'Writing to the retry topic failed; retrying.');
-        // The topic may have been deleted or had its limit changed: look at it again on the next attempt.
-        this.limits.delete(topic);
-        if (this.opts.kafka.errorKind(err) !== 'too_large') await this.producer.reset();
-        await this.clock.sleep(backoffDelay(DEFAULT_RETRY_POLICY, attempt), signal ?? this.closed.signal);
-      }
+    let oversize: Oversize<OutgoingMessage>[];
+    try {
+      oversize = await this.sender.send(topic, [...itemOf.keys()], signal);
+    } catch (err) {
+      if (!(err instanceof SendEnded)) throw err;
+      const stopped = err.reason === 'stopped';
+      const why = stopped ? `Parking ${err.unsent.length} deliveries in ${topic} stopped before the broker acknowledged them.` : err.message;
+      throw new DeliveryError('PARKING_FAILED', why, { cause: err, retryable: stopped });
     }
+    const refused = oversize.map(({ message, bytes, limit }) => ({ item: itemOf.get(message) as DeliveryItem, error: tooLarge(topic, bytes, limit) }));
     const parked = items.length - refused.length;
     if (parked > 0) {
       parkedDeliveries.inc({ destination: destinationId }, parked);
@@ -110,26 +92,19 @@ export class KafkaParkingStore {
 
   /** Forgets what it knows of a destination's retry topic (it was deleted). */
   forget(destinationId: string): void {
-    this.limits.delete(this.topicFor(destinationId));
+    this.sender.forget(this.topicFor(destinationId));
   }
 
   async close(): Promise<void> {
-    this.closed.abort();
-    await this.producer.close();
+    await this.sender.close();
   }
 
   /** Creates the retry topic when it is missing and reads the record batch size it takes. */
-  private async limitOf(topic: string): Promise<number> {
-    const known = this.limits.get(topic);
-    if (known !== undefined) return known;
-    return withAdmin(this.opts.kafka, async (admin) => {
-      const config: Record<string, string> = { 'max.message.bytes': String(RETRY_TOPIC_MAX_MESSAGE_BYTES) };
-      if (this.opts.retentionMs !== undefined) config['retention.ms'] = String(this.opts.retentionMs);
-      await ensureTopics(admin, [{ topic, partitions: this.opts.partitions ?? 1, config }]);
-      const limit = await topicMaxMessageBytes(admin, topic);
-      this.limits.set(topic, limit);
-      return limit;
-    });
+  private async createAndRead(admin: KafkaAdmin, topic: string): Promise<number> {
+    const config: Record<string, string> = { 'max.message.bytes': String(RETRY_TOPIC_MAX_MESSAGE_BYTES) };
+    if (this.opts.retentionMs !== undefined) config['retention.ms'] = String(this.opts.retentionMs);
+    await ensureTopics(admin, [{ topic, partitions: this.opts.partitions ?? 1, config }]);
+    return topicMaxMessageBytes(admin, topic);
   }
 }
 

@@ -18,7 +18,7 @@ import type {
   TransactionalProducerOptions,
 } from '../seam.js';
 import { brokerAddress } from '../brokers.js';
-import { topicConfigOf } from '../seam.js';
+import { REFUSED_WRITE_ERRORS, topicConfigOf } from '../seam.js';
 import { ADDRESS_REFUSED, addressRefusalIn } from '../../net/guarded-lookup.js';
 import { guardedContext } from './connect-guard.js';
 import { javaPartitioner } from './java-partitioner.js';
@@ -82,7 +82,16 @@ export function platformaticErrorKind(err: unknown): KafkaErrorKind {
   if (timedOut(err)) return 'timeout';
   if (findErrorBy(e, 'code', 'PLT_KFK_NETWORK') !== null) return 'unreachable';
   if (findErrorBy(e, 'apiId', 'UNKNOWN_TOPIC_OR_PARTITION') !== null || unknownTopic(err)) return 'unknown_topic';
+  if (refusedWrite(err)) return 'refused';
   return 'other';
+}
+
+/** A broker's answer naming an error of REFUSED_WRITE_ERRORS, at any depth of the client's aggregates. */
+function refusedWrite(err: unknown, depth = 0): boolean {
+  if (depth >= 6 || typeof err !== 'object' || err === null) return false;
+  const e = err as PlatformaticErrorShape;
+  if (e.apiId !== undefined && REFUSED_WRITE_ERRORS.has(e.apiId)) return true;
+  return (e.errors ?? []).some((inner) => refusedWrite(inner, depth + 1));
 }
 
 /** The client's own refusal of a topic its metadata does not list ("Unknown topic <name>."), at any depth of its aggregates. */

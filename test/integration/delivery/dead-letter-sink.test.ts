@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { KafkaDeadLetterSink } from '../../../src/delivery/dead-letter.js';
+import { DLQ_HEADERS, DeadLetterError, KafkaDeadLetterSink, type DeadLetter } from '../../../src/delivery/dead-letter.js';
 import { BrokerProxy } from '../../support/broker-proxy.js';
 import { consumeUntil, createTopics, testBrokers, testClient, uniqueName } from '../../support/kafka.js';
 
@@ -67,5 +67,49 @@ describe('kafka dead-letter sink', () => {
     setTimeout(() => abort.abort(), 1500);
     await expect(sending).rejects.toMatchObject({ code: 'DEAD_LETTER_FAILED' });
     await sink.close();
+  });
+
+  it("should write letters that together exceed the topic's max.message.bytes in pieces within it, and one over it alone without its value", async () => {
+    const kafka = testClient();
+    const topic = uniqueName('edge.dlq.small');
+    const limit = 16 * 1024;
+    await createTopics(kafka, [{ topic, config: { 'max.message.bytes': String(limit) } }]);
+    const letter = (i: number, bytes: number): DeadLetter => ({
+      value: Buffer.alloc(bytes, 'x'),
+      key: `ev_${i}`,
+      source: { topic: 'edge.http', partition: 0, offset: i },
+      errorCode: 'DESTINATION_REJECTED',
+      errorMessage: 'InvalidArgument (HTTP 400)',
+      destinationId: 'ed_1',
+    });
+    // 200 letters of about 500 bytes: 100 KB, six times what one produce may carry; and one of 20 KB.
+    const letters = [...Array.from({ length: 200 }, (_, i) => letter(i, 400)), letter(200, 20 * 1024)];
+    const sink = new KafkaDeadLetterSink({ kafka: testClient(), topic });
+    await sink.send(letters);
+    await sink.close();
+    const got = await consumeUntil(kafka, { topics: [topic], until: (m) => m.length >= letters.length });
+    expect(got.map((m) => m.key)).toEqual(letters.map((l) => l.key));
+    const big = got.find((m) => m.key === 'ev_200');
+    expect(big?.value).toBeNull();
+    expect(big?.headers[DLQ_HEADERS.sourceOffset]).toBe('200');
+    expect(big?.headers[DLQ_HEADERS.errorCode]).toBe('DESTINATION_REJECTED');
+    expect(big?.headers[DLQ_HEADERS.valueOmitted]).toMatch(new RegExp(`^\\d+ bytes with its headers; ${topic} takes at most ${limit} \\(max.message.bytes\\)$`));
+  });
+
+  it('should not retry letters the broker refuses for good, and name them', async () => {
+    const kafka = testClient();
+    const topic = uniqueName('edge.dlq.compacted');
+    // A compacted topic refuses a record without a key with INVALID_RECORD, which no retry cures.
+    await createTopics(kafka, [{ topic, compacted: true }]);
+    const sink = new KafkaDeadLetterSink({ kafka: testClient(), topic });
+    const keyless: DeadLetter = { value: Buffer.from('{}'), errorCode: 'DECODE_FAILED', errorMessage: 'not JSON' };
+    const started = Date.now();
+    const failure = await sink.send([keyless]).catch((err: unknown) => err);
+    await sink.close();
+    expect(failure).toBeInstanceOf(DeadLetterError);
+    expect(failure).toMatchObject({ code: 'DEAD_LETTER_FAILED', retryable: false, unwritten: [keyless] });
+    // The broker's own words (its answer carries INVALID_RECORD and UNKNOWN_SERVER_ERROR).
+    expect((failure as Error).message).toContain('Compacted topic cannot accept message without key');
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

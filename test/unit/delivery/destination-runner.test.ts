@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DELIVERED, type DeliveryItem, type WriteOutcome } from '../../../src/delivery/contract.js';
 import { DestinationRunner } from '../../../src/delivery/destination-runner.js';
+import { DeadLetterError } from '../../../src/delivery/dead-letter.js';
 import { DeliveryError } from '../../../src/delivery/errors.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
 import type { DestinationRunnerOptions, OnBudgetExhausted, Settlement } from '../../../src/delivery/runner-options.js';
@@ -361,6 +362,59 @@ describe('destination runner', () => {
     accept();
     await runner.flush();
     expect(settled.map((s) => s.settlement)).toEqual(['dead_lettered']);
+  });
+
+  it('should park refused events the dead-letter topic refused for good, settle those it took, and show why on the status', async () => {
+    const writer = new FakeWriter(undefined, [new DeliveryError('DESTINATION_REJECTED', 'InvalidArgument (HTTP 400)')]);
+    const deadLetter = new RecordingDeadLetterSink();
+    const sends: number[] = [];
+    deadLetter.send = async (letters) => {
+      sends.push(letters.length);
+      // The first letter is written, the rest refused for good (a non-retryable broker answer).
+      throw new DeadLetterError('The dead-letter topic edge.dlq refused 2 records: TOPIC_AUTHORIZATION_FAILED: no', letters.slice(1), { retryable: false });
+    };
+    const hooked: Array<{ items: readonly DeliveryItem[]; error: DeliveryError }> = [];
+    const { runner, settled } = setup(writer, {
+      deadLetter,
+      onBudgetExhausted: async (ctx) => {
+        hooked.push({ items: ctx.items, error: ctx.lastError });
+        return 'parked';
+      },
+    });
+    const items = [item(), item(), item()];
+    for (const i of items) runner.enqueue(i);
+    await runner.flush();
+    // One send, not retried; what it wrote is dead-lettered, the rest parked.
+    expect(sends).toEqual([3]);
+    expect(settled.map((s) => [s.item, s.settlement])).toEqual([
+      [items[0], 'dead_lettered'],
+      [items[1], 'parked'],
+      [items[2], 'parked'],
+    ]);
+    expect(hooked[0]?.items).toEqual([items[1], items[2]]);
+    expect(hooked[0]?.error.code).toBe('DEAD_LETTER_FAILED');
+    const status = runner.health.status;
+    expect(status.state).toBe('parked');
+    expect(status.lastError?.code).toBe('DEAD_LETTER_FAILED');
+    expect(status.lastError?.message).toContain('refused 2 events for good (DESTINATION_REJECTED: InvalidArgument (HTTP 400))');
+    expect(status.lastError?.message).toContain('TOPIC_AUTHORIZATION_FAILED');
+  });
+
+  it('should park refused events whose dead letters were not acknowledged by the deadline, without waiting longer', async () => {
+    const writer = new FakeWriter(undefined, [new DeliveryError('DESTINATION_REJECTED', '400')]);
+    const deadLetter = new RecordingDeadLetterSink();
+    // A dead-letter topic that never answers; the send gives up when its signal aborts, as the sink does.
+    deadLetter.send = (letters, signal) =>
+      new Promise<void>((_, reject) =>
+        signal?.addEventListener('abort', () => reject(new DeadLetterError('Dead-lettering stopped before the broker acknowledged 1 letters.', letters, { retryable: true }))),
+      );
+    const { runner, settled } = setup(writer, { deadLetter, clock: systemClock, parkAfterMs: 200, onBudgetExhausted: async () => 'parked' });
+    const started = Date.now();
+    runner.enqueue(item());
+    await runner.flush();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(settled.map((s) => s.settlement)).toEqual(['parked']);
+    expect(runner.health.status.lastError?.message).toContain('the dead-letter topic did not acknowledge them within 0.2 s');
   });
 
   it('should discard queued items of a revoked partition and release their budget', async () => {

@@ -52,7 +52,7 @@ export class FakeWriter implements DestinationWriter {
 
 export class RecordingDeadLetterSink implements DeadLetterSink {
   readonly letters: DeadLetter[] = [];
-  async send(letters: readonly DeadLetter[]): Promise<void> {
+  async send(letters: readonly DeadLetter[], _signal?: AbortSignal): Promise<void> {
     this.letters.push(...letters);
   }
   async close(): Promise<void> {}

@@ -37,7 +37,7 @@ const url = withError(
   { reason: 'must be an http or https URL with optional user info, a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, then printable ASCII' },
 );
 const timeout = 'Request timeout; null means the default (10 s).';
-const outputType = 'How each batch is written as the body: json_array (the default: one JSON array of envelopes, application/json), ndjson (one envelope per line, application/x-ndjson) or csv (a header line, then one line per event, the envelope flattened to dotted column names, RFC 4180; text/csv).';
+const outputType = 'How each batch is written as the body: json_array (the default: one JSON array of envelopes, application/json), ndjson (one envelope per line, application/x-ndjson) or csv (a header line, then one line per event, one column per selected field by its dotted name, a headers map one column of its JSON, formulas neutralised, RFC 4180; text/csv; a body is at most 1 MiB, so a batch may take two requests).';
 const compression = 'none (the default), or gzip: the body is gzipped and sent with Content-Encoding: gzip; the signature covers the body as sent.';
 
 export const HTTP_TARGET_SCHEMA = {

@@ -56,8 +56,11 @@ export interface App {
   readonly http: FastifyInstance;
   readonly configLog: ConfigLog;
   readonly kafka: KafkaClient;
-  /** Listens on config.port (0 picks a free port); resolves to the bound address. */
-  start(): Promise<string>;
+  /**
+   * Listens on config.port (0 picks a free port); resolves to the bound address, and the bootstrap token
+   * when this start generated one (for the ready block a terminal shows, never for a log line).
+   */
+  start(): Promise<{ readonly address: string; readonly generatedToken?: string }>;
   /** Drains and stops everything; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -250,7 +253,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       await configLog.start();
       await statusBoard?.start();
       await tapStreams?.start();
-      await adminApi?.bootstrap();
+      const generatedToken = await adminApi?.bootstrap();
       loaded = true;
       if (worker !== undefined) {
         subscriptions.follow(configLog);
@@ -261,7 +264,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         statusPublisher?.start();
       }
       log.info({ address, brokers: brokerList }, 'The service is running.');
-      return address;
+      return { address, ...(generatedToken !== undefined && { generatedToken }) };
     },
     stop() {
       stopped ??= (async () => {

@@ -5,7 +5,7 @@ import { httpUrlSchema } from '../../../net/http-url.js';
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
 import type { InlineSecrets } from '../../destination-kind.js';
 import type { EgressRules } from '../../egress-rules.js';
-import { URL_SECRET_MARK, concealUrl, keepRedactedParts, readSecrets, revealUrl, sealableSecrets } from './url-secrets.js';
+import { URL_SECRETS_FIELD, URL_SECRET_MARK, concealUrl, keepRedactedParts, readSecrets, revealUrl, sealableSecrets } from './url-secrets.js';
 import { choiceOrNull, named, nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
 import { COMPRESSIONS, OUTPUT_TYPES, type Compression, type OutputType } from '../../output-format.js';
 
@@ -145,6 +145,6 @@ export const HTTP_INLINE_SECRETS: InlineSecrets = {
     if (typeof sent.url !== 'string') return;
     const { url, secrets } = concealUrl(sent.url);
     sent.url = url;
-    if (secrets !== undefined) sent.url_secrets_enc = seal(sealableSecrets(secrets));
+    if (secrets !== undefined) sent[URL_SECRETS_FIELD] = seal(sealableSecrets(secrets));
   },
 };

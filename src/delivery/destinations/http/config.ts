@@ -102,7 +102,10 @@ export function parseHttpTarget(raw: unknown, prefix: string, _account: AccountC
       r.invalid('url', 'is not a valid URL');
     }
     if (parsed !== undefined && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') r.invalid('url', 'must use http or https');
-    else if (parsed !== undefined) {
+    else if (parsed !== undefined && !(decodes(parsed.username) && decodes(parsed.password))) {
+      // Sent decoded, as Basic auth (http-writer.ts): it could never be sent. The problem does not quote it.
+      r.invalid('url', 'has a user name or password with a % not followed by two hexadecimal digits of UTF-8; write a % itself as %25');
+    } else if (parsed !== undefined) {
       const refused = egress?.urlRefusal(parsed);
       if (refused !== undefined) r.add(problem.egress(refused.code, r.path('url'), refused.reason));
     }
@@ -119,6 +122,16 @@ export function parseHttpTarget(raw: unknown, prefix: string, _account: AccountC
     ...(r.has('compression') && { compression: r.oneOf('compression', COMPRESSIONS, DEFAULT_HTTP_OUTPUT.compression) }),
   };
   return r.result({ url: url ?? '', ...(secret !== undefined && { secret }), ...(timeout !== undefined && { timeout_ms: timeout }), ...output });
+}
+
+/** Whether a URL's user info part percent-decodes. */
+function decodes(part: string): boolean {
+  try {
+    decodeURIComponent(part);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The URL's secrets (SECURITY.md "Secrets"): kept on an update from the stored URL, taken out to be sealed apart. */

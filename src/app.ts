@@ -30,6 +30,7 @@ import { addressGuard, systemResolver, type HostResolver } from './net/guarded-l
 import { IngestWorker } from './ingest/ingest-worker.js';
 import { RecordRouter } from './ingest/record-router.js';
 import { createClient, ensureTopics, parseBrokers } from './kafka/client.js';
+import { DestinationClients } from './kafka/destination-clients.js';
 import { withAdmin, type KafkaClient } from './kafka/seam.js';
 import { createAuditDecoder } from './records/audit-decoder.js';
 import { createRecordDecoder } from './records/record-decoder.js';
@@ -83,18 +84,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
   const { topics } = config;
   const egress = egressRules(topics, config.egress);
   const connectGuard = addressGuard(overrides.resolveHost ?? systemResolver, egress.addressRefusal);
-  const clients = new Map<string, KafkaClient>();
-  const kafkaFor = (list?: readonly string[]): KafkaClient => {
-    const own = list === undefined || list.length === 0;
-    const key = own ? '' : list.join(',');
-    let c = clients.get(key);
-    if (c === undefined) {
-      const brokers = own ? brokerList : list;
-      c = createClient({ name, clientId: 'edge-events-destination', brokers, retries: DESTINATION_CLIENT_RETRIES, ...(!own && { connectGuard }) });
-      clients.set(key, c);
-    }
-    return c;
-  };
+  const destinationClients = new DestinationClients({ name, ownBrokers: brokerList, connectGuard, retries: DESTINATION_CLIENT_RETRIES });
   const configLog = new ConfigLog({ kafka, topic: topics.config, writerId: config.instanceId });
   const secrets = new SecretBox(loadSecretKey(config));
   const subscriptions = new SubscriptionSet();
@@ -123,7 +113,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     retireAfterMs: Math.max(DEFAULT_RETIRE_AFTER_MS, 2 * config.drainTimeoutMs),
   });
   const writerDeps: WriterDeps = {
-    kafkaClient: kafkaFor,
+    kafkaClient: (list) => destinationClients.for(list),
     fileRoot: config.fileDestinationRoot,
     cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs },
     egress,

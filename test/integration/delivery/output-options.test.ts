@@ -101,6 +101,23 @@ describe('each CSV body within its limit', () => {
     }
     expect(ids).toEqual(batch.map((e) => e.eventId));
   });
+
+  it('should report only the second body\'s events failed when the receiver refuses it, the first delivered', async () => {
+    const headers = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`X${i}`, ['v']]));
+    const batch = Array.from({ length: 500 }, (_, n) => httpEvent(`ev_${String(n).padStart(3, '0')}`, { http: { request: { headers } } }));
+    const before = receiver.requests.length;
+    receiver.script = ({ n }) => (n === before + 1 ? { status: 503 } : undefined);
+    const writer = createWriter({ http: { url: receiver.url, output_type: 'csv' } }, writerDeps(), OPERATOR);
+    const outcome = await writer.write(batch);
+    await writer.close();
+    receiver.script = () => undefined;
+    const [first, second] = receiver.requests.slice(before);
+    const delivered = Number(first!.headers['x-edge-event-count']);
+    expect(first!.status).toBe(200);
+    expect(second!.status).toBe(503);
+    expect(outcome.failed.map((f) => f.item.eventId)).toEqual(batch.slice(delivered).map((e) => e.eventId));
+    expect(new Set(outcome.failed.map((f) => [f.error.code, f.error.retryable].join()))).toEqual(new Set(['DESTINATION_SERVER_ERROR,true']));
+  });
 });
 
 describe('file output options', () => {

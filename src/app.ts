@@ -30,6 +30,7 @@ import { addressGuard, systemResolver, type HostResolver } from './net/guarded-l
 import { IngestWorker } from './ingest/ingest-worker.js';
 import { RecordRouter } from './ingest/record-router.js';
 import { createClient, ensureTopics, parseBrokers } from './kafka/client.js';
+import { DestinationClients } from './kafka/destination-clients.js';
 import { withAdmin, type KafkaClient } from './kafka/seam.js';
 import { createAuditDecoder } from './records/audit-decoder.js';
 import { createRecordDecoder } from './records/record-decoder.js';
@@ -56,8 +57,11 @@ export interface App {
   readonly http: FastifyInstance;
   readonly configLog: ConfigLog;
   readonly kafka: KafkaClient;
-  /** Listens on config.port (0 picks a free port); resolves to the bound address. */
-  start(): Promise<string>;
+  /**
+   * Listens on config.port (0 picks a free port); resolves to the bound address, and the bootstrap token
+   * when this start generated one (for the ready block a terminal shows, never for a log line).
+   */
+  start(): Promise<{ readonly address: string; readonly generatedToken?: string }>;
   /** Drains and stops everything; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -80,18 +84,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
   const { topics } = config;
   const egress = egressRules(topics, config.egress);
   const connectGuard = addressGuard(overrides.resolveHost ?? systemResolver, egress.addressRefusal);
-  const clients = new Map<string, KafkaClient>();
-  const kafkaFor = (list?: readonly string[]): KafkaClient => {
-    const own = list === undefined || list.length === 0;
-    const key = own ? '' : list.join(',');
-    let c = clients.get(key);
-    if (c === undefined) {
-      const brokers = own ? brokerList : list;
-      c = createClient({ name, clientId: 'edge-events-destination', brokers, retries: DESTINATION_CLIENT_RETRIES, ...(!own && { connectGuard }) });
-      clients.set(key, c);
-    }
-    return c;
-  };
+  const destinationClients = new DestinationClients({ name, ownBrokers: brokerList, connectGuard, retries: DESTINATION_CLIENT_RETRIES });
   const configLog = new ConfigLog({ kafka, topic: topics.config, writerId: config.instanceId });
   const secrets = new SecretBox(loadSecretKey(config));
   const subscriptions = new SubscriptionSet();
@@ -120,7 +113,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     retireAfterMs: Math.max(DEFAULT_RETIRE_AFTER_MS, 2 * config.drainTimeoutMs),
   });
   const writerDeps: WriterDeps = {
-    kafkaClient: kafkaFor,
+    kafkaClient: (list) => destinationClients.for(list),
     fileRoot: config.fileDestinationRoot,
     cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs },
     egress,
@@ -250,7 +243,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       await configLog.start();
       await statusBoard?.start();
       await tapStreams?.start();
-      await adminApi?.bootstrap();
+      const generatedToken = await adminApi?.bootstrap();
       loaded = true;
       if (worker !== undefined) {
         subscriptions.follow(configLog);
@@ -261,7 +254,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         statusPublisher?.start();
       }
       log.info({ address, brokers: brokerList }, 'The service is running.');
-      return address;
+      return { address, ...(generatedToken !== undefined && { generatedToken }) };
     },
     stop() {
       stopped ??= (async () => {

@@ -73,8 +73,8 @@ async function main(): Promise<void> {
     shutdown('the local broker exited', 1, BROKER_GONE_STOP_MS);
   });
   try {
-    const address = await app.start();
-    const summary = readySummary({ config, address, brokers, broker });
+    const { address, generatedToken } = await app.start();
+    const summary = readySummary({ config, address, brokers, broker, generatedToken });
     if (LOGS_FOR_A_PERSON) process.stdout.write(summary.text);
     else log.info(summary.fields, 'The service is ready.');
   } catch (err) {

@@ -24,6 +24,7 @@ import { LONE_SURROGATE } from '../records/json-record.js';
 import { AdminStore } from './store.js';
 import { compileValidator } from './validation.js';
 import type { TapStreams } from '../tap/tap-streams.js';
+import { PAGE_SECURITY_HEADERS } from '../console/console-routes.js';
 
 export { ADMIN_BODY_LIMIT } from './route.js';
 
@@ -38,6 +39,15 @@ const API_DESCRIPTION = [
 
 /** Routes anyone may read: the API description is not a secret, and tools fetch it without a key. */
 const PUBLIC_PREFIXES = ['/openapi.json', '/docs'];
+
+/**
+ * The console's headers for the documentation page, but for the inline styles Swagger UI sets as it
+ * renders (a style cannot run code; scripts stay the page's own files alone).
+ */
+export const DOCS_SECURITY_HEADERS = {
+  ...PAGE_SECURITY_HEADERS,
+  'content-security-policy': PAGE_SECURITY_HEADERS['content-security-policy'].replace("style-src 'self'", "style-src 'self' 'unsafe-inline'"),
+};
 
 /**
  * Options of the service's Fastify instance that the admin API needs: errors before routing and
@@ -71,9 +81,9 @@ export interface AdminApi {
   register(app: FastifyInstance): void;
   /**
    * After the config log loaded: creates the first API key when none exists (see bootstrap.ts), and starts
-   * re-checking pending reserved domains.
+   * re-checking pending reserved domains. Resolves to a token it generated, for the ready block alone.
    */
-  bootstrap(): Promise<void>;
+  bootstrap(): Promise<string | undefined>;
   /** Stops what bootstrap() started; before the config log stops. */
   stop(): Promise<void>;
 }
@@ -99,8 +109,9 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
       void app.register(async (scope) => adminScope(scope, deps, context, keys));
     },
     async bootstrap() {
-      await bootstrapApiKey(context);
+      const generated = await bootstrapApiKey(context);
       rechecks.start(deps.config.domainRecheckIntervalMs);
+      return generated;
     },
     stop: () => rechecks.stop(),
   };
@@ -205,7 +216,13 @@ async function adminScope(app: FastifyInstance, deps: AdminDeps, ctx: AdminConte
     // Named schemas once under components/schemas, referenced where used (openapi-document.ts).
     transformObject: (document) => withNamedSchemas((document as { openapiObject: Record<string, unknown> }).openapiObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The page shares the console's origin, and with it the tab's sessionStorage: it gets the console's
+  // security headers, its static files (served apart from the plugin's hooks) too; the validator badge,
+  // an image from another origin, is off.
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { validatorUrl: null } });
+  app.addHook('onSend', async (req, reply) => {
+    if (pathOf(req) === '/docs' || pathOf(req).startsWith('/docs/')) reply.headers(DOCS_SECURITY_HEADERS);
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const authenticate = bearerAuth(keys, ctx.uri);

@@ -31,9 +31,10 @@ const REVALIDATE = 'no-cache';
 
 /**
  * Scripts, styles and requests to this origin only, and no framing: the token lives in the tab's
- * sessionStorage, where only the console's own script may read it.
+ * sessionStorage, where only the console's own script may read it. Every page of the origin is served
+ * with them (the API's own page, /docs, too: src/admin/server.ts), since a page of the origin could read it.
  */
-const SECURITY_HEADERS = {
+export const PAGE_SECURITY_HEADERS = {
   'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -78,7 +79,7 @@ export function registerConsoleRoutes(app: FastifyInstance, assets: ReadonlyMap<
     }
     const asset = assets.get(path === '' ? 'index.html' : path);
     if (asset === undefined) return reply.code(404).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('Not found.\n');
-    return reply.headers(SECURITY_HEADERS).header('cache-control', asset.cache).type(asset.type).send(asset.body);
+    return reply.headers(PAGE_SECURITY_HEADERS).header('cache-control', asset.cache).type(asset.type).send(asset.body);
   };
   app.get('/console', { schema: { hide: true } }, (_req, reply) => reply.redirect(CONSOLE_PATH, 301));
   app.get('/console/*', { schema: { hide: true } }, (req, reply) => send(reply, (req.params as { '*': string })['*']));

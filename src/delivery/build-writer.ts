@@ -8,6 +8,7 @@ import type { DeliveryItem, DestinationWriter, WriteOutcome, WriterLimits } from
 import type { WriterDeps } from './destination-kind.js';
 import { DeliveryError } from './errors.js';
 import { createWriter } from './writer-registry.js';
+import { URL_SECRETS_FIELD, readSecrets } from './destinations/http/url-secrets.js';
 
 /** Stored secret fields end in `_enc`; writers get them opened, under the name without the suffix. */
 export function openSecrets(value: unknown, secrets: SecretBox, path = 'target'): unknown {
@@ -25,6 +26,39 @@ export function openSecrets(value: unknown, secrets: SecretBox, path = 'target')
     }
   }
   return out;
+}
+
+/**
+ * The destination's secrets in clear (its `*_enc` fields opened), each as a message could quote it, which
+ * its messages must never do (status/redact.ts). A sealed URL's secrets are one JSON text: its password and
+ * each query value count apart, as written in the URL (percent-encoded) and decoded.
+ */
+export function destinationSecrets(value: unknown, secrets: SecretBox): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(value)) {
+    if (k.endsWith('_enc') && typeof v === 'string') {
+      const clear = secrets.open(v);
+      if (clear === undefined) continue;
+      out.push(clear);
+      const url = k === URL_SECRETS_FIELD ? readSecrets(clear) : undefined;
+      if (url !== undefined) for (const part of [...(url.password === undefined ? [] : [url.password]), ...url.query]) out.push(part, ...decoded(part));
+    } else {
+      out.push(...destinationSecrets(v, secrets));
+    }
+  }
+  return out;
+}
+
+/** A URL part decoded, when that differs from the part (a `%` that does not decode gives nothing). */
+function decoded(part: string): string[] {
+  try {
+    const text = decodeURIComponent(part.replaceAll('+', ' '));
+    const plain = decodeURIComponent(part);
+    return [...new Set([text, plain])].filter((t) => t !== part);
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import type { StoredDestination } from '../configlog/resources.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { createLogger } from '../telemetry/logger.js';
 import type { RetryPolicy } from './backoff.js';
-import { buildWriter } from './build-writer.js';
+import { buildWriter, destinationSecrets } from './build-writer.js';
 import type { DeliveryItem, DestinationWriter } from './contract.js';
 import { destinationRemovedLetter, writtenLetters, type DeadLetter, type DeadLetterSink } from './dead-letter.js';
 import { DestinationHealth, type DestinationStatus } from './destination-health.js';
@@ -120,7 +120,7 @@ export class DestinationPool {
     this.targets.set(dest.id, target);
     if (before !== undefined && before !== target) health.reconfigured();
     // The destination's own account: its kind builds the writer under that account's rules.
-    health.useSecrets(secretValues(dest.target, this.opts.secrets));
+    health.useSecrets(destinationSecrets(dest.target, this.opts.secrets));
     const { writer: built, problem } = buildWriter(dest.target, this.opts.secrets, this.opts.deps, accountContext(accountOf(dest)));
     if (problem !== undefined) health.misconfigured(problem);
     // Wrapped before the hook is made: parking pairs a runner's hook with its writer's circuit.
@@ -203,19 +203,4 @@ export class DestinationPool {
     };
     await Promise.all(Array.from({ length: START_CHECKS_AT_ONCE }, checker));
   }
-}
-
-/** The destination's secrets in clear (its `*_enc` fields opened), which its messages must never quote. */
-function secretValues(value: unknown, secrets: SecretBox): string[] {
-  if (value === null || typeof value !== 'object') return [];
-  const out: string[] = [];
-  for (const [k, v] of Object.entries(value)) {
-    if (k.endsWith('_enc') && typeof v === 'string') {
-      const clear = secrets.open(v);
-      if (clear !== undefined) out.push(clear);
-    } else {
-      out.push(...secretValues(v, secrets));
-    }
-  }
-  return out;
 }

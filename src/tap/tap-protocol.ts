@@ -14,6 +14,11 @@ export const TAP_MAX_LIMIT = 10_000;
 export const TAP_DEFAULT_LIMIT = 100;
 /** Events per second one client is sent; beyond that the tap samples and says how many it skipped. */
 export const TAP_EVENTS_PER_SECOND = 100;
+/**
+ * Bytes one client's stream may hold unsent (in the response and its socket): a client that reads more
+ * slowly than its events come is skipped, told how many events, and never buffered for (src/tap/README.md).
+ */
+export const TAP_BUFFER_BYTES = 64 * 1024;
 
 export interface TapOpen {
   readonly v: 1;

@@ -1,8 +1,9 @@
 // One client's live tap as a server-sent event stream: each event one `data:` line, comments (lines
-// starting with ":") for what is not an event. It paces the client to TAP_EVENTS_PER_SECOND, saying how
-// many it skipped, and ends by itself at its limit or its deadline.
+// starting with ":") for what is not an event. It paces the client to TAP_EVENTS_PER_SECOND, holds at
+// most TAP_BUFFER_BYTES it has not sent (waiting for `drain` once the socket is full), says how many
+// events it skipped for either, and ends by itself at its limit or its deadline.
 import type { ServerResponse } from 'node:http';
-import { TAP_EVENTS_PER_SECOND } from './tap-protocol.js';
+import { TAP_BUFFER_BYTES, TAP_EVENTS_PER_SECOND } from './tap-protocol.js';
 import type { TapListener } from './tap-streams.js';
 
 /** How long a tap waits for every worker of the group to say it listens, before saying how many do. */
@@ -21,6 +22,10 @@ export interface TapSessionOptions {
 export class TapSession implements TapListener {
   private sent = 0;
   private skippedHere = 0;
+  /** Events skipped because the client had not read what it was sent. */
+  private skippedSlow = 0;
+  /** The last write filled the socket: nothing more is written until it drains. */
+  private waitingForDrain = false;
   private windowStart = 0;
   private inWindow = 0;
   private ended = false;
@@ -28,8 +33,9 @@ export class TapSession implements TapListener {
   private expected: readonly string[] | undefined;
   private announced = false;
   private readonly timers: NodeJS.Timeout[] = [];
-  /** Events that came before begin(), sent by it. */
+  /** Events that came before begin(), sent by it: at most TAP_BUFFER_BYTES of them. */
   private early: Buffer[] | undefined = [];
+  private earlyBytes = 0;
 
   constructor(
     private readonly raw: ServerResponse,
@@ -45,6 +51,10 @@ export class TapSession implements TapListener {
     });
     this.comment(`tap ${this.opts.tap}: up to ${this.opts.limit} events in ${this.opts.seconds} s`);
     this.raw.on('close', () => this.end(undefined));
+    this.raw.on('drain', () => {
+      this.waitingForDrain = false;
+      this.reportSkipped();
+    });
     this.timers.push(setTimeout(() => this.end(`${this.opts.seconds} s passed`), this.opts.seconds * 1000));
     // Skipped events are reported once a second, not once each; what was revoked ends the tap as soon.
     this.timers.push(
@@ -73,7 +83,10 @@ export class TapSession implements TapListener {
   event(payload: Buffer): void {
     if (this.ended) return;
     if (this.early !== undefined) {
-      if (this.early.length < this.opts.limit) this.early.push(payload);
+      if (this.early.length < this.opts.limit && this.earlyBytes + payload.length <= TAP_BUFFER_BYTES) {
+        this.early.push(payload);
+        this.earlyBytes += payload.length;
+      } else this.skippedSlow++;
       return;
     }
     const now = Date.now();
@@ -85,9 +98,16 @@ export class TapSession implements TapListener {
       this.skippedHere++;
       return;
     }
+    const line = `data: ${payload.toString('utf8')}\n\n`;
+    // Bounded before it is written: a client that has not read what it was sent is skipped, not buffered for.
+    const unsent = this.raw.writableLength;
+    if (this.waitingForDrain || (unsent > 0 && unsent + Buffer.byteLength(line) > TAP_BUFFER_BYTES)) {
+      this.skippedSlow++;
+      return;
+    }
     this.inWindow++;
     this.sent++;
-    this.raw.write(`data: ${payload.toString('utf8')}\n\n`);
+    if (!this.raw.write(line)) this.waitingForDrain = true;
     if (this.sent >= this.opts.limit) this.end(`its limit of ${this.opts.limit} events was reached`);
   }
 
@@ -105,7 +125,7 @@ export class TapSession implements TapListener {
     if (this.ended) return;
     for (const t of this.timers) clearTimeout(t);
     if (reason !== undefined) {
-      this.reportSkipped();
+      this.reportSkipped(true);
       this.comment(`the tap ended: ${reason}`);
     }
     this.ended = true;
@@ -126,10 +146,16 @@ export class TapSession implements TapListener {
     this.comment(`listening on ${listening}${of} workers`);
   }
 
-  private reportSkipped(): void {
-    if (this.skippedHere === 0 || this.ended) return;
-    this.comment(`skipped ${this.skippedHere} events (over ${TAP_EVENTS_PER_SECOND} events/s)`);
+  /**
+   * Says what was skipped since the last report. While the client has not read what it was sent, the
+   * counts wait for it (at the end they are said anyway: a few bytes, once).
+   */
+  private reportSkipped(atEnd = false): void {
+    if (this.ended || (this.waitingForDrain && !atEnd)) return;
+    if (this.skippedHere > 0) this.comment(`skipped ${this.skippedHere} events (over ${TAP_EVENTS_PER_SECOND} events/s)`);
+    if (this.skippedSlow > 0) this.comment(`skipped ${this.skippedSlow} events (the client read too slowly)`);
     this.skippedHere = 0;
+    this.skippedSlow = 0;
   }
 
   private comment(text: string): void {

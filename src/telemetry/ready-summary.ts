@@ -12,13 +12,15 @@ export interface ReadyInput {
   readonly brokers: string;
   /** The local broker, when this process started it. */
   readonly broker: Pick<LocalBroker, 'dataDir' | 'logFile' | 'reused'> | undefined;
+  /** The bootstrap token this start generated: shown in the block (a terminal), never in the log line's fields. */
+  readonly generatedToken?: string | undefined;
   readonly cwd?: string;
 }
 
 export interface ReadySummary {
   /** The block printed on a terminal. */
   readonly text: string;
-  /** The same facts for the JSON log line. */
+  /** The same facts for the JSON log line, but a generated token: log lines reach collectors (SECURITY.md "Secrets"). */
   readonly fields: Record<string, string>;
 }
 
@@ -33,7 +35,7 @@ export function readySummary(input: ReadyInput): ReadySummary {
   if (config.roles.api) {
     // The console first: it is where a person starts (src/console/console-routes.ts).
     const consoleUrl = `${address}${CONSOLE_PATH}`;
-    rows.push(['Console', `${consoleUrl}  (sign in with the token below)`], ['API', address], ['Docs', `${address}/docs  (OpenAPI: ${address}/openapi.json)`], ['Token', tokenHint(config)]);
+    rows.push(['Console', `${consoleUrl}  (sign in with the token below)`], ['API', address], ['Docs', `${address}/docs  (OpenAPI: ${address}/openapi.json)`], ['Token', input.generatedToken === undefined ? tokenHint(config) : generatedHint(input.generatedToken, config)]);
     Object.assign(fields, { console: consoleUrl, api: address, docs: `${address}/docs` });
     if (config.bootstrapToken === undefined && existsSync(config.apiTokenFile)) fields.tokenFile = config.apiTokenFile;
   }
@@ -48,8 +50,12 @@ export function readySummary(input: ReadyInput): ReadySummary {
   return { text, fields };
 }
 
+function generatedHint(token: string, config: ReadyInput['config']): string {
+  return existsSync(config.apiTokenFile) ? `${token}  (generated now; also in ${config.apiTokenFile}: export TOKEN=$(cat ${config.apiTokenFile}))` : `${token}  (generated now; copy it: ${config.apiTokenFile} could not be written)`;
+}
+
 function tokenHint(config: ReadyInput['config']): string {
   if (config.bootstrapToken !== undefined) return 'the API_BOOTSTRAP_TOKEN this service was started with';
   if (existsSync(config.apiTokenFile)) return `export TOKEN=$(cat ${config.apiTokenFile})`;
-  return `the one printed when the first API key was created (${config.apiTokenFile} is gone)`;
+  return `the one shown when the first API key was created (${config.apiTokenFile} is gone)`;
 }

@@ -1,13 +1,14 @@
 // The operator account and its first API key: without them nobody could call the API, so the service
 // creates them at start-up when they are missing — the key from API_BOOTSTRAP_TOKEN, or from a generated
-// token printed on stdout and written to API_TOKEN_FILE. A config log written before accounts existed
+// token written to API_TOKEN_FILE and shown in the ready block at a terminal, never in a log line
+// (SECURITY.md "Secrets"). A config log written before accounts existed
 // gets the operator account at its first start after the upgrade; its keys and resources, which carry
 // no account_id, are the operator's already (src/accounts/account.ts).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { OPERATOR_ACCOUNT_ID, accountOf } from '../../accounts/account.js';
 import type { ConfigWrite } from '../../configlog/config-log.js';
-import { createLogger } from '../../telemetry/logger.js';
+import { LOGS_FOR_A_PERSON, createLogger } from '../../telemetry/logger.js';
 import type { StoredAccount } from '../accounts/account-view.js';
 import type { AdminContext } from '../context.js';
 import { apiKeyView, type StoredApiKey } from './api-key-view.js';
@@ -22,8 +23,13 @@ const log = createLogger('admin-bootstrap');
  * write the same records (the compacted topic keeps one of each) rather than two. Replicas that each
  * generate a token cannot agree on one: set API_BOOTSTRAP_TOKEN when starting several replicas on an
  * empty config topic.
+ *
+ * A generated token is written to API_TOKEN_FILE before its key is created, and returned for the ready
+ * block a terminal shows (src/telemetry/ready-summary.ts). Logs go to collectors, so no log line holds
+ * it: where no terminal shows it and the file cannot be written, no key is created and the start fails
+ * saying so, rather than make a key nobody can read.
  */
-export async function bootstrapApiKey(ctx: AdminContext): Promise<void> {
+export async function bootstrapApiKey(ctx: AdminContext, shownAtATerminal = LOGS_FOR_A_PERSON): Promise<string | undefined> {
   const { store } = ctx;
   const now = new Date().toISOString();
   const writes: ConfigWrite[] = [];
@@ -37,10 +43,19 @@ export async function bootstrapApiKey(ctx: AdminContext): Promise<void> {
       await store.exclusive(() => store.commit(writes, [], null));
       log.info({ id: OPERATOR_ACCOUNT_ID }, 'The operator account was created; the API keys and resources that had no account are its own.');
     }
-    return;
+    return undefined;
   }
   const given = ctx.config.bootstrapToken;
   const token = given ?? newToken();
+  const file = ctx.config.apiTokenFile;
+  let problem: string | undefined;
+  if (given === undefined) {
+    problem = await writeTokenFile(file, token);
+    if (problem !== undefined && !shownAtATerminal) {
+      throw new Error(`The bootstrap token could not be written to API_TOKEN_FILE (${file}: ${problem}), and no terminal shows it, so no API key was made: fix the path, or set API_BOOTSTRAP_TOKEN.`);
+    }
+    if (problem !== undefined) log.warn({ file, problem }, 'The bootstrap token could not be written to API_TOKEN_FILE; copy it from the ready block.');
+  }
   const hash = hashToken(token);
   const stored: StoredApiKey = {
     id: bootstrapKeyId(hash),
@@ -57,23 +72,20 @@ export async function bootstrapApiKey(ctx: AdminContext): Promise<void> {
       null,
     ),
   );
-  log.info({ id: stored.id, fromEnvironment: given !== undefined }, 'The operator account had no API key, so the bootstrap API key was created.');
-  if (given === undefined) {
-    // Printed once, on stdout, outside the JSON log lines; the file lets a person or a script read it
-    // later (README.md: TOKEN=$(cat .local/api-token)) without copying it from the first start's output.
-    const file = ctx.config.apiTokenFile;
-    const written = await writeTokenFile(file, token);
-    process.stdout.write(`API bootstrap token (API key ${stored.id}${written ? `; also in ${file}` : ''}): ${token}\n`);
-  }
+  log.info(
+    { id: stored.id, fromEnvironment: given !== undefined, ...(given === undefined && problem === undefined && { tokenFile: file }) },
+    given === undefined && problem === undefined ? 'The operator account had no API key, so the bootstrap API key was created; its token is in the token file.' : 'The operator account had no API key, so the bootstrap API key was created.',
+  );
+  return given === undefined ? token : undefined;
 }
 
-async function writeTokenFile(file: string, token: string): Promise<boolean> {
+/** Writes the token for its owner alone (README.md: TOKEN=$(cat .local/api-token)); why it could not, or undefined. */
+async function writeTokenFile(file: string, token: string): Promise<string | undefined> {
   try {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, `${token}\n`, { mode: 0o600 });
-    return true;
+    return undefined;
   } catch (err) {
-    log.warn({ file, err }, 'The bootstrap token could not be written to API_TOKEN_FILE; copy it from the line below.');
-    return false;
+    return (err as NodeJS.ErrnoException).code ?? 'unknown error';
   }
 }

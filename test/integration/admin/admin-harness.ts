@@ -68,7 +68,7 @@ export async function startAdmin(opts: StartOptions = {}): Promise<AdminHarness>
   const app = buildApp(loadServiceConfig(env), testBrokers(), opts.resolveHost === undefined ? {} : { resolveHost: opts.resolveHost });
   let url: string;
   try {
-    url = await app.start();
+    url = (await app.start()).address;
   } catch (err) {
     await app.stop().catch(() => undefined);
     throw err;

@@ -51,6 +51,19 @@ function call(method: string, path: string, body?: unknown, token: string | null
 }
 
 describe('secrets in an http destination URL', () => {
+  it('should refuse at create a user name or password whose % does not decode, without quoting it, rather than retry it for ever', async () => {
+    for (const userinfo of ['edge:pa%zz55-word', 'ed%5ge:pa55-word', 'edge:pa55%']) {
+      const r = await call('POST', '/event_destinations', { target: { http: { url: `http://${userinfo}@127.0.0.1:${port}/hook` } } });
+      expect(r.status, userinfo).toBe(400);
+      expect(r.json).toMatchObject({ error_code: 'invalid_body', details: { field: 'target.http.url' } });
+      expect(r.text).not.toContain(userinfo.split(':')[1]!);
+    }
+    // A % that decodes is fine.
+    const ok = await call('POST', '/event_destinations', { target: { http: { url: `http://edge:pa%2555-word@127.0.0.1:${port}/hook` } } });
+    expect(ok.status).toBe(201);
+    await call('DELETE', `/event_destinations/${ok.json.id}`);
+  });
+
   it('should be answered as REDACTED, sealed at rest, kept by an update sending REDACTED back, and reach the receiver in clear', async () => {
     const url = `http://edge:${PASSWORD}@127.0.0.1:${port}/hook?token=${QUERY_SECRET}&mode=batch&flag`;
     const redacted = `http://edge:REDACTED@127.0.0.1:${port}/hook?token=REDACTED&mode=REDACTED&flag`;

@@ -18,12 +18,16 @@ function event(eventId: string, time: string, object: Record<string, unknown>): 
   const envelope = makeEnvelope('tcp_connection_closed.v0', object, { timestamp: new Date(time), eventId });
   return { eventId, payload: Buffer.from(JSON.stringify(envelope)), envelope };
 }
+function httpEvent(eventId: string, object: Record<string, unknown>): DeliveryItem {
+  const envelope = makeEnvelope('http_request_complete.v0', object, { timestamp: new Date('2026-11-26T10:00:00.000Z'), eventId });
+  return { eventId, payload: Buffer.from(JSON.stringify(envelope)), envelope };
+}
 const a = event('ev_1', '2026-11-26T10:00:00.000Z', { conn: { client_ip: '192.0.2.7', server_port: 443 } });
-const b = event('ev_2', '2026-11-26T10:00:01.000Z', { conn: { client_ip: '2001:db8::1', server_port: 80 }, note: 'a, "b"' });
+const b = event('ev_2', '2026-11-26T10:00:01.000Z', { conn: { client_ip: '2001:db8::1', server_port: 80 }, ip_policy: { decision: 'a, "b"' } });
 const A = '{"event_id":"ev_1","event_type":"tcp_connection_closed.v0","event_timestamp":"2026-11-26T10:00:00.000Z","principal":null,"object":{"conn":{"client_ip":"192.0.2.7","server_port":443}}}';
-const B = '{"event_id":"ev_2","event_type":"tcp_connection_closed.v0","event_timestamp":"2026-11-26T10:00:01.000Z","principal":null,"object":{"conn":{"client_ip":"2001:db8::1","server_port":80},"note":"a, \\"b\\""}}';
+const B = '{"event_id":"ev_2","event_type":"tcp_connection_closed.v0","event_timestamp":"2026-11-26T10:00:01.000Z","principal":null,"object":{"conn":{"client_ip":"2001:db8::1","server_port":80},"ip_policy":{"decision":"a, \\"b\\""}}}';
 const CSV =
-  'event_id,event_type,event_timestamp,principal,object.conn.client_ip,object.conn.server_port,object.note\r\n' +
+  'event_id,event_type,event_timestamp,principal,object.conn.client_ip,object.conn.server_port,object.ip_policy.decision\r\n' +
   'ev_1,tcp_connection_closed.v0,2026-11-26T10:00:00.000Z,,192.0.2.7,443,\r\n' +
   'ev_2,tcp_connection_closed.v0,2026-11-26T10:00:01.000Z,,2001:db8::1,80,"a, ""b"""\r\n';
 
@@ -66,6 +70,53 @@ describe('http output options', () => {
     expect(Number(r.headers['content-length'])).toBe(r.body.length);
     expect(gunzipSync(r.body).toString('utf8')).toBe(`${A}\n${B}\n`);
     expect(verifySignature(secret, String(r.headers[SIGNATURE_HEADER]), r.body)).toBe(true);
+  });
+});
+
+describe('each CSV body within its limit', () => {
+  const receiver = new HttpReceiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
+
+  it('should post a full batch whose CSV passes 1 MiB as two signed bodies, each within it and with its header', async () => {
+    // 500 events of about 1.8 KB as NDJSON (within the http batch limit), each with 150 header names; the
+    // map's JSON in one CSV field has its quotes doubled, about 1.35 MB in all.
+    const headers = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`X${i}`, ['v']]));
+    const batch = Array.from({ length: 500 }, (_, n) => httpEvent(`ev_${String(n).padStart(3, '0')}`, { http: { request: { headers } } }));
+    const secret = 'output-options-secret-0123456789';
+    const writer = createWriter({ http: { url: receiver.url, output_type: 'csv', secret } }, writerDeps(), OPERATOR);
+    const before = receiver.requests.length;
+    expect(await writer.write(batch)).toEqual({ failed: [], status: 200 });
+    await writer.close();
+    const bodies = receiver.requests.slice(before);
+    expect(bodies.length).toBe(2);
+    const ids: string[] = [];
+    for (const r of bodies) {
+      expect(r.body.length).toBeLessThanOrEqual(1024 * 1024);
+      expect(verifySignature(secret, String(r.headers[SIGNATURE_HEADER]), r.body)).toBe(true);
+      const lines = r.body.toString('utf8').split('\r\n').slice(0, -1);
+      expect(lines[0]).toBe('event_id,event_type,event_timestamp,principal,object.http.request.headers');
+      expect(Number(r.headers['x-edge-event-count'])).toBe(lines.length - 1);
+      ids.push(...lines.slice(1).map((l) => l.slice(0, 6)));
+    }
+    expect(ids).toEqual(batch.map((e) => e.eventId));
+  });
+
+  it('should report only the second body\'s events failed when the receiver refuses it, the first delivered', async () => {
+    const headers = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`X${i}`, ['v']]));
+    const batch = Array.from({ length: 500 }, (_, n) => httpEvent(`ev_${String(n).padStart(3, '0')}`, { http: { request: { headers } } }));
+    const before = receiver.requests.length;
+    receiver.script = ({ n }) => (n === before + 1 ? { status: 503 } : undefined);
+    const writer = createWriter({ http: { url: receiver.url, output_type: 'csv' } }, writerDeps(), OPERATOR);
+    const outcome = await writer.write(batch);
+    await writer.close();
+    receiver.script = () => undefined;
+    const [first, second] = receiver.requests.slice(before);
+    const delivered = Number(first!.headers['x-edge-event-count']);
+    expect(first!.status).toBe(200);
+    expect(second!.status).toBe(503);
+    expect(outcome.failed.map((f) => f.item.eventId)).toEqual(batch.slice(delivered).map((e) => e.eventId));
+    expect(new Set(outcome.failed.map((f) => [f.error.code, f.error.retryable].join()))).toEqual(new Set(['DESTINATION_SERVER_ERROR,true']));
   });
 });
 

@@ -29,8 +29,8 @@ function item(eventType: string, object: Record<string, unknown>, time: string, 
 
 const TCP = 'tcp_connection_closed.v0';
 const HTTP = 'http_request_complete.v0';
-const first = item(TCP, { conn: { client_ip: '192.0.2.7', server_port: 443 }, note: 'say "hi", then\nleave' }, '2026-11-26T10:00:00.000Z', 'ev_1');
-const second = item(TCP, { conn: { client_ip: '2001:db8::1', server_port: 80 }, tags: ['a', 'b'] }, '2026-11-26T10:00:01.000Z', 'ev_2');
+const first = item(TCP, { conn: { client_ip: '192.0.2.7', server_port: 443 }, ip_policy: { decision: 'say "hi", then\nleave' } }, '2026-11-26T10:00:00.000Z', 'ev_1');
+const second = item(TCP, { conn: { client_ip: '2001:db8::1', server_port: 80 }, traffic_policy: { logs: [{ a: 'b' }] } }, '2026-11-26T10:00:01.000Z', 'ev_2');
 const third = item(HTTP, { http: { request: { method: 'GET' } } }, '2026-11-26T10:00:02.000Z', 'ev_3');
 
 const NAME = /\d{8}T\d{9}Z-[0-9a-f]{16}/;
@@ -97,10 +97,37 @@ describe('object_store objects', () => {
     expect(o!.key).toMatch(new RegExp(`^csv/${NAME.source}\\.csv$`));
     expect(o!.contentType).toBe('text/csv; charset=utf-8');
     expect(o!.text).toBe(
-      'event_id,event_type,event_timestamp,principal,object.conn.client_ip,object.conn.server_port,object.note,object.tags\r\n' +
+      'event_id,event_type,event_timestamp,principal,object.conn.client_ip,object.conn.server_port,object.ip_policy.decision,object.traffic_policy.logs\r\n' +
         'ev_1,tcp_connection_closed.v0,2026-11-26T10:00:00.000Z,,192.0.2.7,443,"say ""hi"", then\nleave",\r\n' +
-        'ev_2,tcp_connection_closed.v0,2026-11-26T10:00:01.000Z,,2001:db8::1,80,,"[""a"",""b""]"\r\n',
+        'ev_2,tcp_connection_closed.v0,2026-11-26T10:00:01.000Z,,2001:db8::1,80,,"[{""a"":""b""}]"\r\n',
     );
+  });
+
+  it('should keep a CSV object to the catalogue\'s columns and within max_upload_bytes, whatever header names the visitors sent', async () => {
+    const bucket = await TestBucket.create('csv-bounds');
+    const writer = writerFor(bucket, { prefix: 'b/', output_type: 'csv', compression: 'none', max_upload_bytes: 16 * 1024 });
+    const deadLetters = new RecordingDeadLetters();
+    const runner = new DestinationRunner({ destinationId: 'ed_csv_bounds', writer, budget: new InFlightBudget(), deadLetter: deadLetters, onSettled: () => undefined });
+    runner.start();
+    // 200 events, each with 40 header names of its own: 8,000 distinct names, about 180 KB as NDJSON.
+    const items = Array.from({ length: 200 }, (_, n) => {
+      const headers = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`X-Visitor-${n}-${i}`, [`=cmd|' /C calc'!A${i}`]]));
+      return item(HTTP, { http: { request: { headers, method: 'get' } } }, '2026-11-26T10:00:02.000Z', `ev_${String(n).padStart(3, '0')}`);
+    });
+    for (const i of items) runner.enqueue(i);
+    await runner.flush();
+    await runner.close();
+    expect(deadLetters.letters).toEqual([]);
+    const objects = await bucket.objects();
+    const header = 'event_id,event_type,event_timestamp,principal,object.http.request.headers,object.http.request.method';
+    const ids: string[] = [];
+    for (const o of objects) {
+      expect(Buffer.byteLength(o.text)).toBeLessThanOrEqual(16 * 1024);
+      const lines = o.text.split('\r\n').slice(0, -1);
+      expect(lines[0]).toBe(header);
+      for (const line of lines.slice(1)) ids.push(line.slice(0, 6));
+    }
+    expect(ids.sort()).toEqual(items.map((i) => i.eventId));
   });
 
   it('should give every write its own key, sorted by time, so a batch written again never replaces the first', async () => {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { buildWriter, MisconfiguredWriter } from '../../../src/delivery/build-writer.js';
+import { buildWriter, destinationSecrets, MisconfiguredWriter } from '../../../src/delivery/build-writer.js';
+import { sealableSecrets } from '../../../src/delivery/destinations/http/url-secrets.js';
+import { redactMessage } from '../../../src/delivery/status/redact.js';
 import { SecretBox } from '../../../src/secrets/secret-box.js';
 import { item } from './fakes.js';
 import { OPERATOR } from '../../../src/accounts/account.js';
@@ -38,5 +40,18 @@ describe('buildWriter', () => {
   it("should refuse to build a writer to one of the service's own topics, stored before the rule existed", () => {
     const built = buildWriter({ kafka: { topic: 'edge.audit' } }, new SecretBox(randomBytes(32)), deps, OPERATOR);
     expect(built.problem).toMatchObject({ code: 'DESTINATION_MISCONFIGURED', message: expect.stringContaining('which is refused: it is the audit topic of this service') });
+  });
+
+  it("should give the scrubber a URL's password and each query value apart, as written and decoded, so a message quoting one alone never shows it", () => {
+    const box = new SecretBox(randomBytes(32));
+    const password = 'pw-%C3%A9t%C3%A9-2026';
+    const query = ['q-value-0123456789', 'with+space%20here'];
+    const target = { http: { url: 'https://edge:REDACTED@hooks.example.com/in?mode=REDACTED&x=REDACTED', url_secrets_enc: box.seal(sealableSecrets({ password, query })) } };
+    const secrets = destinationSecrets(target, box);
+    for (const quoted of [password, 'pw-été-2026', query[0]!, query[1]!, 'with space here']) {
+      const message = redactMessage(`The receiver refused the credentials: ${quoted} was not accepted.`, secrets);
+      expect(message).not.toContain(quoted);
+      expect(message).toContain('[redacted]');
+    }
   });
 });

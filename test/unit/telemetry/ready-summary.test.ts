@@ -32,8 +32,18 @@ describe('ready summary', () => {
   it('should say where the token comes from when it was given, or when its file is gone', () => {
     expect(readySummary({ ...base, config: { ...base.config, bootstrapToken: 'eek_given' } }).text).toContain('the API_BOOTSTRAP_TOKEN');
     const gone = readySummary({ ...base, config: { ...base.config, apiTokenFile: join(dir, 'missing') } });
-    expect(gone.text).toContain('the one printed when the first API key was created');
+    expect(gone.text).toContain('the one shown when the first API key was created');
     expect(gone.fields.tokenFile).toBeUndefined();
+  });
+
+  it('should show a token this start generated in the block, never in the log line\'s fields', () => {
+    const generated = 'eek_generatedgeneratedgeneratedgeneratedgener';
+    const { text, fields } = readySummary({ ...base, generatedToken: generated });
+    expect(text).toContain(`  Token    ${generated}  (generated now; also in ${tokenFile}: export TOKEN=$(cat ${tokenFile}))\n`);
+    expect(JSON.stringify(fields)).not.toContain(generated);
+    const unwritten = readySummary({ ...base, generatedToken: generated, config: { ...base.config, apiTokenFile: join(dir, 'missing') } });
+    expect(unwritten.text).toContain(`  Token    ${generated}  (generated now; copy it: ${join(dir, 'missing')} could not be written)\n`);
+    expect(JSON.stringify(unwritten.fields)).not.toContain(generated);
   });
 
   it('should leave out the API of a worker-only process, the files of an API-only one, and the local note of a remote broker', () => {

@@ -19,7 +19,7 @@ export interface FileTargetConfig {
 export const FILE_OUTPUT_TYPES = ['ndjson', 'csv'] as const;
 export type FileOutputType = (typeof FILE_OUTPUT_TYPES)[number];
 const outputType =
-  'ndjson: one envelope per line (the default); csv: each batch appended as a header line, then one line per event, the envelope flattened to dotted column names (RFC 4180). A file is never compressed.';
+  'ndjson: one envelope per line (the default); csv: each batch appended as a header line, then one line per event, one column per selected field by its dotted name, a headers map one column of its JSON, formulas neutralised (RFC 4180). A file is never compressed.';
 
 /**
  * What a pattern can say of relativePathProblem's rules: not empty, no NUL, not absolute ("/", "\\",

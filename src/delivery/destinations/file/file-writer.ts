@@ -3,7 +3,7 @@
 import { constants } from 'node:fs';
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DELIVERED, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
+import { DELIVERED, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import { DeliveryError } from '../../errors.js';
 import { encodeBatch } from '../../output-format.js';
 import type { FileTargetConfig } from './config.js';
@@ -60,28 +60,44 @@ export class FileWriter implements DestinationWriter {
   write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
     return this.serial(async () => {
       if (batch.length === 0) return DELIVERED;
-      const data = encodeBatch(batch, this.config.outputType ?? 'ndjson', 'none');
-      try {
-        await this.ensureOpen();
-        if (this.size > 0 && this.size + data.length > this.maxFileBytes) await this.rotate();
-      } catch (err) {
-        throw toFileError(err);
+      const { bodies, tooLarge } = encodeBatch(batch, this.config.outputType ?? 'ndjson', 'none', { bytes: this.limits.maxBytes });
+      const failed: ItemFailure[] = [...tooLarge];
+      for (const [i, body] of bodies.entries()) {
+        try {
+          await this.append(body.bytes);
+        } catch (err) {
+          // Nothing appended yet: the whole write failed. Otherwise the tables before were delivered.
+          if (i === 0 && tooLarge.length === 0) throw err;
+          const error = toFileError(err);
+          for (const rest of bodies.slice(i)) for (const item of rest.items) failed.push({ item, error });
+          break;
+        }
       }
-      const handle = this.handle as FileHandle;
-      const before = this.size;
-      try {
-        let written = 0;
-        while (written < data.length) written += (await handle.write(data, written, data.length - written)).bytesWritten;
-        await handle.sync();
-      } catch (err) {
-        // Cut off a torn tail so the retried batch does not follow half a line.
-        await handle.truncate(before).catch(() => undefined);
-        await this.closeHandle();
-        throw toFileError(err);
-      }
-      this.size += data.length;
-      return DELIVERED;
+      return failed.length === 0 ? DELIVERED : { failed };
     });
+  }
+
+  /** Appends one body and fsyncs, rotating first when it would take the file past its size. */
+  private async append(data: Buffer): Promise<void> {
+    try {
+      await this.ensureOpen();
+      if (this.size > 0 && this.size + data.length > this.maxFileBytes) await this.rotate();
+    } catch (err) {
+      throw toFileError(err);
+    }
+    const handle = this.handle as FileHandle;
+    const before = this.size;
+    try {
+      let written = 0;
+      while (written < data.length) written += (await handle.write(data, written, data.length - written)).bytesWritten;
+      await handle.sync();
+    } catch (err) {
+      // Cut off a torn tail so the retried batch does not follow half a line.
+      await handle.truncate(before).catch(() => undefined);
+      await this.closeHandle();
+      throw toFileError(err);
+    }
+    this.size += data.length;
   }
 
   healthcheck(): Promise<void> {

@@ -5,7 +5,7 @@ import { httpUrlSchema } from '../../../net/http-url.js';
 import { ConfigReader, problem, type ParseResult } from '../../destination-config.js';
 import type { InlineSecrets } from '../../destination-kind.js';
 import type { EgressRules } from '../../egress-rules.js';
-import { URL_SECRET_MARK, concealUrl, keepRedactedParts, readSecrets, revealUrl, sealableSecrets } from './url-secrets.js';
+import { URL_SECRETS_FIELD, URL_SECRET_MARK, concealUrl, keepRedactedParts, readSecrets, revealUrl, sealableSecrets } from './url-secrets.js';
 import { choiceOrNull, named, nullable, obj, secretRequest, secretResponse, withError } from '../target-schema.js';
 import { COMPRESSIONS, OUTPUT_TYPES, type Compression, type OutputType } from '../../output-format.js';
 
@@ -37,7 +37,7 @@ const url = withError(
   { reason: 'must be an http or https URL with optional user info, a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, then printable ASCII' },
 );
 const timeout = 'Request timeout; null means the default (10 s).';
-const outputType = 'How each batch is written as the body: json_array (the default: one JSON array of envelopes, application/json), ndjson (one envelope per line, application/x-ndjson) or csv (a header line, then one line per event, the envelope flattened to dotted column names, RFC 4180; text/csv).';
+const outputType = 'How each batch is written as the body: json_array (the default: one JSON array of envelopes, application/json), ndjson (one envelope per line, application/x-ndjson) or csv (a header line, then one line per event, one column per selected field by its dotted name, a headers map one column of its JSON, formulas neutralised, RFC 4180; text/csv; a body is at most 1 MiB, so a batch may take two requests).';
 const compression = 'none (the default), or gzip: the body is gzipped and sent with Content-Encoding: gzip; the signature covers the body as sent.';
 
 export const HTTP_TARGET_SCHEMA = {
@@ -102,7 +102,10 @@ export function parseHttpTarget(raw: unknown, prefix: string, _account: AccountC
       r.invalid('url', 'is not a valid URL');
     }
     if (parsed !== undefined && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') r.invalid('url', 'must use http or https');
-    else if (parsed !== undefined) {
+    else if (parsed !== undefined && !(decodes(parsed.username) && decodes(parsed.password))) {
+      // Sent decoded, as Basic auth (http-writer.ts): it could never be sent. The problem does not quote it.
+      r.invalid('url', 'has a user name or password with a % not followed by two hexadecimal digits of UTF-8; write a % itself as %25');
+    } else if (parsed !== undefined) {
       const refused = egress?.urlRefusal(parsed);
       if (refused !== undefined) r.add(problem.egress(refused.code, r.path('url'), refused.reason));
     }
@@ -119,6 +122,16 @@ export function parseHttpTarget(raw: unknown, prefix: string, _account: AccountC
     ...(r.has('compression') && { compression: r.oneOf('compression', COMPRESSIONS, DEFAULT_HTTP_OUTPUT.compression) }),
   };
   return r.result({ url: url ?? '', ...(secret !== undefined && { secret }), ...(timeout !== undefined && { timeout_ms: timeout }), ...output });
+}
+
+/** Whether a URL's user info part percent-decodes. */
+function decodes(part: string): boolean {
+  try {
+    decodeURIComponent(part);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The URL's secrets (SECURITY.md "Secrets"): kept on an update from the stored URL, taken out to be sealed apart. */
@@ -145,6 +158,6 @@ export const HTTP_INLINE_SECRETS: InlineSecrets = {
     if (typeof sent.url !== 'string') return;
     const { url, secrets } = concealUrl(sent.url);
     sent.url = url;
-    if (secrets !== undefined) sent.url_secrets_enc = seal(sealableSecrets(secrets));
+    if (secrets !== undefined) sent[URL_SECRETS_FIELD] = seal(sealableSecrets(secrets));
   },
 };

@@ -10,6 +10,8 @@ describe('http kind', () => {
       { object: { url: '' }, code: 'invalid_body', field: 'url' },
       { object: { url: 'not a url' }, code: 'invalid_body', field: 'url' },
       { object: { url: 'ftp://example.com' }, code: 'invalid_body', field: 'url' },
+      // Sent as Basic auth decoded: a % that does not decode could never be sent.
+      { object: { url: 'https://edge:pa%zz@a.example/in' }, code: 'invalid_body', field: 'url' },
       { object: { url: 'https://a.example', secret: 'short' }, code: 'invalid_body', field: 'secret' },
       { object: { url: 'https://a.example', timeout_ms: 99 }, code: 'invalid_body', field: 'timeout_ms' },
     ],

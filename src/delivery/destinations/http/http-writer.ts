@@ -5,10 +5,10 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from '
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect as tcpConnect, isIP, type LookupFunction } from 'node:net';
 import { AddressRefusedError, guardedLookup, systemResolver, type HostResolver } from '../../../net/guarded-lookup.js';
-import { DELIVERED, type DeliveryItem, type DestinationWriter, type WriteOutcome, type WriterLimits } from '../../contract.js';
+import { DELIVERED, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import type { EgressRules } from '../../egress-rules.js';
-import { DeliveryError } from '../../errors.js';
-import { CONTENT_TYPES, encodeBatch } from '../../output-format.js';
+import { DeliveryError, toDeliveryError } from '../../errors.js';
+import { CONTENT_TYPES, encodeBatch, type Compression, type OutputType } from '../../output-format.js';
 import { DEFAULT_HTTP_OUTPUT, DEFAULT_HTTP_TIMEOUT_MS, type HttpTargetConfig } from './config.js';
 import { parseRetryAfter } from './retry-after.js';
 import { SIGNATURE_HEADER, signBody } from './signature.js';
@@ -71,20 +71,39 @@ export class HttpWriter implements DestinationWriter {
     if (batch.length === 0) return DELIVERED;
     this.refuseLiteral();
     const { outputType = DEFAULT_HTTP_OUTPUT.outputType, compression = DEFAULT_HTTP_OUTPUT.compression } = this.config;
-    const body = encodeBatch(batch, outputType, compression);
+    // A JSON array of a full batch is maxBytes + 2 (its brackets, one comma fewer than records); a CSV one may need two bodies.
+    const { bodies, tooLarge } = encodeBatch(batch, outputType, compression, { bytes: this.limits.maxBytes + 2 });
+    const failed: ItemFailure[] = [...tooLarge];
+    let status: number | undefined;
+    for (const [i, body] of bodies.entries()) {
+      try {
+        status = await this.postBody(body.bytes, body.items.length, outputType, compression);
+      } catch (err) {
+        // Nothing posted yet: the whole write failed. Otherwise the bodies before were delivered.
+        if (i === 0 && tooLarge.length === 0) throw err;
+        const error = toDeliveryError(err);
+        for (const rest of bodies.slice(i)) for (const item of rest.items) failed.push({ item, error });
+        break;
+      }
+    }
+    return { failed, ...(status !== undefined && { status }) };
+  }
+
+  /** One POST of one body; resolves with the 2xx status, rejects with the classified error. */
+  private async postBody(body: Buffer, events: number, outputType: OutputType, compression: Compression): Promise<number> {
     const headers: Record<string, string | number> = {
       'content-type': CONTENT_TYPES[outputType],
       ...(compression === 'gzip' && { 'content-encoding': 'gzip' }),
       'content-length': body.length,
       'user-agent': 'edge-events',
-      'x-edge-event-count': String(batch.length),
+      'x-edge-event-count': String(events),
     };
     if (this.config.secret !== undefined) {
       headers[SIGNATURE_HEADER] = signBody(this.config.secret, body, Math.floor(this.now() / 1000));
     }
     const res = await this.post(body, headers);
     // Redirects are not followed: a 301/302 turns a POST into a GET, and a redirect may point anywhere.
-    if (res.status >= 200 && res.status < 300) return { failed: [], status: res.status };
+    if (res.status >= 200 && res.status < 300) return res.status;
     throw this.statusError(res.status, res.retryAfter);
   }
 

@@ -5,6 +5,9 @@
 /** What stands for a secret part in a URL as the API answers it: `https://user:REDACTED@host/p?token=REDACTED`. */
 export const URL_SECRET_MARK = 'REDACTED';
 
+/** The stored field holding a URL's secret parts, sealed (sealableSecrets). */
+export const URL_SECRETS_FIELD = 'url_secrets_enc';
+
 /** The secret parts of a URL, as written in it (percent-encoded): its password, and its query values in order. */
 export interface UrlSecrets {
   readonly password?: string;

@@ -135,11 +135,16 @@ export class ObjectStoreWriter extends CloudWriter<S3Client> {
     const failed: ItemFailure[] = [];
     for (const [eventType, bySubscription] of groups) {
       for (const [subscriptionId, items] of bySubscription) {
-        try {
-          await this.put(this.keyFor(at, eventType, subscriptionId), encodeBatch(items, this.store.outputType, this.store.compression));
-        } catch (err) {
-          const error = toDeliveryError(err);
-          for (const item of items) failed.push({ item, error });
+        // A CSV object past the upload limit (its header and quoting) is cut in two; an event above it alone is an object of its own.
+        const { bodies, tooLarge } = encodeBatch(items, this.store.outputType, this.store.compression, { bytes: this.store.maxUploadBytes, oneEvent: OBJECT_STORE_LIMITS.maxBytes });
+        failed.push(...tooLarge);
+        for (const body of bodies) {
+          try {
+            await this.put(this.keyFor(at, eventType, subscriptionId), body.bytes);
+          } catch (err) {
+            const error = toDeliveryError(err);
+            for (const item of body.items) failed.push({ item, error });
+          }
         }
       }
     }

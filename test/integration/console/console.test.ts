@@ -1,13 +1,13 @@
 // The web console (web/README.md) as a person uses it, in a real browser (Debian's chromium through
 // playwright-core) against the real service on the suite's broker: the README walk through the forms
 // with `produce` and the live tap, a filter refused at its column, a failing http destination, what a
-// customer's key is offered, and axe-core's check of every page. The screenshots in docs/console/ (shown
-// by the README) are taken here.
+// customer's key is offered, and axe-core's check of every page. The screenshots are taken here: to an
+// ignored folder in the suite, to docs/console/ (shown by the README) by `npm run console:screenshots`.
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,10 @@ import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const SHOTS = join(ROOT, 'docs', 'console');
+/** The README's screenshots, which `npm run console:screenshots` refreshes (CONSOLE_SCREENSHOTS=docs/console). */
+const README_SHOTS = join(ROOT, 'docs', 'console');
+/** Where this run's screenshots go: an ignored folder unless asked, so the suite leaves the checkout as it was. */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS === undefined ? join(ROOT, '.local', 'console-screenshots') : resolve(ROOT, process.env.CONSOLE_SCREENSHOTS);
 /** The README walk's filter. */
 const WALK_FILTER = 'ev.conn.server_port == 443 && cidr("10.0.0.0/8").containsIP(ev.conn.client_ip)';
 const WALK_FIELDS = ['conn.client_ip', 'conn.server_name', 'conn.bytes_in'];
@@ -108,6 +111,11 @@ afterAll(async () => {
 });
 
 describe('the web console', () => {
+  it("should take its screenshots to a folder git ignores, unless asked to refresh the README's", () => {
+    const ignored = spawnSync('git', ['check-ignore', '-q', join(SHOTS, 'live.png')], { cwd: ROOT }).status === 0;
+    expect(SHOTS === README_SHOTS || ignored).toBe(true);
+  });
+
   it('should leave the API, its document and its docs page as they were, and serve the console with its caching', async () => {
     const program = await fetch(`${service.url}/`);
     expect(program.status).toBe(401);

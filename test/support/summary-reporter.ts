@@ -59,10 +59,7 @@ function printLog(testPath: string): void {
   if (runDir === undefined) return;
   const file = testLogFile(runDir, testPath);
   const name = relative(ROOT, file);
-  if (!existsSync(file)) {
-    process.stdout.write(`\n${relative(ROOT, testPath)} failed; it logged nothing.\n`);
-    return;
-  }
+  if (!existsSync(file)) return;
   const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
   const shown = lines.slice(-LOG_TAIL_LINES);
   const head = shown.length < lines.length ? `its last ${shown.length} of ${lines.length} lines` : `${lines.length} line${lines.length === 1 ? '' : 's'}`;

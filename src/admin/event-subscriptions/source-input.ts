@@ -68,7 +68,7 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
       const field = at(path, 'filter');
       const each = compiled.problems.map((p: FilterProblem) => ({ field, type, line: p.line, column: p.column, filter_code: p.code, reason: p.message }));
       // Every problem of the filter, each at its line and column (docs/api-errors.md "Every problem at once").
-      const problems = each.map((d) => ({ ...new ApiError('invalid_filter', d).problem(), line: d.line, column: d.column, filter_code: d.filter_code }));
+      const problems = each.map((d) => ({ ...new ApiError('invalid_filter', d).problem(), line: d.line, column: d.column, filter_code: d.filter_code, reason: d.reason }));
       return fail('invalid_filter', { ...(each[0] as ErrorDetails), problems });
     }
   }

@@ -6,7 +6,7 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Reporter, SerializedError, TestModule, TestRunEndReason } from 'vitest/node';
 import { checkoutStatus, dirtiedBetween } from './checkout-guard.js';
-import { testLogFile } from './test-logs.js';
+import { pruneRunLogs, testLogFile } from './test-logs.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** A failed file's log is printed from here on: its last lines are the ones near the failure. */
@@ -17,6 +17,7 @@ export default class SummaryReporter implements Reporter {
 
   onInit(): void {
     this.checkoutBefore = checkoutStatus(ROOT);
+    pruneRunLogs();
   }
 
   onTestRunEnd(

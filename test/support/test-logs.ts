@@ -3,7 +3,7 @@
 // vitest.config.ts names the run's folder (TEST_LOG_DIR, inherited by the workers), log-setup.ts sends
 // the in-process loggers of a test file there, and the service processes the tests start copy their
 // lines there too (service-process.ts, process-group.ts).
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,4 +33,14 @@ export function copyToTestLog(source: string): (line: string) => void {
   if (file === undefined) return () => undefined;
   mkdirSync(join(file, '..'), { recursive: true });
   return (line) => appendFileSync(file, `${source}: ${line}\n`);
+}
+
+/** Runs' folders kept: the newest ones; older ones are removed when a run begins. */
+export const KEPT_RUNS = 10;
+
+/** Removes all but the newest KEPT_RUNS run folders (their names sort by start time). */
+export function pruneRunLogs(root = TEST_LOGS_ROOT, keep = KEPT_RUNS): void {
+  if (!existsSync(root)) return;
+  const runs = readdirSync(root).sort();
+  for (const old of runs.slice(0, Math.max(0, runs.length - keep))) rmSync(join(root, old), { recursive: true, force: true });
 }

@@ -108,6 +108,21 @@ function render(template: string, details: ErrorDetails): string {
   });
 }
 
+/**
+ * One problem of a request, in `details.problems` beside the first (which `error_code`, `msg` and the rest
+ * of `details` describe, as ever): the field's path, its error code and its sentence, and for a filter
+ * its line and column (docs/api-errors.md).
+ */
+export interface RequestProblem {
+  readonly path: string;
+  readonly code: ApiErrorCode;
+  readonly message: string;
+  readonly [more: string]: unknown;
+}
+
+/** At most this many problems are listed; a request with more is told the first ones. */
+export const MAX_PROBLEMS = 50;
+
 /** An error a route handler throws; the admin error handler turns it into the error body. */
 export class ApiError extends Error {
   readonly status: number;
@@ -124,8 +139,36 @@ export class ApiError extends Error {
     this.retryable = s.retryable;
   }
 
+  /** This error as one entry of `details.problems`; a field-less error has the path "". */
+  problem(): RequestProblem {
+    return { path: typeof this.details.field === 'string' ? this.details.field : '', code: this.code, message: this.message };
+  }
+
+  /**
+   * The first of `errors` (error_code, msg, details as ever), its `details.problems` listing every one of
+   * them once (the first first), or the first's own list when it has one (a filter's).
+   */
+  static all(errors: readonly ApiError[]): ApiError {
+    const first = errors[0];
+    if (first === undefined) throw new Error('ApiError.all needs one error at least');
+    const seen = new Set<string>();
+    const problems: RequestProblem[] = [];
+    for (const e of errors) {
+      const listed = Array.isArray(e.details.problems) ? (e.details.problems as RequestProblem[]) : [e.problem()];
+      for (const p of listed) {
+        const key = `${p.path} ${p.code} ${p.message}`;
+        if (seen.has(key) || problems.length >= MAX_PROBLEMS) continue;
+        seen.add(key);
+        problems.push(p);
+      }
+    }
+    return new ApiError(first.code, { ...first.details, problems });
+  }
+
   toBody(): ApiErrorBody {
-    return { error_code: this.code, status_code: this.status, msg: this.message, details: this.details };
+    // A request's problem with a field is listed in details.problems, even alone, so a client reads one shape.
+    const single = typeof this.details.field === 'string' && this.details.problems === undefined;
+    return { error_code: this.code, status_code: this.status, msg: this.message, details: single ? { ...this.details, problems: [this.problem()] } : this.details };
   }
 }
 

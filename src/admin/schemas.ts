@@ -1,7 +1,7 @@
 // JSON-schema building blocks shared by every admin route: they validate requests, shape responses and
 // become the OpenAPI document, so one definition serves all three.
 import { ID_PREFIXES, idPattern, type IdKind } from '../ids.js';
-import { API_ERRORS, codesWithStatus, type ApiErrorCode } from './errors.js';
+import { API_ERRORS, MAX_PROBLEMS, codesWithStatus, type ApiErrorCode } from './errors.js';
 
 export type Schema = Record<string, unknown>;
 
@@ -89,7 +89,30 @@ const ERROR_BODY: Schema = named('ErrorBody', {
     error_code: named('ErrorCode', { type: 'string', enum: Object.keys(API_ERRORS), description: 'What went wrong; the response of each status lists the codes it can carry.' }),
     status_code: { type: 'integer' },
     msg: { type: 'string' },
-    details: { type: 'object', additionalProperties: true, description: 'Names the offending field (details.field) where there is one.' },
+    details: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'Names the offending field (details.field) where there is one; details.problems lists every problem of the request, the first first.',
+      properties: {
+        problems: {
+          type: 'array',
+          maxItems: MAX_PROBLEMS,
+          description: `Every problem of the request (at most ${MAX_PROBLEMS}), the one error_code and msg describe first: fix them all before sending it again.`,
+          items: named('RequestProblem', {
+            type: 'object',
+            additionalProperties: true,
+            required: ['path', 'code', 'message'],
+            properties: {
+              path: { type: 'string', description: 'The field, as details.field names it (target.http.url, sources[0].filter); "" for the request as a whole.' },
+              code: { type: 'string', enum: Object.keys(API_ERRORS), description: 'Its error code, one of ErrorCode.' },
+              message: { type: 'string', description: 'Its sentence, as msg is written.' },
+              line: { type: 'integer', description: "A filter's problem: its line (from 1)." },
+              column: { type: 'integer', description: "A filter's problem: its column (from 1)." },
+            },
+          }),
+        },
+      },
+    },
   },
 });
 

@@ -13,27 +13,41 @@ import { X_ERROR, type XError } from './schemas.js';
 // ajv-formats is CommonJS with a default export; under NodeNext its default import is the plugin itself.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-function makeAjv(coerce: boolean): Ajv {
+function makeAjv(coerce: boolean, allErrors: boolean): Ajv {
   // removeAdditional: false — Fastify's default ("all"-like stripping of additional properties) would
   // silently drop a misspelt field; the API rejects it instead (additionalProperties: false). `verbose`
   // keeps each error's schema, where x-error is read.
-  const ajv = new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes: coerce, allErrors: false, strict: false, verbose: true });
+  const ajv = new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes: coerce, allErrors, strict: false, verbose: true });
   addFormats(ajv);
   return ajv;
 }
 
-// Bodies are JSON, so types are exact; query strings and path parameters are text and are coerced.
-const bodyAjv = makeAjv(false);
-const textAjv = makeAjv(true);
+// Bodies are JSON, so types are exact; query strings and path parameters are text and are coerced. The
+// first error decides the answer's error_code as ever; a refused request is checked once more for all
+// of them, listed in details.problems.
+const bodyAjv = makeAjv(false, false);
+const textAjv = makeAjv(true, false);
+const bodyAjvAll = makeAjv(false, true);
+const textAjvAll = makeAjv(true, true);
+
+/** Where a refused request's errors array keeps every error of the request (the array is Fastify's `validation`). */
+const ALL_ERRORS = Symbol('every error of the request');
+type Errors = ValidateFunction['errors'] & { [ALL_ERRORS]?: ErrorObject[] };
 
 export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {
-  if (httpPart !== 'body') return textAjv.compile(schema);
-  const validate = bodyAjv.compile(schema);
-  if (!hasNullIsAbsent(schema)) return validate;
+  const body = httpPart === 'body';
+  const validate = (body ? bodyAjv : textAjv).compile(schema);
+  const every = (body ? bodyAjvAll : textAjvAll).compile(schema);
+  const absentNulls = body && hasNullIsAbsent(schema);
   const checked = ((data: unknown) => {
-    dropAbsentNulls(schema as Schema, data);
+    if (absentNulls) dropAbsentNulls(schema as Schema, data);
     const ok = validate(data);
-    checked.errors = validate.errors;
+    const errors = validate.errors as Errors;
+    if (!ok && errors) {
+      every(data);
+      if (every.errors) errors[ALL_ERRORS] = every.errors;
+    }
+    checked.errors = errors;
     return ok;
   }) as ValidateFunction;
   return checked;
@@ -92,8 +106,32 @@ export interface RequestHints extends RouteConfig {
 /** Up to this many allowed values are written into the message; all of them are in details.allowed. */
 const LISTED_VALUES = 12;
 
-/** The catalogue error for the ajv errors of a request part ("body", "querystring", "params"). */
+/**
+ * The catalogue error for the ajv errors of a request part ("body", "querystring", "params"): the
+ * first error's, with every error of the request in details.problems (a route's explanation of a part,
+ * such as a destination's target, lists its own problems for that part).
+ */
 export function validationError(errors: readonly AjvError[], context: string, hints: RequestHints = {}): ApiError {
+  const first = firstError(errors, context, hints);
+  const all = (errors as Errors)[ALL_ERRORS];
+  // A path names one resource: its one problem is the whole answer.
+  if (all === undefined || context === 'params') return first;
+  const explained = new Set<string>();
+  const others: ApiError[] = [];
+  for (const group of errorGroups(all)) {
+    const at = (group[0] as AjvError).instancePath;
+    const prefix = [...explained].find((p) => at === p || at.startsWith(`${p}/`));
+    if (prefix !== undefined) continue;
+    const e = firstError(group, context, hints);
+    // An explanation covers the part it explains (e.g. /target), whose schema errors it replaces.
+    if (e.details.problems !== undefined && at.startsWith('/')) explained.add(`/${at.split('/')[1] ?? ''}`);
+    others.push(e);
+  }
+  return ApiError.all([first, ...others]);
+}
+
+/** The error to answer for `errors` (those of one problem, or the first validator's): as the API always answered. */
+function firstError(errors: readonly AjvError[], context: string, hints: RequestHints): ApiError {
   const first = errors[0];
   if (first === undefined) return new ApiError('invalid_body', { field: 'body', reason: 'is not valid' });
   if (context === 'body' && hints.explain !== undefined && hints.account !== undefined && hints.account !== null) {
@@ -103,6 +141,26 @@ export function validationError(errors: readonly AjvError[], context: string, hi
   const marked = errors.find((e) => xErrorOf(e) !== undefined);
   if (marked !== undefined) return fromXError(marked, context, hints);
   return fromKeyword(reported(errors), context, hints);
+}
+
+/**
+ * Every error of a request, one group per problem: an error alone, or a oneOf or anyOf that failed with
+ * its branches' errors (which come before it), as the first validator reports one.
+ */
+function errorGroups(errors: readonly AjvError[]): AjvError[][] {
+  const combinators = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf');
+  const owner = (e: AjvError): AjvError | undefined => combinators.find((c) => c !== e && e.schemaPath.startsWith(`${c.schemaPath}/`));
+  const groups = new Map<AjvError, AjvError[]>();
+  for (const e of errors) {
+    // The outermost combinator a branch error belongs to; its own error comes after its branches'.
+    let top = owner(e);
+    for (let up = top; up !== undefined; up = owner(up)) top = up;
+    const key = top ?? e;
+    const group = groups.get(key) ?? [];
+    group.push(e);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
 }
 
 /** The route's explanation; one that trips over a body the schema refused is no explanation. */

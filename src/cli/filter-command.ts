@@ -63,7 +63,7 @@ function parseOptions(args: readonly string[]): FilterOptions {
 }
 
 /** A problem as "expr:line:column: message", then the offending line of the filter and a caret under the column. */
-function describeProblem(text: string, p: FilterProblem): string {
+export function describeProblem(text: string, p: Pick<FilterProblem, 'line' | 'column' | 'message'>): string {
   const source = text.split('\n')[p.line - 1];
   const head = `expr:${p.line}:${p.column}: ${p.message}`;
   if (source === undefined) return head;

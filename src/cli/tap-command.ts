@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readSse } from '../tap/sse-reader.js';
 import { TAP_DEFAULT_LIMIT, TAP_DEFAULT_SECONDS, TAP_MAX_LIMIT, TAP_MAX_SECONDS } from '../tap/tap-protocol.js';
+import { describeProblem } from './filter-command.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIO, type Command } from './command.js';
 
 const USAGE = `Usage: edge-events tap <subscription id> [options]
@@ -96,8 +97,7 @@ export const tapCommand: Command = {
       return EXIT_FAILURE;
     }
     if (res.status !== 200 || res.body === null) {
-      // The API's error body names the problem (an invalid filter with its line and column).
-      io.stderr.write(`edge-events tap: the API answered ${res.status}: ${await res.text()}\n`);
+      io.stderr.write(refusal(res.status, await res.text(), o.body));
       return res.status === 400 ? EXIT_USAGE : EXIT_FAILURE;
     }
     for await (const item of readSse(res.body)) {
@@ -107,3 +107,23 @@ export const tapCommand: Command = {
     return EXIT_OK;
   },
 };
+
+/**
+ * The API's refusal as a person reads it: an invalid filter as `edge-events filter` draws it (each
+ * problem with its line and a caret under its column), anything else as the API's sentence.
+ */
+export function refusal(status: number, text: string, sent: unknown): string {
+  let body: { error_code?: unknown; msg?: unknown; details?: { problems?: unknown } } | undefined;
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    body = undefined;
+  }
+  if (typeof body?.msg !== 'string') return `edge-events tap: the API answered ${status}: ${text.slice(0, 500)}\n`;
+  const filter = (sent as { filter?: unknown } | undefined)?.filter;
+  const problems = Array.isArray(body.details?.problems) ? (body.details.problems as { line?: unknown; column?: unknown; reason?: unknown }[]) : [];
+  const drawn = problems.filter((p) => typeof p.line === 'number' && typeof p.column === 'number' && typeof p.reason === 'string');
+  if (body.error_code !== 'invalid_filter' || typeof filter !== 'string' || drawn.length === 0) return `edge-events tap: ${body.msg} (${status} ${String(body.error_code)})\n`;
+  const lines = drawn.map((p) => describeProblem(filter, { line: p.line as number, column: p.column as number, message: p.reason as string }));
+  return `${lines.join('\n')}\nedge-events tap: the filter is invalid (${drawn.length} problem${drawn.length === 1 ? '' : 's'}).\n`;
+}

@@ -98,7 +98,10 @@ function nullableType(schema: JsonSchema): JsonSchema {
   return Array.isArray(type) && !type.includes('null') ? { ...schema, type: [...(type as string[]), 'null'] } : schema;
 }
 
-export type AcceptResult = { readonly ok: true; readonly target: StoredTarget } | { readonly ok: false; readonly problem: ConfigProblem };
+/** Refused: the first problem, which the API answers, and every one, which it lists (details.problems). */
+export type AcceptResult = { readonly ok: true; readonly target: StoredTarget } | { readonly ok: false; readonly problem: ConfigProblem; readonly problems: readonly ConfigProblem[] };
+
+const refused = (problems: readonly ConfigProblem[]): AcceptResult => ({ ok: false, problem: problems[0] as ConfigProblem, problems });
 
 export interface AcceptOptions {
   /** The stored target before an update: an omitted secret may keep its sealed value (SecretField). */
@@ -118,16 +121,16 @@ const KEPT_STAND_IN = 'kept-secret-stand-in-0000000000';
 
 /**
  * Checks a target an API request sent and gives its stored shape: nulls ("the default") left out and
- * every secret sealed as `<name>_enc`. Answers the first problem, in the order the kind reports them;
- * a required secret that is neither sent nor kept is reported after every other problem.
+ * every secret sealed as `<name>_enc`. Answers every problem, in the order the kind reports them, the
+ * first first; a required secret that is neither sent nor kept is reported after every other problem.
  */
 export function acceptTarget(raw: unknown, opts: AcceptOptions): AcceptResult {
   const selected = selectKind(raw);
-  if (!selected.ok) return selected;
+  if (!selected.ok) return refused([selected.problem]);
   const { kind } = selected;
   const prefix = `target.${kind.name}`;
   const sent = (raw as Record<string, unknown>)[kind.name];
-  if (!isPlainObject(sent)) return { ok: false, problem: problem.invalid(prefix, 'must be an object') };
+  if (!isPlainObject(sent)) return refused([problem.invalid(prefix, 'must be an object')]);
   const body = withoutNulls(sent);
   for (const field of kind.readOnly ?? []) {
     const at = locate(body, field);
@@ -150,15 +153,13 @@ export function acceptTarget(raw: unknown, opts: AcceptOptions): AcceptResult {
     at.parent[at.leaf] = KEPT_STAND_IN;
   }
   const kept = kind.inlineSecrets?.keep(body, previous === undefined ? undefined : openedFields(previous, opts.open));
-  if (kept !== undefined) return { ok: false, problem: kept };
+  if (kept !== undefined) return refused([kept]);
   const parsed = kind.parse(body, prefix, opts.account, opts.egress);
-  if (!parsed.ok) return { ok: false, problem: parsed.problems[0] as ConfigProblem };
-  const absent = missing[0];
-  if (absent !== undefined) {
-    const field = `${prefix}.${absent.path}`;
-    const hadOne = previous !== undefined && sealedAt(previous, absent) !== undefined && absent.keptWhileSame !== undefined;
-    return { ok: false, problem: problem.secretRequired(field, hadOne ? `when ${absent.keptWhileSame} changes` : `with ${parentName(absent.path)}`) };
-  }
+  const absent = missing.map((secret) => {
+    const hadOne = previous !== undefined && sealedAt(previous, secret) !== undefined && secret.keptWhileSame !== undefined;
+    return problem.secretRequired(`${prefix}.${secret.path}`, hadOne ? `when ${secret.keptWhileSame} changes` : `with ${parentName(secret.path)}`);
+  });
+  if (!parsed.ok || absent.length > 0) return refused([...(parsed.ok ? [] : parsed.problems), ...absent]);
   for (const secret of kind.secrets) {
     const at = locate(body, secret.path);
     const clear = at?.parent[at.leaf];

@@ -25,7 +25,8 @@ export class GroupMembership {
     this.owned = new Map(Object.entries(assignment).map(([topic, partitions]) => [topic, new Set(partitions)]));
     this.rebalancingSince = undefined;
     this.leftBehind = false;
-    log.info({ ...details, generation: this.joins, assignment }, 'The worker joined its consumer group.');
+    const partitions = Object.values(assignment).reduce((n, list) => n + list.length, 0);
+    log.info({ ...details, generation: this.joins, partitions, assignment: assignmentText(assignment) }, 'The worker joined its consumer group.');
   }
 
   /** Counts joins: a batch remembers it, and commits only if no join happened since. */
@@ -58,4 +59,24 @@ export class GroupMembership {
       log.info({ reason: type }, 'The consumer group is rebalancing: the worker stops routing, drains what is in flight, and rejoins.');
     }
   }
+}
+
+/**
+ * An assignment in a line a person reads: each topic with its partitions as ranges, e.g.
+ * "edge.audit 0-2; edge.traffic.tcp_connection_closed.v0 0-5" (a list of every number ran to 330 characters).
+ */
+export function assignmentText(assignment: Readonly<Record<string, readonly number[]>>): string {
+  const ranges = (list: readonly number[]): string => {
+    const sorted = [...list].sort((a, b) => a - b);
+    const out: string[] = [];
+    for (let i = 0; i < sorted.length; ) {
+      let j = i;
+      while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] as number) + 1) j++;
+      out.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+      i = j + 1;
+    }
+    return out.join(',');
+  };
+  const topics = Object.entries(assignment).filter(([, list]) => list.length > 0).sort(([a], [b]) => a.localeCompare(b));
+  return topics.length === 0 ? 'none' : topics.map(([topic, list]) => `${topic} ${ranges(list)}`).join('; ');
 }

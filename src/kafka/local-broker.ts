@@ -5,7 +5,7 @@ import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createLogger } from '../telemetry/logger.js';
+import { createLogger, type Logger } from '../telemetry/logger.js';
 import { renderServerProperties } from './broker-config.js';
 import { LOCAL_KAFKA_DIR, PROJECT_ROOT, ensureBrokerJars, pinnedKafkaVersion } from './broker-jars.js';
 import { brokerError, waitUntilReady } from './broker-readiness.js';
@@ -14,7 +14,7 @@ import { findFreePorts, isPortFree } from './free-port.js';
 import { answersAsCluster, formattedClusterId, leftoverBroker, ownerAlive, removeBrokerRecord, settingsDigest, writeBrokerRecord, type BrokerRecord } from './leftover-broker.js';
 import { killOnExit, processAlive, stopProcess, type GuardedProcess } from './process-guard.js';
 
-const log = createLogger('local-broker');
+const serviceLog = createLogger('local-broker');
 
 /** Where `npm start` keeps its broker's data between runs. */
 export const DEFAULT_DATA_DIR = join(PROJECT_ROOT, '.local', 'kafka', 'data');
@@ -38,6 +38,8 @@ export interface LocalBrokerOptions {
   readyTimeoutMs?: number;
   /** The two sentences of a first run's jar fetch (broker-jars.ts); default standard error. */
   onProgress?: (line: string) => void;
+  /** Where its "ready" and "stopped" lines go; default the service's log (the test suite keeps its own). */
+  log?: Logger;
 }
 
 export interface LocalBroker {
@@ -78,6 +80,7 @@ function jvmArgs(libs: string, mainClass: string, args: string[]): string[] {
 }
 
 export async function startLocalBroker(options: LocalBrokerOptions = {}): Promise<LocalBroker> {
+  const log = options.log ?? serviceLog;
   const version = pinnedKafkaVersion();
   const libs = await ensureBrokerJars(options.onProgress ? { onProgress: options.onProgress } : {});
 
@@ -116,7 +119,7 @@ export async function startLocalBroker(options: LocalBrokerOptions = {}): Promis
     throw error;
   }
   if (persistent) await writeBrokerRecord(dataDir, { pid, ownerPid: process.pid, port, controllerPort, version, settings: settingsDigest(properties) });
-  const broker = controlled(child, { brokers: `127.0.0.1:${port}`, port, controllerPort, dataDir, logFile, version, persistent });
+  const broker = controlled(child, { brokers: `127.0.0.1:${port}`, port, controllerPort, dataDir, logFile, version, persistent }, log);
   try {
     await waitUntilReady(child, broker.brokers, logFile, options.readyTimeoutMs ?? 90_000);
   } catch (err) {
@@ -131,7 +134,7 @@ export async function startLocalBroker(options: LocalBrokerOptions = {}): Promis
 type BrokerPlace = Pick<LocalBroker, 'brokers' | 'port' | 'controllerPort' | 'dataDir' | 'logFile' | 'version'> & { persistent: boolean };
 
 /** The LocalBroker handle of a spawned child or an adopted pid: stop(), the exit guard and the exit watch. */
-function controlled(target: GuardedProcess, place: BrokerPlace, reused = false): LocalBroker {
+function controlled(target: GuardedProcess, place: BrokerPlace, log: Logger, reused = false): LocalBroker {
   const pid = typeof target === 'number' ? target : (target.pid as number);
   const release = killOnExit(target);
   let stopping: Promise<void> | undefined;
@@ -179,10 +182,11 @@ async function reuseLeftover(o: LocalBrokerOptions & { dataDir: string; logDir: 
       `The local broker in ${o.dataDir} belongs to a service that is running (pid ${leftover.ownerPid}); stop that one first, or give this one a LOCAL_KAFKA_PORT and LOCAL_KAFKA_DATA_DIR of its own.`,
     );
   }
+  const log = o.log ?? serviceLog;
   const started = Date.now();
   const clusterId = formattedClusterId(o.logDir);
   if (matches(leftover, o) && clusterId !== undefined && (await answersAsCluster(leftover.port, clusterId))) {
-    const broker = controlled(leftover.pid, { brokers: `127.0.0.1:${leftover.port}`, port: leftover.port, controllerPort: leftover.controllerPort, dataDir: o.dataDir, logFile: o.logFile, version: o.version, persistent: true }, true);
+    const broker = controlled(leftover.pid, { brokers: `127.0.0.1:${leftover.port}`, port: leftover.port, controllerPort: leftover.controllerPort, dataDir: o.dataDir, logFile: o.logFile, version: o.version, persistent: true }, log, true);
     broker.startupMs = Date.now() - started;
     await writeBrokerRecord(o.dataDir, { ...leftover, ownerPid: process.pid });
     log.info({ brokerPid: leftover.pid, brokers: broker.brokers }, 'The local Kafka broker an earlier start left running is reused.');

@@ -35,7 +35,9 @@ export function readySummary(input: ReadyInput): ReadySummary {
   if (config.roles.api) {
     // The console first: it is where a person starts (src/console/console-routes.ts).
     const consoleUrl = `${address}${CONSOLE_PATH}`;
-    rows.push(['Console', `${consoleUrl}  (sign in with the token below)`], ['API', address], ['Docs', `${address}/docs  (OpenAPI: ${address}/openapi.json)`], ['Token', input.generatedToken === undefined ? tokenHint(config) : generatedHint(input.generatedToken, config)]);
+    const generated = input.generatedToken;
+    const signIn = generated === undefined ? signInHint(config, here) : 'sign in with the token below';
+    rows.push(['Console', `${consoleUrl}  (${signIn})`], ['API', address], ['Docs', `${address}/docs  (OpenAPI: ${address}/openapi.json)`], ['Token', generated === undefined ? tokenHint(config) : generatedHint(generated, config)]);
     Object.assign(fields, { console: consoleUrl, api: address, docs: `${address}/docs` });
     if (config.bootstrapToken === undefined && existsSync(config.apiTokenFile)) fields.tokenFile = config.apiTokenFile;
   }
@@ -58,4 +60,11 @@ function tokenHint(config: ReadyInput['config']): string {
   if (config.bootstrapToken !== undefined) return 'the API_BOOTSTRAP_TOKEN this service was started with';
   if (existsSync(config.apiTokenFile)) return `export TOKEN=$(cat ${config.apiTokenFile})`;
   return `the one shown when the first API key was created (${config.apiTokenFile} is gone)`;
+}
+
+/** What the console's sign-in asks for and where it is; the token itself is never printed here. */
+function signInHint(config: ReadyInput['config'], here: (path: string) => string): string {
+  if (config.bootstrapToken !== undefined) return 'sign in with the API_BOOTSTRAP_TOKEN this service was started with';
+  if (existsSync(config.apiTokenFile)) return `sign in with the token in ${here(config.apiTokenFile)}: cat ${here(config.apiTokenFile)}`;
+  return 'sign in with the token printed when the first API key was created';
 }

@@ -1,7 +1,19 @@
 // Vitest global setup of the integration project: one real Kafka broker on free ports for the whole run.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino } from 'pino';
 import type { TestProject } from 'vitest/node';
 import { startLocalBroker, type LocalBroker } from '../../src/kafka/local-broker.js';
+import { createRootLogger } from '../../src/telemetry/logger.js';
+import { newRunLogDir } from './test-logs.js';
 import './provided-context.js';
+
+/** The broker's own lines go to the run's log folder (test/support/test-logs.ts), not among the results. */
+function setupLog(): ReturnType<typeof createRootLogger> {
+  const dir = process.env.TEST_LOG_DIR ?? newRunLogDir();
+  mkdirSync(dir, { recursive: true });
+  return createRootLogger(pino.destination({ dest: join(dir, 'kafka-global-setup.log'), append: true, sync: true })).child({ component: 'local-broker' });
+}
 
 let broker: LocalBroker | undefined;
 
@@ -32,11 +44,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
  * taken by another process between the probe and the broker's bind; one retry with new ports covers it.
  */
 async function startWithOneRetry(): Promise<LocalBroker> {
+  const log = setupLog();
   try {
-    return await startLocalBroker();
+    return await startLocalBroker({ log });
   } catch (err) {
     if (!/Address already in use/.test(err instanceof Error ? err.message : '')) throw err;
     process.stderr.write('The Kafka broker lost a port race; starting it again on new ports.\n');
-    return startLocalBroker();
+    return startLocalBroker({ log });
   }
 }

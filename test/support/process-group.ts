@@ -3,6 +3,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { copyToTestLog } from './test-logs.js';
 
 export class GroupProcess {
   readonly child: ChildProcess;
@@ -29,8 +30,10 @@ export class GroupProcess {
       this.child.once('close', resolve);
       this.child.once('error', resolve);
     });
+    const toTestLog = copyToTestLog(`${command} ${this.child.pid ?? '?'}`);
     const onLine = (line: string): void => {
       this.lines.push(line);
+      toTestLog(line);
       for (const wake of this.waiters) wake();
     };
     // One reader per stream: a line split across chunks of stdout is never joined to one from stderr.

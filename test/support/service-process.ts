@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { copyToTestLog } from './test-logs.js';
 import { TEST_EGRESS_ENV } from './writer-deps.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -60,8 +61,10 @@ export async function startService(env: Record<string, string>, timeoutMs = 90_0
   });
   const logs: string[] = [];
   let url: string | undefined;
+  const toTestLog = copyToTestLog(`service ${child.pid ?? '?'}`);
   const onLine = (line: string): void => {
     logs.push(line);
+    toTestLog(line);
     if (url === undefined && line.includes('The service is running.')) {
       try {
         url = (JSON.parse(line) as { address: string }).address;

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccountContext } from '../../accounts/account.js';
 import type { StoredDestination, StoredSubscription, StoredTarget } from '../../configlog/resources.js';
+import type { ConfigProblem } from '../../delivery/destination-config.js';
 import { acceptTarget } from '../../delivery/destination-target.js';
 import type { TimestampFormat } from '../../events/timestamp-format.js';
 import type { AdminContext } from '../context.js';
@@ -40,6 +41,11 @@ export function destinationResource(ctx: AdminContext): Resource<StoredDestinati
   };
 }
 
+/** A target's problems as the API answers them: the first's error, every one in details.problems. */
+function refusal(problems: readonly ConfigProblem[]): ApiError {
+  return ApiError.all(problems.map((p) => new ApiError(p.code, p.details)));
+}
+
 export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminContext): void {
   const { store } = ctx;
   const seal = (clear: string): string => ctx.secrets.seal(clear);
@@ -48,7 +54,7 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
   const target = (raw: unknown, account: AccountContext, previous?: StoredTarget): StoredTarget => {
     const r = acceptTarget(raw, { seal, open, previous, account, egress: ctx.destinations.egress });
     // A problem's code is an API error code and its details the error's (src/delivery/destination-config.ts).
-    if (!r.ok) throw new ApiError(r.problem.code, r.problem.details);
+    if (!r.ok) throw refusal(r.problems);
     return r.target;
   };
   /** The accepted target, checked against the destination itself unless the request skips it (422 when it fails). */
@@ -67,7 +73,7 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
     const raw = (body as DestinationBody | undefined)?.target;
     if (raw === undefined || !at.startsWith('/target')) return undefined;
     const r = acceptTarget(raw, { seal: () => '', account, egress: ctx.destinations.egress });
-    return r.ok ? undefined : new ApiError(r.problem.code, r.problem.details);
+    return r.ok ? undefined : refusal(r.problems);
   };
 
   const build = (body: DestinationBody, base: BaseFields, t: StoredTarget): StoredDestination => ({

@@ -65,16 +65,11 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
   if (filter.trim() !== '') {
     const compiled = compile(filter, type);
     if (!compiled.ok) {
-      const first = compiled.problems[0] as FilterProblem;
-      return fail('invalid_filter', {
-        field: at(path, 'filter'),
-        type,
-        line: first.line,
-        column: first.column,
-        filter_code: first.code,
-        reason: first.message,
-        problems: compiled.problems.map((p) => ({ line: p.line, column: p.column, code: p.code, message: p.message })),
-      });
+      const field = at(path, 'filter');
+      const each = compiled.problems.map((p: FilterProblem) => ({ field, type, line: p.line, column: p.column, filter_code: p.code, reason: p.message }));
+      // Every problem of the filter, each at its line and column (docs/api-errors.md "Every problem at once").
+      const problems = each.map((d) => ({ ...new ApiError('invalid_filter', d).problem(), line: d.line, column: d.column, filter_code: d.filter_code, reason: d.reason }));
+      return fail('invalid_filter', { ...(each[0] as ErrorDetails), problems });
     }
   }
   const rate = input.sample_rate ?? 1;

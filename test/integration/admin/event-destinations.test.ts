@@ -156,6 +156,23 @@ describe('event destinations', () => {
     await expectError(h.call('DELETE', '/event_destinations/ed_01JD0000000000000000000000'), 404, 'not_found');
   });
 
+  it('should answer every problem of a destination at once in details.problems, the first as before', async () => {
+    const body = { description: 'a'.repeat(300), target: { http: { url: 'ftp://example.com/x', secret: 'tooshort', timeout_ms: 5 } } };
+    const first = await expectError(create(body), 400, 'field_too_long', 'description');
+    const problems = first.details.problems as { path: string; code: string; message: string }[];
+    expect(problems.map((p) => [p.path, p.code])).toEqual([
+      ['description', 'field_too_long'],
+      ['target.http.url', 'invalid_body'],
+      ['target.http.secret', 'invalid_body'],
+      ['target.http.timeout_ms', 'invalid_body'],
+    ]);
+    expect(problems[0]?.message).toBe(first.msg);
+    // Each problem is what the API answers when it is the only one.
+    const alone = await create({ target: { http: { url: 'https://a.example', timeout_ms: 5 } } });
+    expect(problems[3]?.message).toBe(alone.json.msg);
+    expect(JSON.stringify(first)).not.toContain('tooshort');
+  });
+
   it('should update description, metadata and target, keeping an omitted secret and replacing a sent one', async () => {
     const d = await created({ description: 'before', target: { http: { url: 'https://a.example/in', secret: HTTP_SECRET } } });
     const renamed = await h.call('PATCH', `/event_destinations/${d.id}`, { body: { description: 'after' } });

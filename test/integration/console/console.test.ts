@@ -1,13 +1,13 @@
 // The web console (web/README.md) as a person uses it, in a real browser (Debian's chromium through
 // playwright-core) against the real service on the suite's broker: the README walk through the forms
 // with `produce` and the live tap, a filter refused at its column, a failing http destination, what a
-// customer's key is offered, and axe-core's check of every page. The screenshots in docs/console/ (shown
-// by the README) are taken here.
+// customer's key is offered, and axe-core's check of every page. The screenshots are taken here: to an
+// ignored folder in the suite, to docs/console/ (shown by the README) by `npm run console:screenshots`.
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,10 @@ import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const SHOTS = join(ROOT, 'docs', 'console');
+/** The README's screenshots, which `npm run console:screenshots` refreshes (CONSOLE_SCREENSHOTS=docs/console). */
+const README_SHOTS = join(ROOT, 'docs', 'console');
+/** Where this run's screenshots go: an ignored folder unless asked, so the suite leaves the checkout as it was. */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS === undefined ? join(ROOT, '.local', 'console-screenshots') : resolve(ROOT, process.env.CONSOLE_SCREENSHOTS);
 /** The README walk's filter. */
 const WALK_FILTER = 'ev.conn.server_port == 443 && cidr("10.0.0.0/8").containsIP(ev.conn.client_ip)';
 const WALK_FIELDS = ['conn.client_ip', 'conn.server_name', 'conn.bytes_in'];
@@ -108,6 +111,11 @@ afterAll(async () => {
 });
 
 describe('the web console', () => {
+  it("should take its screenshots to a folder git ignores, unless asked to refresh the README's", () => {
+    const ignored = spawnSync('git', ['check-ignore', '-q', join(SHOTS, 'live.png')], { cwd: ROOT }).status === 0;
+    expect(SHOTS === README_SHOTS || ignored).toBe(true);
+  });
+
   it('should leave the API, its document and its docs page as they were, and serve the console with its caching', async () => {
     const program = await fetch(`${service.url}/`);
     expect(program.status).toBe(401);
@@ -284,6 +292,21 @@ describe('the web console', () => {
     expect(caret).toBe('\t\t^');
   });
 
+  it('should warn before saving a subscription with no destination, and save it on the second click only', async () => {
+    await open(page, 'subscriptions/new');
+    await page.getByLabel('Description').fill('nowhere');
+    await page.getByLabel('conn.client_ip', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    const warning = page.locator('#no-destination');
+    await warning.waitFor();
+    expect(await warning.getAttribute('role')).toBe('alert');
+    const names = async (): Promise<unknown[]> => ((await call('GET', '/event_subscriptions')).json.event_subscriptions as Json[]).map((x) => x.description);
+    expect(await names()).not.toContain('nowhere');
+    await page.getByRole('button', { name: 'Save without a destination' }).click();
+    await page.getByRole('listitem', { name: 'nowhere' }).waitFor();
+    expect(await names()).toContain('nowhere');
+  });
+
   it("should show a TCP edge's IP restriction as the API holds it, also after its removal", async () => {
     const policy = await call('POST', '/ip_policies', { description: 'edge form policy' });
     const edge = await call('POST', '/edges/tcp', { description: 'edge form', hostports: ['2.tcp.example.com:20023'] });
@@ -311,17 +334,36 @@ describe('the web console', () => {
     await page.getByLabel('Kind (required)').selectOption('http');
     // An internal address the service may not call (only 127.0.0.0/8 is opened here): refused before any
     // connection, with the API's message beside the URL field.
+    // A form with three wrong fields: all three are shown at once, each beside its field, in a person's
+    // words (named by the field's label), with the API's path on a details line.
     await page.getByLabel('URL (required)').fill('http://10.1.2.3/events');
+    await page.getByLabel('Secret', { exact: true }).fill('short');
+    await page.getByLabel('Timeout ms').fill('5');
     await page.getByRole('button', { name: 'Create destination' }).click();
     const urlError = page.locator('#f-target-http-url-error');
     await urlError.waitFor();
-    const refusal = await call('POST', '/event_destinations', { target: { http: { url: 'http://10.1.2.3/events' } } });
+    const refusal = await call('POST', '/event_destinations', { target: { http: { url: 'http://10.1.2.3/events', secret: 'short', timeout_ms: 5 } } });
     expect(refusal.status).toBe(400);
-    expect((refusal.json.details as Json).field).toBe('target.http.url');
-    expect(await urlError.textContent()).toBe(refusal.json.msg);
-    expect(await page.getByLabel('URL (required)').getAttribute('aria-invalid')).toBe('true');
+    const problems = (refusal.json.details as { problems: { path: string; message: string }[] }).problems;
+    expect(problems.map((p) => p.path).sort()).toEqual(['target.http.secret', 'target.http.timeout_ms', 'target.http.url']);
+    const labels: Record<string, string> = { 'target.http.url': 'URL', 'target.http.secret': 'Secret', 'target.http.timeout_ms': 'Timeout ms' };
+    for (const p of problems) {
+      const shown = page.locator(`#f-${p.path.replaceAll('.', '-')}-error`);
+      await shown.waitFor();
+      // "The field target.http.url is refused: …" reads "URL is refused: …", its path below.
+      expect(p.message.startsWith(`The field ${p.path} `)).toBe(true);
+      expect(await shown.textContent()).toBe(`${labels[p.path]} ${p.message.slice(`The field ${p.path} `.length)}API field ${p.path}`);
+      expect(await page.locator(`#f-${p.path.replaceAll('.', '-')}`).getAttribute('aria-invalid')).toBe('true');
+    }
+    expect(await page.locator('#form-problem').textContent()).toBe('Not saved: 3 fields need a change, each marked below.');
+    // Another kind is another form: nothing of the refused one is left, and back on http neither.
+    await page.getByLabel('Kind (required)').selectOption('file');
+    expect(await page.locator('.field-error, #form-problem').count()).toBe(0);
+    await page.getByLabel('Kind (required)').selectOption('http');
+    expect(await page.locator('.field-error, #form-problem').count()).toBe(0);
     await page.getByLabel('URL (required)').fill(`http://127.0.0.1:${port}/events`);
     await page.getByLabel('Secret', { exact: true }).fill(SIGNING_SECRET);
+    await page.getByLabel('Timeout ms').fill('');
     await page.getByRole('button', { name: 'Create destination' }).click();
     const card = page.getByRole('listitem', { name: 'webhook' });
     await card.waitFor();
@@ -341,6 +383,17 @@ describe('the web console', () => {
     expect(status.state).toBe('failing');
     expect(reason).toContain(status.last_error.code);
     await shoot(page, 'destinations');
+
+    // A destination no event has reached yet: a failed test event is its last error on the card, not "none".
+    const idle = await call('POST', '/event_destinations', { description: 'spare receiver', target: { http: { url: `http://127.0.0.1:${port}/idle` } } });
+    expect(idle.status).toBe(201);
+    const idleCard = page.getByRole('listitem', { name: 'spare receiver' });
+    await idleCard.locator('[data-state="unknown"]').waitFor();
+    await idleCard.getByRole('button', { name: 'Send test event to spare receiver' }).click();
+    const onCard = idleCard.locator('.last-error [data-from="test-event"]');
+    await onCard.waitFor();
+    expect(await onCard.textContent()).toContain('answer 500');
+    expect(await idleCard.locator('.last-error').textContent()).not.toContain('none');
 
     // A test event, and the receiver's answer.
     await card.getByRole('button', { name: 'Send test event to webhook' }).click();
@@ -496,13 +549,31 @@ describe('the web console', () => {
     await signInPage.getByLabel('API token').waitFor();
     for (const v of await seriousViolations(signInPage)) found.push(`sign-in: ${v}`);
     await signInPage.close();
-    // A phone's width: one column, nothing cut off.
-    await page.setViewportSize({ width: 390, height: 844 });
-    await open(page, 'destinations');
-    const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
-    if (overflow > 0) found.push(`destinations at 390 px: ${overflow} px wider than the screen`);
-    await shoot(page, 'phone');
-    await page.setViewportSize({ width: 1280, height: 860 });
+    // A phone's width and a desktop's: nothing cut off (a long Live heading neither), the header in two rows at most.
+    const headerRows = `(() => {
+      const tops = [...document.querySelectorAll('.top .brand, .top nav a, .top .who > *')].map((e) => e.getBoundingClientRect().top);
+      const rows = [];
+      for (const t of tops.sort((a, b) => a - b)) if (rows.length === 0 || t - rows[rows.length - 1] > 12) rows.push(t);
+      return rows.length;
+    })()`;
+    const headingOverflow = "(() => { const h = document.querySelector('main h1'); return h === null ? 0 : h.scrollWidth - h.clientWidth; })()";
+    const longName = 'TLS connections from the 10.0.0.0/8 network of the head office';
+    expect((await call('PATCH', `/event_subscriptions/${String(subs[0]?.id)}`, { description: longName })).status).toBe(200);
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 860 });
+      for (const route of ['destinations', `live/${String(subs[0]?.id)}`]) {
+        await open(page, route);
+        const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+        if (overflow > 0) found.push(`#/${route} at ${width} px: ${overflow} px wider than the screen`);
+        const heading = (await page.evaluate(headingOverflow)) as number;
+        if (heading > 0) found.push(`#/${route} at ${width} px: its heading runs ${heading} px past its box`);
+        const rows = (await page.evaluate(headerRows)) as number;
+        if (rows > 2) found.push(`#/${route} at ${width} px: the header takes ${rows} rows`);
+        for (const v of await seriousViolations(page)) found.push(`#/${route} at ${width} px: ${v}`);
+        if (width === 390 && route === 'destinations') await shoot(page, 'phone');
+        if (width === 390 && route !== 'destinations') await shoot(page, 'phone-live');
+      }
+    }
     expect(found).toEqual([]);
   });
 });

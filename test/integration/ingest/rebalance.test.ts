@@ -17,9 +17,9 @@ const TCP = 'tcp_connection_closed.v0';
 function joins(p: ServiceProcess, groupId: string): Array<{ duration: number; partitions: number }> {
   return p.logs
     .filter((l) => l.includes('The worker joined its consumer group.'))
-    .map((l) => JSON.parse(l) as { group: string; durationMs: number; assignment: Record<string, number[]> })
+    .map((l) => JSON.parse(l) as { group: string; durationMs: number; partitions: number })
     .filter((j) => j.group === groupId)
-    .map((j) => ({ duration: j.durationMs, partitions: Object.values(j.assignment).flat().length }));
+    .map((j) => ({ duration: j.durationMs, partitions: j.partitions }));
 }
 
 interface Rig {

@@ -14,7 +14,7 @@ import { readmeWalk } from './readme-walk.js';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** What a clone holds that `npm start` and `npx edge-events` use; `.local/` is not among them. */
 const CLONE_ENTRIES = ['.npmrc', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'bin', 'scripts', 'dist', 'node_modules', 'schemas', 'local-kafka', 'web'];
-const EVENTS_FILE = '.local/destinations/archive/events.ndjson';
+const EVENTS_FILE = '.local/destinations/tls/events.ndjson';
 const WALK_DEADLINE_MS = 30_000;
 
 const clone = mkdtempSync(join(tmpdir(), 'edge-events-walk-'));

@@ -31,8 +31,26 @@ describe('admin error catalogue', () => {
       error_code: 'cidr_has_host_bits',
       status_code: 400,
       msg: 'The field cidr has host bits set: 10.1.2.3/8; did you mean 10.0.0.0/8?',
-      details: { field: 'cidr', value: '10.1.2.3/8', suggestion: '10.0.0.0/8' },
+      details: {
+        field: 'cidr',
+        value: '10.1.2.3/8',
+        suggestion: '10.0.0.0/8',
+        problems: [{ path: 'cidr', code: 'cidr_has_host_bits', message: 'The field cidr has host bits set: 10.1.2.3/8; did you mean 10.0.0.0/8?' }],
+      },
     });
+  });
+
+  it('an ApiError of several should answer the first as ever and list every one once in details.problems', () => {
+    const long = new ApiError('field_too_long', { field: 'description', limit: 255, unit: 'bytes', actual: 300 });
+    const url = new ApiError('internal_address', { field: 'target.http.url', reason: '10.1.2.3 is an internal address' });
+    const e = ApiError.all([long, url, long]);
+    expect([e.code, e.message, e.details.field]).toEqual([long.code, long.message, 'description']);
+    expect(e.toBody().details.problems).toEqual([
+      { path: 'description', code: 'field_too_long', message: long.message },
+      { path: 'target.http.url', code: 'internal_address', message: url.message },
+    ]);
+    // A field-less error has no place of its own: the request as a whole.
+    expect(new ApiError('payload_too_large', { limit: 1 }).toBody().details.problems).toBeUndefined();
   });
 
   it('an ApiError should join a list detail with commas in its message', () => {

@@ -65,7 +65,8 @@ describe('event subscription source', () => {
     for (const [filter, code, line, column] of cases) {
       const e = error({ type: TCP, fields: ['conn.bytes_in'], filter });
       expect(e, filter).toMatchObject({ code: 'invalid_filter', status: 400, details: { field: 'filter', line, column, filter_code: code } });
-      expect((e.details.problems as unknown[])[0], filter).toMatchObject({ line, column, code });
+      // Each problem of the filter in details.problems, with its path and the API's code beside the filter's own.
+      expect((e.details.problems as unknown[])[0], filter).toMatchObject({ path: 'filter', code: 'invalid_filter', message: e.message, line, column, filter_code: code });
       expect(e.message).toContain(`line ${line}, column ${column}`);
     }
   });

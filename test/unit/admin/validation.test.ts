@@ -135,6 +135,33 @@ describe('admin request validation: naming the problem', () => {
     expect(errorOf({ shape: {} }, { explain: throws, account: OPERATOR })).toMatchObject({ error_code: 'invalid_body', details: { field: 'shape.name' } });
   });
 
+  it('a body with several problems should answer the first as before and list every one in details.problems, each with its path, code and message', () => {
+    const got = errorOf({ policy: 'nope', colour: 'blue', tags: ['a', 'a'], shape: { name: 'x', round: 'yes' }, extra: 1 });
+    // The first, as the API answered before it listed them all.
+    expect(got).toMatchObject({ error_code: 'unknown_field', details: { field: 'extra' } });
+    const problems = got.details.problems as { path: string; code: string; message: string }[];
+    expect(problems.map((p) => [p.path, p.code])).toEqual([
+      ['extra', 'unknown_field'],
+      ['policy', 'invalid_id'],
+      ['colour', 'invalid_body'],
+      ['tags[1]', 'duplicate_value'],
+      ['shape', 'invalid_body'],
+    ]);
+    expect(problems[0]?.message).toBe(got.msg);
+    expect(problems[2]?.message).toBe('The field colour must be one of red, green.');
+  });
+
+  it("a route's explanation of a part should list that part's problems in place of its schema errors", () => {
+    const both = ApiError.all([
+      new ApiError('invalid_body', { field: 'shape.name', reason: 'is too plain' }),
+      new ApiError('invalid_body', { field: 'shape.round', reason: 'must be yes or no' }),
+    ]);
+    const explain = (_body: unknown, at: string) => (at.startsWith('/shape') ? both : undefined);
+    const got = errorOf({ colour: 'blue', shape: { name: 'x', round: 'yes', corners: 3 } }, { explain, account: OPERATOR });
+    expect(got).toMatchObject({ error_code: 'invalid_body', details: { field: 'colour' } });
+    expect((got.details.problems as { path: string }[]).map((p) => p.path)).toEqual(['colour', 'shape.name', 'shape.round']);
+  });
+
   it('a malformed id in a path should be not_found naming the resource and the id, as an unknown one is', () => {
     const params = compileValidator({ schema: { type: 'object', properties: { id: { ...idKind, 'x-error': { code: 'not_found', resource: 'IP policy' } } } }, httpPart: 'params' });
     expect(params({ id: 'nope' })).toBe(false);

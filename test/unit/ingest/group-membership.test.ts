@@ -1,6 +1,6 @@
 // The worker's view of its consumer group: ownership per join, and what the coordinator's group errors mean.
 import { describe, expect, it } from 'vitest';
-import { GroupMembership } from '../../../src/ingest/group-membership.js';
+import { GroupMembership, assignmentText } from '../../../src/ingest/group-membership.js';
 
 describe('group membership', () => {
   it('should own the assigned partitions only in the generation of the join that assigned them', () => {
@@ -39,5 +39,14 @@ describe('group membership', () => {
     m.joined({ raw: [0] });
     m.groupError('NOT_COORDINATOR_FOR_GROUP');
     expect([m.rebalancing, m.owns('raw', 0, m.generation)]).toEqual([false, true]);
+  });
+});
+
+describe('the join log line', () => {
+  it('should write an assignment as each topic with its partitions as ranges, short enough to read', () => {
+    const assignment = { 'edge.traffic.tcp_connection_closed.v0': [5, 0, 1, 2, 3, 4], 'edge.audit': [0, 1, 2], 'edge.traffic.http_request_complete.v0': [0, 2, 3, 5], 'edge.empty': [] };
+    const text = assignmentText(assignment);
+    expect(text).toBe('edge.audit 0-2; edge.traffic.http_request_complete.v0 0,2-3,5; edge.traffic.tcp_connection_closed.v0 0-5');
+    expect(assignmentText({})).toBe('none');
   });
 });

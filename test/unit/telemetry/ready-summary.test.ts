@@ -20,7 +20,9 @@ const base = {
 describe('ready summary', () => {
   it('should name the console first, then the API, the docs, the token command, the broker and where files land, paths relative to here', () => {
     const { text, fields } = readySummary(base);
-    expect(text).toContain('edge-events is ready.\n  Console  http://127.0.0.1:8080/console/  (sign in with the token below)\n');
+    // It says where the token is, as the Token line below does (which shows no token either).
+    expect(text).toContain('edge-events is ready.\n  Console  http://127.0.0.1:8080/console/  (sign in with the token in api-token: cat api-token)\n');
+    expect(text).not.toContain('eek_x');
     expect(text).toContain('  API      http://127.0.0.1:8080\n');
     expect(text).toContain('  Docs     http://127.0.0.1:8080/docs');
     expect(text).toContain('  Token    export TOKEN=$(cat ');
@@ -30,7 +32,9 @@ describe('ready summary', () => {
   });
 
   it('should say where the token comes from when it was given, or when its file is gone', () => {
-    expect(readySummary({ ...base, config: { ...base.config, bootstrapToken: 'eek_given' } }).text).toContain('the API_BOOTSTRAP_TOKEN');
+    const given = readySummary({ ...base, config: { ...base.config, bootstrapToken: 'eek_given' } }).text;
+    expect(given).toContain('(sign in with the API_BOOTSTRAP_TOKEN this service was started with)');
+    expect(given).not.toContain('eek_given');
     const gone = readySummary({ ...base, config: { ...base.config, apiTokenFile: join(dir, 'missing') } });
     expect(gone.text).toContain('the one shown when the first API key was created');
     expect(gone.fields.tokenFile).toBeUndefined();

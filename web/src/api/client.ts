@@ -39,6 +39,13 @@ export interface ApiProblem {
   readonly details: Readonly<Record<string, unknown>>;
 }
 
+/** One problem of a refused request: the field's path as the API writes it, its code and its sentence. */
+export interface FieldProblem {
+  readonly path: string;
+  readonly code: string;
+  readonly message: string;
+}
+
 export class ApiFailure extends Error {
   constructor(readonly problem: ApiProblem) {
     super(problem.msg);
@@ -48,6 +55,23 @@ export class ApiFailure extends Error {
   get field(): string | undefined {
     const f = this.problem.details.field;
     return typeof f === 'string' ? f : undefined;
+  }
+
+  /**
+   * Every problem the API found, each with the field's path (details.problems, docs/api-errors.md); an
+   * answer without the list (an older service) gives its one field's.
+   */
+  get problems(): readonly FieldProblem[] {
+    const listed = this.problem.details.problems;
+    if (Array.isArray(listed)) return listed.filter((p): p is FieldProblem => typeof (p as FieldProblem).path === 'string' && typeof (p as FieldProblem).message === 'string');
+    return this.field === undefined ? [] : [{ path: this.field, code: this.problem.error_code, message: this.problem.msg }];
+  }
+
+  /** The API's message about each field it named, by the field's path (the first of each). */
+  get byField(): Readonly<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const p of this.problems) if (p.path !== '' && !(p.path in out)) out[p.path] = p.message;
+    return out;
   }
 
   /** Where a filter failed to compile, as the API reports it (1-based). */

@@ -5,11 +5,14 @@ import forms from '../api/forms.gen.json';
 import { api, must, type Destination, type TestEventResult } from '../api/client.ts';
 import { go, href } from '../router.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
-import { DeleteButton, PageHeader, Placeholder, Problem, StateBadge, When } from '../ui/parts.tsx';
-import { SchemaForm, formBody, formValues, type FormValues, type JsonSchema } from '../ui/schema-form.tsx';
+import { DeleteButton, FormProblem, PageHeader, Placeholder, Problem, StateBadge, When } from '../ui/parts.tsx';
+import { CHOICE, SchemaForm, formBody, formValues, type FormValues, type JsonSchema } from '../ui/schema-form.tsx';
 
 /** How often the list asks for the destinations' status again: workers report a change within a second or two. */
 export const STATUS_REFRESH_MS = 2000;
+
+/** The kind a new destination's form opens on: a webhook, where most people start (the cloud kinds come first in the API's list). */
+const FIRST_KIND = 'http';
 
 /** Not drawn: metadata is for programs, format has one value, verify is the API's own switch. */
 const OMIT = ['metadata', 'format', 'verify'];
@@ -79,7 +82,7 @@ function DestinationCard({ destination: d, onDeleted }: { destination: Destinati
       <p class="meta">
         <span class="kind">{kind}</span> <code class="where">{where}</code>
       </p>
-      <StatusFacts status={status} />
+      <StatusFacts status={status} test={result} />
       <div class="actions">
         <a class="button" href={href('destinations', d.id)} aria-label={`Edit ${name}`}>
           Edit
@@ -131,8 +134,13 @@ function StatusCard({ status }: { status: Destination['status'] }) {
   );
 }
 
-/** A destination's status as the workers report it: last delivery, parked events, last error. */
-function StatusFacts({ status }: { status: Destination['status'] }) {
+/**
+ * A destination's status as the workers report it: last delivery, parked events, last error. A test
+ * event that failed where the workers have reported no error yet is the last error shown, marked as the
+ * test's, so the card does not say "none" beside a failure.
+ */
+function StatusFacts({ status, test }: { status: Destination['status']; test?: TestEventResult | undefined }) {
+  const failedTest = test !== undefined && !test.delivered && status.last_error === null ? test : undefined;
   return (
     <dl class="facts">
       <div>
@@ -156,7 +164,12 @@ function StatusFacts({ status }: { status: Destination['status'] }) {
       <div class="wide">
         <dt>Last error</dt>
         <dd class="last-error">
-          {status.last_error === null ? (
+          {failedTest !== undefined ? (
+            <span data-from="test-event">
+              Test event: {failedTest.error !== undefined ? <code>{failedTest.error.code}</code> : null} {failedTest.error?.message ?? 'not delivered'}
+              {failedTest.status_code !== null && ` (answer ${failedTest.status_code})`}
+            </span>
+          ) : status.last_error === null ? (
             <span class="muted">none</span>
           ) : (
             <>
@@ -170,9 +183,10 @@ function StatusFacts({ status }: { status: Destination['status'] }) {
 }
 
 function DestinationForm({ schema, existing }: { schema: JsonSchema; existing: Destination | undefined }) {
-  const [values, setValues] = useState<FormValues>(() => (existing === undefined ? {} : formValues(schema, existing)));
+  const [values, setValues] = useState<FormValues>(() => (existing === undefined ? { [`target${CHOICE}`]: FIRST_KIND } : formValues(schema, existing)));
   const save = useAction();
-  const errors = save.failure?.field === undefined ? {} : { [save.failure.field]: save.failure.problem.msg };
+  // Every field the API refused, each beside its field.
+  const errors = save.failure?.byField ?? {};
   const submit = (e: Event): void => {
     e.preventDefault();
     void save.run(async () => {
@@ -187,7 +201,7 @@ function DestinationForm({ schema, existing }: { schema: JsonSchema; existing: D
   };
   return (
     <form onSubmit={submit} noValidate aria-describedby={save.failure !== undefined ? 'form-problem' : undefined}>
-      <Problem failure={save.failure} id="form-problem" />
+      <FormProblem failure={save.failure} id="form-problem" />
       <SchemaForm
         schema={schema}
         values={values}
@@ -196,7 +210,11 @@ function DestinationForm({ schema, existing }: { schema: JsonSchema; existing: D
         omit={OMIT}
         first={['description', 'target']}
         labels={{ target: 'Target', timestamp_format: 'Timestamp format' }}
-        onChange={(key, value) => setValues((v) => ({ ...v, [key]: value }))}
+        onChange={(key, value) => {
+          // Another kind (or auth) is another form: the errors of the one before do not apply to it.
+          if (key.endsWith(CHOICE)) save.clear();
+          setValues((v) => ({ ...v, [key]: value }));
+        }}
       />
       <div class="actions">
         <button type="submit" class="primary" disabled={save.busy}>

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, must, type Subscription, type SubscriptionCreate } from '../api/client.ts';
 import { go, href } from '../router.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
-import { DeleteButton, Field, PageHeader, Pill, Placeholder, Problem, fieldAria } from '../ui/parts.tsx';
+import { DeleteButton, Field, FormProblem, PageHeader, Pill, Placeholder, Problem, fieldAria, inWords } from '../ui/parts.tsx';
 import { NEW_SOURCE, SourceEditor, draftOf, sourceOf, type SourceDraft } from '../ui/source-editor.tsx';
 import { DestinationPicker, destinationName, listDestinations } from './destinations.tsx';
 
@@ -128,9 +128,20 @@ function SubscriptionForm({ existing, destinations }: { existing: Subscription |
   const [destinationIds, setDestinationIds] = useState<string[]>(existing?.destinations.map((d) => d.id) ?? (destinations.length === 1 ? destinations.map((d) => d.id) : []));
   const [sources, setSources] = useState<SourceDraft[]>(() => initialSources(existing));
   const save = useAction();
-  const errorAt = (field: string): string | undefined => (save.failure?.field === field ? save.failure.problem.msg : undefined);
+  // A subscription without a destination delivers nothing: said before it is saved, and saved on a second click.
+  const [warnedEmpty, setWarnedEmpty] = useState(false);
+  const said = (field: string): string | undefined => save.failure?.byField[field];
+  const errorAt = (field: string, label: string): string | undefined => {
+    const message = said(field);
+    return message === undefined ? undefined : inWords(message, field, label);
+  };
+  const noDestination = destinationIds.length === 0;
   const submit = (e: Event): void => {
     e.preventDefault();
+    if (noDestination && !warnedEmpty) {
+      setWarnedEmpty(true);
+      return;
+    }
     void save.run(async () => {
       const body: SubscriptionCreate = { description, enabled, destination_ids: destinationIds, sources: sources.map(sourceOf) };
       if (existing === undefined) await must(api.POST('/event_subscriptions', { body }));
@@ -141,11 +152,11 @@ function SubscriptionForm({ existing, destinations }: { existing: Subscription |
   const descHelp = 'For people: what this subscription is for.';
   return (
     <form onSubmit={submit} noValidate>
-      <Problem failure={save.failure} id="form-problem" />
-      <Field id="f-description" label="Description" help={descHelp} error={errorAt('description')}>
-        <input type="text" {...fieldAria('f-description', descHelp, errorAt('description'))} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      <FormProblem failure={save.failure} id="form-problem" />
+      <Field id="f-description" label="Description" help={descHelp} error={errorAt('description', 'Description')} errorPath="description">
+        <input type="text" {...fieldAria('f-description', descHelp, errorAt('description', 'Description'))} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
       </Field>
-      <DestinationPicker destinations={destinations} chosen={destinationIds} onChange={setDestinationIds} error={errorAt('destination_ids')} />
+      <DestinationPicker destinations={destinations} chosen={destinationIds} onChange={setDestinationIds} error={errorAt('destination_ids', 'Destinations')} />
       {sources.map((s, i) => (
         <SourceEditor
           key={i}
@@ -168,9 +179,14 @@ function SubscriptionForm({ existing, destinations }: { existing: Subscription |
           A paused subscription drops its matches; they are not kept for later.
         </p>
       </div>
+      {noDestination && warnedEmpty && (
+        <p class="warning" role="alert" id="no-destination">
+          This subscription has no destination: what it matches goes nowhere until you choose one above. Save it anyway with the button below.
+        </p>
+      )}
       <div class="actions">
         <button type="submit" class="primary" disabled={save.busy}>
-          {existing === undefined ? 'Create subscription' : 'Save changes'}
+          {noDestination && warnedEmpty ? 'Save without a destination' : existing === undefined ? 'Create subscription' : 'Save changes'}
         </button>
         <a class="button" href={href('subscriptions')}>
           Cancel

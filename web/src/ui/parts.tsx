@@ -14,12 +14,48 @@ export function Problem({ failure, id }: { failure: ApiFailure | undefined; id?:
   );
 }
 
+/**
+ * The API's sentence about a field in a person's words, naming the field by its label: "The field
+ * target.http.url is refused: …" becomes "URL is refused: …". The API's path is shown apart (FieldError).
+ */
+export function inWords(message: string, path: string, label: string): string {
+  const named = `The field ${path} `;
+  return message.startsWith(named) ? `${label} ${message.slice(named.length)}` : message;
+}
+
+/** A field's error: the sentence, and the API's name of the field on a details line. */
+export function FieldError({ id, error, path }: { id: string; error: string; path?: string | undefined }) {
+  return (
+    <p class="field-error" id={`${id}-error`}>
+      {error}
+      {path !== undefined && (
+        <span class="error-path">
+          API field <code>{path}</code>
+        </span>
+      )}
+    </p>
+  );
+}
+
+/** A refused form's banner: the API's sentence for one problem, a count when each of several is shown at its field. */
+export function FormProblem({ failure, id }: { failure: ApiFailure | undefined; id: string }) {
+  if (failure === undefined) return null;
+  const count = failure.problems.length;
+  return (
+    <p class="problem" role="alert" id={id} data-error-code={failure.problem.error_code} data-problems={count}>
+      {count > 1 ? `Not saved: ${count} fields need a change, each marked below.` : failure.problem.msg}
+    </p>
+  );
+}
+
 export interface FieldProps {
   readonly id: string;
   readonly label: string;
   readonly help?: string | undefined;
   /** The API's message about this field, shown beside it. */
   readonly error?: string | undefined;
+  /** The API's name of the field, shown under its error. */
+  readonly errorPath?: string | undefined;
   readonly required?: boolean;
   /** The control, given `id`, `aria-describedby` and `aria-invalid` by the caller via fieldAria(). */
   readonly children: ComponentChildren;
@@ -31,7 +67,7 @@ export function fieldAria(id: string, help: string | undefined, error: string | 
   return { id, ...(describedBy !== '' && { 'aria-describedby': describedBy }), 'aria-invalid': error !== undefined };
 }
 
-export function Field({ id, label, help, error, required, children }: FieldProps) {
+export function Field({ id, label, help, error, errorPath, required, children }: FieldProps) {
   return (
     <div class={`field${error !== undefined ? ' invalid' : ''}`}>
       <label for={id}>
@@ -44,18 +80,14 @@ export function Field({ id, label, help, error, required, children }: FieldProps
           {help}
         </p>
       )}
-      {error !== undefined && (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
+      {error !== undefined && <FieldError id={id} error={error} path={errorPath} />}
     </div>
   );
 }
 
 export type DeliveryState = 'ok' | 'failing' | 'parked' | 'unknown';
 
-const STATE_TEXT: Readonly<Record<DeliveryState, string>> = { ok: 'ok', failing: 'failing', parked: 'parked', unknown: 'unknown' };
+const STATE_TEXT: Readonly<Record<DeliveryState, string>> = { ok: 'ok', failing: 'failing', parked: 'parked', unknown: 'no deliveries yet' };
 
 export function StateBadge({ state }: { state: DeliveryState }) {
   return (

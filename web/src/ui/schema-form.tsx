@@ -4,7 +4,7 @@
 // help, and the API's message about a field is shown beside it. A new destination kind is drawn without
 // console code. Secrets (write-only fields) start empty and are never filled from an answer.
 import type { JSX, TargetedEvent } from 'preact';
-import { Field, fieldAria } from './parts.tsx';
+import { Field, FieldError, fieldAria, inWords } from './parts.tsx';
 
 export type JsonSchema = {
   readonly type?: string | readonly string[];
@@ -33,7 +33,9 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const WRITE_ONLY = 'Write-only';
 const keyOf = (path: readonly string[]): string => path.join('.');
-const choiceKey = (path: readonly string[]): string => `${keyOf(path)}#choice`;
+/** The suffix of a union's key in FormValues: "target#choice" holds the chosen kind. */
+export const CHOICE = '#choice';
+const choiceKey = (path: readonly string[]): string => `${keyOf(path)}${CHOICE}`;
 const typesOf = (s: JsonSchema): readonly string[] => (s.type === undefined ? [] : typeof s.type === 'string' ? [s.type] : s.type);
 /** A secret: write-only as the schema marks it, or as its description says (the kinds' secretRequest). */
 const isSecret = (s: JsonSchema): boolean => s.writeOnly === true || s.format === 'password' || s.description?.includes(WRITE_ONLY) === true;
@@ -94,7 +96,8 @@ function node(schema: JsonSchema, path: readonly string[], required: boolean, pr
   const id = `f-${path.join('-')}`;
   const name = path[path.length - 1] ?? '';
   const label = (path.length === 1 ? props.labels?.[name] : undefined) ?? humanize(name);
-  const error = props.errors[key];
+  const said = props.errors[key];
+  const error = said === undefined ? undefined : inWords(said, key, label);
   const branches = unionBranches(schema);
   if (branches !== undefined) {
     const chosen = branches.find((b) => b.name === props.values[choiceKey(path)]) ?? branches[0];
@@ -103,7 +106,7 @@ function node(schema: JsonSchema, path: readonly string[], required: boolean, pr
     return (
       <fieldset class="group" key={key}>
         <legend>{label}</legend>
-        <Field id={id} label={path.length === 1 ? 'Kind' : `Kind of ${label.toLowerCase()}`} help={help} error={error} required>
+        <Field id={id} label={path.length === 1 ? 'Kind' : `Kind of ${label.toLowerCase()}`} help={help} error={error} errorPath={key} required>
           <select {...fieldAria(id, help, error)} value={chosen.name} onChange={(e) => props.onChange(choiceKey(path), e.currentTarget.value)}>
             {branches.map((b) => (
               <option value={b.name} key={b.name}>
@@ -143,7 +146,7 @@ function node(schema: JsonSchema, path: readonly string[], required: boolean, pr
         <input type="checkbox" {...aria} checked={checked} onChange={(e) => props.onChange(key, e.currentTarget.checked)} />
         <label for={id}>{label}</label>
         {help !== undefined && <p class="help" id={`${id}-help`}>{help}</p>}
-        {error !== undefined && <p class="field-error" id={`${id}-error`}>{error}</p>}
+        {error !== undefined && <FieldError id={id} error={error} path={key} />}
       </div>
     );
   } else if (schema.enum !== undefined) {
@@ -170,7 +173,7 @@ function node(schema: JsonSchema, path: readonly string[], required: boolean, pr
     control = <input type="text" spellcheck={false} {...aria} value={text} onInput={set} placeholder={placeholder} />;
   }
   return (
-    <Field id={id} label={label} help={help} error={error} required={required} key={key}>
+    <Field id={id} label={label} help={help} error={error} errorPath={key} required={required} key={key}>
       {control}
     </Field>
   );

@@ -30,7 +30,7 @@ const FILE_PATH = '^(?:[^/\\\\\\x00]|[^/\\\\\\x00A-Za-z][^\\x00]*[^/\\x00]|[A-Za
 
 const about = "Path of the file, relative to the account's folder of the service's file destination root (the root itself for the operator account, <root>/<account id> for the others); it cannot leave that folder.";
 const resolvedPath =
-  "Read-only: where the workers write the file, the path under the service's file destination root (FILE_DESTINATION_ROOT) made absolute, as this API process resolves it. Rotated files add .1, .2, ... A request may send it back; it is ignored.";
+  "Read-only: where the workers write the file, the path under the folder the operator gave file destinations, made absolute, as this API process resolves it. Rotated files add .1, .2, ... A request may send it back; it is ignored.";
 
 /** A request sets the path; a response also says where the file is (read-only). Nothing is secret. */
 export const FILE_TARGET_SCHEMA = {

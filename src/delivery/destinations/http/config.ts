@@ -30,7 +30,7 @@ const MAX_SECRET_LENGTH = 1024;
 
 const url = withError(
   httpUrlSchema(
-    `URL that receives batches of events (POST, application/json): https (http only where the service allows it, EGRESS_ALLOW_HTTP), a DNS name, IPv4 or [IPv6] host that is not an internal address, an optional port 1-65535, then printable ASCII. A password in the user info and the values of query parameters are secrets: stored sealed and answered as ${URL_SECRET_MARK}; an update that sends ${URL_SECRET_MARK} back keeps the stored value.`,
+    `URL that receives batches of events (POST, application/json): https (http only where the operator allows it), a DNS name, IPv4 or [IPv6] host that is not an internal address, an optional port 1-65535, then printable ASCII. A password in the user info and the values of query parameters are secrets: stored sealed and answered as ${URL_SECRET_MARK}; an update that sends ${URL_SECRET_MARK} back keeps the stored value.`,
     { userInfo: true },
   ),
   'invalid_body',

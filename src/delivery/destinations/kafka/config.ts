@@ -37,9 +37,9 @@ const topicRequest = patterned(TOPIC_PATTERN, 'Topic to write to: 1 to 249 lette
   not: { type: 'string', enum: ['.', '..'] },
   examples: ['edge-events'],
 });
-const partitionsAbout = "Partitions of the topic if the service creates it; ignored when the topic exists. Null means the service's default (KAFKA_DESTINATION_PARTITIONS, else the broker's num.partitions). A normal account's topic on the service's own cluster takes at most ACCOUNT_TOPIC_MAX_PARTITIONS (32 unless the operator sets it).";
+const partitionsAbout = "Partitions of the topic if the service creates it; ignored when the topic exists. Null means the service's default (the operator's, else the broker's num.partitions). A normal account's topic on the service's own cluster takes at most 32 partitions, unless the operator sets another limit.";
 const replicationAbout =
-  "Replication factor of the topic if the service creates it; ignored when the topic exists. Null means the service's default (KAFKA_DESTINATION_REPLICATION_FACTOR, else the broker's default.replication.factor).";
+  "Replication factor of the topic if the service creates it; ignored when the topic exists. Null means the service's default (the operator's, else the broker's default.replication.factor).";
 
 export const KAFKA_TARGET_SCHEMA = {
   request: named('KafkaTarget', obj(
@@ -116,7 +116,7 @@ export function parseKafkaTarget(raw: unknown, prefix: string, account: AccountC
   // Topics on the service's own cluster are shared room (SECURITY.md "Egress").
   const partitionLimit = brokers === undefined ? egress?.topicPartitionLimit(account) : undefined;
   if (partitions !== undefined && partitionLimit !== undefined && partitions > partitionLimit) {
-    r.invalid('partitions', `asks for ${partitions} partitions; a topic this account creates on the service's own cluster may have at most ${partitionLimit} (ACCOUNT_TOPIC_MAX_PARTITIONS)`);
+    r.invalid('partitions', `asks for ${partitions} partitions; a topic this account creates on the service's own cluster may have at most ${partitionLimit} (a limit the operator sets)`);
   }
   const replication = r.integer('replication_factor', 1, MAX_REPLICATION_FACTOR);
   return r.result({

@@ -101,12 +101,14 @@ export interface ServiceConfig {
   /**
    * What destinations may point at (SECURITY.md "Egress"): http destinations need https unless
    * `allowHttp`; their hosts may not resolve to internal addresses except those in `allowCidrs` (CIDR
-   * texts); a normal account's kafka topics start with `kafkaTopicPrefix` ("{account_id}" stands for its
+   * texts); with `onlyCidrs` set, every address outside them is refused too (a closed network, or a test
+   * rig whose destinations must reach nothing beyond loopback); a normal account's kafka topics start with `kafkaTopicPrefix` ("{account_id}" stands for its
    * id); `accountFileDestinations` false refuses file destinations to every account but the operator's.
    */
   readonly egress: {
     readonly allowHttp: boolean;
     readonly allowCidrs: readonly string[];
+    readonly onlyCidrs: readonly string[];
     readonly kafkaTopicPrefix: string;
     /** The most partitions a normal account's kafka destination may create a topic with on the service's own cluster. */
     readonly accountTopicMaxPartitions: number;
@@ -325,6 +327,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     egress: {
       allowHttp: bool('EGRESS_ALLOW_HTTP', false),
       allowCidrs: cidrs('EGRESS_ALLOW_CIDRS'),
+      onlyCidrs: cidrs('EGRESS_ONLY_CIDRS'),
       kafkaTopicPrefix: topicPrefix(),
       accountTopicMaxPartitions: int('ACCOUNT_TOPIC_MAX_PARTITIONS', DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, 1, 1_000),
       accountFileDestinations: bool('FILE_DESTINATIONS_FOR_ACCOUNTS', true),

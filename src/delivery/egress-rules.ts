@@ -46,7 +46,7 @@ export function accountFolder(account: AccountContext): string {
 export type EgressSettings = ServiceConfig['egress'];
 
 /** The service's defaults: https only, no internal address, `<account id>.` topics, file destinations for every account. */
-export const DEFAULT_EGRESS_SETTINGS: EgressSettings = { allowHttp: false, allowCidrs: [], kafkaTopicPrefix: DEFAULT_ACCOUNT_TOPIC_PREFIX, accountTopicMaxPartitions: DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, accountFileDestinations: true };
+export const DEFAULT_EGRESS_SETTINGS: EgressSettings = { allowHttp: false, allowCidrs: [], onlyCidrs: [], kafkaTopicPrefix: DEFAULT_ACCOUNT_TOPIC_PREFIX, accountTopicMaxPartitions: DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, accountFileDestinations: true };
 
 /** The rules of a service with these topics (its config, audit, dead-letter, status, raw traffic and retry topics) and egress settings. */
 export function egressRules(topics: ServiceConfig['topics'], settings: EgressSettings = DEFAULT_EGRESS_SETTINGS): EgressRules {
@@ -61,9 +61,11 @@ export function egressRules(topics: ServiceConfig['topics'], settings: EgressSet
     [topics.tcpConnectionClosed, 'a raw traffic topic'],
   ]);
   const allowed: readonly CIDR[] = settings.allowCidrs.map((c) => parseCIDR(c)).filter((c): c is CIDR => c !== undefined);
+  const only: readonly CIDR[] = settings.onlyCidrs.map((c) => parseCIDR(c)).filter((c): c is CIDR => c !== undefined);
   const addressRefusal = (address: string): string | undefined => {
     const ip = reachedAddress(address);
     if (ip === undefined) return `${address} is not an IP address`;
+    if (only.length > 0 && !only.some((c) => cidrContainsIP(c, ip))) return `${address} is outside the ranges this service's destinations may reach (EGRESS_ONLY_CIDRS)`;
     const range = internalRangeOf(ip);
     if (range === undefined || allowed.some((c) => cidrContainsIP(c, ip))) return undefined;
     // IPv6 that carries an IPv4 address (internal-ranges.ts) names the address it reaches.

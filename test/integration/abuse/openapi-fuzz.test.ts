@@ -38,7 +38,11 @@ beforeAll(async () => {
   schemathesisVersion();
   // The api role only: fuzzed destinations must not make a worker call out to fuzzed URLs.
   // The limit is lifted so the fuzzer's budget goes to the routes themselves (rate-limit.test.ts covers 429).
-  service = await startService(serviceEnv(uniqueName('fuzz'), testBrokers(), { ROLES: 'api', API_BOOTSTRAP_TOKEN: token, API_RATE_LIMIT_PER_SECOND: '100000', API_RATE_LIMIT_BURST: '100000' }));
+  // The create-time checks connect to what a target names: fuzzed brokers, endpoints and URLs may be any
+  // address, so nothing beyond loopback may be reached (EGRESS_ONLY_CIDRS, SECURITY.md "Egress").
+  service = await startService(
+    serviceEnv(uniqueName('fuzz'), testBrokers(), { ROLES: 'api', API_BOOTSTRAP_TOKEN: token, API_RATE_LIMIT_PER_SECOND: '100000', API_RATE_LIMIT_BURST: '100000', EGRESS_ONLY_CIDRS: '127.0.0.0/8,::1/128' }),
+  );
   // The runs go at the same time, so each acts as accounts of its own: charlie alone, alpha and bravo as peers.
   identities.push(await accountKey(service.url, 'account charlie key'));
   peers.push(await accountKey(service.url, 'account alpha key'), await accountKey(service.url, 'account bravo key'));

@@ -30,6 +30,15 @@ describe('egress rules', () => {
     for (const address of ['93.184.216.34', '2606:4700:4700::1111', '::ffff:93.184.216.34']) expect(strict.addressRefusal(address), address).toBeUndefined();
   });
 
+  it('should refuse every address outside EGRESS_ONLY_CIDRS when it is set, public ones included, and an http URL naming one', () => {
+    const closed = egressRules(loadServiceConfig({}).topics, loadServiceConfig({ EGRESS_ALLOW_CIDRS: '127.0.0.0/8,::1/128', EGRESS_ONLY_CIDRS: '127.0.0.0/8,::1/128' }).egress);
+    for (const address of ['127.0.0.1', '127.5.0.9', '::1']) expect(closed.addressRefusal(address), address).toBeUndefined();
+    for (const address of ['93.184.216.34', '2606:4700:4700::1111', '10.0.0.1', '::ffff:93.184.216.34']) {
+      expect(closed.addressRefusal(address), address).toBe(`${address} is outside the ranges this service's destinations may reach (EGRESS_ONLY_CIDRS)`);
+    }
+    expect(closed.urlRefusal(new URL('https://93.184.216.34/hook'))?.code).toBe('internal_address');
+  });
+
   it('should judge IPv6 spellings that carry an IPv4 address by that address, and refuse the IPv6 ranges that lead inside', () => {
     const strict = egressRules(loadServiceConfig({}).topics, loadServiceConfig({}).egress);
     const opened = egressRules(loadServiceConfig({}).topics, loadServiceConfig({ EGRESS_ALLOW_CIDRS: '10.9.0.0/16' }).egress);

@@ -2,6 +2,7 @@
 // them all. Each kind is its own folder here; to add one, see ARCHITECTURE.md "Add a destination kind".
 import type { DestinationKind } from '../destination-kind.js';
 import { dataStreamKind } from './data-stream/data-stream-kind.js';
+import { elasticsearchKind } from './elasticsearch/elasticsearch-kind.js';
 import { deliveryStreamKind } from './delivery-stream/delivery-stream-kind.js';
 import { fileKind } from './file/file-kind.js';
 import { httpKind } from './http/http-kind.js';
@@ -14,6 +15,7 @@ export const DESTINATION_KINDS: readonly DestinationKind[] = [
   dataStreamKind,
   logServiceKind,
   objectStoreKind,
+  elasticsearchKind,
   kafkaKind,
   httpKind,
   fileKind,

@@ -8,6 +8,7 @@ import { fileKind } from './file/file-kind.js';
 import { httpKind } from './http/http-kind.js';
 import { kafkaKind } from './kafka/kafka-kind.js';
 import { logServiceKind } from './log-service/log-service-kind.js';
+import { splunkHecKind } from './splunk-hec/splunk-hec-kind.js';
 import { objectStoreKind } from './object-store/object-store-kind.js';
 
 export const DESTINATION_KINDS: readonly DestinationKind[] = [
@@ -15,6 +16,7 @@ export const DESTINATION_KINDS: readonly DestinationKind[] = [
   dataStreamKind,
   logServiceKind,
   objectStoreKind,
+  splunkHecKind,
   elasticsearchKind,
   kafkaKind,
   httpKind,

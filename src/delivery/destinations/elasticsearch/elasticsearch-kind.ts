@@ -38,8 +38,13 @@ async function verifyElasticsearch(config: ElasticsearchConfig, deps: WriterDeps
     };
     const outcome = writer.outcome([document], await writer.bulk([document], () => index));
     const failure = outcome.failed[0]?.error;
-    // A refused document is the index's problem (its permission, its mapping), whoever signed in.
-    if (failure !== undefined) return [problem.checkFailed(`${PREFIX}.index`, failure.code, failure.message, failure.code)];
+    // A refused document is the index's problem (its permission, its mapping), whoever signed in. The
+    // answer names the cluster's error type, not its text (SECURITY.md "Egress").
+    if (failure !== undefined) {
+      const type = /with \d+ ([\w.]+):/.exec(failure.message)?.[1] ?? 'an error';
+      const reason = `${new URL(config.url).host} refused the check document for ${index} with ${failure.status ?? 'no status'} ${type}`;
+      return [problem.checkFailed(`${PREFIX}.index`, failure.code, reason, failure.code)];
+    }
     if (!config.dataStream) await writer.deleteDocument(index, CHECK_DOCUMENT_ID).catch(() => undefined);
     return [];
   } catch (err) {

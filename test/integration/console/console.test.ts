@@ -367,7 +367,10 @@ describe('the web console', () => {
     const hecToken = '11111111-2222-3333-4444-555555555555';
     const hec = new SplunkHecReceiver([{ token: hecToken, indexes: ['edge_events'] }]);
     await hec.start();
+    // A page of its own, signed in afresh: the test does not lean on the walk's sign-in.
+    const page = await browser.newPage();
     try {
+      await signIn(page, token);
       await open(page, 'destinations/new');
       await page.getByLabel('Description').fill('splunk');
       await page.getByLabel('Kind (required)').selectOption('splunk_hec');
@@ -402,6 +405,7 @@ describe('the web console', () => {
       expect(await page.getByLabel('Token', { exact: false }).inputValue()).toBe('');
       expect(await page.content()).not.toContain(hecToken);
     } finally {
+      await page.close();
       await hec.stop();
     }
   });

@@ -18,6 +18,15 @@ export const REDACTED_PATHS = [
   // Explicit deep paths, not wildcards: pino's deep wildcards walk into Buffers and throw.
   'target.*.auth.creds.cloud_secret_access_key',
   '*.target.*.auth.creds.cloud_secret_access_key',
+  // The elasticsearch kind's auth (basic password, API key).
+  'password',
+  '*.password',
+  'target.*.auth.basic.password',
+  '*.target.*.auth.basic.password',
+  'api_key',
+  '*.api_key',
+  'target.*.auth.api_key.api_key',
+  '*.target.*.auth.api_key.api_key',
   'secretAccessKey',
   '*.secretAccessKey',
   'sessionToken',

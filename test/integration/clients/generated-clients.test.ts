@@ -15,6 +15,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/main.js';
+import { DESTINATION_KINDS } from '../../../src/delivery/destinations/kinds.js';
 import { openapiGenerator } from '../../support/openapi-generator.js';
 import { testBrokers, uniqueName } from '../../support/kafka.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
@@ -29,6 +30,10 @@ let work: string;
 let files: string;
 let doc: { paths: Record<string, Record<string, { operationId: string }>> };
 let operationIds: string[];
+
+/** Every kind's named target schemas (its request's and its response's): each is a class of every generated client. */
+const KIND_SCHEMAS = DESTINATION_KINDS.flatMap((k) => [k.schema.request.title, k.schema.response.title].map(String));
+const snakeOf = (name: string): string => name.replace(/(?<=[a-z0-9])([A-Z])/g, '_$1').toLowerCase();
 
 /** Runs a command to its end; throws with its output when it fails. */
 function run(command: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): SpawnSyncReturns<string> {
@@ -97,6 +102,7 @@ describe('clients generated from the served document', () => {
     copyFileSync(join(CLIENTS, 'typescript', 'walk.ts'), join(dir, 'walk.ts'));
     const types = readFileSync(join(dir, 'schema.d.ts'), 'utf8');
     for (const id of operationIds) expect(types, id).toContain(`${id}: {`);
+    for (const name of KIND_SCHEMAS) expect(types, name).toContain(`${name}: {`);
     run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', join(dir, 'walk.ts')]);
     const created = summary(run(process.execPath, ['--import', 'tsx', join(dir, 'walk.ts'), 'create', service.url, token, 'typescript']));
     expect(created).toEqual({ destination: expect.stringMatching(/^ed_/), subscription: expect.stringMatching(/^esb_/) });
@@ -114,6 +120,7 @@ describe('clients generated from the served document', () => {
     // A nullable choice is one enum class, not a copy for each type of a type list (…Type1, …Type2Type1, …Type3Type1).
     const models = readdirSync(join(dir, 'edge_events_client', 'models')).map(String);
     expect(models.filter((m) => /_type_\d+_type_\d+\.py$/.test(m))).toEqual([]);
+    expect(KIND_SCHEMAS.filter((name) => !models.includes(`${snakeOf(name)}.py`))).toEqual([]);
     const created = summary(run('python3', [join(CLIENTS, 'python', 'walk.py'), 'create', service.url, token, 'python'], { env: { PYTHONPATH: dir } }));
     expect(created).toEqual({ destination: expect.stringMatching(/^ed_/), subscription: expect.stringMatching(/^esb_/) });
     walks.python.created = created as Record<string, string>;
@@ -138,6 +145,8 @@ describe('clients generated from the served document', () => {
       .filter((f) => f.startsWith('api_'))
       .map((f) => readFileSync(join(dir, 'client', f), 'utf8'));
     for (const id of operationIds) expect(api.join('\n'), id).toContain(`) ${id[0]?.toUpperCase()}${id.slice(1)}(ctx context.Context`);
+    const goModels = readdirSync(join(dir, 'client'));
+    expect(KIND_SCHEMAS.filter((name) => !goModels.includes(`model_${snakeOf(name)}.go`))).toEqual([]);
     mkdirSync(join(dir, 'walk'));
     copyFileSync(join(CLIENTS, 'go', 'main.go'), join(dir, 'walk', 'main.go'));
     writeFileSync(join(dir, 'walk', 'go.mod'), 'module walk\n\ngo 1.23\n\nrequire github.com/edge-events/go-client v0.0.0\n\nreplace github.com/edge-events/go-client => ../client\n');

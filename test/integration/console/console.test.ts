@@ -18,6 +18,7 @@ import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js'
 import { testBrokers, uniqueName } from '../../support/kafka.js';
 import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
+import { SplunkHecReceiver } from '../../support/splunk-hec-receiver.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** The README's screenshots, which `npm run console:screenshots` refreshes (CONSOLE_SCREENSHOTS=docs/console). */
@@ -413,6 +414,53 @@ describe('the web console', () => {
     await statusCard.locator('[data-state="failing"]').waitFor();
     expect(await statusCard.locator('.last-error').textContent()).toContain(status.last_error.code);
     process.stderr.write(`console: the http destination showed failing ${failingMs} ms after produce started.\n`);
+  });
+
+  it('should create a splunk_hec destination through its form, checked against the HEC contract receiver, deliver traffic and a test event to it, and never show the token back', async () => {
+    const hecToken = '11111111-2222-3333-4444-555555555555';
+    const hec = new SplunkHecReceiver([{ token: hecToken, indexes: ['edge_events'] }]);
+    await hec.start();
+    // A page of its own, signed in afresh: the test does not lean on the walk's sign-in.
+    const page = await browser.newPage();
+    try {
+      await signIn(page, token);
+      await open(page, 'destinations/new');
+      await page.getByLabel('Description').fill('splunk');
+      await page.getByLabel('Kind (required)').selectOption('splunk_hec');
+      await page.getByLabel('URL (required)').fill(hec.url);
+      await page.getByLabel('Token (required)').fill('not-the-token');
+      await page.getByLabel('Index', { exact: true }).fill('edge_events');
+      await page.getByLabel('Sourcetype', { exact: true }).fill('_json');
+      // The create-time check refuses the wrong token, with the API's message beside the token field.
+      await page.getByRole('button', { name: 'Create destination' }).click();
+      const tokenError = page.locator('#f-target-splunk_hec-token-error');
+      await tokenError.waitFor();
+      expect(await tokenError.textContent()).toContain('HEC code 4');
+      await page.getByLabel('Token (required)').fill(hecToken);
+      await page.getByRole('button', { name: 'Create destination' }).click();
+      const card = page.getByRole('listitem', { name: 'splunk' });
+      await card.waitFor();
+      const id = await card.getAttribute('data-destination');
+      const view = (await call('GET', `/event_destinations/${id}`)).json.target as { splunk_hec: Json };
+      expect(view.splunk_hec).toMatchObject({ url: hec.url, token: null, index: 'edge_events', sourcetype: '_json' });
+      expect(hec.events.map((e) => (e.event as { event_type: string }).event_type)).toEqual(['edge_events_check']);
+      const sub = await call('POST', '/event_subscriptions', { description: 'everything to splunk', destination_ids: [id], sources: [{ type: 'tcp_connection_closed.v0', fields: ['conn.client_ip'] }] });
+      expect(sub.status).toBe(201);
+      await produce(['--rate', '200', '--count', '50', '--http-share', '0']);
+      await card.locator('[data-state="ok"]').waitFor({ timeout: STATE_DEADLINE_MS });
+      expect(hec.events.filter((e) => (e.event as { event_type: string }).event_type === 'tcp_connection_closed.v0').every((e) => e.index === 'edge_events' && e.sourcetype === '_json')).toBe(true);
+      await card.getByRole('button', { name: 'Send test event to splunk' }).click();
+      const answer = card.locator('[data-delivered]');
+      await answer.waitFor();
+      expect(await answer.getAttribute('data-delivered')).toBe('true');
+      await page.getByRole('link', { name: 'Edit splunk' }).click();
+      await page.getByRole('button', { name: 'Save changes' }).waitFor();
+      expect(await page.getByLabel('Token', { exact: false }).inputValue()).toBe('');
+      expect(await page.content()).not.toContain(hecToken);
+    } finally {
+      await page.close();
+      await hec.stop();
+    }
   });
 
   it("should offer a customer's key only its account's resources, and the operator's pages to the operator alone", async () => {

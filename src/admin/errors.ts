@@ -49,6 +49,7 @@ export const API_ERRORS = {
   unknown_event_field: spec(400, 'The field {field} names {value}, which is not a field of {type}; details.allowed lists its fields.'),
   audit_source_field: spec(400, 'The field {field} is not allowed: {type} is an audit event type, which takes neither fields nor a filter.'),
   invalid_filter: spec(400, 'The field {field} is not a valid filter for {type}: line {line}, column {column}: {reason}'),
+  filter_too_costly: spec(400, 'The field {field} is a filter that may do {cost} units of work on each record; the limit is {limit}. Search or join shorter strings, or loop over fewer elements.'),
   duplicate_value: spec(400, 'The field {field} repeats {value}; each entry must be unique.'),
   duplicate_source_type: spec(400, 'The field {field} repeats the source type {type} of sources[{first_index}]; source types are unique within a subscription.'),
   too_many_items: spec(400, 'The field {field} has {actual} entries; the limit is {limit}.'),

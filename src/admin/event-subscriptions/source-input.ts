@@ -64,6 +64,8 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
   }
   if (filter.trim() !== '') {
     const compiled = compile(filter, type);
+    const costly = compiled.ok ? undefined : compiled.problems.find((p) => p.code === 'too_costly');
+    if (costly !== undefined) return fail('filter_too_costly', { field: at(path, 'filter'), type, cost: costly.cost, limit: costly.limit, reason: costly.message });
     if (!compiled.ok) {
       const first = compiled.problems[0] as FilterProblem;
       return fail('invalid_filter', {

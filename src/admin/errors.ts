@@ -71,6 +71,7 @@ export const API_ERRORS = {
   ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),
   source_exists: spec(409, 'The event subscription {subscription_id} already has a source of type {type}; change it with PATCH or delete it first.'),
   account_deleted: spec(409, 'The account {account_id} was deleted while this request was being served; nothing was written.'),
+  filter_cost_limit: spec(409, 'The filters of the account {account_id} would cost {total} units of work per record with this change, across its subscriptions and open taps; the limit is {limit} (ACCOUNT_FILTER_COST_LIMIT). Remove or simplify a filter first.'),
   resource_limit: spec(409, 'The account {account_id} already holds {limit} {resource}, the most an account may hold on this service (ACCOUNT_RESOURCE_LIMIT); delete one first.'),
   operator_account: spec(409, 'The operator account {id} cannot be deleted.'),
   event_destination_in_use: spec(409, 'The event destination {id} is still used by event subscription(s) {subscriptions}; remove it from them first.'),

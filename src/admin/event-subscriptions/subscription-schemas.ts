@@ -97,15 +97,11 @@ const FILTER_UNITS: BeyondSchemaRule = {
 
 const FILTER_COST: BeyondSchemaRule = {
   code: 'filter_too_costly',
-  rule: `filter does at most ${MAX_EVALUATION_COST} units of work on a record, about one a character it reads or writes (docs/subscription-controls.md)`,
-};
-const ACCOUNT_FILTER_COST: BeyondSchemaRule = {
-  code: 'filter_cost_limit',
-  rule: "the filters of the account's subscriptions and open taps together do at most ACCOUNT_FILTER_COST_LIMIT units of work on a record",
+  rule: `filter does at most ${MAX_EVALUATION_COST} units of work on a record, about one a character it reads or writes`,
 };
 
 /** The rules a source is checked by beyond the schema. */
-export const SOURCE_RULES: readonly BeyondSchemaRule[] = [FILTER_COMPILES, FILTER_UNITS, FILTER_COST, ACCOUNT_FILTER_COST];
+export const SOURCE_RULES: readonly BeyondSchemaRule[] = [FILTER_COMPILES, FILTER_UNITS, FILTER_COST];
 
 /** PATCH .../sources/{type}: what depends on the type in the path. */
 export const SOURCE_UPDATE_RULES: readonly BeyondSchemaRule[] = [

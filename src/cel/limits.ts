@@ -19,14 +19,14 @@ export const MAX_LIST_ELEMENTS = 512;
 /**
  * The most work one evaluation of a filter may do, in units of about one byte read or written
  * (src/cel/compiler/work.ts): concatenating or searching a string costs its characters, a comprehension
- * its body once per element. A unit took about 1 to 2 ns on the bench machine
- * (bench/results/filter-cost.md), so a filter at the bound takes about 0.1 ms; real filters cost tens.
+ * its body once per element. A unit took at most about 2 ns on the bench machine
+ * (bench/results/filter-cost.md), so a filter at the bound takes 0.1 to 0.2 ms; real filters cost hundreds.
  */
 export const MAX_EVALUATION_COST = 100_000;
 
 /**
  * The work of one record's filters across an account's subscriptions and open taps, checked when one
- * is created or changed (the default of ACCOUNT_FILTER_COST_LIMIT): 1,000 subscriptions of 1,000 units.
+ * is created or changed (the default of ACCOUNT_FILTER_COST_LIMIT): 1,000 subscriptions of 2,000 units, or 20 at the bound.
  */
 export const DEFAULT_ACCOUNT_FILTER_COST = 2_000_000;
 

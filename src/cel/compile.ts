@@ -53,26 +53,28 @@ export function compile(text: string, eventType: TrafficEventType): CompileResul
 export function compileFilter(text: string, eventType: TrafficEventType): FilterProgramResult {
   const env = filterEnv(eventType);
   const result = compileProgram(text, { env, limits: FILTER_LIMITS });
-  const problem = (code: FilterProblem['code'], offset: number, message: string): FilterProblem => ({
+  const problem = (code: FilterProblem['code'], offset: number, message: string, issue?: ProgramIssue): FilterProblem => ({
     code,
     ...lineColumn(text, offset),
     message,
+    ...(issue?.cost !== undefined && { cost: issue.cost }),
+    ...(issue?.limit !== undefined && { limit: issue.limit }),
   });
   if (!result.ok && result.expr === undefined) {
-    return { ok: false, problems: result.issues.map((i) => problem(toFilterCode(i), i.offset, i.message)) };
+    return { ok: false, problems: result.issues.map((i) => problem(toFilterCode(i), i.offset, i.message, i)) };
   }
   const expr = result.ok ? result.program.expr : (result.expr as Expr);
   const positions = (result.ok ? result.program.sourceInfo : result.sourceInfo)?.positions ?? {};
   const offsetOf = (id: bigint): number => positions[id.toString()] ?? 0;
   const problems: FilterProblem[] = [];
-  if (result.ok || result.issues.every((i) => i.code !== 'too_large')) {
+  if (result.ok || result.issues.every((i) => i.code !== 'too_large' && i.code !== 'too_costly')) {
     const refs = result.ok ? result.program.checked.refs : result.checked?.refs;
     for (const p of checkFieldUses(expr, refs ?? new Map(), eventType)) problems.push(problem(p.code, offsetOf(p.exprId), p.message));
   }
   for (const i of result.issues) {
     // Field problems are reported above, with the event's own vocabulary.
     if (i.code === 'unknown_field') continue;
-    problems.push(problem(toFilterCode(i), i.offset, rephrase(i, eventType)));
+    problems.push(problem(toFilterCode(i), i.offset, rephrase(i, eventType), i));
   }
   if (result.ok) {
     const t = result.program.resultType;
@@ -124,6 +126,7 @@ function makeFilter(text: string, eventType: TrafficEventType, program: Program)
     text,
     eventType,
     expr: program.expr,
+    cost: program.cost ?? 0,
     evaluateRaw(ev: unknown): Value {
       try {
         return run(ev);

@@ -16,8 +16,13 @@ export interface FilterProblem {
     | 'not_bool'
     | 'unknown_function'
     | 'too_large'
+    /** The filter's work bound per evaluation passes the limit: `cost` and `limit` say by how much. */
+    | 'too_costly'
     /** A constant argument that can never be valid, e.g. an invalid regular expression or CIDR. */
     | 'invalid_argument';
+  /** For too_costly: the filter's work bound per evaluation, and the limit (src/cel/limits.ts). */
+  readonly cost?: number;
+  readonly limit?: number;
 }
 
 /**
@@ -29,6 +34,8 @@ export interface CompiledFilter {
   readonly eventType: TrafficEventType;
   /** The parsed (macro-expanded) AST, as @bufbuild/cel produces it; the matcher reads it to build its index. */
   readonly expr: Expr;
+  /** The bound on one evaluation's work, in units of about one character read or written (src/cel/compiler/work.ts). */
+  readonly cost: number;
   /** `ev` is the raw record in its nested shape ({group: {field: value}}), holding at least its filterable fields. */
   evaluate(ev: unknown): boolean;
   /**

@@ -2,6 +2,7 @@
 // then the result is frozen.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { DEFAULT_ACCOUNT_FILTER_COST } from '../cel/limits.js';
 import { formatCIDR, hasZeroHostBits, maskCIDR, parseCIDR, parseIP } from '../net/ip.js';
 import { DEFAULT_KAFKA_CLIENT, isKafkaClientName } from '../kafka/client.js';
 import { KAFKA_CLIENT_NAMES, type KafkaClientName } from '../kafka/seam.js';
@@ -75,6 +76,8 @@ export interface ServiceConfig {
   readonly apiRateLimit: { readonly perSecond: number; readonly burst: number };
   /** The most items of each kind an account other than the operator's may hold (src/admin/resource-routes.ts). */
   readonly accountResourceLimit: number;
+  /** The most filter work one record may cost across an account's subscriptions and open taps (src/admin/event-subscriptions/filter-cost.ts). */
+  readonly accountFilterCostLimit: number;
   /** Token of the first API key when none exists; generated and printed once when unset. */
   readonly bootstrapToken: string | undefined;
   /** Where a generated bootstrap token is also written (mode 0600), so a person or script can read it later. */
@@ -309,6 +312,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     subscriptionClockSkewMs: int('SUBSCRIPTION_CLOCK_SKEW_MS', DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS, 0, 3_600_000),
     apiRateLimit: { perSecond: int('API_RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000), burst: int('API_RATE_LIMIT_BURST', 200, 1, 1_000_000) },
     accountResourceLimit: int('ACCOUNT_RESOURCE_LIMIT', 1_000, 1, 1_000_000),
+    accountFilterCostLimit: int('ACCOUNT_FILTER_COST_LIMIT', DEFAULT_ACCOUNT_FILTER_COST, 1, 1_000_000_000),
     bootstrapToken: env.API_BOOTSTRAP_TOKEN === '' ? undefined : env.API_BOOTSTRAP_TOKEN,
     apiTokenFile: str('API_TOKEN_FILE', '.local/api-token'),
     secretKey: secretKey === '' ? undefined : secretKey,

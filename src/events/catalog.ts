@@ -33,6 +33,11 @@ export interface Filterable {
   /** A string field's value may not be empty. */
   readonly nonEmpty?: boolean;
   /**
+   * The most characters a string field's value may hold. A filter's cost is bounded with it
+   * (src/cel/compiler/work.ts), so a record with a longer value is refused before any filter sees it.
+   */
+  readonly maxLength?: number;
+  /**
    * A string field whose values repeat from record to record (a server's name or address, not a
    * client's): the cheap read keeps its recent strings instead of making each anew (src/records/string-cache.ts).
    */
@@ -48,10 +53,12 @@ export interface Filterable {
  * Each must be a field of the catalogue below, and of the records' Avro schemas (schemas/).
  */
 export const FILTERABLE: Readonly<Record<string, Filterable>> = {
-  'conn.server_name': { index: 'hash', selectivity: 100, repeats: true, example: 'api.example.com' },
-  'conn.server_ip': { index: 'ip', selectivity: 90, repeats: true, example: '198.51.100.1' },
+  // A DNS name is at most 253 characters (RFC 1035, 2.3.4, without the final dot).
+  'conn.server_name': { index: 'hash', selectivity: 100, repeats: true, maxLength: 253, example: 'api.example.com' },
+  // The longest IPv6 text is 45 characters (ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255).
+  'conn.server_ip': { index: 'ip', selectivity: 90, repeats: true, maxLength: 45, example: '198.51.100.1' },
   // Never empty: it is also what tells a plain Avro record from a Confluent frame (src/records/wire-form.ts).
-  'conn.client_ip': { index: 'ip', selectivity: 90, nonEmpty: true, example: '203.0.113.7' },
+  'conn.client_ip': { index: 'ip', selectivity: 90, nonEmpty: true, maxLength: 45, example: '203.0.113.7' },
   'conn.server_port': { index: 'hash', selectivity: 5, range: { min: 0, max: 65_535, what: 'a TCP port' }, example: 443 },
 };
 

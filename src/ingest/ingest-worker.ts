@@ -18,6 +18,7 @@ import { consumerLag, recordsConsumed } from '../telemetry/metrics.js';
 import { GroupMembership } from './group-membership.js';
 import type { RecordRouter } from './record-router.js';
 import { StallWatch } from './stall-watch.js';
+import { TurnBudget } from './turn-budget.js';
 
 export interface IngestWorkerOptions {
   readonly kafka: KafkaClient;
@@ -149,9 +150,15 @@ export class IngestWorker {
     const letters: DeadLetter[] = [];
     let last: string | undefined;
     let lastBeat = Date.now();
+    const turn = new TurnBudget();
     const messages = batch.messages;
     for (let i = 0; i < messages.length; i++) {
       const msg = messages[i] as (typeof messages)[number];
+      if (turn.spent()) {
+        // Routing gives way to the event loop (turn-budget.ts); the partition may have moved meanwhile.
+        await turn.yield();
+        if (this.halted() || isStale()) break;
+      }
       // isStale() is the client adapter's and may cost more than a field read: asked
       // every STALE_CHECK_EVERY records, not each one (a revoked partition's few extra records are
       // delivered, at least once).

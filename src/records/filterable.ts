@@ -68,6 +68,8 @@ function checksSource(): string {
   FILTERABLE_LEAVES.forEach((leaf, i) => {
     const spec = FILTERABLE[leaf.path];
     if (spec?.nonEmpty === true) lines.push(`if (${read('f', leaf)}.length === 0) V(${JSON.stringify(`${leaf.path} must not be empty.`)});`);
+    if (spec?.maxLength !== undefined)
+      lines.push(`if (${read('f', leaf)}.length > ${spec.maxLength}) V(${JSON.stringify(`${leaf.path} is longer than ${spec.maxLength} characters.`)});`);
     const range = spec?.range;
     if (range !== undefined) {
       lines.push(`const v${i} = ${read('f', leaf)};`);

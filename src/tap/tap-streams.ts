@@ -29,8 +29,8 @@ export interface TapStreamsOptions {
 
 export class TapStreams {
   private readonly listeners = new Map<string, TapListener>();
-  /** The account that opened each open tap. */
-  private readonly openers = new Map<string, string>();
+  /** The account that opened each open tap, and the filter work per record of its sources. */
+  private readonly openers = new Map<string, { readonly account: string; readonly cost: number }>();
   private readonly consumer: WholeTopicReader;
   private readonly producer: LazyProducer;
   private admin: KafkaAdmin | undefined;
@@ -48,8 +48,15 @@ export class TapStreams {
   /** The taps `account` opened that are still open. */
   openBy(account: string): number {
     let n = 0;
-    for (const a of this.openers.values()) if (a === account) n++;
+    for (const o of this.openers.values()) if (o.account === account) n++;
     return n;
+  }
+
+  /** The filter work per record of the taps `account` opened that are still open. */
+  costOf(account: string): number {
+    let cost = 0;
+    for (const o of this.openers.values()) if (o.account === account) cost += o.cost;
+    return cost;
   }
 
   async start(): Promise<void> {
@@ -70,12 +77,13 @@ export class TapStreams {
   }
 
   /**
-   * Opens a tap `openedBy` an account: the listener hears of it from now on. Resolves to the member ids
-   * of the workers in the group, or undefined when they could not be listed.
+   * Opens a tap `openedBy` an account, whose filters cost `cost` per record: the listener hears of it
+   * from now on. Resolves to the member ids of the workers in the group, or undefined when they could
+   * not be listed.
    */
-  async openTap(request: TapOpen, listener: TapListener, openedBy: string): Promise<string[] | undefined> {
+  async openTap(request: TapOpen, listener: TapListener, openedBy: string, cost = 0): Promise<string[] | undefined> {
     this.listeners.set(request.tap, listener);
-    this.openers.set(request.tap, openedBy);
+    this.openers.set(request.tap, { account: openedBy, cost });
     try {
       await this.send(request);
     } catch (err) {

@@ -64,6 +64,8 @@ export function validateSource(input: SourceInput, path = '', index?: number): S
   }
   if (filter.trim() !== '') {
     const compiled = compile(filter, type);
+    const costly = compiled.ok ? undefined : compiled.problems.find((p) => p.code === 'too_costly');
+    if (costly !== undefined) return fail('filter_too_costly', { field: at(path, 'filter'), type, cost: costly.cost, limit: costly.limit, reason: costly.message });
     if (!compiled.ok) {
       const field = at(path, 'filter');
       const each = compiled.problems.map((p: FilterProblem) => ({ field, type, line: p.line, column: p.column, filter_code: p.code, reason: p.message }));

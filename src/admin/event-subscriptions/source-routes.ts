@@ -1,12 +1,14 @@
 // /event_subscriptions/{id}/sources and /event_subscriptions/{id}/sources/{type}: one subscription's sources,
 // keyed by their event type. Every change rewrites the subscription and emits event_subscription_updated.v0.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { accountOf } from '../../accounts/account.js';
 import type { StoredSource, StoredSubscription } from '../../configlog/resources.js';
 import { accountOfRequest, principalOf, type AdminContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { resourceStore } from '../resource-routes.js';
 import { partsOf, route, type Link, type RouteSpec } from '../route.js';
 import { idParams, noContent } from '../schemas.js';
+import { checkAccountFilterCost, sourcesCost } from './filter-cost.js';
 import { MAX_SOURCES_PER_SUBSCRIPTION } from './limits.js';
 import { sourceProblem, validateSource, type SourceInput } from './source-input.js';
 import { SOURCE_RULES, SOURCE_UPDATE_RULES, sourceListSchema, sourceParams, sourceRequest, sourceResponse, sourceUpdateBody } from './subscription-schemas.js';
@@ -50,6 +52,7 @@ export function registerEventSourceRoutes(app: FastifyInstance, ctx: AdminContex
     store.exclusive(async () => {
       const s = find(accountOfRequest(req), id);
       const updated: StoredSubscription = { ...s, sources: change(s) };
+      checkAccountFilterCost(ctx, accountOf(s), sourcesCost(updated.sources), s.id);
       await store.commit([{ kind: 'event_subscription', id: updated.id, data: updated }], audits('updated', updated), principalOf(req));
       return updated;
     });

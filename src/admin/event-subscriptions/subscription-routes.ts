@@ -1,12 +1,13 @@
 // /event_subscriptions: create, list, get, update, delete. Sources are validated against the event
 // catalogue and compiled by the filter engine before anything is written; destinations must exist.
 import type { FastifyInstance } from 'fastify';
-import type { AccountContext } from '../../accounts/account.js';
+import { accountOf, type AccountContext } from '../../accounts/account.js';
 import type { StoredSource, StoredSubscription } from '../../configlog/resources.js';
 import type { AdminContext } from '../context.js';
 import type { ApiError } from '../errors.js';
 import { registerResourceRoutes, type BaseFields, type Resource } from '../resource-routes.js';
 import { checkDestinationIds } from './destination-refs.js';
+import { checkAccountFilterCost, sourcesCost } from './filter-cost.js';
 import { sourcesProblem, validateSources, type SourceInput } from './source-input.js';
 import { SUBSCRIPTION_RULES, SUBSCRIPTION_SCHEMAS } from './subscription-schemas.js';
 import { subscriptionView } from './subscription-view.js';
@@ -45,7 +46,9 @@ export function registerEventSubscriptionRoutes(app: FastifyInstance, ctx: Admin
   const build = (body: SubscriptionBody, base: BaseFields, checked: StoredSource[], acting: AccountContext): StoredSubscription => {
     const destinationIds = [...(body.destination_ids ?? [])];
     checkDestinationIds(store, destinationIds, acting);
-    return { ...base, sources: checked, destination_ids: destinationIds, enabled: body.enabled ?? true };
+    const built = { ...base, sources: checked, destination_ids: destinationIds, enabled: body.enabled ?? true };
+    checkAccountFilterCost(ctx, accountOf(built), sourcesCost(checked));
+    return built;
   };
   const apply = (s: StoredSubscription, body: SubscriptionBody, checked: StoredSource[] | undefined, acting: AccountContext): StoredSubscription => {
     const updated = {
@@ -55,6 +58,7 @@ export function registerEventSubscriptionRoutes(app: FastifyInstance, ctx: Admin
       enabled: body.enabled ?? s.enabled !== false,
     };
     if (body.destination_ids !== undefined) checkDestinationIds(store, updated.destination_ids, acting);
+    if (checked !== undefined) checkAccountFilterCost(ctx, accountOf(updated), sourcesCost(checked), s.id);
     return updated;
   };
 

@@ -3,6 +3,7 @@
 // filter. What the schema cannot state (a filter compiles; types are unique) is in the rules below and
 // checked in source-input.ts.
 import { EVENT_VARIABLE } from '../../cel/filter-env.js';
+import { MAX_EVALUATION_COST } from '../../cel/limits.js';
 import { AUDIT_EVENT_TYPES, EVENT_TYPES, TRAFFIC_EVENT_TYPES, TRAFFIC_FIELDS, exampleFilter } from '../../events/catalog.js';
 import { baseFields, objectSchema, resourceSchemas, type Fields } from '../resource-fields.js';
 import type { BeyondSchemaRule } from '../route.js';
@@ -94,8 +95,13 @@ const FILTER_UNITS: BeyondSchemaRule = {
   rule: `filter is at most ${MAX_SUBSCRIPTION_FILTER_LENGTH} UTF-16 code units (maxLength counts characters; one beyond U+FFFF counts two)`,
 };
 
+const FILTER_COST: BeyondSchemaRule = {
+  code: 'filter_too_costly',
+  rule: `filter does at most ${MAX_EVALUATION_COST} units of work on a record, about one a character it reads or writes`,
+};
+
 /** The rules a source is checked by beyond the schema. */
-export const SOURCE_RULES: readonly BeyondSchemaRule[] = [FILTER_COMPILES, FILTER_UNITS];
+export const SOURCE_RULES: readonly BeyondSchemaRule[] = [FILTER_COMPILES, FILTER_UNITS, FILTER_COST];
 
 /** PATCH .../sources/{type}: what depends on the type in the path. */
 export const SOURCE_UPDATE_RULES: readonly BeyondSchemaRule[] = [

@@ -15,6 +15,7 @@ import { resourceStore } from '../resource-routes.js';
 import { partsOf, route } from '../route.js';
 import { idParams, type Schema } from '../schemas.js';
 import { sourceProblem, validateSource, type SourceInput } from '../event-subscriptions/source-input.js';
+import { checkAccountFilterCost, sourcesCost } from '../event-subscriptions/filter-cost.js';
 import { SOURCE_RULES, sourceRequest } from '../event-subscriptions/subscription-schemas.js';
 import { subscriptionResource } from '../event-subscriptions/subscription-routes.js';
 
@@ -61,7 +62,8 @@ export function registerTapRoutes(app: FastifyInstance, ctx: AdminContext): void
       params: idParams('event_subscription', 'event subscription'),
       querystring: tapQuery,
       ok: [200, streamResponse],
-      errors: [404],
+      // 409 filter_cost_limit: the tap's filters would pass the account's work per record.
+      errors: [404, 409],
     },
     async (req, reply) => {
       const sub = subscriptions.find(accountOfRequest(req), partsOf(req).params.id) as StoredSubscription;
@@ -88,6 +90,7 @@ export function registerTapRoutes(app: FastifyInstance, ctx: AdminContext): void
       querystring: tapQuery,
       body: sourceRequest,
       ok: [200, streamResponse],
+      errors: [409],
       rules: SOURCE_RULES,
       explain: (body) => sourceProblem(body),
     },
@@ -122,6 +125,9 @@ async function stream(ctx: AdminContext, req: FastifyRequest, reply: FastifyRepl
   if (taps.openBy(openedBy) >= MAX_OPEN_TAPS_PER_ACCOUNT) {
     throw new ApiError('unavailable', { reason: `this account has ${MAX_OPEN_TAPS_PER_ACCOUNT} live taps open on this process; close one first` });
   }
+  // A tap's filters are evaluated on every record of its owner, as a subscription's are: they count in the account's filter work.
+  const cost = sourcesCost(body.sources);
+  checkAccountFilterCost(ctx, openedBy, cost);
   const query = partsOf<unknown, unknown, TapQuery>(req).query;
   const seconds = query.seconds ?? TAP_DEFAULT_SECONDS;
   const limit = query.limit ?? TAP_DEFAULT_LIMIT;
@@ -147,7 +153,7 @@ async function stream(ctx: AdminContext, req: FastifyRequest, reply: FastifyRepl
   // Opened before the answer starts, so a failure is still an error answer.
   let members: string[] | undefined;
   try {
-    members = await taps.openTap(request, session, openedBy);
+    members = await taps.openTap(request, session, openedBy, cost);
   } catch {
     throw new ApiError('unavailable', { reason: 'the tap could not be opened on the broker' });
   }

@@ -10,6 +10,7 @@ import { BOOL, type CelT } from './cel-types.js';
 import { checkExpr, type CheckIssueCode, type CheckResult, type TypeEnv } from './checker.js';
 import { ClosureCompiler, logical } from './codegen.js';
 import { estimateCost, measureAst, scanNesting } from './measure.js';
+import { estimateWork, type WorkModel } from './work.js';
 import type { GroupPredicate } from './group.js';
 import { constantNode, type Fn, type Node } from './node.js';
 import { CelErr, type Value } from './values.js';
@@ -43,8 +44,14 @@ export interface ProgramLimits {
   readonly maxDepth: number;
   /** Elements of one list literal, or entries of one map literal. */
   readonly maxLiteral: number;
-  /** Upper bound on evaluation steps (see estimateCost). */
+  /**
+   * Upper bound on an evaluation's work (see work.ts) when `work` is given, else on its steps (see
+   * estimateCost). Steps are also bounded by it before type checking, since constant parts are
+   * evaluated while compiling.
+   */
   readonly maxCost: number;
+  /** What the work of an evaluation is measured with: the most each variable's fields hold. */
+  readonly work?: WorkModel;
 }
 
 /** Generous limits for general use; they only keep the parser and the recursive passes off the stack limit. */
@@ -57,7 +64,7 @@ export const GENERAL_LIMITS: ProgramLimits = {
   maxCost: Number.POSITIVE_INFINITY,
 };
 
-export type ProgramIssueCode = CheckIssueCode | 'too_large' | 'invalid_argument';
+export type ProgramIssueCode = CheckIssueCode | 'too_large' | 'too_costly' | 'invalid_argument';
 
 export interface ProgramIssue {
   readonly code: ProgramIssueCode;
@@ -67,6 +74,9 @@ export interface ProgramIssue {
   readonly exprId?: bigint;
   /** For unknown_field: the field that was not found. */
   readonly field?: string;
+  /** For too_costly: the expression's work bound, and the limit it passes. */
+  readonly cost?: number;
+  readonly limit?: number;
 }
 
 export interface CompileOptions {
@@ -121,6 +131,8 @@ export class Program {
     private readonly variableSlots: ReadonlyMap<string, number>,
     /** Set when the whole expression is a test of one group of one variable (see group.ts). */
     readonly rootGroup?: GroupPredicate,
+    /** The bound on one evaluation's work (work.ts), when the limits measure it. */
+    readonly cost?: number,
   ) {
     this.slots = tableOf.get(variableSlots)?.list ?? [...variableSlots];
   }
@@ -144,7 +156,7 @@ export class Program {
       const n = compiler.compile(part);
       node = i === 0 ? n : logical('_&&_', node, n, BOOL);
     });
-    return new Program(this.expr, this.sourceInfo, this.checked, node.fn, compiler.frameSize, this.variableSlots, node.group);
+    return new Program(this.expr, this.sourceInfo, this.checked, node.fn, compiler.frameSize, this.variableSlots, node.group, this.cost);
   }
 
   /** Evaluates with the given variables, returning the CEL value or error value as is. */
@@ -250,8 +262,10 @@ function compileNew(text: string, options: CompileOptions, limits: ProgramLimits
   if (stats.largestLiteral > limits.maxLiteral)
     tooLarge.push(`a list or map literal has ${stats.largestLiteral} elements (limit ${limits.maxLiteral})`);
   if (tooLarge.length === 0 && Number.isFinite(limits.maxCost)) {
-    const cost = estimateCost(expr, stats.literalElements);
-    if (cost > limits.maxCost) tooLarge.push(`it may take up to ${cost} evaluation steps (limit ${limits.maxCost})`);
+    const steps = estimateCost(expr, stats.literalElements);
+    // Each step is at least one unit of work: the expression is too costly whatever its fields hold.
+    if (steps > limits.maxCost && limits.work !== undefined) return tooCostly(estimateWork(expr, limits.work), limits.maxCost, expr, sourceInfo);
+    if (steps > limits.maxCost) tooLarge.push(`it may take up to ${steps} evaluation steps (limit ${limits.maxCost})`);
   }
   if (tooLarge.length > 0)
     return { ok: false, issues: [{ code: 'too_large', offset: 0, message: `The expression is too large: ${tooLarge.join('; ')}.` }], expr, sourceInfo };
@@ -267,6 +281,11 @@ function compileNew(text: string, options: CompileOptions, limits: ProgramLimits
   }));
   if (issues.length > 0 && options.unchecked !== true) return { ok: false, issues, expr, sourceInfo, checked };
 
+  // After the checks, so every field the expression reads is one the model knows; before the closures,
+  // which evaluate the constant parts.
+  const cost = limits.work === undefined ? undefined : estimateWork(expr, limits.work);
+  if (cost !== undefined && cost > limits.maxCost && options.unchecked !== true) return tooCostly(cost, limits.maxCost, expr, sourceInfo, checked);
+
   const variableSlots = slotTable(options.env.variables.keys()).byName;
   const compiler = new ClosureCompiler(checked, variableSlots);
   const root = compiler.compile(expr);
@@ -276,8 +295,13 @@ function compileNew(text: string, options: CompileOptions, limits: ProgramLimits
   // Only the positions outlive compilation (compile.ts reports problems with them); the rest of the
   // parser's source info (line offsets, macro calls) is left behind.
   const positions = sourceInfo === undefined ? undefined : { positions: sourceInfo.positions };
-  const program = new Program(expr, positions, checked, root.fn, compiler.frameSize, variableSlots, root.group);
+  const program = new Program(expr, positions, checked, root.fn, compiler.frameSize, variableSlots, root.group, cost);
   return { ok: true, program, issues };
+}
+
+function tooCostly(cost: number, limit: number, expr: Expr, sourceInfo: SourceInfo | undefined, checked?: CheckResult): ProgramResult {
+  const message = `The expression may do ${cost} units of work per evaluation (about one a character read or written); the limit is ${limit}.`;
+  return { ok: false, issues: [{ code: 'too_costly', offset: 0, message, cost, limit }], expr, sourceInfo, ...(checked !== undefined && { checked }) };
 }
 
 /** 1-based line and column of an offset; columns count UTF-16 units from the line start. */

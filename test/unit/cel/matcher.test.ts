@@ -339,7 +339,7 @@ describe('SubscriptionMatcher', () => {
   it('should evaluate a filter that cannot leave out its indexed conjunct whole, never in place of another', () => {
     const whole = (text: string): CompiledFilter => {
       const f = filterOf(text);
-      return { text: f.text, eventType: f.eventType, expr: f.expr, evaluate: (ev) => f.evaluate(ev) };
+      return { text: f.text, eventType: f.eventType, expr: f.expr, cost: f.cost, evaluate: (ev) => f.evaluate(ev) };
     };
     const matcher = new SubscriptionMatcher(TYPE);
     matcher.set('esb_a', whole('ev.conn.server_name == "a.example.com" && ev.conn.server_port == 443'));

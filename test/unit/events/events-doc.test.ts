@@ -38,7 +38,12 @@ describe('docs/events.md', () => {
       const row = rows.find((r) => r[0] === code(name)) ?? [];
       expect(row[1], name).toBe(filterableField(name)?.type);
       expect(row[2], name).toBe(spec.index === 'ip' ? 'equality, CIDR range' : 'equality');
-      const rule = spec.range !== undefined ? `${spec.range.what}, ${spec.range.min} to ${spec.range.max}` : spec.nonEmpty === true ? 'never empty' : '';
+      const rules = [
+        ...(spec.range === undefined ? [] : [`${spec.range.what}, ${spec.range.min} to ${spec.range.max}`]),
+        ...(spec.nonEmpty === true ? ['never empty'] : []),
+        ...(spec.maxLength === undefined ? [] : [`at most ${spec.maxLength} characters`]),
+      ];
+      const rule = rules.join('; ');
       expect(row[3], name).toBe(rule);
       expect(row[4], name).toBe(code(JSON.stringify(spec.example)));
     }

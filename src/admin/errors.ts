@@ -72,6 +72,12 @@ export const API_ERRORS = {
   account_deleted: spec(409, 'The account {account_id} was deleted while this request was being served; nothing was written.'),
   resource_limit: spec(409, 'The account {account_id} already holds {limit} {resource}, the most an account may hold on this service (ACCOUNT_RESOURCE_LIMIT); delete one first.'),
   operator_account: spec(409, 'The operator account {id} cannot be deleted.'),
+  account_partition_limit: spec(
+    409,
+    "The topic {topic} would add {partitions} partition(s) to the {used} of the {topics} topic(s) under this account's prefix on the service's cluster, past its limit of {limit} (ACCOUNT_MAX_PARTITIONS); " +
+      'delete a topic it no longer needs first (DELETE /event_destinations/{id}?delete_topic=true, on a destination of that topic).',
+  ),
+  topic_in_use: spec(409, 'With delete_topic the delete would take {topic} along, which {by} also writes to; delete without delete_topic, or those destinations first.'),
   event_destination_in_use: spec(409, 'The event destination {id} is still used by event subscription(s) {subscriptions}; remove it from them first.'),
   // 422: the request is valid, but a check of the destination itself (src/delivery/destination-kind.ts verify) or of a domain's DNS record failed.
   topic_not_created: spec(422, 'The topic {topic} does not exist and could not be created: {error}: {reason}.'),

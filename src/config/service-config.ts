@@ -110,6 +110,11 @@ export interface ServiceConfig {
     readonly kafkaTopicPrefix: string;
     /** The most partitions a normal account's kafka destination may create a topic with on the service's own cluster. */
     readonly accountTopicMaxPartitions: number;
+    /**
+     * The most partitions of all the topics under a normal account's prefix on the service's own cluster
+     * together, whichever destination made them and whether one still writes to them (so at most as many topics).
+     */
+    readonly accountMaxPartitions: number;
     readonly accountFileDestinations: boolean;
   };
   /**
@@ -327,6 +332,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       allowCidrs: cidrs('EGRESS_ALLOW_CIDRS'),
       kafkaTopicPrefix: topicPrefix(),
       accountTopicMaxPartitions: int('ACCOUNT_TOPIC_MAX_PARTITIONS', DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, 1, 1_000),
+      accountMaxPartitions: int('ACCOUNT_MAX_PARTITIONS', DEFAULT_ACCOUNT_MAX_PARTITIONS, 1, 100_000),
       accountFileDestinations: bool('FILE_DESTINATIONS_FOR_ACCOUNTS', true),
     },
     dnsResolver: dnsResolver(),
@@ -350,6 +356,9 @@ export const DEFAULT_ACCOUNT_TOPIC_PREFIX = `${ACCOUNT_ID_PLACEHOLDER}.`;
 
 /** ACCOUNT_TOPIC_MAX_PARTITIONS when unset: the most partitions of a normal account's topic on the service's own cluster. */
 export const DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS = 32;
+
+/** ACCOUNT_MAX_PARTITIONS when unset: the most partitions of all a normal account's topics on the service's own cluster, eight topics of the largest. */
+export const DEFAULT_ACCOUNT_MAX_PARTITIONS = 256;
 
 /** SUBSCRIPTION_CLOCK_SKEW_MS when unset; ARCHITECTURE.md "Subscription start" says why 5 s. */
 export const DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS = 5_000;

@@ -65,6 +65,9 @@ export const API_ERRORS = {
   // 409: the request conflicts with the current state.
   duplicate_cidr: spec(409, 'The IP policy {ip_policy_id} already has a rule for {cidr} ({rule_id}).'),
   hostport_in_use: spec(409, 'The hostport {hostport} is already used by {by}.'),
+  hostport_not_reserved: spec(409, 'The hostport {hostport} is not this account\'s to list: {reason}.'),
+  tcp_address_pool_exhausted: spec(409, 'Every address of the service\'s TCP address pool ({pool_size}) is reserved; release one (DELETE /reserved_addrs/{id}) or ask the operator to widen the pool (TCP_ADDRESS_HOSTS, TCP_ADDRESS_PORTS).'),
+  tcp_address_in_use: spec(409, 'The reserved TCP address {id} ({addr}) is still listed by TCP edge(s) {edges}; remove it from them first.'),
   hostport_name_reserved: spec(409, 'The hostport {hostport} names a host that another account has reserved and verified: only that account\'s TCP edges may list it.'),
   domain_reserved: spec(409, 'The domain {domain} overlaps {by}: a name belongs to one account, and a reservation may not cover another one\'s or be covered by it.'),
   ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),

@@ -2,6 +2,7 @@
 // then the result is frozen.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { DEFAULT_TCP_ADDRESS_PORTS, canonicalPoolHost, parsePortRanges, type TcpAddressPool } from '../accounts/tcp-address-pool.js';
 import { formatCIDR, hasZeroHostBits, maskCIDR, parseCIDR, parseIP } from '../net/ip.js';
 import { DEFAULT_KAFKA_CLIENT, isKafkaClientName } from '../kafka/client.js';
 import { KAFKA_CLIENT_NAMES, type KafkaClientName } from '../kafka/seam.js';
@@ -124,6 +125,11 @@ export interface ServiceConfig {
   readonly dnsResolver: string | undefined;
   /** How often an API process looks up the challenges of pending reserved domains again; 0: only on request. */
   readonly domainRecheckIntervalMs: number;
+  /**
+   * The TCP addresses accounts reserve (POST /reserved_addrs): every host of TCP_ADDRESS_HOSTS (default: the
+   * host of PUBLIC_BASE_URL) with every port of TCP_ADDRESS_PORTS (default 20000-29999).
+   */
+  readonly tcpAddressPool: TcpAddressPool;
   /** The bearer token /metrics asks for; undefined leaves it open. */
   readonly metricsToken: string | undefined;
   /** Which roles this process plays: the ingest worker, the admin API, or both. */
@@ -251,6 +257,24 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     return raw;
   };
 
+  const tcpAddressPool = (): TcpAddressPool => {
+    let fallback = '';
+    try {
+      fallback = new URL(publicBaseUrl).host.replace(/:\d+$/, '');
+    } catch {
+      // PUBLIC_BASE_URL is reported above.
+    }
+    const hosts: string[] = [];
+    for (const raw of str('TCP_ADDRESS_HOSTS', fallback).split(',').map((h) => h.trim()).filter((h) => h !== '')) {
+      const host = canonicalPoolHost(raw);
+      if (host === undefined) problems.push(`TCP_ADDRESS_HOSTS must list host names, IPv4 addresses or bracketed IPv6 addresses separated by commas, got "${raw}"`);
+      else if (!hosts.includes(host)) hosts.push(host);
+    }
+    const ports = parsePortRanges(str('TCP_ADDRESS_PORTS', DEFAULT_TCP_ADDRESS_PORTS));
+    if ('problem' in ports) problems.push(`TCP_ADDRESS_PORTS must list ports or ranges separated by commas (20000-29999): ${ports.problem}`);
+    return { hosts, ports: 'ranges' in ports ? ports.ranges : [] };
+  };
+
   const metricsToken = env.METRICS_TOKEN === '' ? undefined : env.METRICS_TOKEN;
   // RFC 6750's b64token, the characters a bearer token may have, at least 16 of them.
   if (metricsToken !== undefined && !/^[A-Za-z0-9\-._~+/]{16,512}=*$/.test(metricsToken)) {
@@ -337,6 +361,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     },
     dnsResolver: dnsResolver(),
     domainRecheckIntervalMs: int('DOMAIN_RECHECK_INTERVAL_MS', 60_000, 0, 86_400_000),
+    tcpAddressPool: tcpAddressPool(),
     metricsToken,
     cloud: {
       endpoint: url('CLOUD_ENDPOINT_URL'),

@@ -24,6 +24,7 @@ import { statusTiming } from './delivery/status/status-aggregate.js';
 import { StatusBoard } from './delivery/status/status-board.js';
 import { StatusPublisher } from './delivery/status/status-publisher.js';
 import { testEventSender } from './delivery/test-event.js';
+import { removableOf } from './delivery/removable-target.js';
 import { verifyTarget } from './delivery/verify-target.js';
 import type { TrafficEventType } from './events/catalog.js';
 import { addressGuard, systemResolver, type HostResolver } from './net/guarded-lookup.js';
@@ -211,6 +212,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
           egress: writerDeps.egress,
           verify: (target, account, check) => verifyTarget(target, secrets, writerDeps, account, { check }),
           status: (id) => (statusBoard as StatusBoard).status(id),
+          removable: (target, account) => removableOf(target, secrets, writerDeps, account),
         },
       })
     : undefined;

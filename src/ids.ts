@@ -11,6 +11,7 @@ export const ID_PREFIXES = {
   event_destination: 'ed',
   event_subscription: 'esb',
   reserved_domain: 'rd',
+  tcp_address: 'ra',
   event: 'ev',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,11 +1,12 @@
-// Who owns a traffic record (SECURITY.md "Traffic ownership"): the live table of reserved domains and TCP
-// edge hostports, read by the subscription matcher once per record to pick the owner's subscriptions.
-// It follows the config log, so a domain reserved or an edge changed applies to the next record.
+// Who owns a traffic record (SECURITY.md "Traffic ownership"): the live table of reserved domains, reserved
+// TCP addresses and TCP edge hostports, read by the subscription matcher once per record to pick the owner's
+// subscriptions, and by the admin API for which hostports an account may list (mayList). It follows the
+// config log, so a domain reserved or an edge changed applies to the next record.
 import { formatIP, parseIP } from '../net/ip.js';
 import { indexedField } from '../cel/indexed-fields.js';
 import type { ConfigChange, ConfigLog } from '../configlog/config-log.js';
 import { TRAFFIC_EVENT_TYPES, TRAFFIC_OWNERSHIP, type TrafficEventType } from '../events/catalog.js';
-import { accountOf, type Owned } from './account.js';
+import { OPERATOR_ACCOUNT_ID, accountOf, type Owned } from './account.js';
 import { isAddressHost, wildcardBase } from './domain-names.js';
 
 /** The parts of a stored reserved domain and TCP edge the table reads. */
@@ -18,6 +19,11 @@ interface StoredDomain extends Owned {
 interface StoredEdge extends Owned {
   readonly id: string;
   readonly hostports: readonly string[];
+}
+/** A reserved TCP address (src/admin/tcp-addresses/): a canonical hostport of the operator's pool. */
+interface StoredAddress extends Owned {
+  readonly id: string;
+  readonly addr: string;
 }
 
 /** One resource's claim on a name; when two claim it (replicas that raced), the older resource's holds. */
@@ -89,6 +95,14 @@ export class TrafficOwners {
   private readonly exactClaims = new Claims<string>((k, a) => (a === undefined ? this.exact.delete(k) : this.exact.set(k, a)));
   private readonly wildcardClaims = new Claims<string>((k, a) => this.setWildcard(k, a));
   private readonly hostportClaims = new Claims<string>((k) => this.refreshHostport(k));
+  /** Reserved TCP addresses -> account; two only when two replicas allocated one at once (the older holds). */
+  private readonly reservedAddrs = new Map<string, string>();
+  private readonly addressClaims = new Claims<string>((k, a) => {
+    if (a === undefined) this.reservedAddrs.delete(k);
+    else this.reservedAddrs.set(k, a);
+    this.hostportsStale = true;
+  });
+  private readonly addresses = new Map<string, string>();
   /** A reserved domain changed since the hostports' owners were worked out: they are again before the next lookup. */
   private hostportsStale = false;
   /** What each resource claims, so a change or a delete withdraws exactly that. */
@@ -101,6 +115,7 @@ export class TrafficOwners {
   /** Loads every reserved domain and TCP edge in the config log and follows their changes. */
   follow(configLog: ConfigLog): void {
     for (const v of configLog.list('reserved_domain')) this.putDomain(v.data as unknown as StoredDomain);
+    for (const v of configLog.list('tcp_address')) this.putAddress(v.data as unknown as StoredAddress);
     for (const v of configLog.list('tcp_edge')) this.putEdge(v.data as unknown as StoredEdge);
     this.unsubscribe = configLog.onChange((c) => this.onChange(c));
   }
@@ -144,6 +159,39 @@ export class TrafficOwners {
     for (const h of hostports) this.hostportClaims.remove(h, id);
   }
 
+  putAddress(a: StoredAddress): void {
+    this.removeAddress(a.id);
+    this.addresses.set(a.id, a.addr);
+    this.addressClaims.add(a.addr, { id: a.id, account: accountOf(a) });
+  }
+
+  removeAddress(id: string): void {
+    const addr = this.addresses.get(id);
+    if (addr === undefined) return;
+    this.addresses.delete(id);
+    this.addressClaims.remove(addr, id);
+  }
+
+  /** The account that reserved this (canonical) hostport as a TCP address, if one did. */
+  reservedBy(hostport: string): string | undefined {
+    return this.reservedAddrs.get(hostport);
+  }
+
+  /**
+   * Whether an edge of `account` may list this canonical hostport, and own its traffic (SECURITY.md "Traffic
+   * ownership"): a TCP address is its reserver's alone; a host name under a verified reservation its holder's
+   * alone; any other hostport (an address nobody reserved, an IP literal, a name nobody holds) the operator
+   * account's alone. So a normal account's edge lists only what it reserved, or names it proved it controls.
+   */
+  mayList(account: string, hostport: string): boolean {
+    const reserved = this.reservedAddrs.get(hostport);
+    if (reserved !== undefined) return reserved === account;
+    const { host } = splitHostport(hostport);
+    const holder = isAddressHost(host) ? undefined : this.ownerOfName(host);
+    if (holder !== undefined) return holder === account;
+    return account === OPERATOR_ACCOUNT_ID;
+  }
+
   /** The account that reserved `name`: the exact name, else the longest wildcard covering it. */
   ownerOfName(name: string): string | undefined {
     const exact = this.exact.get(name);
@@ -164,10 +212,10 @@ export class TrafficOwners {
   }
 
   /**
-   * The account whose TCP edge has host:port among its hostports. When another account holds the verified
-   * reservation of the host's name, only that account's edge counts: an edge that listed the name before it
-   * was verified owns nothing of it then (SECURITY.md "Traffic ownership"). Worked out when an edge or a
-   * reservation changes (refreshHostport), not per record.
+   * The account whose TCP edge has host:port among its hostports and may list it (mayList): an edge that
+   * listed it before reservations were required, or before another account verified its name, owns nothing
+   * of it (SECURITY.md "Traffic ownership"). Worked out when an edge or a reservation changes
+   * (refreshHostport), not per record.
    */
   ownerOfHostport(host: string, port: number): string | undefined {
     if (this.hostportsStale) this.refreshHostports();
@@ -239,6 +287,9 @@ export class TrafficOwners {
     } else if (c.kind === 'tcp_edge') {
       if (after === undefined) this.removeEdge(c.id);
       else this.putEdge(after as unknown as StoredEdge);
+    } else if (c.kind === 'tcp_address') {
+      if (after === undefined) this.removeAddress(c.id);
+      else this.putAddress(after as unknown as StoredAddress);
     }
   }
 
@@ -254,18 +305,9 @@ export class TrafficOwners {
     this.baseLengths = [...this.lengthCounts.keys()].sort((a, b) => b - a);
   }
 
-  /**
-   * Works out who owns a hostport: its oldest edge's account; but for a name another account holds (a
-   * verified reservation), only that account's edge counts, and none when it has none listing it.
-   */
+  /** Works out who owns a hostport: the account of its oldest edge that may list it (mayList), else nobody. */
   private refreshHostport(hostport: string): void {
-    const claims = this.hostportClaims.of(hostport);
-    let owner = claims[0]?.account;
-    if (owner !== undefined && this.domains.size > 0) {
-      const { host } = splitHostport(hostport);
-      const holder = isAddressHost(host) ? undefined : this.ownerOfName(host);
-      if (holder !== undefined && holder !== owner) owner = claims.some((c) => c.account === holder) ? holder : undefined;
-    }
+    const owner = this.hostportClaims.of(hostport).find((c) => this.mayList(c.account, hostport))?.account;
     this.setHostport(hostport, owner);
   }
 

@@ -6,6 +6,7 @@ import type { ServiceConfig } from '../config/service-config.js';
 import type { StoredTarget } from '../configlog/resources.js';
 import type { ConfigProblem } from '../delivery/destination-config.js';
 import type { EgressRules } from '../delivery/egress-rules.js';
+import type { Removable } from '../delivery/removable-target.js';
 import type { DestinationStatusSummary } from '../delivery/status/status-aggregate.js';
 import type { TestEventSender } from '../delivery/test-event.js';
 import type { Principal } from '../events/envelope.js';
@@ -46,6 +47,8 @@ export interface DestinationSupport {
   verify(target: StoredTarget, account: AccountContext, check: boolean): Promise<ConfigProblem | undefined>;
   /** The destination's status over all workers (src/delivery/status/). */
   status(id: string): DestinationStatusSummary;
+  /** What deleting a destination with this target may take along (src/delivery/removable-target.ts), or undefined. */
+  removable(target: StoredTarget, account: AccountContext): Removable | undefined;
 }
 
 /** A resource module: adds its routes to the admin API's Fastify scope. */

@@ -19,6 +19,8 @@ export const REQUEST_EXAMPLES: Readonly<Record<string, unknown>> = {
   createReservedDomain: { domain: '*.shop.example.com', description: 'the shop and its subdomains' },
   updateReservedDomain: { description: 'the shop' },
   verifyReservedDomain: {},
+  createTcpAddress: { description: 'the shop database' },
+  updateTcpAddress: { metadata: '{"service": "postgres"}' },
   createIpPolicy: { description: 'office networks' },
   updateIpPolicy: { metadata: '{"owner": "netops"}' },
   createIpPolicyRule: { ip_policy_id: id('ip_policy'), cidr: '10.0.0.0/8', action: 'allow', description: 'office' },

@@ -115,12 +115,16 @@ export interface ResourceRoutes<T extends Item, C extends TextFields, U extends 
   };
   readonly remove: {
     readonly summary: string;
+    readonly description?: string;
     readonly errors?: readonly number[];
+    /** The delete's query parameters (an object schema), handed to cascade(). */
+    readonly querystring?: Schema;
+    readonly rules?: readonly BeyondSchemaRule[];
     /**
      * Checks and the writes and audit events that go with the delete, committed with the item's own (store
      * locked). One too large for a transaction commits the rest first with `commit`, and returns the last part.
      */
-    cascade?(item: T, acting: AccountContext, commit: Commit): Cascade | Promise<Cascade>;
+    cascade?(item: T, acting: AccountContext, commit: Commit, query: Record<string, unknown>): Cascade | Promise<Cascade>;
   };
 }
 
@@ -280,13 +284,24 @@ export function registerResourceRoutes<T extends Item, C extends TextFields, U e
     });
   }
 
-  const removeSpec: RouteSpec = { operationId: ids.remove, tags, summary: remove.summary, params, ok: [204, noContent], errors: [404, ...(remove.errors ?? [])], operatorOnly };
+  const removeSpec: RouteSpec = {
+    operationId: ids.remove,
+    tags,
+    summary: remove.summary,
+    ...(remove.description !== undefined && { description: remove.description }),
+    params,
+    ...(remove.querystring !== undefined && { querystring: remove.querystring }),
+    ok: [204, noContent],
+    errors: [404, ...(remove.errors ?? [])],
+    ...(remove.rules !== undefined && { rules: remove.rules }),
+    operatorOnly,
+  };
   route(app, 'DELETE', item, removeSpec, async (req, reply) => {
     const acting = accountOfRequest(req);
     await store.exclusive(async () => {
       const t = find(acting, partsOf(req).params.id);
       const commit: Commit = (writes, records) => store.commit(writes, records, principalOf(req));
-      const extra = (await remove.cascade?.(t, acting, commit)) ?? { writes: [], audits: [] };
+      const extra = (await remove.cascade?.(t, acting, commit, (req.query ?? {}) as Record<string, unknown>)) ?? { writes: [], audits: [] };
       await commit([...extra.writes, { kind: r.kind, id: t.id, data: null }], [...extra.audits, ...audits('deleted', t)]);
     });
     return reply.code(204).send();

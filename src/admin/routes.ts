@@ -12,12 +12,14 @@ import { registerIpPolicyRoutes } from './ip-policies/ip-policy-routes.js';
 import { registerIpRestrictionRoutes } from './ip-restriction/ip-restriction-routes.js';
 import { registerReservedDomainRoutes } from './reserved-domains/reserved-domain-routes.js';
 import { registerTapRoutes } from './tap/tap-routes.js';
+import { registerTcpAddressRoutes } from './tcp-addresses/tcp-address-routes.js';
 import { registerTcpEdgeRoutes } from './tcp-edges/tcp-edge-routes.js';
 
 export const ADMIN_ROUTE_MODULES: readonly AdminRouteModule[] = [
   registerAccountRoutes,
   registerApiKeyRoutes,
   registerReservedDomainRoutes,
+  registerTcpAddressRoutes,
   registerIpPolicyRoutes,
   registerIpPolicyRuleRoutes,
   registerTcpEdgeRoutes,

@@ -19,6 +19,7 @@
 // describes a change that did not happen. It returns once the broker acknowledged the transaction and
 // this replica's view has applied it (read-your-writes).
 import { accountOf, type Owned } from '../accounts/account.js';
+import { TrafficOwners } from '../accounts/traffic-owners.js';
 import type { AuditAction, AuditKind } from '../events/catalog.js';
 import { makeEnvelope, type Principal } from '../events/envelope.js';
 import { AccountGoneError, ConfigWriteError, type ConfigLog, type ConfigWrite } from '../configlog/config-log.js';
@@ -58,8 +59,21 @@ export interface AdminStoreOptions {
 export class AdminStore {
   /** Check-then-write sections queue behind each other on this replica. */
   private lock: Promise<unknown> = Promise.resolve();
+  private trafficOwners: TrafficOwners | undefined;
 
   constructor(private readonly opts: AdminStoreOptions) {}
+
+  /**
+   * Who may list which hostport, and who owns which name (src/accounts/traffic-owners.ts), following this
+   * replica's view: what the TCP edge and address routes check against. Made at its first use.
+   */
+  owners(): TrafficOwners {
+    if (this.trafficOwners === undefined) {
+      this.trafficOwners = new TrafficOwners();
+      this.trafficOwners.follow(this.opts.configLog);
+    }
+    return this.trafficOwners;
+  }
 
   get<T extends { id: string }>(kind: ConfigKind, id: string): T | undefined {
     const v = this.opts.configLog.get(id);

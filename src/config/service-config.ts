@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DEFAULT_ACCOUNT_FILTER_COST } from '../cel/limits.js';
+import { DEFAULT_TCP_ADDRESS_PORTS, canonicalPoolHost, parsePortRanges, type TcpAddressPool } from '../accounts/tcp-address-pool.js';
 import { formatCIDR, hasZeroHostBits, maskCIDR, parseCIDR, parseIP } from '../net/ip.js';
 import { DEFAULT_KAFKA_CLIENT, isKafkaClientName } from '../kafka/client.js';
 import { KAFKA_CLIENT_NAMES, type KafkaClientName } from '../kafka/seam.js';
@@ -115,6 +116,11 @@ export interface ServiceConfig {
     readonly kafkaTopicPrefix: string;
     /** The most partitions a normal account's kafka destination may create a topic with on the service's own cluster. */
     readonly accountTopicMaxPartitions: number;
+    /**
+     * The most partitions of all the topics under a normal account's prefix on the service's own cluster
+     * together, whichever destination made them and whether one still writes to them (so at most as many topics).
+     */
+    readonly accountMaxPartitions: number;
     readonly accountFileDestinations: boolean;
   };
   /**
@@ -124,6 +130,11 @@ export interface ServiceConfig {
   readonly dnsResolver: string | undefined;
   /** How often an API process looks up the challenges of pending reserved domains again; 0: only on request. */
   readonly domainRecheckIntervalMs: number;
+  /**
+   * The TCP addresses accounts reserve (POST /reserved_addrs): every host of TCP_ADDRESS_HOSTS (default: the
+   * host of PUBLIC_BASE_URL) with every port of TCP_ADDRESS_PORTS (default 20000-29999).
+   */
+  readonly tcpAddressPool: TcpAddressPool;
   /** The bearer token /metrics asks for; undefined leaves it open. */
   readonly metricsToken: string | undefined;
   /** Which roles this process plays: the ingest worker, the admin API, or both. */
@@ -251,6 +262,24 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     return raw;
   };
 
+  const tcpAddressPool = (): TcpAddressPool => {
+    let fallback = '';
+    try {
+      fallback = new URL(publicBaseUrl).host.replace(/:\d+$/, '');
+    } catch {
+      // PUBLIC_BASE_URL is reported above.
+    }
+    const hosts: string[] = [];
+    for (const raw of str('TCP_ADDRESS_HOSTS', fallback).split(',').map((h) => h.trim()).filter((h) => h !== '')) {
+      const host = canonicalPoolHost(raw);
+      if (host === undefined) problems.push(`TCP_ADDRESS_HOSTS must list host names, IPv4 addresses or bracketed IPv6 addresses separated by commas, got "${raw}"`);
+      else if (!hosts.includes(host)) hosts.push(host);
+    }
+    const ports = parsePortRanges(str('TCP_ADDRESS_PORTS', DEFAULT_TCP_ADDRESS_PORTS));
+    if ('problem' in ports) problems.push(`TCP_ADDRESS_PORTS must list ports or ranges separated by commas (20000-29999): ${ports.problem}`);
+    return { hosts, ports: 'ranges' in ports ? ports.ranges : [] };
+  };
+
   const metricsToken = env.METRICS_TOKEN === '' ? undefined : env.METRICS_TOKEN;
   // RFC 6750's b64token, the characters a bearer token may have, at least 16 of them.
   if (metricsToken !== undefined && !/^[A-Za-z0-9\-._~+/]{16,512}=*$/.test(metricsToken)) {
@@ -334,10 +363,12 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       onlyCidrs: cidrs('EGRESS_ONLY_CIDRS'),
       kafkaTopicPrefix: topicPrefix(),
       accountTopicMaxPartitions: int('ACCOUNT_TOPIC_MAX_PARTITIONS', DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, 1, 1_000),
+      accountMaxPartitions: int('ACCOUNT_MAX_PARTITIONS', DEFAULT_ACCOUNT_MAX_PARTITIONS, 1, 100_000),
       accountFileDestinations: bool('FILE_DESTINATIONS_FOR_ACCOUNTS', true),
     },
     dnsResolver: dnsResolver(),
     domainRecheckIntervalMs: int('DOMAIN_RECHECK_INTERVAL_MS', 60_000, 0, 86_400_000),
+    tcpAddressPool: tcpAddressPool(),
     metricsToken,
     cloud: {
       endpoint: url('CLOUD_ENDPOINT_URL'),
@@ -357,6 +388,9 @@ export const DEFAULT_ACCOUNT_TOPIC_PREFIX = `${ACCOUNT_ID_PLACEHOLDER}.`;
 
 /** ACCOUNT_TOPIC_MAX_PARTITIONS when unset: the most partitions of a normal account's topic on the service's own cluster. */
 export const DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS = 32;
+
+/** ACCOUNT_MAX_PARTITIONS when unset: the most partitions of all a normal account's topics on the service's own cluster, eight topics of the largest. */
+export const DEFAULT_ACCOUNT_MAX_PARTITIONS = 256;
 
 /** SUBSCRIPTION_CLOCK_SKEW_MS when unset; ARCHITECTURE.md "Subscription start" says why 5 s. */
 export const DEFAULT_SUBSCRIPTION_CLOCK_SKEW_MS = 5_000;

@@ -12,7 +12,8 @@ export type ConfigKind =
   | 'tcp_edge'
   | 'event_destination'
   | 'event_subscription'
-  | 'reserved_domain';
+  | 'reserved_domain'
+  | 'tcp_address';
 
 const KIND_BY_PREFIX: Readonly<Record<string, ConfigKind>> = {
   acct: 'account',
@@ -23,6 +24,7 @@ const KIND_BY_PREFIX: Readonly<Record<string, ConfigKind>> = {
   ed: 'event_destination',
   esb: 'event_subscription',
   rd: 'reserved_domain',
+  ra: 'tcp_address',
 };
 
 /** Keys that start with this are sync markers, not resources (see ConfigLog.sync). */

@@ -21,7 +21,9 @@ export type ConfigProblemCode =
   | 'internal_address'
   // Found by a kind's create-time check (verify), not by parse(): 422.
   | 'topic_not_created'
-  | 'destination_check_failed';
+  | 'destination_check_failed'
+  // Found by the kafka kind's check on the service's own cluster: 409.
+  | 'account_partition_limit';
 
 export interface ConfigProblem {
   readonly code: ConfigProblemCode;
@@ -106,6 +108,19 @@ export const problem = {
     details: { field, topic, error, reason },
     message: `The topic ${topic} does not exist and could not be created: ${error}: ${reason}.`,
     deliveryCode: 'DESTINATION_NOT_FOUND',
+  }),
+  /**
+   * A topic the service would create for a normal account on its own cluster would take the partitions of
+   * all the topics under the account's prefix (`used`, in `topics` topics) past `limit` (ACCOUNT_MAX_PARTITIONS).
+   */
+  accountPartitionLimit: (field: string, d: { account_id: string; topic: string; partitions: number; used: number; topics: number; limit: number }): ConfigProblem => ({
+    code: 'account_partition_limit',
+    field,
+    details: { field, ...d },
+    message:
+      `The topic ${d.topic} would add ${d.partitions} partition(s) to the ${d.used} of the ${d.topics} topic(s) under the prefix of account ${d.account_id} on the service's cluster, ` +
+      `past its limit of ${d.limit} (ACCOUNT_MAX_PARTITIONS).`,
+    deliveryCode: 'DESTINATION_MISCONFIGURED',
   }),
   /**
    * The destination's own service answered the check with an error: `error` is its error code (an AWS

@@ -111,7 +111,8 @@ export interface DestinationKind<C = unknown> {
    * any read-only field the kind derives from the service's settings (`deps`).
    */
   view(stored: Readonly<Record<string, unknown>>, deps: ViewDeps): Record<string, unknown>;
-  createWriter(config: C, deps: WriterDeps): DestinationWriter;
+  /** The writer of a destination of `account` (as in parse()). */
+  createWriter(config: C, deps: WriterDeps, account: AccountContext): DestinationWriter;
   /**
    * The check that accepted means deliverable, run when a destination is created or updated (unless the
    * request says `"verify": false`) and when a worker starts with it (src/delivery/verify-target.ts):
@@ -128,4 +129,12 @@ export interface DestinationKind<C = unknown> {
    * resolves to may change later, so the writer applies the same rule at every connect.
    */
   guard?(config: C, deps: WriterDeps, account: AccountContext): Promise<readonly ConfigProblem[]>;
+  /**
+   * What a delete may take along on request (`DELETE /event_destinations/{id}?delete_topic=true`): the
+   * kafka kind's topic on the service's own cluster, which a delete otherwise leaves. `key` is the same for
+   * targets that share it, `name` says it in words. Undefined (or absent): a delete takes nothing along.
+   */
+  removable?(config: C): { readonly key: string; readonly name: string } | undefined;
+  /** Deletes what removable() names; one already gone is no error. */
+  remove?(config: C, deps: WriterDeps): Promise<void>;
 }

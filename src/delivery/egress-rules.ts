@@ -2,7 +2,7 @@
 // account's topics and folders, and addresses inside the network. The kinds ask these rules; this is the
 // one home of such rules. What the operator configures (cloud endpoints, brokers of the service) is trusted.
 import type { AccountContext } from '../accounts/account.js';
-import { ACCOUNT_ID_PLACEHOLDER, DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, DEFAULT_ACCOUNT_TOPIC_PREFIX, type ServiceConfig } from '../config/service-config.js';
+import { ACCOUNT_ID_PLACEHOLDER, DEFAULT_ACCOUNT_MAX_PARTITIONS, DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, DEFAULT_ACCOUNT_TOPIC_PREFIX, type ServiceConfig } from '../config/service-config.js';
 import { internalRangeOf, reachedAddress } from '../net/internal-ranges.js';
 import { cidrContainsIP, formatIP, parseCIDR, type CIDR } from '../net/ip.js';
 
@@ -24,6 +24,11 @@ export interface EgressRules {
   topicPrefix(account: AccountContext): string | undefined;
   /** The most partitions a topic this account's kafka destination creates on the service's own cluster may have; undefined for the operator. */
   topicPartitionLimit(account: AccountContext): number | undefined;
+  /**
+   * The most partitions all the topics under this account's prefix on the service's own cluster may have
+   * together (ACCOUNT_MAX_PARTITIONS), whichever destination made them; undefined for the operator.
+   */
+  accountPartitionLimit(account: AccountContext): number | undefined;
   /** Why this account may not have file destinations, or undefined when it may. */
   fileRefusal(account: AccountContext): string | undefined;
   /** Why an http destination may not call this URL as written (its scheme, a host that is an internal address), or undefined. */
@@ -46,7 +51,15 @@ export function accountFolder(account: AccountContext): string {
 export type EgressSettings = ServiceConfig['egress'];
 
 /** The service's defaults: https only, no internal address, `<account id>.` topics, file destinations for every account. */
-export const DEFAULT_EGRESS_SETTINGS: EgressSettings = { allowHttp: false, allowCidrs: [], onlyCidrs: [], kafkaTopicPrefix: DEFAULT_ACCOUNT_TOPIC_PREFIX, accountTopicMaxPartitions: DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, accountFileDestinations: true };
+export const DEFAULT_EGRESS_SETTINGS: EgressSettings = {
+  allowHttp: false,
+  allowCidrs: [],
+  onlyCidrs: [],
+  kafkaTopicPrefix: DEFAULT_ACCOUNT_TOPIC_PREFIX,
+  accountTopicMaxPartitions: DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS,
+  accountMaxPartitions: DEFAULT_ACCOUNT_MAX_PARTITIONS,
+  accountFileDestinations: true,
+};
 
 /** The rules of a service with these topics (its config, audit, dead-letter, status, raw traffic and retry topics) and egress settings. */
 export function egressRules(topics: ServiceConfig['topics'], settings: EgressSettings = DEFAULT_EGRESS_SETTINGS): EgressRules {
@@ -85,6 +98,9 @@ export function egressRules(topics: ServiceConfig['topics'], settings: EgressSet
     },
     topicPartitionLimit(account) {
       return account.isOperator ? undefined : settings.accountTopicMaxPartitions;
+    },
+    accountPartitionLimit(account) {
+      return account.isOperator ? undefined : settings.accountMaxPartitions;
     },
     fileRefusal(account) {
       if (account.isOperator || settings.accountFileDestinations) return undefined;

@@ -36,5 +36,5 @@ export function createWriter(target: DestinationTarget, deps: WriterDeps, accoun
   const { kind } = selected;
   const parsed = kind.parse(target[kind.name], `target.${kind.name}`, account, deps.egress);
   if (!parsed.ok) throw new DeliveryError('INVALID_DESTINATION_CONFIG', parsed.problems.map((p) => p.message).join(' '));
-  return kind.createWriter(parsed.config, deps);
+  return kind.createWriter(parsed.config, deps, account);
 }

@@ -111,6 +111,8 @@ export interface KafkaAdmin {
   /** Creates the topics and waits for their leaders; a topic that exists meanwhile is not an error. */
   createTopics(specs: readonly TopicSpec[]): Promise<void>;
   deleteTopics(topics: readonly string[]): Promise<void>;
+  /** How many partitions each of the topics has; a topic the cluster does not have is left out. */
+  topicPartitionCounts(topics: readonly string[]): Promise<Map<string, number>>;
   /** The named settings of a topic as the broker applies them (its own, or the broker's default). */
   topicConfig(topic: string, names: readonly string[]): Promise<Map<string, string>>;
   /** Throws when the topic does not exist or has no leader. */

@@ -28,7 +28,7 @@ export const AUDIT_PAYLOAD_SCHEMAS: Readonly<Record<AuditKind | 'agent_session',
   ssh_host_certificate: 'unspecified.schema.json',
   ssh_public_key: 'unspecified.schema.json',
   ssh_user_certificate: 'unspecified.schema.json',
-  tcp_address: 'unspecified.schema.json',
+  tcp_address: 'tcp_address.schema.json',
   tls_certificate: 'unspecified.schema.json',
   tunnel_credential: 'unspecified.schema.json',
 };

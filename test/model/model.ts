@@ -56,17 +56,17 @@ export function reservationOutcomes(draws: readonly DomainDraw[]): ReservationOu
 
 /**
  * The TCP edges the API must accept, made after the reservations (`verified` those verified): a hostport
- * belongs to one edge, and a host name under another account's verified reservation is that account's to
- * list (SECURITY.md "Traffic ownership").
+ * belongs to one edge, and a customer's edge lists only names under its own verified reservations (the
+ * model reserves no TCP address; SECURITY.md "Traffic ownership").
  */
 export function acceptedEdges(draws: readonly EdgeDraw[], verified: readonly DomainDraw[]): boolean[] {
   const held = new Set<string>();
-  const reservedByAnother = (account: string, hp: string): boolean => {
+  const ownName = (account: string, hp: string): boolean => {
     const name = hp.slice(0, hp.lastIndexOf(':')).toLowerCase();
-    return verified.some((d) => d.account !== account && (d.domain.toLowerCase() === name || covers(d.domain.toLowerCase(), name)));
+    return verified.some((d) => d.account === account && (d.domain.toLowerCase() === name || covers(d.domain.toLowerCase(), name)));
   };
   return draws.map((e) => {
-    const refused = e.hostports.some((hp) => held.has(hp.toLowerCase()) || reservedByAnother(e.account, hp));
+    const refused = e.hostports.some((hp) => held.has(hp.toLowerCase()) || !ownName(e.account, hp));
     if (!refused) for (const hp of e.hostports) held.add(hp.toLowerCase());
     return !refused;
   });

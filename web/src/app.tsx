@@ -7,7 +7,7 @@ import { Field, Problem, fieldAria } from './ui/parts.tsx';
 import { DestinationFormPage, DestinationsPage } from './pages/destinations.tsx';
 import { SubscriptionFormPage, SubscriptionsPage } from './pages/subscriptions.tsx';
 import { LiveSubscriptionPage, PlaygroundPage } from './pages/live.tsx';
-import { AccountsPage, DomainsPage, EdgesPage, IpPoliciesPage } from './pages/accounts.tsx';
+import { AccountsPage, DomainsPage, EdgesPage, IpPoliciesPage, TcpAddressesPage } from './pages/accounts.tsx';
 
 type Who = 'operator' | 'customer';
 
@@ -25,6 +25,7 @@ const PAGES: readonly { path: string; label: string; operator?: boolean }[] = [
   { path: 'live', label: 'Live' },
   { path: 'accounts', label: 'Accounts', operator: true },
   { path: 'domains', label: 'Reserved domains' },
+  { path: 'tcp-addresses', label: 'TCP addresses' },
   { path: 'edges', label: 'TCP edges' },
   { path: 'ip-policies', label: 'IP policies' },
 ];
@@ -126,6 +127,8 @@ function Page({ page, id, operator }: { page: string; id: string | undefined; op
       return <AccountsPage />;
     case 'domains':
       return <DomainsPage operator={operator} />;
+    case 'tcp-addresses':
+      return <TcpAddressesPage />;
     case 'edges':
       return <EdgesPage />;
     case 'ip-policies':

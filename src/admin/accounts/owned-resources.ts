@@ -13,6 +13,7 @@ import { ipRestrictionAudit } from '../ip-restriction/ip-restriction-audit.js';
 import { reservedDomainResource } from '../reserved-domains/reserved-domain-view.js';
 import { resourceStore, type Item, type Resource } from '../resource-routes.js';
 import type { AuditRecord } from '../store.js';
+import { tcpAddressResource } from '../tcp-addresses/tcp-address-view.js';
 import { tcpEdgeResource } from '../tcp-edges/tcp-edge-routes.js';
 import type { StoredTcpEdge } from '../tcp-edges/tcp-edge-view.js';
 
@@ -45,6 +46,7 @@ export function ownedResources(ctx: AdminContext): readonly Owned[] {
     { resource: ipPolicyRuleResource(ctx) },
     { resource: ipPolicyResource(ctx) },
     { resource: reservedDomainResource(ctx) },
+    { resource: tcpAddressResource(ctx) },
   ];
 }
 

@@ -3,7 +3,7 @@
 // the request says "verify": false); answers carry the destination's status; a destination still used by
 // a subscription cannot be deleted.
 import type { FastifyInstance } from 'fastify';
-import type { AccountContext } from '../../accounts/account.js';
+import { accountContext, accountOf, type AccountContext } from '../../accounts/account.js';
 import type { StoredDestination, StoredSubscription, StoredTarget } from '../../configlog/resources.js';
 import type { ConfigProblem } from '../../delivery/destination-config.js';
 import { acceptTarget } from '../../delivery/destination-target.js';
@@ -14,6 +14,19 @@ import { registerResourceRoutes, resourceStore, type BaseFields, type Resource }
 import { DESTINATION_SCHEMAS, targetRules } from './destination-schemas.js';
 import { destinationStatusView } from './destination-status.js';
 import { destinationView } from './destination-view.js';
+
+/** The delete's query: whether its kafka topic on the service's own cluster goes too. */
+const DELETE_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    delete_topic: {
+      type: 'boolean',
+      default: false,
+      description: "true: delete the destination's kafka topic on the service's own cluster with it (refused while another destination writes to it). Default false: the topic stays, with its events.",
+    },
+  },
+} as const;
 
 interface DestinationBody {
   description?: string;
@@ -92,13 +105,32 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
     ...(body.timestamp_format !== undefined && { timestamp_format: body.timestamp_format }),
     target: body.target === undefined ? d.target : target(body.target, acting, d.target),
   });
-  /** A destination a subscription still uses cannot be deleted: the subscription would lose its events. */
-  const cascade = (d: StoredDestination) => {
+  /**
+   * A destination a subscription still uses cannot be deleted: the subscription would lose its events. With
+   * delete_topic, its topic on the service's cluster goes first (removable-target.ts), unless another
+   * destination writes to it; a topic the cluster would not delete leaves the destination as it was.
+   */
+  const cascade = async (d: StoredDestination, acting: AccountContext, _commit: unknown, query: { delete_topic?: boolean }) => {
     const users = store
       .all<StoredSubscription>('event_subscription')
       .filter((s) => s.destination_ids.includes(d.id))
       .map((s) => s.id);
     if (users.length > 0) throw new ApiError('event_destination_in_use', { id: d.id, subscriptions: users });
+    if (query.delete_topic === true) {
+      const removable = ctx.destinations.removable(d.target, acting);
+      if (removable === undefined) throw new ApiError('invalid_parameter', { location: 'query', field: 'delete_topic', reason: "applies only to a kafka destination on the service's own cluster (a target without brokers)" });
+      const sharing = store.all<StoredDestination>('event_destination').filter((o) => o.id !== d.id && ctx.destinations.removable(o.target, accountContext(accountOf(o)))?.key === removable.key);
+      if (sharing.length > 0) {
+        const own = sharing.filter((o) => accountOf(o) === acting.accountId).map((o) => o.id);
+        // Another account's destination is not named (SECURITY.md "Who may do what").
+        const by = own.length === sharing.length ? `this account's destination(s) ${own.join(', ')}` : 'a destination of another account';
+        throw new ApiError('topic_in_use', { field: 'delete_topic', topic: removable.name, by, ...(own.length === sharing.length && { destination_ids: own }) });
+      }
+      await removable.remove().catch((err: unknown) => {
+        const why = err instanceof Error ? err.message : String(err);
+        throw new ApiError('unavailable', { reason: `${removable.name} could not be deleted (${why}), so the destination was not deleted either` });
+      });
+    }
     return { writes: [], audits: [] };
   };
 
@@ -108,7 +140,7 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
       description: 'The new destination; secrets are null.',
       rules: targetRules('create'),
       explain,
-      errors: [422],
+      errors: [409, 422],
       prepare: (body: DestinationBody, acting: AccountContext) => checked(body, acting),
       build,
       links: {
@@ -123,10 +155,21 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
       description: 'The updated destination; secrets are null.',
       rules: targetRules('update'),
       explain,
-      errors: [422],
+      errors: [409, 422],
       prepare: prepareUpdate,
       apply,
     },
-    remove: { summary: 'Delete an event destination; refused while an event subscription uses it.', errors: [409], cascade },
+    remove: {
+      summary: 'Delete an event destination; refused while an event subscription uses it. Its kafka topic stays, unless delete_topic is true.',
+      description:
+        "A kafka destination's topic on the service's own cluster outlives the destination and keeps counting against the account's partitions there (ACCOUNT_MAX_PARTITIONS), " +
+        'unless the delete sends delete_topic=true: the topic is deleted first, then the destination (409 topic_in_use while another destination writes to it). Parked events of the destination are dead-lettered either way.',
+      querystring: DELETE_QUERY,
+      rules: [
+        { code: 'invalid_parameter', rule: "delete_topic=true applies to a kafka destination on the service's own cluster (a target without brokers)" },
+      ],
+      errors: [409],
+      cascade,
+    },
   });
 }

@@ -1,5 +1,5 @@
 // TCP edges: stored shape, API view and schemas. The IP restriction module is embedded (null when absent).
-import type { Owned } from '../../accounts/account.js';
+import { accountOf, type Owned } from '../../accounts/account.js';
 import { baseView, ref, type AdminContext } from '../context.js';
 import { baseFields, resourceSchemas, type Fields } from '../resource-fields.js';
 import { named, orNull, refSchema } from '../schemas.js';
@@ -26,9 +26,11 @@ export function ipRestrictionView(ctx: AdminContext, m: StoredIpRestriction): { 
 }
 
 export function tcpEdgeView(ctx: AdminContext, e: StoredTcpEdge): Record<string, unknown> {
+  const owners = ctx.store.owners();
   return {
     ...baseView(ctx, '/edges/tcp', e),
     hostports: [...e.hostports],
+    unowned_hostports: e.hostports.filter((h) => !owners.mayList(accountOf(e), h)),
     ip_restriction: e.ip_restriction === null ? null : ipRestrictionView(ctx, e.ip_restriction),
   };
 }
@@ -57,6 +59,15 @@ export const TCP_EDGE_FIELDS = {
       description: `At most ${MAX_HOSTPORTS}, each used by no other edge; an update replaces the list. Default [].`,
     },
     response: { type: 'array', items: { type: 'string' } },
+  },
+  unowned_hostports: {
+    response: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        "The hostports of this edge that own no traffic because its account may not list them: neither a TCP address it reserved nor a name under one of its verified reserved domains " +
+        "(listed before reservations were required, or a domain's reservation deleted since). Their tcp_connection_closed.v0 records are nobody's; an update of hostports must leave them out. Empty for an edge of the operator account but for another account's addresses and names.",
+    },
   },
   ip_restriction: { response: orNull(named('IpRestriction', ipRestrictionSchema), 'The IP restriction module, or null when none is configured.') },
 } satisfies Fields;

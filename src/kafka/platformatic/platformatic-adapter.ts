@@ -271,6 +271,14 @@ class PlatformaticAdmin implements KafkaAdmin {
     return this.admin.deleteTopics({ topics: [...topics] });
   }
 
+  async topicPartitionCounts(topics: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (topics.length === 0) return out;
+    const metadata = await this.admin.metadata({ topics: [...topics], forceUpdate: true });
+    for (const [name, t] of metadata.topics) out.set(name, t.partitionsCount);
+    return out;
+  }
+
   async topicConfig(topic: string, names: readonly string[]): Promise<Map<string, string>> {
     const [described] = await this.admin.describeConfigs({ resources: [{ resourceType: TOPIC_RESOURCE, resourceName: topic, configurationKeys: [...names] }] });
     return new Map((described?.configs ?? []).map((c) => [c.name, c.value ?? '']));

@@ -26,6 +26,7 @@ const KIND_OF_PATH: readonly (readonly [prefix: string, kind: IdKind, collection
   ['/ip_policies/', 'ip_policy', '/ip_policies'],
   ['/ip_policy_rules/', 'ip_policy_rule', '/ip_policy_rules'],
   ['/edges/tcp/', 'tcp_edge', '/edges/tcp'],
+  ['/reserved_addrs/', 'tcp_address', '/reserved_addrs'],
   ['/event_destinations/', 'event_destination', '/event_destinations'],
   ['/event_subscriptions/', 'event_subscription', '/event_subscriptions'],
 ];
@@ -36,7 +37,6 @@ let a: Tenant;
 let b: Tenant;
 let operator: Tenant;
 const figures = { probes: 0, lists: 0, references: 0 };
-let tenants = 0;
 
 async function ok(r: Promise<CallResult>, status = 201): Promise<Body> {
   const res = await r;
@@ -56,12 +56,13 @@ async function tenant(name: string, account?: string): Promise<Tenant> {
   await ok(h.call('POST', `/reserved_domains/${domain.id}/verify`, { body: { manual: true } }), 200);
   const policy = await as('POST', '/ip_policies', { description: name });
   const rule = await as('POST', '/ip_policy_rules', { cidr: '192.0.2.0/24', action: 'allow', ip_policy_id: policy.id });
-  // A name under its own reservation, and an address (which no reservation holds).
-  const edge = await as('POST', '/edges/tcp', { hostports: [`1.tcp.${name}.matrix.test:20000`, `192.0.2.${++tenants}:20000`] });
+  // A name under its own reservation, and a TCP address it reserved.
+  const addr = await as('POST', '/reserved_addrs', { description: name });
+  const edge = await as('POST', '/edges/tcp', { hostports: [`1.tcp.${name}.matrix.test:20000`, addr.addr] });
   await as('PUT', `/edges/tcp/${edge.id}/ip_restriction`, { ip_policy_ids: [policy.id] });
   const dest = await as('POST', '/event_destinations', { target: { file: { path: `${name}/events.ndjson` } } });
   const sub = await as('POST', '/event_subscriptions', { sources: [{ type: 'api_key_created.v0' }, { type: 'http_request_complete.v0', fields: ['conn.server_name'] }], destination_ids: [dest.id] });
-  const ids = { account: id, api_key: ownKey.id, reserved_domain: domain.id, ip_policy: policy.id, ip_policy_rule: rule.id, tcp_edge: edge.id, event_destination: dest.id, event_subscription: sub.id } as Record<IdKind, string>;
+  const ids = { account: id, api_key: ownKey.id, reserved_domain: domain.id, ip_policy: policy.id, ip_policy_rule: rule.id, tcp_edge: edge.id, tcp_address: addr.id, event_destination: dest.id, event_subscription: sub.id } as Record<IdKind, string>;
   const views = new Map<string, Body>();
   for (const [, kind, collection] of KIND_OF_PATH) {
     if (kind !== 'account') views.set(ids[kind], await ok(h.call('GET', `${collection}/${ids[kind]}`, { token }), 200));
@@ -163,8 +164,8 @@ describe("the two-account matrix: one account's key on another's resources", () 
       await refused('PUT', `/edges/tcp/${p.ids.tcp_edge}/ip_restriction`, { ip_policy_ids: [o.ids.ip_policy] }, 400, 'unknown_reference');
       await refused('POST', '/api_keys', { account_id: o.account }, 400, 'unknown_reference');
       const [named, address] = (o.views.get(o.ids.tcp_edge) as Body).hostports as string[];
-      await refused('POST', '/edges/tcp', { hostports: [address] }, 409, 'hostport_in_use');
-      await refused('PATCH', `/edges/tcp/${p.ids.tcp_edge}`, { hostports: [address] }, 409, 'hostport_in_use');
+      await refused('POST', '/edges/tcp', { hostports: [address] }, 409, 'hostport_not_reserved');
+      await refused('PATCH', `/edges/tcp/${p.ids.tcp_edge}`, { hostports: [address] }, 409, 'hostport_not_reserved');
       await refused('POST', '/edges/tcp', { hostports: [named] }, 409, 'hostport_name_reserved');
       await refused('PATCH', `/edges/tcp/${p.ids.tcp_edge}`, { hostports: [named] }, 409, 'hostport_name_reserved');
       const wildcard = (o.views.get(o.ids.reserved_domain) as Body).domain as string;

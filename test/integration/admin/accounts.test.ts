@@ -79,7 +79,9 @@ describe('accounts', () => {
     made.push(await as('POST', '/reserved_domains', { domain: 'gone.accounts.test' }));
     const policy = await as('POST', '/ip_policies', {});
     made.push(policy, await as('POST', '/ip_policy_rules', { cidr: '10.0.0.0/8', action: 'deny', ip_policy_id: policy.id }));
-    const edge = await as('POST', '/edges/tcp', { hostports: ['1.tcp.gone.accounts.test:20000'] });
+    const addr = await as('POST', '/reserved_addrs', {});
+    made.push(addr);
+    const edge = await as('POST', '/edges/tcp', { hostports: [addr.addr] });
     await as('PUT', `/edges/tcp/${edge.id}/ip_restriction`, { ip_policy_ids: [policy.id] });
     const dest = await as('POST', '/event_destinations', { target: { file: { path: 'gone.ndjson' } } });
     made.push(edge, dest, await as('POST', '/event_subscriptions', { sources: [{ type: 'api_key_deleted.v0' }], destination_ids: [dest.id] }));
@@ -90,7 +92,7 @@ describe('accounts', () => {
     expect((await h.call('DELETE', `/accounts/${gone.id}`)).status).toBe(204);
     expect((await h.call('GET', `/accounts/${gone.id}`)).status).toBe(404);
     expect((await h.call('GET', '/ip_policies', { token: gone.token })).status).toBe(401);
-    const left = ['api_key', 'reserved_domain', 'ip_policy', 'ip_policy_rule', 'tcp_edge', 'event_destination', 'event_subscription', 'account']
+    const left = ['api_key', 'reserved_domain', 'tcp_address', 'ip_policy', 'ip_policy_rule', 'tcp_edge', 'event_destination', 'event_subscription', 'account']
       .flatMap((kind) => h.app.configLog.list(kind as never))
       .filter((v) => v.data.account_id === gone.id || v.data.id === gone.id);
     expect(left).toEqual([]);

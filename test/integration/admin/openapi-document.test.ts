@@ -48,7 +48,7 @@ describe('the OpenAPI document', () => {
 
   it('should link every create to the read, update and delete of what it created, and every link to an operation that exists', () => {
     const creates = operations.filter((o) => o.method === 'post' && o.op.responses['201'] !== undefined && doc.paths[`${o.path}/{id}`] !== undefined);
-    expect(creates.map((c) => c.path).sort()).toEqual(['/accounts', '/api_keys', '/edges/tcp', '/event_destinations', '/event_subscriptions', '/ip_policies', '/ip_policy_rules', '/reserved_domains']);
+    expect(creates.map((c) => c.path).sort()).toEqual(['/accounts', '/api_keys', '/edges/tcp', '/event_destinations', '/event_subscriptions', '/ip_policies', '/ip_policy_rules', '/reserved_addrs', '/reserved_domains']);
     for (const c of creates) {
       const links = Object.values(c.op.responses['201']?.links ?? {});
       // An account cannot be changed once made: it has no update.

@@ -60,25 +60,27 @@ describe('TCP edges', () => {
     };
     const shop = await customer('shop');
     const squatter = await customer('squatter');
-    // The squatter lists a name before the shop has verified it: nothing stops it then.
-    const early = await h.call('POST', '/edges/tcp', { token: squatter, body: { hostports: ['ssh.shop.edges.test:22'] } });
-    expect(early.status).toBe(201);
+    // A normal account lists only what it reserved: not a name it has not verified, nor one another account reserved, verified or not.
+    const unverified = await h.call('POST', '/edges/tcp', { token: squatter, body: { hostports: ['ssh.shop.edges.test:22'] } });
+    expect([unverified.status, unverified.json.error_code]).toEqual([409, 'hostport_not_reserved']);
     const domain = await h.call('POST', '/reserved_domains', { token: shop, body: { domain: '*.shop.edges.test' } });
-    const pending = await h.call('POST', '/edges/tcp', { token: squatter, body: { hostports: ['www.shop.edges.test:443'] } });
-    expect(pending.status, 'a pending reservation keeps no one out').toBe(201);
-    expect((await h.call('DELETE', `/edges/tcp/${pending.json.id}`, { token: squatter })).status).toBe(204);
+    for (const token of [squatter, shop]) {
+      const pending = await h.call('POST', '/edges/tcp', { token, body: { hostports: ['www.shop.edges.test:443'] } });
+      expect([pending.status, pending.json.error_code], 'a pending reservation proves nothing yet').toEqual([409, 'hostport_not_reserved']);
+    }
     expect((await h.call('POST', `/reserved_domains/${domain.json.id}/verify`, { body: { manual: true } })).status).toBe(200);
-
-    for (const [method, path] of [['POST', '/edges/tcp'], ['PATCH', `/edges/tcp/${early.json.id}`]] as const) {
-      const refused = await h.call(method, path, { token: squatter, body: { hostports: ['other.edges.test:443', 'WWW.shop.edges.test:443'] } });
+    const empty = await h.call('POST', '/edges/tcp', { token: squatter, body: {} });
+    for (const [method, path] of [['POST', '/edges/tcp'], ['PATCH', `/edges/tcp/${empty.json.id}`]] as const) {
+      const refused = await h.call(method, path, { token: squatter, body: { hostports: ['WWW.shop.edges.test:443'] } });
       expect(refused.status, `${method} ${refused.text}`).toBe(409);
-      expect(refused.json).toMatchObject({ error_code: 'hostport_name_reserved', details: { field: 'hostports[1]', hostport: 'www.shop.edges.test:443' } });
+      expect(refused.json).toMatchObject({ error_code: 'hostport_name_reserved', details: { field: 'hostports[0]', hostport: 'www.shop.edges.test:443' } });
       expect(refused.json.msg).not.toContain(shop);
     }
-    // The operator is held to the same rule; an address is no name.
+    // The operator is held to the same rule; an address nobody reserved is the operator's alone to list.
     expect((await h.call('POST', '/edges/tcp', { body: { hostports: ['mail.shop.edges.test:25'] } })).json.error_code).toBe('hostport_name_reserved');
-    expect((await h.call('POST', '/edges/tcp', { token: squatter, body: { hostports: ['192.0.2.10:443'] } })).status).toBe(201);
-    // The shop lists its names, the one the squatter's older edge lists too: that claim owns nothing now.
+    expect((await h.call('POST', '/edges/tcp', { token: squatter, body: { hostports: ['192.0.2.10:443'] } })).json.error_code).toBe('hostport_not_reserved');
+    expect((await h.call('POST', '/edges/tcp', { body: { hostports: ['192.0.2.10:443'] } })).status).toBe(201);
+    // The shop lists its names once verified.
     const own = await h.call('POST', '/edges/tcp', { token: shop, body: { hostports: ['www.shop.edges.test:443', 'ssh.shop.edges.test:22'] } });
     expect(own.status, own.text).toBe(201);
     // One edge of the shop's still holds each hostport against the shop's others.

@@ -486,7 +486,7 @@ describe('the web console', () => {
     await signIn(customer, shownToken);
     expect(await customer.locator('[data-who]').getAttribute('data-who')).toBe('customer');
     const nav = customer.getByRole('navigation', { name: 'Console' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live', 'Reserved domains', 'TCP edges', 'IP policies']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live', 'Reserved domains', 'TCP addresses', 'TCP edges', 'IP policies']);
     await open(customer, 'destinations');
     const names = await customer.locator('.cards > li .card-head h2').allTextContents();
     expect([...names].sort()).toEqual(['shop archive', 'shop-raw.ndjson']);
@@ -527,6 +527,23 @@ describe('the web console', () => {
     await domainCard.getByRole('button', { name: `Verify *.${base}`, exact: true }).click();
     await customer.locator(`[data-status="verified"][aria-label="*.${base}"]`).waitFor();
     expect((await call('GET', `/reserved_domains/${reserved.id}`, undefined, shownToken)).json.status).toBe('verified');
+    // It reserves a TCP address (the service picks it from its pool) and lists it on an edge; an address it
+    // has not reserved is refused, in the form, with the API's words.
+    await open(customer, 'tcp-addresses');
+    expect(await customer.locator('main p.empty').textContent()).toBe('No reserved TCP addresses yet.');
+    await customer.getByRole('button', { name: 'Reserve TCP address' }).click();
+    const addr = customer.locator('ul[aria-label="Reserved TCP addresses"] [data-addr]').first();
+    await addr.waitFor();
+    const reservedAddr = ((await call('GET', '/reserved_addrs', undefined, shownToken)).json.reserved_addrs as Json[])[0] as { addr: string };
+    expect(await addr.textContent()).toBe(reservedAddr.addr);
+    await open(customer, 'edges');
+    await customer.getByLabel('Host and port').fill('198.51.100.7:5432');
+    await customer.getByRole('button', { name: 'Create TCP edge' }).click();
+    await customer.getByText('The hostport 198.51.100.7:5432 is not this account').first().waitFor();
+    await customer.getByLabel('Host and port').fill(reservedAddr.addr);
+    await customer.getByRole('button', { name: 'Create TCP edge' }).click();
+    await customer.locator('ul[aria-label="TCP edges"] > li').first().waitFor();
+    expect(((await call('GET', '/edges/tcp', undefined, shownToken)).json.tcp_edges as Json[]).map((e) => e.hostports)).toEqual([[reservedAddr.addr]]);
     // Its key deleted while signed in: the next answer is a 401, and the sign-in page says why it is back.
     const keys = (await call('GET', '/api_keys')).json.api_keys as Json[];
     const keyId = String(keys.find((k) => k.description === 'Example Shop admin')?.id);
@@ -536,7 +553,7 @@ describe('the web console', () => {
     await customer.close();
 
     // The operator sees every page, and is not offered to delete its own account (which the API refuses).
-    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live', 'Accounts', 'Reserved domains', 'TCP edges', 'IP policies']);
+    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual(['Destinations', 'Subscriptions', 'Live', 'Accounts', 'Reserved domains', 'TCP addresses', 'TCP edges', 'IP policies']);
     await open(page, 'accounts');
     const cards = page.locator('ul[aria-label="Accounts"] > li');
     expect(await page.getByRole('button', { name: 'Delete account Example Shop and everything it owns' }).count()).toBe(1);
@@ -561,7 +578,7 @@ describe('the web console', () => {
     await call('PUT', `/edges/tcp/${String(edge.json.id)}/ip_restriction`, { enabled: true, ip_policy_ids: [policy.json.id] });
     await call('POST', '/reserved_domains', { domain: '*.shop.example.com', description: 'Example Shop' });
     const subs = (await call('GET', '/event_subscriptions')).json.event_subscriptions as Json[];
-    const routes = ['destinations', 'destinations/new', `destinations/${String(((await call('GET', '/event_destinations')).json.event_destinations as Json[])[0]?.id)}`, 'subscriptions', 'subscriptions/new', `subscriptions/${String(subs[0]?.id)}`, 'live', `live/${String(subs[0]?.id)}`, 'accounts', 'domains', 'edges', 'ip-policies'];
+    const routes = ['destinations', 'destinations/new', `destinations/${String(((await call('GET', '/event_destinations')).json.event_destinations as Json[])[0]?.id)}`, 'subscriptions', 'subscriptions/new', `subscriptions/${String(subs[0]?.id)}`, 'live', `live/${String(subs[0]?.id)}`, 'accounts', 'domains', 'tcp-addresses', 'edges', 'ip-policies'];
     const found: string[] = [];
     for (const route of routes) {
       await open(page, route);

@@ -4,6 +4,7 @@ import type { Envelope } from '../../../src/events/envelope.js';
 import { createClient } from '../../../src/kafka/client.js';
 import { API_KEYS, BrokerProxy } from '../../support/broker-proxy.js';
 import { consumeUntil, createTopics, testBrokers, testClient, uniqueName, withAdmin } from '../../support/kafka.js';
+import { OPERATOR } from '../../../src/accounts/account.js';
 import { verifyKafkaTarget } from '../../../src/delivery/destinations/kafka/topic-check.js';
 import { writerDeps } from '../../support/writer-deps.js';
 import { describeWriterContract, testItems } from './writer-contract.js';
@@ -100,7 +101,7 @@ describe('kafka writer specifics', () => {
     const kafka = testClient();
     const topic = uniqueName('kafka.writer.deleted');
     const config = { topic, partitions: 2 };
-    const writer = new KafkaWriter(config, kafka, {}, () => verifyKafkaTarget(config, writerDeps({ kafkaClient: () => kafka })));
+    const writer = new KafkaWriter(config, kafka, {}, () => verifyKafkaTarget(config, writerDeps({ kafkaClient: () => kafka }), OPERATOR));
     onTestFinished(() => writer.close());
     await writer.healthcheck();
     await writer.write(testItems(1));

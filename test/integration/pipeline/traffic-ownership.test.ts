@@ -55,7 +55,7 @@ const SENT: readonly Sent[] = [
   { seq: 10, type: 'tcp_connection_closed.v0', serverName: 'shop.alpha.test', port: 20001, owner: undefined },
   // A reservation still pending (its TXT challenge not found) owns nothing yet.
   { seq: 11, type: 'http_request_complete.v0', serverName: 'pending.alpha.test', port: 443, owner: undefined },
-  // Bravo's edge listed a name of alpha's before alpha verified it: that hostport owns nothing since.
+  // Bravo's edge may not list a name of alpha's, verified or not (refused at create): it stays nobody's.
   { seq: 12, type: 'tcp_connection_closed.v0', serverName: 'ssh.wild.alpha.test', port: 22, owner: undefined },
 ];
 
@@ -105,7 +105,7 @@ const tokens = new Map<string, string>();
 const folders = new Map<string, string>();
 
 beforeAll(async () => {
-  service = await startService(serviceEnv(prefix, testBrokers(), { ROLES: 'api,worker', FILE_DESTINATION_ROOT: fileRoot, API_BOOTSTRAP_TOKEN: OPERATOR_TOKEN, DRAIN_TIMEOUT_MS: '2000' }));
+  service = await startService(serviceEnv(prefix, testBrokers(), { ROLES: 'api,worker', FILE_DESTINATION_ROOT: fileRoot, API_BOOTSTRAP_TOKEN: OPERATOR_TOKEN, DRAIN_TIMEOUT_MS: '2000', TCP_ADDRESS_HOSTS: '1.tcp.bravo.test', TCP_ADDRESS_PORTS: '20001' }));
   tokens.set('operator', OPERATOR_TOKEN);
   for (const name of ['alpha', 'bravo']) {
     const account = await call(OPERATOR_TOKEN, 'POST', '/accounts', { description: name });
@@ -113,8 +113,9 @@ beforeAll(async () => {
   }
   const alpha = tokens.get('alpha') as string;
   const bravo = tokens.get('bravo') as string;
-  // Before alpha's wildcard is verified, bravo's edge may list a name under it.
-  await call(bravo, 'POST', '/edges/tcp', { hostports: ['1.tcp.bravo.test:20001', 'ssh.wild.alpha.test:22'] });
+  // Bravo's edge lists the TCP address it reserved (the pool's one); a name of alpha's it may not list.
+  const addr = await call(bravo, 'POST', '/reserved_addrs', {});
+  await call(bravo, 'POST', '/edges/tcp', { hostports: [addr.addr] });
   // The operator verifies these by hand (no DNS here); alpha's pending.alpha.test stays pending.
   for (const [token, domain] of [[alpha, 'shop.alpha.test'], [alpha, '*.wild.alpha.test'], [bravo, 'shop.bravo.test']] as const) {
     const reserved = await call(token, 'POST', '/reserved_domains', { domain });

@@ -60,6 +60,7 @@ describe('TrafficOwners', () => {
 
   it('should give a tcp record to the edge with its name and port among its hostports, following the edge\'s changes', () => {
     const owners = new TrafficOwners();
+    for (const [i, addr] of ['1.tcp.example.net:20000', '192.0.2.1:22', '[2001:db8::1]:443', '1.tcp.example.net:20001'].entries()) owners.putAddress({ id: `ra_${i}`, addr, account_id: B });
     owners.putEdge({ id: 'edgtcp_1', hostports: ['1.tcp.example.net:20000', '192.0.2.1:22', '[2001:db8::1]:443'], account_id: B });
     const ownerOf = owners.reader('tcp_connection_closed.v0');
     expect(ownerOf(tcp('1.tcp.example.net', 20000))).toBe(B);
@@ -75,35 +76,36 @@ describe('TrafficOwners', () => {
     expect(owners.ownerOfHostport('1.tcp.example.net', 20001)).toBeUndefined();
   });
 
-  it("should give a hostport whose name another account verified to that account's edge alone, in the matcher and in the tap", () => {
+  it("should give a hostport to an edge of the account that reserved it as a TCP address, or holds its name verified; any other only to the operator's", () => {
     const owners = new TrafficOwners();
-    // B's edge listed the name before A verified it: B's claim owns nothing once A has.
-    owners.putEdge({ id: 'edgtcp_1', hostports: ['www.shop.example.com:443', '192.0.2.1:443'], account_id: B });
     const ownerOf = owners.reader('tcp_connection_closed.v0');
-    expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(B);
+    // B's edge lists A's address, an address nobody reserved, and a name under A's pending reservation: none is B's.
+    owners.putAddress({ id: 'ra_1', addr: '1.tcp.example.net:20000', account_id: A });
     owners.putDomain({ id: 'rd_1', domain: '*.shop.example.com', account_id: A, status: 'pending' });
-    expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(B);
+    owners.putEdge({ id: 'edgtcp_1', hostports: ['1.tcp.example.net:20000', '198.51.100.7:5432', 'www.shop.example.com:443'], account_id: B });
+    expect([tcp('1.tcp.example.net', 20000), tcp('198.51.100.7', 5432), tcp('www.shop.example.com', 443)].map(ownerOf)).toEqual([undefined, undefined, undefined]);
+    // A's own edge takes its address and, once verified, its name, though B's edge is older.
+    owners.putEdge({ id: 'edgtcp_2', hostports: ['1.tcp.example.net:20000', 'www.shop.example.com:443'], account_id: A });
+    expect(ownerOf(tcp('1.tcp.example.net', 20000))).toBe(A);
+    expect(ownerOf(tcp('www.shop.example.com', 443))).toBeUndefined();
     owners.putDomain({ id: 'rd_1', domain: '*.shop.example.com', account_id: A, status: 'verified' });
-    expect(ownerOf(tcp('www.shop.example.com', 443))).toBeUndefined();
-    expect(ownerOf(tcp('WWW.shop.example.com', 443))).toBeUndefined();
-    expect(owners.ownerOfRecord('tcp_connection_closed.v0', tcp('www.shop.example.com', 443))).toBeUndefined();
-    // An address is no name: the reservation has no say over it.
-    expect(ownerOf(tcp('192.0.2.1', 443))).toBe(B);
-    // A's own edge listing the hostport holds it, though B's is older.
-    owners.putEdge({ id: 'edgtcp_2', hostports: ['www.shop.example.com:443'], account_id: A });
-    expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(A);
+    expect(ownerOf(tcp('WWW.shop.example.com', 443))).toBe(A);
     expect(owners.ownerOfRecord('tcp_connection_closed.v0', tcp('Www.Shop.example.com', 443))).toBe(A);
+    // The operator's edge owns an address nobody reserved; B's older claim on it still counts for nothing.
+    owners.putEdge({ id: 'edgtcp_3', hostports: ['198.51.100.7:5432'], account_id: OPERATOR_ACCOUNT_ID });
+    expect(ownerOf(tcp('198.51.100.7', 5432))).toBe(OPERATOR_ACCOUNT_ID);
+    // B reserves that address: its edge holds it now, the operator's no more.
+    owners.putAddress({ id: 'ra_2', addr: '198.51.100.7:5432', account_id: B });
+    expect(ownerOf(tcp('198.51.100.7', 5432))).toBe(B);
+    // A's reservations gone, their hostports are nobody's, never B's.
+    owners.removeAddress('ra_1');
     owners.removeDomain('rd_1');
-    expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(B);
-    // With A's edge gone and the name verified again, B's hostport, the only one left listing it, is nobody's;
-    // removing the reservation gives it back, though no hostport was left owned in between.
-    owners.removeEdge('edgtcp_2');
-    owners.putDomain({ id: 'rd_3', domain: 'www.shop.example.com', account_id: A, status: 'verified' });
-    owners.removeEdge('edgtcp_1');
-    owners.putEdge({ id: 'edgtcp_1', hostports: ['www.shop.example.com:443'], account_id: B });
+    expect(ownerOf(tcp('1.tcp.example.net', 20000))).toBeUndefined();
     expect(ownerOf(tcp('www.shop.example.com', 443))).toBeUndefined();
-    owners.removeDomain('rd_3');
-    expect(ownerOf(tcp('www.shop.example.com', 443))).toBe(B);
+    expect(owners.mayList(B, '198.51.100.7:5432')).toBe(true);
+    expect(owners.mayList(A, '198.51.100.7:5432')).toBe(false);
+    expect(owners.mayList(OPERATOR_ACCOUNT_ID, '203.0.113.9:22')).toBe(true);
+    expect(owners.mayList(A, '203.0.113.9:22')).toBe(false);
   });
 
   it('should count every record as nobody\'s without reading it while nothing is reserved, and see a reservation made later', () => {
@@ -125,6 +127,7 @@ describe('TrafficOwners', () => {
       ['tcp_connection_closed.v0', 1],
     ]);
     owners.putDomain({ id: 'rd_1', domain: '*.example.com', account_id: A });
+    owners.putAddress({ id: 'ra_1', addr: '1.tcp.example.net:20000', account_id: B });
     owners.putEdge({ id: 'edgtcp_1', hostports: ['1.tcp.example.net:20000'], account_id: B });
     expect(ofHttp(watched('a.example.com', 443))).toBe(A);
     expect(ofTcp(watched('1.tcp.example.net', 20000))).toBe(B);

@@ -123,6 +123,7 @@ export type SourceInput = JsonOf<NonNullable<paths['/tap']['post']['requestBody'
 export type Account = JsonOf<paths['/accounts/{id}']['get']['responses'][200]>;
 export type ApiKey = JsonOf<paths['/api_keys']['post']['responses'][201]>;
 export type ReservedDomain = JsonOf<paths['/reserved_domains/{id}']['get']['responses'][200]>;
+export type TcpAddress = JsonOf<paths['/reserved_addrs/{id}']['get']['responses'][200]>;
 export type TcpEdge = JsonOf<paths['/edges/tcp/{id}']['get']['responses'][200]>;
 export type IpPolicy = JsonOf<paths['/ip_policies/{id}']['get']['responses'][200]>;
 export type IpPolicyRule = JsonOf<paths['/ip_policy_rules/{id}']['get']['responses'][200]>;

@@ -1,8 +1,8 @@
 // The account pages beside destinations and subscriptions: accounts and their API keys (the operator's
 // alone; a new token shown once, with a copy button), and every account's reserved domains (with their
-// DNS verification), TCP edges with their IP restriction, and IP policies with their rules.
+// DNS verification), reserved TCP addresses and TCP edges with their IP restriction, and IP policies with their rules.
 import { useState } from 'preact/hooks';
-import { api, must, type Account, type ApiKey, type IpPolicy, type IpPolicyRule, type ReservedDomain, type TcpEdge, type paths } from '../api/client.ts';
+import { api, must, type Account, type ApiKey, type IpPolicy, type IpPolicyRule, type ReservedDomain, type TcpAddress, type TcpEdge, type paths } from '../api/client.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
 import { CopyButton, DeleteButton, PageHeader, Pill, Placeholder, Problem, When } from '../ui/parts.tsx';
 import { SimpleForm } from '../ui/simple-form.tsx';
@@ -218,13 +218,61 @@ function DomainCard({ domain: d, operator, onChange }: { domain: ReservedDomain;
   );
 }
 
+export function TcpAddressesPage() {
+  const addresses = useLoad(async (): Promise<TcpAddress[]> => (await must(api.GET('/reserved_addrs', { params: { query: { limit: 100 } } }))).reserved_addrs, []);
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title="TCP addresses" />
+      <p class="lead">
+        A reserved TCP address is the account’s alone: the service picks the next free one of its pool, only the account’s TCP edges may list it, and its TCP traffic is the account’s. An address no
+        edge lists may be released.
+      </p>
+      <SimpleForm
+        id="tcp-address"
+        fields={[{ name: 'description', label: 'Description' }]}
+        submitLabel="Reserve TCP address"
+        submit={async (body) => {
+          await must(api.POST('/reserved_addrs', { body: body as Body<'/reserved_addrs', 'post'> }));
+          addresses.reload();
+        }}
+      />
+      <Problem failure={addresses.failure} />
+      {addresses.data === undefined ? (
+        <Placeholder />
+      ) : addresses.data.length === 0 ? (
+        <p class="empty">No reserved TCP addresses yet.</p>
+      ) : (
+        <ul class="cards" aria-label="Reserved TCP addresses">
+          {addresses.data.map((a) => (
+            <li class="card" aria-label={a.addr} key={a.id}>
+              <div class="card-head">
+                <h2>
+                  <code data-addr>{a.addr}</code>
+                </h2>
+                <CopyButton text={a.addr} />
+              </div>
+              {a.description !== '' && <p class="meta">{a.description}</p>}
+              <div class="actions">
+                <DeleteButton what={a.addr} onDelete={async () => { await must(api.DELETE('/reserved_addrs/{id}', { params: { path: { id: a.id } } })); addresses.reload(); }} />
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 export function EdgesPage() {
   const edges = useLoad(async (): Promise<TcpEdge[]> => (await must(api.GET('/edges/tcp', { params: { query: { limit: 100 } } }))).tcp_edges, []);
   const policies = useLoad(allPolicies, []);
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="TCP edges" />
-      <p class="lead">TCP traffic belongs to the account whose edge has the connection’s host and port; an edge’s IP restriction decides which clients may connect.</p>
+      <p class="lead">
+        TCP traffic belongs to the account whose edge has the connection’s host and port. An edge lists the account’s reserved TCP addresses (on the TCP addresses page) and names under its verified
+        reserved domains; its IP restriction decides which clients may connect.
+      </p>
       <SimpleForm
         id="edge"
         fields={[
@@ -279,6 +327,11 @@ function EdgeCard({ edge, policies, onChange }: { edge: TcpEdge; policies: IpPol
           <code key={h}>{h} </code>
         ))}
       </p>
+      {edge.unowned_hostports.length > 0 && (
+        <p class="help" data-unowned>
+          Owning no traffic, as this account has not reserved them: {edge.unowned_hostports.join(', ')}. Leave them out when you change the hostports.
+        </p>
+      )}
       <fieldset class="group">
         <legend>IP restriction</legend>
         <div class="field checkbox">

@@ -37,7 +37,7 @@ const topicRequest = patterned(TOPIC_PATTERN, 'Topic to write to: 1 to 249 lette
   not: { type: 'string', enum: ['.', '..'] },
   examples: ['edge-events'],
 });
-const partitionsAbout = "Partitions of the topic if the service creates it; ignored when the topic exists. Null means the service's default (the operator's, else the broker's num.partitions). A normal account's topic on the service's own cluster takes at most 32 partitions, unless the operator sets another limit.";
+const partitionsAbout = "Partitions of the topic if the service creates it; ignored when the topic exists. Null means the service's default (the operator's, else the broker's num.partitions). A normal account's topic on the service's own cluster takes at most 32 partitions, and is created only while all the topics under the account's prefix there, those of deleted destinations too, hold at most 256 together (409 account_partition_limit), unless the operator sets other limits.";
 const replicationAbout =
   "Replication factor of the topic if the service creates it; ignored when the topic exists. Null means the service's default (the operator's, else the broker's default.replication.factor).";
 

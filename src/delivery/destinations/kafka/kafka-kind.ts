@@ -6,7 +6,7 @@ import type { DestinationKind } from '../../destination-kind.js';
 import { hostRefusal } from '../../egress-guard.js';
 import { KAFKA_TARGET_SCHEMA, parseKafkaTarget, type KafkaTargetConfig } from './config.js';
 import { KAFKA_LIMITS, KafkaWriter } from './kafka-writer.js';
-import { verifyKafkaTarget } from './topic-check.js';
+import { deleteTopic, verifyKafkaTarget } from './topic-check.js';
 
 export const kafkaKind: DestinationKind<KafkaTargetConfig> = {
   name: 'kafka',
@@ -37,8 +37,11 @@ export const kafkaKind: DestinationKind<KafkaTargetConfig> = {
     partitions: stored.partitions ?? null,
     replication_factor: stored.replication_factor ?? null,
   }),
-  createWriter: (config, deps) => new KafkaWriter(config, deps.kafkaClient(config.brokers), {}, () => verifyKafkaTarget(config, deps)),
+  createWriter: (config, deps, account) => new KafkaWriter(config, deps.kafkaClient(config.brokers), {}, () => verifyKafkaTarget(config, deps, account)),
   verify: verifyKafkaTarget,
+  // Only a topic on the service's own cluster: a customer's cluster is the customer's to tidy.
+  removable: (config) => (config.brokers === undefined ? { key: `kafka:${config.topic}`, name: `the topic ${config.topic} on the service's cluster` } : undefined),
+  remove: (config, deps) => deleteTopic(config, deps),
   // guard: a broker named by a host name is refused when any of its addresses is (an IP literal was judged
   // by parse()); the client judges every broker it connects to again, those of the cluster's metadata too.
   async guard(config, deps) {

@@ -1,7 +1,10 @@
 // The kafka kind's create-time check: the destination's topic exists on its cluster, or the service
 // creates it there (the local broker, like many clusters, does not create topics on first use); when the
 // cluster cannot be reached or refuses to create it, its reason is the answer. The destination's client
-// gives up within seconds (app.ts), so the check answers within seconds too.
+// gives up within seconds (app.ts), so the check answers within seconds too. A normal account's topic on the
+// service's own cluster is created only within the account's room there: the partitions of every topic under
+// its prefix count (ACCOUNT_MAX_PARTITIONS, SECURITY.md "Egress").
+import type { AccountContext } from '../../../accounts/account.js';
 import { brokerHost } from '../../../kafka/brokers.js';
 import { withAdmin, type KafkaAdmin, type KafkaClient } from '../../../kafka/seam.js';
 import { problem, type ConfigProblem } from '../../destination-config.js';
@@ -9,9 +12,9 @@ import type { WriterDeps } from '../../destination-kind.js';
 import { hostRefusal } from '../../egress-guard.js';
 import type { KafkaTargetConfig } from './config.js';
 
-export async function verifyKafkaTarget(config: KafkaTargetConfig, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
+export async function verifyKafkaTarget(config: KafkaTargetConfig, deps: WriterDeps, account: AccountContext): Promise<readonly ConfigProblem[]> {
   const kafka = deps.kafkaClient(config.brokers);
-  return withAdmin(kafka, (admin) => ensureTopic(kafka, admin, config, deps)).catch((err: unknown) => {
+  return withAdmin(kafka, (admin) => ensureTopic(kafka, admin, config, deps, account)).catch((err: unknown) => {
     const refused = refusalProblem(kafka, err);
     if (refused === undefined) throw err;
     return [refused];
@@ -31,7 +34,32 @@ function refused(reason: string): ConfigProblem {
   return problem.egress('internal_address', 'target.kafka.brokers', reason);
 }
 
-async function ensureTopic(kafka: KafkaClient, admin: KafkaAdmin, config: KafkaTargetConfig, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
+/** The partitions of the topics under `prefix` on the cluster, and how many topics they are. */
+async function partitionsUnder(admin: KafkaAdmin, prefix: string): Promise<{ used: number; topics: number }> {
+  const counts = await admin.topicPartitionCounts((await admin.listTopics()).filter((t) => t.startsWith(prefix)));
+  let used = 0;
+  for (const n of counts.values()) used += n;
+  return { used, topics: counts.size };
+}
+
+/**
+ * Why the service may not create `topic` with `partitions` for `account` on its own cluster (undefined: it
+ * may). A broker's default partition count (`partitions` undefined) is not known before the topic exists;
+ * it counts as one here, and the check after the creation holds it to the limit.
+ */
+async function roomProblem(admin: KafkaAdmin, config: KafkaTargetConfig, partitions: number | undefined, deps: WriterDeps, account: AccountContext, created: boolean): Promise<ConfigProblem | undefined> {
+  const limit = config.brokers === undefined ? deps.egress.accountPartitionLimit(account) : undefined;
+  const prefix = deps.egress.topicPrefix(account);
+  if (limit === undefined || prefix === undefined) return undefined;
+  const room = await partitionsUnder(admin, prefix);
+  // After the creation the new topic is among them.
+  const used = created ? room.used - (partitions ?? 0) : room.used;
+  const adding = partitions ?? 1;
+  if (used + adding <= limit) return undefined;
+  return problem.accountPartitionLimit('target.kafka.partitions', { account_id: account.accountId, topic: config.topic, partitions: adding, used, topics: room.topics - (created ? 1 : 0), limit });
+}
+
+async function ensureTopic(kafka: KafkaClient, admin: KafkaAdmin, config: KafkaTargetConfig, deps: WriterDeps, account: AccountContext): Promise<readonly ConfigProblem[]> {
   const field = 'target.kafka.topic';
   try {
     // A customer's cluster may advertise brokers inside the network: they are refused before the topic is
@@ -43,6 +71,8 @@ async function ensureTopic(kafka: KafkaClient, admin: KafkaAdmin, config: KafkaT
       }
     }
     if (await admin.topicExists(config.topic)) return [];
+    const full = await roomProblem(admin, config, config.partitions ?? deps.kafkaTopicDefaults?.partitions, deps, account, false);
+    if (full !== undefined) return [full];
   } catch (err) {
     const refused = refusalProblem(kafka, err);
     if (refused !== undefined) return [refused];
@@ -60,8 +90,15 @@ async function ensureTopic(kafka: KafkaClient, admin: KafkaAdmin, config: KafkaT
   try {
     // A topic that appeared meanwhile (another worker or replica created it) is fine too.
     // -1 asks the broker for its own default (num.partitions, default.replication.factor).
-    await admin.createTopics([{ topic: config.topic, partitions: config.partitions ?? deps.kafkaTopicDefaults?.partitions ?? -1, replicationFactor: replicationFactor ?? -1 }]);
-    return [];
+    const partitions = config.partitions ?? deps.kafkaTopicDefaults?.partitions;
+    await admin.createTopics([{ topic: config.topic, partitions: partitions ?? -1, replicationFactor: replicationFactor ?? -1 }]);
+    if (partitions !== undefined) return [];
+    // Made with the broker's default count, known only now: past the account's room, it goes again.
+    const made = (await admin.topicPartitionCounts([config.topic])).get(config.topic) ?? 0;
+    const full = await roomProblem(admin, config, made, deps, account, true);
+    if (full === undefined) return [];
+    await admin.deleteTopics([config.topic]);
+    return [full];
   } catch (err) {
     const refused = refusalProblem(kafka, err);
     if (refused !== undefined) return [refused];
@@ -70,4 +107,12 @@ async function ensureTopic(kafka: KafkaClient, admin: KafkaAdmin, config: KafkaT
     const more = brokers === undefined ? '' : ` (replication factor ${replicationFactor ?? "the broker's default"}; the cluster has ${brokers} broker${brokers === 1 ? '' : 's'})`;
     return [problem.topicNotCreated(field, config.topic, code, `${message}${more}`)];
   }
+}
+
+/** Deletes the destination's topic on its cluster (a delete with delete_topic); a topic already gone is no error. */
+export async function deleteTopic(config: KafkaTargetConfig, deps: WriterDeps): Promise<void> {
+  const kafka = deps.kafkaClient(config.brokers);
+  await withAdmin(kafka, async (admin) => {
+    if (await admin.topicExists(config.topic)) await admin.deleteTopics([config.topic]);
+  });
 }

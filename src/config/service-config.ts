@@ -97,7 +97,14 @@ export interface ServiceConfig {
     readonly scanIntervalMs: number;
   };
   /** The cloud destinations: endpoint overrides (emulators, private endpoints) and the AWS call timeout. */
-  readonly cloud: { readonly endpoint: string | undefined; readonly stsEndpoint: string | undefined; readonly timeoutMs: number };
+  readonly cloud: {
+    readonly endpoint: string | undefined;
+    readonly stsEndpoint: string | undefined;
+    readonly timeoutMs: number;
+    /** Where gcs destinations call Cloud Storage's JSON API and exchange their keys for tokens instead of Google's (GCS_API_URL, GCS_TOKEN_URL: an emulator and a token receiver in tests). */
+    readonly gcsApiUrl: string | undefined;
+    readonly gcsTokenUrl: string | undefined;
+  };
   /**
    * What destinations may point at (SECURITY.md "Egress"): http destinations need https unless
    * `allowHttp`; their hosts may not resolve to internal addresses except those in `allowCidrs` (CIDR
@@ -336,6 +343,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       endpoint: url('CLOUD_ENDPOINT_URL'),
       stsEndpoint: url('CLOUD_STS_ENDPOINT_URL'),
       timeoutMs: int('CLOUD_TIMEOUT_MS', 10_000, 100, 300_000),
+      gcsApiUrl: url('GCS_API_URL'),
+      gcsTokenUrl: url('GCS_TOKEN_URL'),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -4,6 +4,7 @@ import type { DestinationKind } from '../destination-kind.js';
 import { azureBlobKind } from './azure-blob/azure-blob-kind.js';
 import { dataStreamKind } from './data-stream/data-stream-kind.js';
 import { deliveryStreamKind } from './delivery-stream/delivery-stream-kind.js';
+import { gcsKind } from './gcs/gcs-kind.js';
 import { fileKind } from './file/file-kind.js';
 import { httpKind } from './http/http-kind.js';
 import { kafkaKind } from './kafka/kafka-kind.js';
@@ -16,6 +17,7 @@ export const DESTINATION_KINDS: readonly DestinationKind[] = [
   logServiceKind,
   objectStoreKind,
   azureBlobKind,
+  gcsKind,
   kafkaKind,
   httpKind,
   fileKind,

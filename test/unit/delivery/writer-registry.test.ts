@@ -8,8 +8,8 @@ import { writerDeps } from '../../support/writer-deps.js';
 const deps: WriterDeps = writerDeps({ kafkaClient: () => ({ idempotentProducer: () => ({}) }) as unknown as KafkaClient });
 
 describe('writer registry', () => {
-  it('should know the kafka, http, file and object_store kinds and the three cloud kinds', () => {
-    expect([...DESTINATION_KINDS].sort()).toEqual(['data_stream', 'delivery_stream', 'file', 'http', 'kafka', 'log_service', 'object_store']);
+  it('should know the kafka, http, file, object_store, azure_blob and gcs kinds and the three cloud kinds', () => {
+    expect([...DESTINATION_KINDS].sort()).toEqual(['azure_blob', 'data_stream', 'delivery_stream', 'file', 'gcs', 'http', 'kafka', 'log_service', 'object_store']);
     expect(createWriter({ kafka: { topic: 't' } }, deps, OPERATOR).kind).toBe('kafka');
     expect(createWriter({ http: { url: 'http://127.0.0.1:1/' } }, deps, OPERATOR).kind).toBe('http');
     expect(createWriter({ file: { path: 'e.ndjson' } }, deps, OPERATOR).kind).toBe('file');

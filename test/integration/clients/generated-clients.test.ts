@@ -21,6 +21,8 @@ import { serviceEnv, startService, type ServiceProcess } from '../../support/ser
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLIENTS = join(ROOT, 'test', 'clients');
+/** The object store kinds' request and response schemas, each a class or type of every client. */
+const OBJECT_STORE_TARGETS = ['ObjectStoreTarget', 'AzureBlobTarget', 'AzureBlobTargetView', 'GcsTarget', 'GcsTargetView'];
 const token = `eek_clients${randomBytes(16).toString('hex')}`;
 const prefix = uniqueName('clients');
 
@@ -97,6 +99,8 @@ describe('clients generated from the served document', () => {
     copyFileSync(join(CLIENTS, 'typescript', 'walk.ts'), join(dir, 'walk.ts'));
     const types = readFileSync(join(dir, 'schema.d.ts'), 'utf8');
     for (const id of operationIds) expect(types, id).toContain(`${id}: {`);
+    // Every destination kind's target is a type of its own: the object store kinds' among them.
+    for (const schema of OBJECT_STORE_TARGETS) expect(types, schema).toContain(`${schema}: {`);
     run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', join(dir, 'walk.ts')]);
     const created = summary(run(process.execPath, ['--import', 'tsx', join(dir, 'walk.ts'), 'create', service.url, token, 'typescript']));
     expect(created).toEqual({ destination: expect.stringMatching(/^ed_/), subscription: expect.stringMatching(/^esb_/) });
@@ -114,6 +118,7 @@ describe('clients generated from the served document', () => {
     // A nullable choice is one enum class, not a copy for each type of a type list (…Type1, …Type2Type1, …Type3Type1).
     const models = readdirSync(join(dir, 'edge_events_client', 'models')).map(String);
     expect(models.filter((m) => /_type_\d+_type_\d+\.py$/.test(m))).toEqual([]);
+    for (const schema of OBJECT_STORE_TARGETS) expect(models, schema).toContain(`${schema.replace(/(?<=[a-z])([A-Z])/g, '_$1').toLowerCase()}.py`);
     const created = summary(run('python3', [join(CLIENTS, 'python', 'walk.py'), 'create', service.url, token, 'python'], { env: { PYTHONPATH: dir } }));
     expect(created).toEqual({ destination: expect.stringMatching(/^ed_/), subscription: expect.stringMatching(/^esb_/) });
     walks.python.created = created as Record<string, string>;
@@ -138,6 +143,8 @@ describe('clients generated from the served document', () => {
       .filter((f) => f.startsWith('api_'))
       .map((f) => readFileSync(join(dir, 'client', f), 'utf8'));
     for (const id of operationIds) expect(api.join('\n'), id).toContain(`) ${id[0]?.toUpperCase()}${id.slice(1)}(ctx context.Context`);
+    const models = readdirSync(join(dir, 'client')).filter((f) => f.startsWith('model_'));
+    for (const schema of OBJECT_STORE_TARGETS) expect(models, schema).toContain(`model_${schema.replace(/(?<=[a-z])([A-Z])/g, '_$1').toLowerCase()}.go`);
     mkdirSync(join(dir, 'walk'));
     copyFileSync(join(CLIENTS, 'go', 'main.go'), join(dir, 'walk', 'main.go'));
     writeFileSync(join(dir, 'walk', 'go.mod'), 'module walk\n\ngo 1.23\n\nrequire github.com/edge-events/go-client v0.0.0\n\nreplace github.com/edge-events/go-client => ../client\n');

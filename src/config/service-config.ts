@@ -103,6 +103,8 @@ export interface ServiceConfig {
     readonly timeoutMs: number;
     /** Where gcs destinations call Cloud Storage's JSON API and exchange their keys for tokens instead of Google's (GCS_API_URL, GCS_TOKEN_URL: an emulator and a token receiver in tests). */
     readonly gcsApiUrl: string | undefined;
+    /** The blob endpoint of every azure_blob destination without its own account_url, the account as its path's first segment (AZURE_BLOB_ENDPOINT_URL: an emulator in tests). */
+    readonly azureBlobEndpointUrl: string | undefined;
     readonly gcsTokenUrl: string | undefined;
   };
   /**
@@ -345,6 +347,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       timeoutMs: int('CLOUD_TIMEOUT_MS', 10_000, 100, 300_000),
       gcsApiUrl: url('GCS_API_URL'),
       gcsTokenUrl: url('GCS_TOKEN_URL'),
+      azureBlobEndpointUrl: url('AZURE_BLOB_ENDPOINT_URL'),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

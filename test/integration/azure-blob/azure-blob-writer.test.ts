@@ -95,6 +95,15 @@ describe('azure_blob blobs', () => {
     );
   });
 
+  it("should write a destination named by its account alone to the operator's AZURE_BLOB_ENDPOINT_URL, the account as the path", async () => {
+    const name = await container();
+    const operatorDeps = writerDeps({ cloud: { timeoutMs: 5_000, azureBlobEndpointUrl: `http://127.0.0.1:${azurite.port}` } });
+    const writer = createWriter({ azure_blob: { auth: sharedKey, account_name: AZURITE_ACCOUNT, container: name } }, operatorDeps, OPERATOR);
+    expect(await writer.write([first])).toEqual({ failed: [] });
+    await writer.close();
+    expect((await azurite.events(name)).map((e) => e.event_id)).toEqual(['ev_1']);
+  });
+
   it('should report a refused key as an auth failure that parks, never a dead letter', async () => {
     const name = await container();
     const writer = createWriter({ azure_blob: target(name, { auth: { shared_key: { account_key: Buffer.alloc(64, 7).toString('base64') } } }) }, deps, OPERATOR);

@@ -30,6 +30,8 @@ export interface CloudDeps {
    */
   readonly gcsApiUrl?: string | undefined;
   readonly gcsTokenUrl?: string | undefined;
+  /** The operator's blob endpoint for azure_blob destinations without an account_url (AZURE_BLOB_ENDPOINT_URL): <url>/<account>. */
+  readonly azureBlobEndpointUrl?: string | undefined;
   /** Timeout of one AWS call (and of one Azure Storage or Cloud Storage call), connect included. Default 10 s. */
   readonly timeoutMs?: number;
   /** The CloudWatch Logs stream this worker writes to. Default: one per process, named after host and pid. */

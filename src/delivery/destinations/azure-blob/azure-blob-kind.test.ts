@@ -4,6 +4,7 @@ import { DEFAULT_EGRESS } from '../../../../test/support/writer-deps.js';
 import { OPERATOR, type AccountContext } from '../../../accounts/account.js';
 import { stringToSign } from '../azure/storage-auth.js';
 import { azureBlobKind } from './azure-blob-kind.js';
+import { blobUrlOf } from './config.js';
 
 const KEY = Buffer.alloc(64, 1).toString('base64');
 const sharedKey = { shared_key: { account_key: KEY } };
@@ -51,7 +52,11 @@ describe('azure_blob kind', () => {
     const r2 = azureBlobKind.parse({ auth: sharedKey, account_url: 'http://127.0.0.1:10000/devstoreaccount1', container: 'logs' }, 't', OPERATOR);
     expect(r2).toMatchObject({ ok: true, config: { account: 'devstoreaccount1', accountUrl: 'http://127.0.0.1:10000/devstoreaccount1' } });
     const r3 = azureBlobKind.parse({ auth: sharedKey, account_name: 'acct2', container: 'logs' }, 't', OPERATOR);
-    expect(r3).toMatchObject({ ok: true, config: { accountUrl: 'https://acct2.blob.core.windows.net', prefix: '{event_type}/{date}/', outputType: 'ndjson', compression: 'gzip' } });
+    expect(r3).toMatchObject({ ok: true, config: { account: 'acct2', prefix: '{event_type}/{date}/', outputType: 'ndjson', compression: 'gzip' } });
+    if (!r3.ok) throw new Error('refused');
+    expect(blobUrlOf(r3.config, undefined)).toBe('https://acct2.blob.core.windows.net');
+    // The operator's AZURE_BLOB_ENDPOINT_URL serves every account without an account_url, path-style as an emulator does.
+    expect(blobUrlOf(r3.config, 'http://127.0.0.1:10000/')).toBe('http://127.0.0.1:10000/acct2');
   });
 
   it("should hold a customer's account_url to the egress rules, and let the operator's name an emulator", () => {

@@ -52,7 +52,7 @@ export const azureBlobKind: DestinationKind<AzureBlobConfig> = {
   verify: (config, deps) =>
     checkStore(new AzureBlobWriter(config, deps), { resource: `${P}.container`, auth: `${P}.auth.${config.auth.kind === 'sas' ? 'sas.sas_token' : 'shared_key.account_key'}`, host: `${P}.account_url` }, config.customerHost === true),
   guard: async (config, deps) => {
-    if (config.customerHost !== true) return [];
+    if (config.customerHost !== true || config.accountUrl === undefined) return [];
     const host = new URL(config.accountUrl).hostname;
     const why = await hostRefusal(host, deps);
     return why === undefined ? [] : [problem.egress('internal_address', `${P}.account_url`, `its host ${host} resolves to an address destinations may not reach: ${why}`, { host })];

@@ -5,7 +5,7 @@ import type { WriterDeps } from '../../destination-kind.js';
 import { authorize } from '../azure/storage-auth.js';
 import { StoreWriter, storeAnswerError } from '../objects/store-writer.js';
 import type { HttpAnswer } from '../../../net/http-call.js';
-import type { AzureBlobConfig } from './config.js';
+import { blobUrlOf, type AzureBlobConfig } from './config.js';
 
 /** Azure's codes for "slow down" (ServerBusy is answered with 503, "Operation could not be completed within the specified time" with 500). */
 const BUSY = ['ServerBusy', 'OperationTimedOut'];
@@ -31,10 +31,13 @@ export class AzureBlobWriter extends StoreWriter {
     deps: Pick<WriterDeps, 'egress' | 'resolveHost' | 'cloud'>,
   ) {
     super({ kind: 'azure_blob', layout: config, customerHost: config.customerHost === true, deps, timeoutMs: deps.cloud?.timeoutMs });
+    this.blobUrl = blobUrlOf(config, deps.cloud?.azureBlobEndpointUrl);
   }
 
+  private readonly blobUrl: string;
+
   private url(path: string, query = ''): URL {
-    return new URL(`${this.config.accountUrl}/${this.config.container}${path}${query}`);
+    return new URL(`${this.blobUrl}/${this.config.container}${path}${query}`);
   }
 
   private async request(what: string, method: string, url: URL, headers: Record<string, string | number>, signal: AbortSignal, body?: Buffer): Promise<HttpAnswer> {

@@ -16,8 +16,8 @@ export interface AzureBlobConfig extends ObjectLayout {
   readonly auth: StorageAuth;
   /** The storage account's name, signed into shared key requests. */
   readonly account: string;
-  /** The blob endpoint, without a trailing "/": https://<account>.blob.core.windows.net unless account_url names another. */
-  readonly accountUrl: string;
+  /** The account_url sent, without a trailing "/"; absent: the operator's AZURE_BLOB_ENDPOINT_URL, else https://<account>.blob.core.windows.net (blobUrlOf). */
+  readonly accountUrl?: string;
   /** The account URL is a customer's (a normal account's): judged at every connect, answered in our words (SECURITY.md "Egress"). */
   readonly customerHost?: true;
   readonly container: string;
@@ -72,6 +72,12 @@ function schema(use: 'request' | 'response'): JsonSchema {
 }
 
 export const AZURE_BLOB_SCHEMA = { request: schema('request'), response: schema('response') };
+
+/** Where a destination's blobs go: its account_url, or the operator's endpoint for every destination with the account as its path, or Azure's public endpoint of the account. */
+export function blobUrlOf(config: Pick<AzureBlobConfig, 'account' | 'accountUrl'>, operatorEndpoint: string | undefined): string {
+  if (config.accountUrl !== undefined) return config.accountUrl;
+  return operatorEndpoint === undefined ? `https://${config.account}.blob.core.windows.net` : `${operatorEndpoint.replace(/\/+$/, '')}/${config.account}`;
+}
 
 /** The account an account URL names: its host's first label (<account>.blob.<suffix>), or for an IP address or localhost its path's first segment (the emulator's). */
 export function accountOfUrl(url: URL): string | undefined {
@@ -132,7 +138,7 @@ export function parseAzureBlobTarget(raw: unknown, prefix: string, account: Acco
     config: {
       auth,
       account: name,
-      accountUrl: (accountUrl?.href ?? `https://${name}.blob.core.windows.net`).replace(/\/+$/, ''),
+      ...(accountUrl !== undefined && { accountUrl: accountUrl.href.replace(/\/+$/, '') }),
       ...(accountUrl !== undefined && !account.isOperator && { customerHost: true as const }),
       container,
       ...layout,

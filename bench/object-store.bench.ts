@@ -47,7 +47,7 @@ async function readBack(s3: S3Client, bucket: string): Promise<{ objects: number
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ...(token && { ContinuationToken: token }) }));
     for (const o of page.Contents ?? []) {
-      if (o.Key?.endsWith('.check') === true) continue;
+      if (o.Key?.includes('_edge-events-check-') === true) continue;
       const raw = Buffer.from((await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key }))).Body?.transformToByteArray()) ?? []);
       const lines = gunzipSync(raw).toString('utf8').split(/\r?\n/).filter(Boolean);
       objects++;

@@ -116,7 +116,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
   const writerDeps: WriterDeps = {
     kafkaClient: (list) => destinationClients.for(list),
     fileRoot: config.fileDestinationRoot,
-    cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs },
+    cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs, gcsApiUrl: config.cloud.gcsApiUrl, gcsTokenUrl: config.cloud.gcsTokenUrl, azureBlobEndpointUrl: config.cloud.azureBlobEndpointUrl },
     egress,
     ...(overrides.resolveHost !== undefined && { resolveHost: overrides.resolveHost }),
     kafkaTopicDefaults: config.kafkaDestinationTopics,

@@ -101,7 +101,16 @@ export interface ServiceConfig {
     readonly scanIntervalMs: number;
   };
   /** The cloud destinations: endpoint overrides (emulators, private endpoints) and the AWS call timeout. */
-  readonly cloud: { readonly endpoint: string | undefined; readonly stsEndpoint: string | undefined; readonly timeoutMs: number };
+  readonly cloud: {
+    readonly endpoint: string | undefined;
+    readonly stsEndpoint: string | undefined;
+    readonly timeoutMs: number;
+    /** Where gcs destinations call Cloud Storage's JSON API and exchange their keys for tokens instead of Google's (GCS_API_URL, GCS_TOKEN_URL: an emulator and a token receiver in tests). */
+    readonly gcsApiUrl: string | undefined;
+    /** The blob endpoint of every azure_blob destination without its own account_url, the account as its path's first segment (AZURE_BLOB_ENDPOINT_URL: an emulator in tests). */
+    readonly azureBlobEndpointUrl: string | undefined;
+    readonly gcsTokenUrl: string | undefined;
+  };
   /**
    * What destinations may point at (SECURITY.md "Egress"): http destinations need https unless
    * `allowHttp`; their hosts may not resolve to internal addresses except those in `allowCidrs` (CIDR
@@ -374,6 +383,9 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       endpoint: url('CLOUD_ENDPOINT_URL'),
       stsEndpoint: url('CLOUD_STS_ENDPOINT_URL'),
       timeoutMs: int('CLOUD_TIMEOUT_MS', 10_000, 100, 300_000),
+      gcsApiUrl: url('GCS_API_URL'),
+      gcsTokenUrl: url('GCS_TOKEN_URL'),
+      azureBlobEndpointUrl: url('AZURE_BLOB_ENDPOINT_URL'),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

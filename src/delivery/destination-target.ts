@@ -3,7 +3,7 @@
 // it knows no kind by name (destinations/kinds.ts lists them).
 import type { AccountContext } from '../accounts/account.js';
 import type { StoredTarget } from '../configlog/resources.js';
-import { isPlainObject, problem, type ConfigProblem } from './destination-config.js';
+import { KEPT_STAND_IN, isPlainObject, problem, type ConfigProblem } from './destination-config.js';
 import type { DestinationKind, JsonSchema, SecretField, ViewDeps } from './destination-kind.js';
 import { DESTINATION_KINDS } from './destinations/kinds.js';
 import type { EgressRules } from './egress-rules.js';
@@ -116,8 +116,6 @@ export interface AcceptOptions {
   readonly egress: EgressRules;
 }
 
-/** Checks a kept secret's place in parse() (a kept secret was checked when it was sent). */
-const KEPT_STAND_IN = 'kept-secret-stand-in-0000000000';
 
 /**
  * Checks a target an API request sent and gives its stored shape: nulls ("the default") left out and

@@ -49,6 +49,11 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     // No test looks a name up beyond this machine: a reserved domain's TXT challenge is asked of the loopback's
     // discard port, where nothing answers, unless a test starts a DNS server of its own (test/support/dns-server.ts).
     DNS_RESOLVER: '127.0.0.1:9',
+    // Nor does an azure_blob or gcs destination reach Azure or Google: their operator endpoints are the discard port
+    // too, unless a test starts an emulator (test/support/azurite.ts, fake-gcs.ts).
+    AZURE_BLOB_ENDPOINT_URL: 'http://127.0.0.1:9',
+    GCS_API_URL: 'http://127.0.0.1:9',
+    GCS_TOKEN_URL: 'http://127.0.0.1:9/token',
     ...extra,
   };
 }

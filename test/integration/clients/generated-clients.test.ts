@@ -22,6 +22,7 @@ import { serviceEnv, startService, type ServiceProcess } from '../../support/ser
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLIENTS = join(ROOT, 'test', 'clients');
+/** The object store kinds' request and response schemas, each a class or type of every client. */
 const token = `eek_clients${randomBytes(16).toString('hex')}`;
 const prefix = uniqueName('clients');
 

@@ -51,7 +51,7 @@ export class TestBucket {
     return out;
   }
 
-  /** The events of the NDJSON objects (the create-time check's .check object left out), duplicates kept. */
+  /** The events of the NDJSON objects (the create-time check object left out), duplicates kept. */
   async events(): Promise<Envelope[]> {
     const objects = (await this.objects()).filter((o) => /\.ndjson(\.gz)?$/.test(o.key));
     return objects.flatMap((o) => o.text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Envelope));

@@ -48,7 +48,7 @@ it('a customer should create object_store destinations through the API, send tra
   expect([...new Set(got.map((e) => (e.object as Json).conn.bytes_in as number))].sort((a, b) => a - b)).toEqual(seqs);
   for (const e of got) expect(e).toMatchObject({ event_type: TCP, object: { conn: { server_port: 443 } } });
   const keys = (await ndjsonBucket.objects()).map((o) => o.key);
-  for (const k of keys.filter((key) => !key.endsWith('.check'))) expect(k).toMatch(new RegExp(`^edge/${TCP.replace('.', '\\.')}/\\d{4}-\\d{2}-\\d{2}/\\d{8}T\\d{9}Z-[0-9a-f]{16}\\.ndjson\\.gz$`));
+  for (const k of keys.filter((key) => !key.includes('_edge-events-check-'))) expect(k).toMatch(new RegExp(`^edge/${TCP.replace('.', '\\.')}/\\d{4}-\\d{2}-\\d{2}/\\d{8}T\\d{9}Z-[0-9a-f]{16}\\.ndjson\\.gz$`));
 
   // CSV: a header line per object, then one line per event.
   const rows = async () => {

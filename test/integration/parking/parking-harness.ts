@@ -1,5 +1,6 @@
 // A destination pool with parking, on the suite's broker and the AWS emulator: Kinesis destinations
 // behind fault proxies, a scripted config log, and every settlement of the main path recorded.
+import type { CloudDeps } from '../../../src/delivery/destinations/aws/client-config.js';
 import { randomBytes } from 'node:crypto';
 import type { ConfigChange, ConfigLog } from '../../../src/configlog/config-log.js';
 import type { ConfigValue } from '../../../src/configlog/format.js';
@@ -72,6 +73,8 @@ export interface ParkingHarnessOptions {
   readonly retry?: { maxAttempts: number; maxElapsedMs: number };
   /** Another harness's retry topic prefix and group prefix: a worker restarted on the same topics. */
   readonly sameTopicsAs?: ParkingHarness;
+  /** More of the writers' cloud settings (the gcs kind's API and token endpoints). */
+  readonly cloud?: Partial<CloudDeps>;
 }
 
 export async function parkingHarness(opts: ParkingHarnessOptions = {}): Promise<ParkingHarness> {
@@ -97,7 +100,7 @@ export async function parkingHarness(opts: ParkingHarnessOptions = {}): Promise<
     retireAfterMs: 1_000,
   });
   const pool: DestinationPool = new DestinationPool({
-    deps: writerDeps({ kafkaClient: () => kafka, cloud: { timeoutMs: 2_000 } }),
+    deps: writerDeps({ kafkaClient: () => kafka, cloud: { timeoutMs: 2_000, ...opts.cloud } }),
     budget: new InFlightBudget(),
     deadLetter,
     secrets,

@@ -8,8 +8,8 @@ import { writerDeps } from '../../support/writer-deps.js';
 const deps: WriterDeps = writerDeps({ kafkaClient: () => ({ idempotentProducer: () => ({}) }) as unknown as KafkaClient });
 
 describe('writer registry', () => {
-  it('should know the kafka, http, file, object_store, elasticsearch and splunk_hec kinds and the three cloud kinds', () => {
-    expect([...DESTINATION_KINDS].sort()).toEqual(['data_stream', 'delivery_stream', 'elasticsearch', 'file', 'http', 'kafka', 'log_service', 'object_store', 'splunk_hec']);
+  it('should know the kafka, http, file, object_store, azure_blob, gcs, elasticsearch and splunk_hec kinds and the three cloud kinds', () => {
+    expect([...DESTINATION_KINDS].sort()).toEqual(['azure_blob', 'data_stream', 'delivery_stream', 'elasticsearch', 'file', 'gcs', 'http', 'kafka', 'log_service', 'object_store', 'splunk_hec']);
     expect(createWriter({ kafka: { topic: 't' } }, deps, OPERATOR).kind).toBe('kafka');
     expect(createWriter({ http: { url: 'http://127.0.0.1:1/' } }, deps, OPERATOR).kind).toBe('http');
     expect(createWriter({ file: { path: 'e.ndjson' } }, deps, OPERATOR).kind).toBe('file');

@@ -24,7 +24,15 @@ export interface CloudDeps {
   readonly assumeRole?: AssumeRole;
   /** DurationSeconds of assumed-role sessions (900 to 43,200; default 3,600). */
   readonly roleSessionSeconds?: number;
-  /** Timeout of one AWS call, connect included. Default 10 s. */
+  /**
+   * The operator's stand-ins for Google's hosts (GCS_API_URL, GCS_TOKEN_URL): Cloud Storage's JSON API and
+   * the OAuth 2.0 token endpoint of gcs destinations. Never a customer's field. Unset: Google's.
+   */
+  readonly gcsApiUrl?: string | undefined;
+  readonly gcsTokenUrl?: string | undefined;
+  /** The operator's blob endpoint for azure_blob destinations without an account_url (AZURE_BLOB_ENDPOINT_URL): <url>/<account>. */
+  readonly azureBlobEndpointUrl?: string | undefined;
+  /** Timeout of one AWS call (and of one Azure Storage or Cloud Storage call), connect included. Default 10 s. */
   readonly timeoutMs?: number;
   /** The CloudWatch Logs stream this worker writes to. Default: one per process, named after host and pid. */
   readonly logStreamName?: string;

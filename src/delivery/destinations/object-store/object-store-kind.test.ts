@@ -3,7 +3,7 @@ import { describeKindContract } from '../../../../test/support/destination-kind-
 import { TEST_EGRESS, DEFAULT_EGRESS } from '../../../../test/support/writer-deps.js';
 import { OPERATOR, type AccountContext } from '../../../accounts/account.js';
 import { objectStoreKind } from './object-store-kind.js';
-import { ObjectStoreWriter, expandPrefix, objectName } from './object-store-writer.js';
+import { ObjectStoreWriter } from './object-store-writer.js';
 
 const role = { role: { role_arn: 'arn:aws:iam::123456789012:role/edge-events' } };
 const creds = { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSTEST01', cloud_secret_access_key: 'a-very-secret-key' } };
@@ -79,23 +79,6 @@ describe('object_store kind', () => {
     const internal = objectStoreKind.parse({ ...target, endpoint: 'https://10.0.0.8' }, 'target.object_store', CUSTOMER, DEFAULT_EGRESS);
     expect(internal.ok ? [] : internal.problems.map((p) => p.code)).toEqual(['internal_address']);
     expect(objectStoreKind.parse(target, 'target.object_store', OPERATOR, DEFAULT_EGRESS)).toMatchObject({ ok: true });
-  });
-
-  it('should expand the placeholders in UTC from the time the object is written', () => {
-    const at = new Date(Date.UTC(2026, 0, 5, 7, 8, 9, 10));
-    const values = { accountId: 'acct_1', eventType: 'http_request_complete.v0', subscriptionId: 'esb_2sub' };
-    expect(expandPrefix('a/{account_id}/{event_type}/{subscription_id}/dt={date}/h={hour}/{date}', at, values)).toBe(
-      'a/acct_1/http_request_complete.v0/esb_2sub/dt=2026-01-05/h=07/2026-01-05',
-    );
-  });
-
-  it('should name objects by their time to the millisecond and 64 random bits, so names sort by time and never repeat', () => {
-    const at = new Date(Date.UTC(2026, 10, 26, 10, 15, 2, 123));
-    expect(objectName(at, '.ndjson.gz')).toMatch(/^20261126T101502123Z-[0-9a-f]{16}\.ndjson\.gz$/);
-    const names = Array.from({ length: 10_000 }, () => objectName(at, ''));
-    expect(new Set(names).size).toBe(names.length);
-    const later = objectName(new Date(at.getTime() + 1), '');
-    expect(names.every((n) => n < later)).toBe(true);
   });
 
   it("should batch by the destination's upload limits, its interval as the linger", async () => {

@@ -5,22 +5,20 @@ import type { DestinationKind, WriterDeps } from '../../destination-kind.js';
 import { checkWithOwnAuth } from '../aws/cloud-check.js';
 import { cloudDepsOf } from '../aws/client-config.js';
 import { authAndEndpointRules, authView, CLOUD_AUTH_SECRETS, guardEndpoint } from '../aws/cloud-kind.js';
+import { OBJECT_LIMITS } from '../objects/object-batches.js';
 import { OBJECT_STORE_SCHEMA, OPTIONS, parseObjectStoreTarget, type ObjectStoreConfig } from './config.js';
-import { OBJECT_STORE_LIMITS, ObjectStoreWriter } from './object-store-writer.js';
-
-/** What `{event_type}` and `{subscription_id}` are in the check object's key, where the prefix names them. */
-export const CHECK_EVENT_TYPE = 'edge_events_check';
-const CHECK_BODY = Buffer.from('edge-events destination check: the destination may write here.\n');
+import { ObjectStoreWriter } from './object-store-writer.js';
 
 /**
  * The create-time check, with the destination's own auth (the role assumed first): HeadBucket (a role
  * allowed to put but not to list passes, as the cloud kinds' describe does), then a small object written
- * under the prefix, <prefix>…-<random>.check, which proves the writes will be taken.
+ * under the prefix, named to be skipped by query engines (../objects/README.md "The check object"), which
+ * proves the writes will be taken.
  */
 function verifyObjectStore(config: ObjectStoreConfig, deps: WriterDeps): Promise<readonly ConfigProblem[]> {
   return checkWithOwnAuth('object_store', config, new ObjectStoreWriter(config, cloudDepsOf(deps)), 'bucket', async (writer) => {
     await writer.describeResource();
-    await writer.put(writer.keyFor(new Date(), CHECK_EVENT_TYPE, CHECK_EVENT_TYPE).replace(/\.[a-z.]+$/, '.check'), CHECK_BODY, 'text/plain; charset=utf-8');
+    await writer.objects.writeCheck();
   });
 }
 
@@ -35,12 +33,12 @@ export const objectStoreKind: DestinationKind<ObjectStoreConfig> = {
     },
     {
       code: 'destination_check_failed',
-      rule: 'unless "verify" is false, the object_store bucket is checked with its own auth (the role assumed first): HeadBucket, then a small .check object written under the prefix; a failure is answered 422 with the store\'s error code',
+      rule: 'unless "verify" is false, the object_store bucket is checked with its own auth (the role assumed first): HeadBucket, then a small check object written under the prefix (its name begins with _); a failure is answered 422 with the store\'s error code',
     },
   ],
   secrets: CLOUD_AUTH_SECRETS,
   readOnly: ['auth.role.external_id'],
-  limits: OBJECT_STORE_LIMITS,
+  limits: OBJECT_LIMITS,
   parse: parseObjectStoreTarget,
   // Unset options as null (their defaults: config.ts and README.md here).
   view: (stored, deps) => ({

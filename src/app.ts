@@ -123,6 +123,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     kafkaClient: kafkaFor,
     fileRoot: config.fileDestinationRoot,
     cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs },
+    datadog: { baseUrl: config.datadog.baseUrl },
+    azure: { authorityUrl: config.azure.authorityUrl },
     egress,
     ...(overrides.resolveHost !== undefined && { resolveHost: overrides.resolveHost }),
     kafkaTopicDefaults: config.kafkaDestinationTopics,

@@ -1,7 +1,9 @@
 // The destination kinds this build knows, in the order the API lists them: the one place that names
 // them all. Each kind is its own folder here; to add one, see ARCHITECTURE.md "Add a destination kind".
 import type { DestinationKind } from '../destination-kind.js';
+import { azureLogsIngestionKind } from './azure-logs-ingestion/azure-logs-ingestion-kind.js';
 import { dataStreamKind } from './data-stream/data-stream-kind.js';
+import { datadogKind } from './datadog/datadog-kind.js';
 import { deliveryStreamKind } from './delivery-stream/delivery-stream-kind.js';
 import { fileKind } from './file/file-kind.js';
 import { httpKind } from './http/http-kind.js';
@@ -13,6 +15,8 @@ export const DESTINATION_KINDS: readonly DestinationKind[] = [
   deliveryStreamKind,
   dataStreamKind,
   logServiceKind,
+  datadogKind,
+  azureLogsIngestionKind,
   objectStoreKind,
   kafkaKind,
   httpKind,

@@ -8,14 +8,15 @@ import { writerDeps } from '../../support/writer-deps.js';
 const deps: WriterDeps = writerDeps({ kafkaClient: () => ({ idempotentProducer: () => ({}) }) as unknown as KafkaClient });
 
 describe('writer registry', () => {
-  it('should know the kafka, http, file and object_store kinds and the three cloud kinds', () => {
-    expect([...DESTINATION_KINDS].sort()).toEqual(['data_stream', 'delivery_stream', 'file', 'http', 'kafka', 'log_service', 'object_store']);
+  it('should know the kafka, http, file, object_store, datadog and azure_logs_ingestion kinds and the three cloud kinds', () => {
+    expect([...DESTINATION_KINDS].sort()).toEqual(['azure_logs_ingestion', 'data_stream', 'datadog', 'delivery_stream', 'file', 'http', 'kafka', 'log_service', 'object_store']);
     expect(createWriter({ kafka: { topic: 't' } }, deps, OPERATOR).kind).toBe('kafka');
     expect(createWriter({ http: { url: 'http://127.0.0.1:1/' } }, deps, OPERATOR).kind).toBe('http');
     expect(createWriter({ file: { path: 'e.ndjson' } }, deps, OPERATOR).kind).toBe('file');
     const auth = { creds: { cloud_access_key_id: 'AKIAEDGEEVENTSTEST01', cloud_secret_access_key: 's' } };
     expect(createWriter({ data_stream: { auth, stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/s' } }, deps, OPERATOR).kind).toBe('data_stream');
     expect(createWriter({ object_store: { auth, bucket: 'logs' } }, deps, OPERATOR).kind).toBe('object_store');
+    expect(createWriter({ datadog: { api_key: '0123456789abcdef0123456789abcdef' } }, deps, OPERATOR).kind).toBe('datadog');
   });
 
   it('should hand a kafka target its own brokers, or none for the service cluster', () => {

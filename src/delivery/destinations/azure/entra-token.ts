@@ -84,7 +84,7 @@ export class EntraTokenSource {
     if (answer.status === 200 && typeof json?.access_token === 'string' && json.access_token !== '') {
       const lifeMs = (typeof json.expires_in === 'number' ? json.expires_in : Number(json.expires_in ?? 0)) * 1000;
       const life = Number.isFinite(lifeMs) && lifeMs > 0 ? lifeMs : 0;
-      this.cached = { token: json.access_token, refreshAt: started + Math.max(0, Math.min(life - REFRESH_BEFORE_MS, life / 2)) };
+      this.cached = { token: json.access_token, refreshAt: started + life - Math.min(REFRESH_BEFORE_MS, life / 2) };
       return json.access_token;
     }
     const retryAfterMs = parseRetryAfter(header(answer.headers['retry-after']), this.now());

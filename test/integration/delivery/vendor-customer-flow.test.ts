@@ -32,8 +32,6 @@ beforeAll(async () => {
       API_BOOTSTRAP_TOKEN: TOKEN,
       DATADOG_BASE_URL: vl.datadogBaseUrl,
       AZURE_AUTHORITY_URL: azure.authorityUrl,
-      // The contract receiver listens on loopback: the operator allows its host as an ingestion domain.
-      AZURE_LOGS_INGESTION_DOMAINS: '127.0.0.1',
       STATUS_REPORT_INTERVAL_MS: '1000',
     }),
   );

@@ -58,7 +58,7 @@ export function unionBranches(s: JsonSchema): { name: string; schema: JsonSchema
 
 const humanize = (name: string): string => {
   const words = name.replaceAll('_', ' ');
-  return (words.charAt(0).toUpperCase() + words.slice(1)).replace(/\b(arn|url|id|ms|ip)\b/gi, (w) => w.toUpperCase()).replace(/\bMS\b/, 'ms');
+  return (words.charAt(0).toUpperCase() + words.slice(1)).replace(/\b(arn|url|uri|id|ms|ip|api)\b/gi, (w) => w.toUpperCase()).replace(/\bMS\b/, 'ms');
 };
 
 export interface SchemaFormProps {

@@ -48,6 +48,10 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     // No test looks a name up beyond this machine: a reserved domain's TXT challenge is asked of the loopback's
     // discard port, where nothing answers, unless a test starts a DNS server of its own (test/support/dns-server.ts).
     DNS_RESOLVER: '127.0.0.1:9',
+    // Nor Datadog or Microsoft Entra ID: their endpoints are the discard port too, unless a test names its own
+    // (VictoriaLogs, the contract receivers of test/support/).
+    DATADOG_BASE_URL: 'http://127.0.0.1:9',
+    AZURE_AUTHORITY_URL: 'http://127.0.0.1:9',
     ...extra,
   };
 }

@@ -24,6 +24,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLIENTS = join(ROOT, 'test', 'clients');
 const token = `eek_clients${randomBytes(16).toString('hex')}`;
 const prefix = uniqueName('clients');
+/** The vendor destinations are stored unchecked; anything that still tried one would reach loopback's discard port only (serviceEnv). */
 const DISCARD = 'http://127.0.0.1:9';
 
 let service: ServiceProcess;
@@ -57,15 +58,7 @@ async function produceTraffic(): Promise<void> {
 
 beforeAll(async () => {
   files = mkdtempSync(join(tmpdir(), 'edge-events-clients-files-'));
-  service = await startService(
-    serviceEnv(prefix, testBrokers(), {
-      API_BOOTSTRAP_TOKEN: token,
-      FILE_DESTINATION_ROOT: files,
-      // The vendor destinations are stored unchecked; anything that still tries them reaches loopback's discard port only.
-      DATADOG_BASE_URL: DISCARD,
-      AZURE_AUTHORITY_URL: DISCARD,
-    }),
-  );
+  service = await startService(serviceEnv(prefix, testBrokers(), { API_BOOTSTRAP_TOKEN: token, FILE_DESTINATION_ROOT: files }));
   doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as typeof doc;
   operationIds = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
   mkdirSync(join(ROOT, '.local', 'clients'), { recursive: true });

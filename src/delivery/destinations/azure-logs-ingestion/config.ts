@@ -107,6 +107,7 @@ export function parseAzureLogsIngestion(raw: unknown, prefix: string, _account: 
 
 /** The rules of an azure_logs_ingestion target beyond its schema, each with its code. */
 export const AZURE_LOGS_INGESTION_RULES = [
+  { code: 'secret_required', rule: 'target.azure_logs_ingestion.client_secret is sent unless the stored target has the same client_id', updateOnly: true },
   { code: 'insecure_url', rule: 'target.azure_logs_ingestion.logs_ingestion_uri uses https, unless the service allows http (EGRESS_ALLOW_HTTP)' },
   { code: 'host_not_allowed', rule: "target.azure_logs_ingestion.logs_ingestion_uri's host is ingest.monitor.azure.com or under it, unless the service allows other domains (AZURE_LOGS_INGESTION_DOMAINS)" },
   {

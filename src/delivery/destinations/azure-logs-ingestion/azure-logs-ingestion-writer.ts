@@ -196,13 +196,15 @@ export interface AzureRefusal {
   readonly error: string;
 }
 
-/** The error code of an answer: the x-ms-error-code header, else the body's error.code. */
+/**
+ * The error code of an answer: the x-ms-error-code header, else the body's error.code; only a word of the
+ * shape Azure's codes have (InvalidStream, ContentLengthLimitExceeded) is repeated, nothing else of an answer.
+ */
 export function errorCodeOf(answer: VendorAnswer): string | undefined {
   const h = answer.headers['x-ms-error-code'];
   const header = Array.isArray(h) ? h[0] : h;
-  if (header !== undefined && header !== '') return header;
-  const code = (jsonOf(answer.body) as { error?: { code?: unknown } } | undefined)?.error?.code;
-  return typeof code === 'string' ? code : undefined;
+  const code = header !== undefined && header !== '' ? header : (jsonOf(answer.body) as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === 'string' && /^[A-Za-z][A-Za-z0-9_.]{0,63}$/.test(code) ? code : undefined;
 }
 
 /**

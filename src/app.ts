@@ -117,6 +117,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     kafkaClient: (list) => destinationClients.for(list),
     fileRoot: config.fileDestinationRoot,
     cloud: { endpoint: config.cloud.endpoint, stsEndpoint: config.cloud.stsEndpoint, timeoutMs: config.cloud.timeoutMs, gcsApiUrl: config.cloud.gcsApiUrl, gcsTokenUrl: config.cloud.gcsTokenUrl, azureBlobEndpointUrl: config.cloud.azureBlobEndpointUrl },
+    datadog: { baseUrl: config.datadog.baseUrl },
+    azure: { authorityUrl: config.azure.authorityUrl },
     egress,
     ...(overrides.resolveHost !== undefined && { resolveHost: overrides.resolveHost }),
     kafkaTopicDefaults: config.kafkaDestinationTopics,

@@ -44,6 +44,7 @@ export const API_ERRORS = {
   file_destinations_disabled: spec(400, 'The field {field} is refused: {reason}.'),
   insecure_url: spec(400, 'The field {field} is refused: {reason}.'),
   internal_address: spec(400, 'The field {field} is refused: {reason}.'),
+  host_not_allowed: spec(400, 'The field {field} is refused: {reason}.'),
   unknown_event_type: spec(400, 'The field {field} names {type}, which is not an event type; details.allowed lists the event types.'),
   source_fields_required: spec(400, 'The field {field} must list at least one field of the traffic event type {type}, e.g. {example}.'),
   unknown_event_field: spec(400, 'The field {field} names {value}, which is not a field of {type}; details.allowed lists its fields.'),

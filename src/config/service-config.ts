@@ -112,6 +112,13 @@ export interface ServiceConfig {
     readonly gcsTokenUrl: string | undefined;
   };
   /**
+   * The datadog kind's intake and API base URL for every datadog destination (DATADOG_BASE_URL: a test
+   * intake, a self-hosted Datadog-compatible one); unset: the hosts of each destination's ddsite.
+   */
+  readonly datadog: { readonly baseUrl: string | undefined };
+  /** Microsoft Entra ID's authority for the azure kinds' tokens (AZURE_AUTHORITY_URL); unset: https://login.microsoftonline.com. */
+  readonly azure: { readonly authorityUrl: string | undefined };
+  /**
    * What destinations may point at (SECURITY.md "Egress"): http destinations need https unless
    * `allowHttp`; their hosts may not resolve to internal addresses except those in `allowCidrs` (CIDR
    * texts); with `onlyCidrs` set, every address outside them is refused too (a closed network, or a test
@@ -131,6 +138,11 @@ export interface ServiceConfig {
      */
     readonly accountMaxPartitions: number;
     readonly accountFileDestinations: boolean;
+    /**
+     * The domains an azure_logs_ingestion target's logs_ingestion_uri may name a host of (the host itself
+     * or one under it; AZURE_LOGS_INGESTION_DOMAINS), by default Azure Monitor's ingestion domain; "*" allows any host.
+     */
+    readonly azureIngestionDomains: readonly string[];
   };
   /**
    * The DNS server that reserved domains' TXT challenges are looked up at (`ip` or `ip:port`, IPv6 in
@@ -263,6 +275,14 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     return list;
   };
 
+  const domains = (name: string, fallback: readonly string[]): readonly string[] => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const list = raw.split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== '');
+    for (const d of list) if (d !== '*' && !/^[a-z0-9.-]{1,253}$/.test(d)) problems.push(`${name} must list host names or domains (or "*") separated by commas, got "${d}"`);
+    return list;
+  };
+
   const topicPrefix = (): string => {
     const raw = str('KAFKA_ACCOUNT_TOPIC_PREFIX', DEFAULT_ACCOUNT_TOPIC_PREFIX);
     // Without the account's id every account would share one prefix, and could write to the others' topics.
@@ -374,6 +394,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       accountTopicMaxPartitions: int('ACCOUNT_TOPIC_MAX_PARTITIONS', DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, 1, 1_000),
       accountMaxPartitions: int('ACCOUNT_MAX_PARTITIONS', DEFAULT_ACCOUNT_MAX_PARTITIONS, 1, 100_000),
       accountFileDestinations: bool('FILE_DESTINATIONS_FOR_ACCOUNTS', true),
+      azureIngestionDomains: domains('AZURE_LOGS_INGESTION_DOMAINS', DEFAULT_AZURE_INGESTION_DOMAINS),
     },
     dnsResolver: dnsResolver(),
     domainRecheckIntervalMs: int('DOMAIN_RECHECK_INTERVAL_MS', 60_000, 0, 86_400_000),
@@ -387,6 +408,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       gcsTokenUrl: url('GCS_TOKEN_URL'),
       azureBlobEndpointUrl: url('AZURE_BLOB_ENDPOINT_URL'),
     },
+    datadog: { baseUrl: url('DATADOG_BASE_URL') },
+    azure: { authorityUrl: url('AZURE_AUTHORITY_URL') },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
@@ -397,6 +420,9 @@ export const ACCOUNT_ID_PLACEHOLDER = '{account_id}';
 
 /** KAFKA_ACCOUNT_TOPIC_PREFIX when unset: a normal account's topics are named `<account id>.…`. */
 export const DEFAULT_ACCOUNT_TOPIC_PREFIX = `${ACCOUNT_ID_PLACEHOLDER}.`;
+
+/** AZURE_LOGS_INGESTION_DOMAINS when unset: Azure Monitor's ingestion endpoints (data collection endpoints and rules) in the public cloud. */
+export const DEFAULT_AZURE_INGESTION_DOMAINS: readonly string[] = ['ingest.monitor.azure.com'];
 
 /** ACCOUNT_TOPIC_MAX_PARTITIONS when unset: the most partitions of a normal account's topic on the service's own cluster. */
 export const DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS = 32;

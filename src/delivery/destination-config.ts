@@ -19,6 +19,7 @@ export type ConfigProblemCode =
   | 'file_destinations_disabled'
   | 'insecure_url'
   | 'internal_address'
+  | 'host_not_allowed'
   // Found by a kind's create-time check (verify), not by parse(): 422.
   | 'topic_not_created'
   | 'destination_check_failed'
@@ -94,7 +95,7 @@ export const problem = {
    * What the destination points at is refused (egress-rules.ts): `code` says what, `reason` completes
    * "… is refused: …" and names the setting that would open it.
    */
-  egress: (code: 'file_destinations_disabled' | 'insecure_url' | 'internal_address', field: string, reason: string, extra: Readonly<Record<string, unknown>> = {}): ConfigProblem => ({
+  egress: (code: 'file_destinations_disabled' | 'insecure_url' | 'internal_address' | 'host_not_allowed', field: string, reason: string, extra: Readonly<Record<string, unknown>> = {}): ConfigProblem => ({
     code,
     field,
     details: { field, reason, ...extra },

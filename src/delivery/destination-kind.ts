@@ -17,6 +17,10 @@ export interface WriterDeps {
   readonly fileRoot: string;
   /** The cloud writers' endpoints, base identity for role auth, timeouts and log stream name. */
   readonly cloud?: CloudDeps;
+  /** The datadog kind's intake and API base URL for every site (DATADOG_BASE_URL); absent: each site's own hosts. */
+  readonly datadog?: { readonly baseUrl?: string | undefined };
+  /** Microsoft Entra ID's authority for azure kinds' tokens (AZURE_AUTHORITY_URL); absent: https://login.microsoftonline.com. */
+  readonly azure?: { readonly authorityUrl?: string | undefined };
   /** What a destination may not point at: the service's own topics, another account's, internal addresses (egress-rules.ts). */
   readonly egress: EgressRules;
   /** How destinations' host names are resolved; absent: the system resolver (net/guarded-lookup.ts). */

@@ -2,7 +2,7 @@
 // account's topics and folders, and addresses inside the network. The kinds ask these rules; this is the
 // one home of such rules. What the operator configures (cloud endpoints, brokers of the service) is trusted.
 import type { AccountContext } from '../accounts/account.js';
-import { ACCOUNT_ID_PLACEHOLDER, DEFAULT_ACCOUNT_MAX_PARTITIONS, DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, DEFAULT_ACCOUNT_TOPIC_PREFIX, type ServiceConfig } from '../config/service-config.js';
+import { ACCOUNT_ID_PLACEHOLDER, DEFAULT_ACCOUNT_MAX_PARTITIONS, DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS, DEFAULT_ACCOUNT_TOPIC_PREFIX, DEFAULT_AZURE_INGESTION_DOMAINS, type ServiceConfig } from '../config/service-config.js';
 import { internalRangeOf, reachedAddress } from '../net/internal-ranges.js';
 import { cidrContainsIP, formatIP, parseCIDR, type CIDR } from '../net/ip.js';
 
@@ -31,6 +31,8 @@ export interface EgressRules {
   accountPartitionLimit(account: AccountContext): number | undefined;
   /** Why this account may not have file destinations, or undefined when it may. */
   fileRefusal(account: AccountContext): string | undefined;
+  /** Why an azure_logs_ingestion target may not name this host (outside AZURE_LOGS_INGESTION_DOMAINS), completing "… is refused: …", or undefined. */
+  azureIngestionHostRefusal(host: string): string | undefined;
   /** Why an http destination may not call this URL as written (its scheme, a host that is an internal address), or undefined. */
   urlRefusal(url: URL): UrlRefusal | undefined;
   /**
@@ -59,6 +61,7 @@ export const DEFAULT_EGRESS_SETTINGS: EgressSettings = {
   accountTopicMaxPartitions: DEFAULT_ACCOUNT_TOPIC_MAX_PARTITIONS,
   accountMaxPartitions: DEFAULT_ACCOUNT_MAX_PARTITIONS,
   accountFileDestinations: true,
+  azureIngestionDomains: DEFAULT_AZURE_INGESTION_DOMAINS,
 };
 
 /** The rules of a service with these topics (its config, audit, dead-letter, status, raw traffic and retry topics) and egress settings. */
@@ -105,6 +108,12 @@ export function egressRules(topics: ServiceConfig['topics'], settings: EgressSet
     fileRefusal(account) {
       if (account.isOperator || settings.accountFileDestinations) return undefined;
       return 'file destinations are kept for the operator account on this service (FILE_DESTINATIONS_FOR_ACCOUNTS is false)';
+    },
+    azureIngestionHostRefusal(host) {
+      const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+      const domains = settings.azureIngestionDomains;
+      if (domains.some((d) => d === '*' || name === d || name.endsWith(`.${d}`))) return undefined;
+      return `its host ${name} is not under ${domains.join(', ')}, the Azure Monitor ingestion domain${domains.length === 1 ? '' : 's'} this service sends to (AZURE_LOGS_INGESTION_DOMAINS)`;
     },
     urlRefusal(url) {
       if (url.protocol === 'http:' && !settings.allowHttp) return { code: 'insecure_url', reason: 'it uses http, and this service calls https URLs only (EGRESS_ALLOW_HTTP is false)' };

@@ -40,6 +40,13 @@ export const REDACTED_PATHS = [
   '*.target.*.auth.sas.sas_token',
   'target.*.service_account_key',
   '*.target.*.service_account_key',
+  // The datadog kind's API key and the azure_logs_ingestion kind's client secret.
+  'target.*.api_key',
+  '*.target.*.api_key',
+  'client_secret',
+  '*.client_secret',
+  'target.*.client_secret',
+  '*.target.*.client_secret',
   'secretAccessKey',
   '*.secretAccessKey',
   'sessionToken',

@@ -23,7 +23,7 @@ export interface EdgeDraw {
   readonly hostports: readonly string[];
 }
 
-export type DestinationKind = 'kafka' | 'http' | 'file' | 'data_stream';
+export type DestinationKind = 'kafka' | 'http' | 'file' | 'data_stream' | 'datadog' | 'azure_logs_ingestion';
 
 export interface DestinationDraw {
   readonly name: string;
@@ -219,6 +219,8 @@ export function isTraffic(s: SourceDraw): s is Extract<SourceDraw, { fields: rea
 export interface PlanOptions {
   /** Cloud kinds join the draw when the AWS emulator is up. */
   readonly cloud: boolean;
+  /** datadog (into VictoriaLogs) and azure_logs_ingestion (into the Azure contract receiver) join the draw when their stores are up. */
+  readonly vendors?: boolean;
 }
 
 export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
@@ -229,7 +231,7 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
   const domains = drawDomains(r, customers);
   const edges = drawEdges(r, customers);
   const names = serverNames(customers);
-  const kinds: DestinationKind[] = ['kafka', 'http', 'file', ...(opts.cloud ? (['data_stream'] as const) : [])];
+  const kinds: DestinationKind[] = ['kafka', 'http', 'file', ...(opts.cloud ? (['data_stream'] as const) : []), ...(opts.vendors === true ? (['datadog', 'azure_logs_ingestion'] as const) : [])];
 
   const destinations: DestinationDraw[] = [];
   const subscriptions: SubscriptionDraw[] = [];

@@ -12,6 +12,8 @@ import { serviceEnv, startService, type ServiceProcess } from '../support/servic
 import { HTTP, TCP, type TimestampFormat } from './catalogue.js';
 import { Receiver, TopicTail, kafkaArrivals, parseArrival, readFileArrivals, type Arrival, type Seen } from './collectors.js';
 import { Streams } from './kinesis.js';
+import { AzureContractReceiver } from '../support/azure-contract-receiver.js';
+import { VictoriaLogs } from '../support/victoria-logs.js';
 import { Model, Owners, acceptedEdges, reservationOutcomes, formatMicros, type AuditRecord, type ConfigView, type Expected, type LiveDestination, type LiveSubscription, type ReservationOutcome } from './model.js';
 import { OPERATOR, drawPlan, isTraffic, type DestinationDraw, type DomainDraw, type Phase, type Plan, type Scale, type SourceDraw } from './plan.js';
 import { encode } from './records.js';
@@ -25,6 +27,11 @@ export interface ModelRunOptions {
   readonly settleMs?: number;
   /** The AWS emulator: data_stream destinations join the draw when it is given. */
   readonly motoEndpoint?: string;
+  /**
+   * datadog and azure_logs_ingestion destinations join the draw: the run starts VictoriaLogs (the Datadog
+   * intake) and the Azure contract receiver of test/support/ for them.
+   */
+  readonly vendors?: boolean;
 }
 
 export interface ModelRunResult {
@@ -71,7 +78,7 @@ class Api {
 }
 
 export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
-  const plan = drawPlan(opts.seed, opts.scale, { cloud: opts.motoEndpoint !== undefined });
+  const plan = drawPlan(opts.seed, opts.scale, { cloud: opts.motoEndpoint !== undefined, vendors: opts.vendors === true });
   const streams = opts.motoEndpoint === undefined ? undefined : new Streams(opts.motoEndpoint);
   const settleMs = opts.settleMs ?? 30_000;
   const prefix = `model-${opts.seed}-${Date.now().toString(36)}`;
@@ -85,8 +92,15 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
   const group = `${prefix}-ingest`;
   let service: ServiceProcess | undefined;
   const problems: string[] = [];
+  const azureStreams = plan.destinations.filter((d) => d.kind === 'azure_logs_ingestion').map((d) => azureStreamOf(d.name));
+  const azure = new AzureContractReceiver([MODEL_APP], [{ ruleId: MODEL_RULE, streams: azureStreams, publishers: [MODEL_APP.clientId] }]);
+  let vl: VictoriaLogs | undefined;
   try {
     await receiver.start();
+    if (opts.vendors === true) {
+      vl = await VictoriaLogs.start();
+      await azure.start();
+    }
     service = await startService(
       serviceEnv(prefix, opts.brokers, {
         ROLES: 'api,worker',
@@ -98,11 +112,12 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         DOMAIN_RECHECK_INTERVAL_MS: '0',
         DRAIN_TIMEOUT_MS: '2000',
         ...(opts.motoEndpoint !== undefined && { CLOUD_ENDPOINT_URL: opts.motoEndpoint, CLOUD_TIMEOUT_MS: '5000' }),
+        ...(vl !== undefined && { DATADOG_BASE_URL: vl.datadogBaseUrl, AZURE_AUTHORITY_URL: azure.authorityUrl }),
       }),
     );
     const api = new Api(service.url);
     opts.log(`seed ${opts.seed}: service at ${service.url}; ${describePlan(plan)}`);
-    const live = await configure(plan, api, token, { receiver, streams, prefix });
+    const live = await configure(plan, api, token, { receiver, streams, prefix, azure, vl });
     await producer.initIdempotentProducer({});
     await tail.start([topics[HTTP], topics[TCP], topics.audit, topics.dlq, ...live.kafkaTopics.keys()]);
     await sleep(CONFIG_PROPAGATION_MS);
@@ -283,6 +298,8 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       if (d.draw.kind === 'http') return (live.httpPaths.get(d.draw.name) ?? []).flatMap((path) => receiver.byPath.get(path) ?? []);
       if (d.draw.kind === 'file') return (live.filePaths.get(d.draw.name) ?? []).flatMap(readFileArrivals);
       if (d.draw.kind === 'data_stream') return (await (streams as Streams).read(live.streamOf.get(d.draw.name) as string)).map(parseArrival);
+      if (d.draw.kind === 'datadog') return (await (vl as VictoriaLogs).query(`service:"${datadogServiceOf(prefix, d.draw.name)}"`)).map((row) => parseArrival(row._msg ?? ''));
+      if (d.draw.kind === 'azure_logs_ingestion') return azure.rowsOf(MODEL_RULE, azureStreamOf(d.draw.name)).map(({ TimeGenerated: _, ...envelope }) => ({ ok: true, envelope }));
       return kafkaArrivals(tail.of(live.kafkaTopicOf.get(d.draw.name) as string));
     };
     const mandatory = [...model.expected.values()].filter((e) => !e.optional);
@@ -343,7 +360,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     return { seed: opts.seed, figures, problems };
   } finally {
     await service?.stop('SIGKILL');
-    await Promise.allSettled([tail.stop(), producer.close(), receiver.stop()]);
+    await Promise.allSettled([tail.stop(), producer.close(), receiver.stop(), azure.stop(), vl?.cleanup()]);
     streams?.close();
     rmSync(fileRoot, { recursive: true, force: true });
   }
@@ -383,7 +400,16 @@ interface Targets {
   readonly receiver: Receiver;
   readonly streams: Streams | undefined;
   readonly prefix: string;
+  readonly azure: AzureContractReceiver;
+  readonly vl: VictoriaLogs | undefined;
 }
+
+/** The app registration and rule of the model's azure_logs_ingestion destinations, one stream each. */
+const MODEL_APP = { tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47', clientId: '00000000-1111-2222-3333-444444444444', clientSecret: 'Abc8Q~model-secret' };
+const MODEL_RULE = 'dcr-0123456789abcdef0123456789abcdef';
+const azureStreamOf = (name: string): string => `Custom-${name}`;
+/** A datadog destination's service: what its logs are found by in VictoriaLogs. */
+const datadogServiceOf = (prefix: string, name: string): string => `${prefix}-${name}`;
 
 /** Makes the plan's configuration through the API; the model says which reservations and edges must be refused. */
 async function configure(plan: Plan, api: Api, operatorToken: string, targets: Targets): Promise<Live> {
@@ -447,7 +473,7 @@ function sourceBody(x: SourceDraw): Record<string, unknown> {
   return { type: x.type, fields: x.fields, ...(x.filter !== undefined && { filter: x.filter }), ...(x.sampleRate !== undefined && { sample_rate: x.sampleRate }) };
 }
 
-function targetOf(d: DestinationDraw, accountIds: Map<string, string>, { receiver, prefix }: Targets): unknown {
+function targetOf(d: DestinationDraw, accountIds: Map<string, string>, { receiver, prefix, azure }: Targets): unknown {
   switch (d.kind) {
     case 'kafka':
       // A normal account's topics begin with its id and a dot (src/delivery/destinations/kafka/README.md).
@@ -456,6 +482,19 @@ function targetOf(d: DestinationDraw, accountIds: Map<string, string>, { receive
       return { http: { url: receiver.url(d.name) } };
     case 'file':
       return { file: { path: `${d.name}/events.ndjson` } };
+    case 'datadog':
+      return { datadog: { api_key: '0123456789abcdef0123456789abcdef', service: datadogServiceOf(prefix, d.name) } };
+    case 'azure_logs_ingestion':
+      return {
+        azure_logs_ingestion: {
+          tenant_id: MODEL_APP.tenantId,
+          client_id: MODEL_APP.clientId,
+          client_secret: MODEL_APP.clientSecret,
+          logs_ingestion_uri: azure.ingestionUri,
+          data_collection_rule_id: MODEL_RULE,
+          data_collection_stream_name: azureStreamOf(d.name),
+        },
+      };
     default:
       throw new Error(`no target for ${d.kind}`);
   }

@@ -54,6 +54,10 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     AZURE_BLOB_ENDPOINT_URL: 'http://127.0.0.1:9',
     GCS_API_URL: 'http://127.0.0.1:9',
     GCS_TOKEN_URL: 'http://127.0.0.1:9/token',
+    // Nor Datadog or Microsoft Entra ID: their endpoints are the discard port too, unless a test names its own
+    // (VictoriaLogs, the contract receivers of test/support/).
+    DATADOG_BASE_URL: 'http://127.0.0.1:9',
+    AZURE_AUTHORITY_URL: 'http://127.0.0.1:9',
     ...extra,
   };
 }

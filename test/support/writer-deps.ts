@@ -4,8 +4,8 @@ import { loadServiceConfig } from '../../src/config/service-config.js';
 import type { WriterDeps } from '../../src/delivery/destination-kind.js';
 import { DEFAULT_EGRESS_SETTINGS, egressRules, type EgressRules } from '../../src/delivery/egress-rules.js';
 
-/** What the suite opens to its own receivers, which listen on loopback over plain http (serviceEnv sets the same). */
-export const TEST_EGRESS_ENV = { EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8,::1/128' } as const;
+/** What the suite opens to its own receivers, which listen on loopback over plain http, the Azure contract receiver among them (serviceEnv sets the same). */
+export const TEST_EGRESS_ENV = { EGRESS_ALLOW_HTTP: 'true', EGRESS_ALLOW_CIDRS: '127.0.0.0/8,::1/128', AZURE_LOGS_INGESTION_DOMAINS: 'ingest.monitor.azure.com,127.0.0.1' } as const;
 
 /** The rules of a service with the default topic names (edge.config, edge.audit, edge.retry.…) and the default egress settings. */
 export const DEFAULT_EGRESS: EgressRules = egressRules(loadServiceConfig({}).topics);

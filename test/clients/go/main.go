@@ -1,8 +1,9 @@
 // A small program on the Go client a customer generates from the served document (OpenAPI Generator,
-// -g go): it creates a file destination and a subscription to it, and prints their ids as JSON.
+// -g go): it creates a file destination and a subscription to it, then a datadog and an
+// azure_logs_ingestion destination (unchecked), and prints their ids as JSON.
 // test/integration/clients/ builds it against the generated package (module github.com/edge-events/go-client).
 //
-//	walk <url> <token> <name>
+//	walk <url> <token> <name> <azure logs ingestion uri>
 package main
 
 import (
@@ -15,7 +16,7 @@ import (
 )
 
 func main() {
-	url, token, name := os.Args[1], os.Args[2], os.Args[3]
+	url, token, name, ingestionURI := os.Args[1], os.Args[2], os.Args[3], os.Args[4]
 	cfg := edgeevents.NewConfiguration()
 	cfg.Servers = edgeevents.ServerConfigurations{{URL: url}}
 	cfg.AddDefaultHeader("Authorization", "Bearer "+token)
@@ -37,7 +38,25 @@ func main() {
 	created, _, err := api.EventSubscriptionsAPI.CreateEventSubscription(ctx).EventSubscriptionCreate(*sub).Execute()
 	exitOn("createEventSubscription", err)
 
-	out, _ := json.Marshal(map[string]string{"destination": dest.GetId(), "subscription": created.GetId()})
+	dd := edgeevents.NewDatadogTarget("0123456789abcdef0123456789abcdef")
+	dd.SetService("edge-go")
+	ddTarget := edgeevents.NewDestinationTarget()
+	ddTarget.SetDatadog(*dd)
+	ddCreate := edgeevents.NewEventDestinationCreate(*ddTarget)
+	ddCreate.SetVerify(false)
+	ddDest, _, err := api.EventDestinationsAPI.CreateEventDestination(ctx).EventDestinationCreate(*ddCreate).Execute()
+	exitOn("createEventDestination datadog", err)
+
+	az := edgeevents.NewAzureLogsIngestionTarget("72f988bf-86f1-41af-91ab-2d7cd011db47", "00000000-1111-2222-3333-444444444444", "Abc8Q~go-secret",
+		ingestionURI, "dcr-0123456789abcdef0123456789abcdef", "Custom-EdgeEvents")
+	azTarget := edgeevents.NewDestinationTarget()
+	azTarget.SetAzureLogsIngestion(*az)
+	azCreate := edgeevents.NewEventDestinationCreate(*azTarget)
+	azCreate.SetVerify(false)
+	azDest, _, err := api.EventDestinationsAPI.CreateEventDestination(ctx).EventDestinationCreate(*azCreate).Execute()
+	exitOn("createEventDestination azure_logs_ingestion", err)
+
+	out, _ := json.Marshal(map[string]string{"destination": dest.GetId(), "subscription": created.GetId(), "datadog": ddDest.GetId(), "azure_logs_ingestion": azDest.GetId()})
 	fmt.Println(string(out))
 }
 

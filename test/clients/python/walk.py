@@ -3,7 +3,9 @@
 PYTHONPATH and runs this in two phases:
   create <url> <token> <name>: a file destination and a subscription to it; prints their ids;
   check <url> <token> <destination id>: once traffic was produced, the destination's status ok and the
-  events in its file, an error's error_code, a 404; prints what it saw.
+  events in its file, an error's error_code, a 404; prints what it saw;
+  vendors <url> <token> <ingestion uri>: a datadog and an azure_logs_ingestion destination (unchecked),
+  read back with their secrets null; prints their kinds.
 """
 
 import json
@@ -14,6 +16,8 @@ from edge_events_client import AuthenticatedClient
 from edge_events_client.api.event_destinations import create_event_destination, get_event_destination
 from edge_events_client.api.event_subscriptions import create_event_subscription
 from edge_events_client.models import (
+    AzureLogsIngestionTarget,
+    DatadogTarget,
     DestinationTarget,
     ErrorBody,
     EventDestination,
@@ -73,10 +77,34 @@ def check(client, destination):
     print(json.dumps({"state": state, "events": events, "refused": [refused.status_code, code(refused)], "missing": [missing.status_code, code(missing)]}))
 
 
+def vendors(client, ingestion_uri):
+    targets = {
+        "datadog": DestinationTarget(datadog=DatadogTarget(api_key="0123456789abcdef0123456789abcdef", service="edge-python", ddtags="env:clients")),
+        "azure_logs_ingestion": DestinationTarget(
+            azure_logs_ingestion=AzureLogsIngestionTarget(
+                tenant_id="72f988bf-86f1-41af-91ab-2d7cd011db47",
+                client_id="00000000-1111-2222-3333-444444444444",
+                client_secret="Abc8Q~python-secret",
+                logs_ingestion_uri=ingestion_uri,
+                data_collection_rule_id="dcr-0123456789abcdef0123456789abcdef",
+                data_collection_stream_name="Custom-EdgeEvents",
+            )
+        ),
+    }
+    seen = {}
+    for kind, target in targets.items():
+        dest = expect(create_event_destination.sync_detailed(client=client, body=EventDestinationCreate(description=f"python {kind}", target=target, verify=False)), EventDestination)
+        got = expect(get_event_destination.sync_detailed(client=client, id=dest.id), EventDestination)
+        view = got.target.datadog if kind == "datadog" else got.target.azure_logs_ingestion
+        secret = view.api_key if kind == "datadog" else view.client_secret
+        seen[kind] = {"id": dest.id, "secret": secret, "named": view.service if kind == "datadog" else view.data_collection_stream_name}
+    print(json.dumps(seen))
+
+
 def main():
     phase, url, token, arg = sys.argv[1:5]
     client = AuthenticatedClient(base_url=url, token=token, raise_on_unexpected_status=True)
-    {"create": create, "check": check}[phase](client, arg)
+    {"create": create, "check": check, "vendors": vendors}[phase](client, arg)
 
 
 if __name__ == "__main__":

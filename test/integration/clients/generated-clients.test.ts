@@ -2,7 +2,8 @@
 // them, used against that service (README.md "Clients"): TypeScript (openapi-typescript + openapi-fetch)
 // and Python (openapi-python-client) each run the README's walk (a file destination, a subscription,
 // traffic, the events in the file, the destination's status ok), read an error's error_code and handle a
-// 404; Go (OpenAPI Generator) compiles and creates a destination and a subscription. Every generator
+// 404; Python and Go create a datadog and an azure_logs_ingestion destination through their named target
+// classes; Go (OpenAPI Generator) compiles and creates a destination and a subscription. Every generator
 // makes every operation, with no warning of anything skipped; the document passes OpenAPI Generator's
 // validate and Redocly's recommended rules (redocly.yaml). The clients are generated once per run, under
 // .local/clients/ (inside the checkout, where the TypeScript client finds openapi-fetch).
@@ -25,6 +26,8 @@ const CLIENTS = join(ROOT, 'test', 'clients');
 /** The object store kinds' request and response schemas, each a class or type of every client. */
 const token = `eek_clients${randomBytes(16).toString('hex')}`;
 const prefix = uniqueName('clients');
+/** The vendor destinations are stored unchecked; anything that still tried one would reach loopback's discard port only (serviceEnv). */
+const DISCARD = 'http://127.0.0.1:9';
 
 let service: ServiceProcess;
 let work: string;
@@ -127,6 +130,15 @@ describe('clients generated from the served document', () => {
     walks.python.created = created as Record<string, string>;
   });
 
+  it('Python: the generated DatadogTarget and AzureLogsIngestionTarget create their destinations, answered with their secrets null', () => {
+    expect(walks.python.created, 'the Python client was generated').toBeDefined();
+    const seen = summary(run('python3', [join(CLIENTS, 'python', 'walk.py'), 'vendors', service.url, token, DISCARD], { env: { PYTHONPATH: join(work, 'python') } }));
+    expect(seen).toEqual({
+      datadog: { id: expect.stringMatching(/^ed_/), secret: null, named: 'edge-python' },
+      azure_logs_ingestion: { id: expect.stringMatching(/^ed_/), secret: null, named: 'Custom-EdgeEvents' },
+    });
+  });
+
   it('TypeScript and Python, after traffic: the destination is ok with the matching events in its file, a refusal reads as its error_code, a missing destination as a 404', async () => {
     expect(walks.typescript.created, 'the TypeScript walk created its destination').toBeDefined();
     expect(walks.python.created, 'the Python walk created its destination').toBeDefined();
@@ -154,8 +166,12 @@ describe('clients generated from the served document', () => {
     const env = { GOFLAGS: '-mod=mod' };
     run('go', ['build', './...'], { cwd: join(dir, 'client'), env, timeoutMs: 300_000 });
     run('go', ['build', '-o', 'walk', '.'], { cwd: join(dir, 'walk'), env, timeoutMs: 300_000 });
-    const created = summary(run(join(dir, 'walk', 'walk'), [service.url, token, 'go']));
-    expect(created).toEqual({ destination: expect.stringMatching(/^ed_/), subscription: expect.stringMatching(/^esb_/) });
+    const created = summary(run(join(dir, 'walk', 'walk'), [service.url, token, 'go', DISCARD]));
+    expect(created).toEqual({ destination: expect.stringMatching(/^ed_/), subscription: expect.stringMatching(/^esb_/), datadog: expect.stringMatching(/^ed_/), azure_logs_ingestion: expect.stringMatching(/^ed_/) });
+    for (const kind of ['datadog', 'azure_logs_ingestion']) {
+      const dest = await fetch(`${service.url}/event_destinations/${String(created[kind])}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(Object.keys(((await dest.json()) as { target: Record<string, unknown> }).target), kind).toEqual([kind]);
+    }
     const got = await fetch(`${service.url}/event_subscriptions/${String(created.subscription)}`, { headers: { authorization: `Bearer ${token}` } });
     expect(((await got.json()) as { destinations: { id: string }[] }).destinations.map((d) => d.id)).toEqual([created.destination]);
   });

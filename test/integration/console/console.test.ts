@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newToken } from '../../../src/admin/api-keys/tokens.js';
 import { runCli } from '../../../src/cli/main.js';
 import { launchBrowser, seriousViolations, type Browser } from '../../support/browser.js';
+import { AzureContractReceiver } from '../../support/azure-contract-receiver.js';
+import { DatadogContractReceiver } from '../../support/datadog-contract-receiver.js';
 import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
 import { testBrokers, uniqueName } from '../../support/kafka.js';
 import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
@@ -42,6 +44,11 @@ let dns: TestDnsServer;
 let browser: Browser;
 let page: Page;
 const receivers: Server[] = [];
+const DD_KEY = '0123456789abcdef0123456789abcdef';
+const AZURE_APP = { tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47', clientId: '00000000-1111-2222-3333-444444444444', clientSecret: 'Abc8Q~console-secret' };
+const AZURE_RULE = 'dcr-0123456789abcdef0123456789abcdef';
+const datadog = new DatadogContractReceiver(new Set([DD_KEY]));
+const azure = new AzureContractReceiver([AZURE_APP], [{ ruleId: AZURE_RULE, streams: ['Custom-EdgeEvents'], publishers: [AZURE_APP.clientId] }]);
 
 type Json = Record<string, unknown>;
 async function call(method: string, path: string, body?: unknown, bearer = token): Promise<{ status: number; json: Json }> {
@@ -93,7 +100,11 @@ beforeAll(async () => {
   if (build.status !== 0) throw new Error(`npm run build failed (${build.status ?? build.signal}):\n${build.stdout}\n${build.stderr}`);
   mkdirSync(SHOTS, { recursive: true });
   dns = await startDnsServer();
-  service = await startService(serviceEnv(prefix, brokers, { API_BOOTSTRAP_TOKEN: token, FILE_DESTINATION_ROOT: fileRoot, DNS_RESOLVER: dns.address }));
+  await datadog.start();
+  await azure.start();
+  service = await startService(
+    serviceEnv(prefix, brokers, { API_BOOTSTRAP_TOKEN: token, FILE_DESTINATION_ROOT: fileRoot, DNS_RESOLVER: dns.address, DATADOG_BASE_URL: datadog.baseUrl, AZURE_AUTHORITY_URL: azure.authorityUrl }),
+  );
   browser = await launchBrowser();
   page = await browser.newPage();
   // Every layout shift of the page, for the check that loading data moves nothing.
@@ -108,6 +119,8 @@ afterAll(async () => {
   for (const r of receivers) await closeNow(r);
   await service?.stop();
   await dns?.stop();
+  await datadog.stop();
+  await azure.stop();
   rmSync(fileRoot, { recursive: true, force: true });
 });
 
@@ -461,6 +474,39 @@ describe('the web console', () => {
       await page.close();
       await hec.stop();
     }
+  });
+
+  it('should create datadog and azure_logs_ingestion destinations through their forms, a refused key shown beside its field in the API\'s words', async () => {
+    await open(page, 'destinations/new');
+    await page.getByLabel('Description').fill('datadog logs');
+    await page.getByLabel('Kind (required)').selectOption('datadog');
+    expect(await page.getByLabel('Ddsite').locator('option').allTextContents()).toEqual(expect.arrayContaining(['(default)', 'datadoghq.com', 'datadoghq.eu', 'ddog-gov.com']));
+    await page.getByLabel('API key (required)').fill('ffffffffffffffffffffffffffffffff');
+    await page.getByLabel('Service').fill('edge-console');
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    const keyError = page.locator('#f-target-datadog-api_key-error');
+    await keyError.waitFor();
+    expect(await keyError.textContent()).toContain('refused the API key');
+    await page.getByLabel('API key (required)').fill(DD_KEY);
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    await page.getByRole('listitem', { name: 'datadog logs' }).waitFor();
+
+    await open(page, 'destinations/new');
+    await page.getByLabel('Description').fill('azure logs');
+    await page.getByLabel('Kind (required)').selectOption('azure_logs_ingestion');
+    await page.getByLabel('Tenant ID (required)').fill(AZURE_APP.tenantId);
+    await page.getByLabel('Client ID (required)').fill(AZURE_APP.clientId);
+    await page.getByLabel('Client secret (required)').fill(AZURE_APP.clientSecret);
+    await page.getByLabel('Logs ingestion URI (required)').fill(azure.ingestionUri);
+    await page.getByLabel('Data collection rule ID (required)').fill(AZURE_RULE);
+    await page.getByLabel('Data collection stream name (required)').fill('Custom-EdgeEvents');
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    const card = page.getByRole('listitem', { name: 'azure logs' });
+    await card.waitFor();
+    const id = await card.getAttribute('data-destination');
+    const view = (await call('GET', `/event_destinations/${id}`)).json.target as Record<string, Json>;
+    expect(view.azure_logs_ingestion).toMatchObject({ client_secret: null, data_collection_stream_name: 'Custom-EdgeEvents' });
+    for (const v of await seriousViolations(page)) expect.fail(`destinations with datadog and azure cards: ${v}`);
   });
 
   it("should offer a customer's key only its account's resources, and the operator's pages to the operator alone", async () => {

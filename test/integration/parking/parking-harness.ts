@@ -6,6 +6,7 @@ import type { ConfigChange, ConfigLog } from '../../../src/configlog/config-log.
 import type { ConfigValue } from '../../../src/configlog/format.js';
 import type { StoredDestination, StoredTarget } from '../../../src/configlog/resources.js';
 import type { DeliveryItem } from '../../../src/delivery/contract.js';
+import type { WriterDeps } from '../../../src/delivery/destination-kind.js';
 import { DestinationPool } from '../../../src/delivery/destination-pool.js';
 import { InFlightBudget } from '../../../src/delivery/in-flight-budget.js';
 import { Parking } from '../../../src/delivery/parking/parking.js';
@@ -75,6 +76,8 @@ export interface ParkingHarnessOptions {
   readonly sameTopicsAs?: ParkingHarness;
   /** More of the writers' cloud settings (the gcs kind's API and token endpoints). */
   readonly cloud?: Partial<CloudDeps>;
+  /** Service settings of the writers beyond the defaults (DATADOG_BASE_URL, AZURE_AUTHORITY_URL). */
+  readonly deps?: Pick<WriterDeps, 'datadog' | 'azure'>;
 }
 
 export async function parkingHarness(opts: ParkingHarnessOptions = {}): Promise<ParkingHarness> {
@@ -100,7 +103,7 @@ export async function parkingHarness(opts: ParkingHarnessOptions = {}): Promise<
     retireAfterMs: 1_000,
   });
   const pool: DestinationPool = new DestinationPool({
-    deps: writerDeps({ kafkaClient: () => kafka, cloud: { timeoutMs: 2_000, ...opts.cloud } }),
+    deps: writerDeps({ kafkaClient: () => kafka, cloud: { timeoutMs: 2_000, ...opts.cloud }, ...opts.deps }),
     budget: new InFlightBudget(),
     deadLetter,
     secrets,

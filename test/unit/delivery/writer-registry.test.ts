@@ -8,8 +8,8 @@ import { writerDeps } from '../../support/writer-deps.js';
 const deps: WriterDeps = writerDeps({ kafkaClient: () => ({ idempotentProducer: () => ({}) }) as unknown as KafkaClient });
 
 describe('writer registry', () => {
-  it('should know the kafka, http, file, object_store, azure_blob, gcs, elasticsearch and splunk_hec kinds and the three cloud kinds', () => {
-    expect([...DESTINATION_KINDS].sort()).toEqual(['azure_blob', 'data_stream', 'delivery_stream', 'elasticsearch', 'file', 'gcs', 'http', 'kafka', 'log_service', 'object_store', 'splunk_hec']);
+  it('should know every kind this build lists: kafka, http, file, the object stores, the vendors\' and the three cloud kinds', () => {
+    expect([...DESTINATION_KINDS].sort()).toEqual(['azure_blob', 'azure_logs_ingestion', 'data_stream', 'datadog', 'delivery_stream', 'elasticsearch', 'file', 'gcs', 'http', 'kafka', 'log_service', 'object_store', 'splunk_hec']);
     expect(createWriter({ kafka: { topic: 't' } }, deps, OPERATOR).kind).toBe('kafka');
     expect(createWriter({ http: { url: 'http://127.0.0.1:1/' } }, deps, OPERATOR).kind).toBe('http');
     expect(createWriter({ file: { path: 'e.ndjson' } }, deps, OPERATOR).kind).toBe('file');
@@ -18,6 +18,7 @@ describe('writer registry', () => {
     expect(createWriter({ object_store: { auth, bucket: 'logs' } }, deps, OPERATOR).kind).toBe('object_store');
     expect(createWriter({ elasticsearch: { url: 'https://search.example', index: 'events' } }, deps, OPERATOR).kind).toBe('elasticsearch');
     expect(createWriter({ splunk_hec: { url: 'https://splunk.example', token: 't' } }, deps, OPERATOR).kind).toBe('splunk_hec');
+    expect(createWriter({ datadog: { api_key: '0123456789abcdef0123456789abcdef' } }, deps, OPERATOR).kind).toBe('datadog');
   });
 
   it('should hand a kafka target its own brokers, or none for the service cluster', () => {

@@ -60,7 +60,7 @@ export function unionBranches(s: JsonSchema): { name: string; schema: JsonSchema
 
 const humanize = (name: string): string => {
   const words = name.replaceAll('_', ' ');
-  return (words.charAt(0).toUpperCase() + words.slice(1)).replace(/\b(arn|url|id|ms|ip|hec|ca|pem|api)\b/gi, (w) => w.toUpperCase()).replace(/\bMS\b/, 'ms');
+  return (words.charAt(0).toUpperCase() + words.slice(1)).replace(/\b(arn|url|id|ms|ip|uri|hec|ca|pem|api)\b/gi, (w) => w.toUpperCase()).replace(/\bMS\b/, 'ms');
 };
 
 export interface SchemaFormProps {

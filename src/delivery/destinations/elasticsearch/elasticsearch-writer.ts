@@ -6,7 +6,7 @@ import { DELIVERED, copyPayload, payloadSize, type DeliveryItem, type Destinatio
 import type { WriterDeps } from '../../destination-kind.js';
 import { DeliveryError } from '../../errors.js';
 import { parseRetryAfter } from '../http/retry-after.js';
-import { eventTimestamp } from '../log-service/log-batches.js';
+import { eventTimestamp } from '../../event-time.js';
 import { VendorClient, jsonOf, type VendorAnswer } from '../vendor-http/vendor-client.js';
 import { indexFor, type ElasticsearchConfig } from './config.js';
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryItem } from '../../contract.js';
-import { MAX_LOG_REQUEST_SPAN_MS, eventTimestamp, logRequests, rejectedIndexes } from './log-batches.js';
+import { eventTimestamp } from '../../event-time.js';
+import { MAX_LOG_REQUEST_SPAN_MS, logRequests, rejectedIndexes } from './log-batches.js';
 
 const H = 3_600_000;
 

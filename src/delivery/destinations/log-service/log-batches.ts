@@ -1,6 +1,7 @@
 // Turns one delivery batch into CloudWatch Logs PutLogEvents requests: events in chronological order,
 // each request spanning less than 24 hours, each event stamped with its envelope's event time.
 import type { DeliveryItem } from '../../contract.js';
+import { eventTimestamp } from '../../event-time.js';
 
 /** PutLogEvents: "A batch of log events in a single request cannot span more than 24 hours." */
 export const MAX_LOG_REQUEST_SPAN_MS = 24 * 60 * 60 * 1000;
@@ -9,33 +10,6 @@ export interface TimedItem {
   readonly item: DeliveryItem;
   /** Milliseconds since the epoch: the log event's timestamp. */
   readonly timestamp: number;
-}
-
-/**
- * The envelope's event_timestamp, so the log shows when the event happened, not when it was delivered.
- * Items re-read from a retry topic carry only the payload, which is parsed here. An unreadable time
- * falls back to `now`.
- */
-export function eventTimestamp(item: DeliveryItem, now: number): number {
-  let text: unknown = item.envelope?.event_timestamp;
-  if (text === undefined) {
-    try {
-      text = (JSON.parse(item.payload.toString('utf8')) as { event_timestamp?: unknown }).event_timestamp;
-    } catch {
-      return now;
-    }
-  }
-  const ms = typeof text === 'string' ? (/^\d+$/.test(text) ? Number(text) / 1e6 : Date.parse(text)) : typeof text === 'number' ? epochMs(text) : NaN;
-  return Number.isFinite(ms) ? ms : now;
-}
-
-/**
- * A destination's timestamp_format (src/events/timestamp-format.ts) writes numbers in seconds (unix) or
- * milliseconds (unixmilli), and unixnano as a string of digits. Seconds stay below 1e11 until the year
- * 5138, and milliseconds are above it after 1973, so the size tells them apart.
- */
-function epochMs(n: number): number {
-  return n < 1e11 ? n * 1000 : n;
 }
 
 /**

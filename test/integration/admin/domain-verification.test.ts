@@ -39,7 +39,12 @@ describe('reserved domains and public suffixes', () => {
     const token = await account('suffixes');
     for (const [domain, suffix] of [['*.co.uk', 'co.uk'], ['co.uk', 'co.uk'], ['*.github.io', 'github.io'], ['github.io', 'github.io'], ['*.s3.amazonaws.com', 's3.amazonaws.com']]) {
       const r = await h.call('POST', '/reserved_domains', { token, body: { domain } });
-      expect([domain, r.status, r.json.error_code, r.json.details]).toEqual([domain, 400, 'public_suffix', { field: 'domain', domain, public_suffix: suffix }]);
+      expect([domain, r.status, r.json.error_code, r.json.details]).toEqual([
+        domain,
+        400,
+        'public_suffix',
+        { field: 'domain', domain, public_suffix: suffix, problems: [{ path: 'domain', code: 'public_suffix', message: expect.stringContaining(`public suffix ${suffix} whole`) }] },
+      ]);
     }
     for (const domain of [`shop${zone()}.co.uk`, `*.me${zone()}.github.io`]) expect((await ok(h.call('POST', '/reserved_domains', { token, body: { domain } }))).status).toBe('pending');
   });

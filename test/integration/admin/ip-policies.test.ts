@@ -138,7 +138,12 @@ describe('IP policy rules', () => {
       error_code: 'cidr_has_host_bits',
       status_code: 400,
       msg: 'The field cidr has host bits set: 10.1.2.3/8; did you mean 10.0.0.0/8?',
-      details: { field: 'cidr', value: '10.1.2.3/8', suggestion: '10.0.0.0/8' },
+      details: {
+        field: 'cidr',
+        value: '10.1.2.3/8',
+        suggestion: '10.0.0.0/8',
+        problems: [{ path: 'cidr', code: 'cidr_has_host_bits', message: 'The field cidr has host bits set: 10.1.2.3/8; did you mean 10.0.0.0/8?' }],
+      },
     });
   });
 

@@ -73,7 +73,14 @@ async function subscription(port: number, destinations: string[], source: Record
 }
 
 beforeAll(async () => {
-  const env = serviceEnv(prefix, testBrokers(), { API_BOOTSTRAP_TOKEN: TOKEN, DRAIN_TIMEOUT_MS: '2000', CONSUMER_SESSION_TIMEOUT_MS: '6000' });
+  // The TCP address pool holds the one hostport the tap test's account reserves for its edge.
+  const env = serviceEnv(prefix, testBrokers(), {
+    API_BOOTSTRAP_TOKEN: TOKEN,
+    DRAIN_TIMEOUT_MS: '2000',
+    CONSUMER_SESSION_TIMEOUT_MS: '6000',
+    TCP_ADDRESS_HOSTS: '1.tcp.tapper.test',
+    TCP_ADDRESS_PORTS: '7005',
+  });
   api = await startService(env);
   services.push(api, await startService({ ...env, ROLES: 'worker' }));
   collector = new TopicCollector(kafka, OUTPUTS.map(out));
@@ -171,7 +178,10 @@ describe('the live tap', () => {
     expect(other.status).toBe(404);
     expect((other.json as Json).error_code).toBe('not_found');
 
-    await call(token, 'POST', '/edges/tcp', { hostports: ['1.tcp.tapper.test:7005'] });
+    // A TCP edge lists only addresses its account reserved (the pool's one, above).
+    const reserved = await call(token, 'POST', '/reserved_addrs', { description: 'tapper' });
+    expect(reserved.addr).toBe('1.tcp.tapper.test:7005');
+    await call(token, 'POST', '/edges/tcp', { hostports: [reserved.addr] });
     const tap = await openTap(api.url, token, 'POST', '/tap?seconds=4', { type: TCP, fields: ['conn.bytes_in', 'conn.server_name'], filter: 'ev.conn.server_port == 7005' });
     expect(tap.status).toBe(200);
     await tap.comment((t) => t.startsWith('listening on'));

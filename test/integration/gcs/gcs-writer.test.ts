@@ -50,8 +50,8 @@ function item(eventType: string, object: Record<string, unknown>, time: string, 
 
 const TCP = 'tcp_connection_closed.v0';
 const HTTP = 'http_request_complete.v0';
-const first = item(TCP, { conn: { client_ip: '192.0.2.7', server_port: 443 }, note: 'say "hi", then\nleave' }, '2026-11-26T10:00:00.000Z', 'ev_1');
-const second = item(TCP, { conn: { client_ip: '2001:db8::1', server_port: 80 }, tags: ['a', 'b'] }, '2026-11-26T10:00:01.000Z', 'ev_2');
+const first = item(TCP, { conn: { client_ip: '192.0.2.7', server_port: 443 }, ip_policy: { decision: 'say "hi", then\nleave' } }, '2026-11-26T10:00:00.000Z', 'ev_1');
+const second = item(TCP, { conn: { client_ip: '2001:db8::1', server_port: 80 }, traffic_policy: { logs: [{ a: 'b' }] } }, '2026-11-26T10:00:01.000Z', 'ev_2');
 const third = item(HTTP, { http: { request: { method: 'GET' } } }, '2026-11-26T10:00:02.000Z', 'ev_3');
 const NAME = /\d{8}T\d{9}Z-[0-9a-f]{16}/;
 
@@ -93,9 +93,9 @@ describe('gcs objects', () => {
     expect(o!.name).toMatch(new RegExp(`^csv/${NAME.source}\\.csv$`));
     expect(o!.contentType).toBe('text/csv; charset=utf-8');
     expect(o!.text).toBe(
-      'event_id,event_type,event_timestamp,principal,object.conn.client_ip,object.conn.server_port,object.note,object.tags\r\n' +
+      'event_id,event_type,event_timestamp,principal,object.conn.client_ip,object.conn.server_port,object.ip_policy.decision,object.traffic_policy.logs\r\n' +
         'ev_1,tcp_connection_closed.v0,2026-11-26T10:00:00.000Z,,192.0.2.7,443,"say ""hi"", then\nleave",\r\n' +
-        'ev_2,tcp_connection_closed.v0,2026-11-26T10:00:01.000Z,,2001:db8::1,80,,"[""a"",""b""]"\r\n',
+        'ev_2,tcp_connection_closed.v0,2026-11-26T10:00:01.000Z,,2001:db8::1,80,,"[{""a"":""b""}]"\r\n',
     );
   });
 });

@@ -4,19 +4,19 @@
 import type { WriterDeps } from '../../destination-kind.js';
 import { authorize } from '../azure/storage-auth.js';
 import { StoreWriter, storeAnswerError } from '../objects/store-writer.js';
-import type { HttpAnswer } from '../../../net/http-call.js';
+import type { VendorAnswer, VendorRequest } from '../vendor-http/vendor-client.js';
 import { blobUrlOf, type AzureBlobConfig } from './config.js';
 
 /** Azure's codes for "slow down" (ServerBusy is answered with 503, "Operation could not be completed within the specified time" with 500). */
 const BUSY = ['ServerBusy', 'OperationTimedOut'];
 
 /** The error's message from the service's XML body (<Error><Code>…</Code><Message>…</Message></Error>), its first line. */
-function messageOf(answer: HttpAnswer): string | undefined {
+function messageOf(answer: VendorAnswer): string | undefined {
   const m = /<Message>([^<]*)<\/Message>/.exec(answer.body.toString('utf8'));
   return m?.[1]?.split('\n')[0]?.trim();
 }
 
-function errorCodeOf(answer: HttpAnswer): string | undefined {
+function errorCodeOf(answer: VendorAnswer): string | undefined {
   const header = answer.headers['x-ms-error-code'];
   if (typeof header === 'string' && header !== '') return header;
   return /<Code>([^<]*)<\/Code>/.exec(answer.body.toString('utf8'))?.[1];
@@ -40,7 +40,7 @@ export class AzureBlobWriter extends StoreWriter {
     return new URL(`${this.blobUrl}/${this.config.container}${path}${query}`);
   }
 
-  private async request(what: string, method: string, url: URL, headers: Record<string, string | number>, signal: AbortSignal, body?: Buffer): Promise<HttpAnswer> {
+  private async request(what: string, method: VendorRequest['method'], url: URL, headers: Record<string, string | number>, signal: AbortSignal, body?: Buffer): Promise<VendorAnswer> {
     const signed = authorize(this.config.auth, method, url, { ...headers, ...(body !== undefined && { 'content-length': body.length }) }, this.config.account);
     const answer = await this.send({ method, url: signed.url, headers: signed.headers, signal, ...(body !== undefined && { body }) });
     if (answer.status >= 200 && answer.status < 300) return answer;

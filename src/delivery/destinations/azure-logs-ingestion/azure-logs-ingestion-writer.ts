@@ -3,14 +3,13 @@
 // the app registration (../azure/entra-token.ts), and every answer mapped to the runner's retry, park and
 // dead-letter rules in one place (ingestionAnswer). The endpoint is a customer's: every connect goes through
 // the guarded lookup (SECURITY.md "Egress").
-import { isIP } from 'node:net';
 import { constants, gzipSync } from 'node:zlib';
-import { guardedLookup, systemResolver, type HostResolver } from '../../../net/guarded-lookup.js';
+import type { HostResolver } from '../../../net/guarded-lookup.js';
 import { DELIVERED, payloadSize, type DeliveryItem, type DestinationWriter, type ItemFailure, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import type { EgressRules } from '../../egress-rules.js';
 import { DeliveryError } from '../../errors.js';
 import { eventTimestamp } from '../../event-time.js';
-import { jsonOf, VendorHttp, type VendorAnswer } from '../../vendor-http.js';
+import { ERROR_ANSWER_BYTES, jsonOf, VendorClient, type VendorAnswer } from '../vendor-http/vendor-client.js';
 import { EntraTokenSource } from '../azure/entra-token.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import type { AzureLogsIngestionConfig } from './config.js';
@@ -54,7 +53,7 @@ export class AzureLogsIngestionWriter implements DestinationWriter {
   readonly limits = AZURE_LOGS_INGESTION_LIMITS;
   readonly uploadUrl: URL;
   readonly tokens: EntraTokenSource;
-  private readonly http: VendorHttp;
+  private readonly http: VendorClient;
   private readonly now: () => number;
 
   constructor(
@@ -63,7 +62,7 @@ export class AzureLogsIngestionWriter implements DestinationWriter {
   ) {
     this.uploadUrl = new URL(`${config.endpoint}/dataCollectionRules/${encodeURIComponent(config.ruleId)}/streams/${encodeURIComponent(config.stream)}?api-version=${API_VERSION}`);
     const timeoutMs = deps.timeoutMs ?? DEFAULT_AZURE_TIMEOUT_MS;
-    this.http = new VendorHttp({ timeoutMs, lookup: guardedLookup(deps.resolveHost ?? systemResolver, deps.egress.addressRefusal) });
+    this.http = new VendorClient({ timeoutMs, egress: deps.egress, resolveHost: deps.resolveHost, maxAnswerBytes: ERROR_ANSWER_BYTES, longerAnswer: 'cut', vendor: 'Azure Monitor' });
     this.now = deps.now ?? Date.now;
     this.tokens = new EntraTokenSource(config, MONITOR_SCOPE, { authorityUrl: deps.authorityUrl, timeoutMs, now: this.now, fieldPrefix: 'target.azure_logs_ingestion' });
   }
@@ -131,7 +130,6 @@ export class AzureLogsIngestionWriter implements DestinationWriter {
 
   /** One upload with a token, fetched again once on a 401; resolves with a 2xx or a 413, throws the rest. */
   private async post(plain: Buffer, gzip: boolean): Promise<VendorAnswer> {
-    this.refuseLiteral();
     const body = gzip ? gzipSync(plain, { level: constants.Z_BEST_SPEED }) : plain;
     for (let attempt = 0; ; attempt++) {
       const token = await this.tokens.token();
@@ -140,7 +138,6 @@ export class AzureLogsIngestionWriter implements DestinationWriter {
         url: this.uploadUrl,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(gzip && { 'content-encoding': 'gzip' }) },
         body,
-        vendor: 'Azure Monitor',
       });
       if (answer.status === 401 && attempt === 0) {
         this.tokens.invalidate(token);
@@ -149,13 +146,6 @@ export class AzureLogsIngestionWriter implements DestinationWriter {
       if ((answer.status >= 200 && answer.status < 300) || answer.status === 413) return answer;
       throw ingestionAnswer(answer, this.config, this.now());
     }
-  }
-
-  /** A socket to an IP literal skips the lookup, so its address is judged here. */
-  private refuseLiteral(): void {
-    const host = this.uploadUrl.hostname.replace(/^\[|\]$/g, '');
-    const why = isIP(host) === 0 ? undefined : this.deps.egress.addressRefusal(host);
-    if (why !== undefined) throw new DeliveryError('DESTINATION_ADDRESS_REFUSED', `${this.uploadUrl.host} is refused: ${why}.`);
   }
 }
 
@@ -203,7 +193,7 @@ export interface AzureRefusal {
 export function errorCodeOf(answer: VendorAnswer): string | undefined {
   const h = answer.headers['x-ms-error-code'];
   const header = Array.isArray(h) ? h[0] : h;
-  const code = header !== undefined && header !== '' ? header : (jsonOf(answer.body) as { error?: { code?: unknown } } | undefined)?.error?.code;
+  const code = header !== undefined && header !== '' ? header : (jsonOf(answer) as { error?: { code?: unknown } } | undefined)?.error?.code;
   return typeof code === 'string' && /^[A-Za-z][A-Za-z0-9_.]{0,63}$/.test(code) ? code : undefined;
 }
 

@@ -2,7 +2,7 @@
 // endpoint), for the Azure kinds: fetched on first use, kept until shortly before they expire, and fetched
 // again early when the resource answers 401. Failures are DeliveryErrors in the customer's words.
 import { DeliveryError } from '../../errors.js';
-import { jsonOf, VendorHttp } from '../../vendor-http.js';
+import { ERROR_ANSWER_BYTES, jsonOf, VendorClient } from '../vendor-http/vendor-client.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 
 /** Entra ID's authority in Azure's public cloud; AZURE_AUTHORITY_URL replaces it (tests). */
@@ -36,7 +36,7 @@ export interface EntraRefusal {
 /** Tokens of one app registration for one scope. */
 export class EntraTokenSource {
   readonly tokenUrl: URL;
-  private readonly http: VendorHttp;
+  private readonly http: VendorClient;
   private readonly now: () => number;
   private cached: { readonly token: string; readonly refreshAt: number } | undefined;
   private pending: Promise<string> | undefined;
@@ -48,7 +48,7 @@ export class EntraTokenSource {
   ) {
     const authority = (opts.authorityUrl ?? ENTRA_AUTHORITY).replace(/\/+$/, '');
     this.tokenUrl = new URL(`${authority}/${encodeURIComponent(creds.tenantId)}/oauth2/v2.0/token`);
-    this.http = new VendorHttp({ timeoutMs: opts.timeoutMs });
+    this.http = new VendorClient({ timeoutMs: opts.timeoutMs, maxAnswerBytes: ERROR_ANSWER_BYTES, longerAnswer: 'cut', vendor: 'Microsoft Entra ID' });
     this.now = opts.now ?? Date.now;
   }
 
@@ -78,9 +78,8 @@ export class EntraTokenSource {
       url: this.tokenUrl,
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: Buffer.from(form.toString()),
-      vendor: 'Microsoft Entra ID',
     });
-    const json = jsonOf(answer.body) as { access_token?: unknown; expires_in?: unknown; error?: unknown; error_codes?: unknown } | undefined;
+    const json = jsonOf(answer) as { access_token?: unknown; expires_in?: unknown; error?: unknown; error_codes?: unknown } | undefined;
     if (answer.status === 200 && typeof json?.access_token === 'string' && json.access_token !== '') {
       const lifeMs = (typeof json.expires_in === 'number' ? json.expires_in : Number(json.expires_in ?? 0)) * 1000;
       const life = Number.isFinite(lifeMs) && lifeMs > 0 ? lifeMs : 0;

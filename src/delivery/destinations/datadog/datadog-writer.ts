@@ -6,7 +6,7 @@ import { DELIVERED, type DeliveryItem, type DestinationWriter, type ItemFailure,
 import type { Envelope } from '../../../events/envelope.js';
 import { DeliveryError } from '../../errors.js';
 import { eventTimestamp } from '../../event-time.js';
-import { VendorHttp, type VendorAnswer } from '../../vendor-http.js';
+import { ERROR_ANSWER_BYTES, VendorClient, type VendorAnswer } from '../vendor-http/vendor-client.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import { DDSOURCE, DATADOG_SITES, type DatadogTargetConfig } from './config.js';
 
@@ -50,7 +50,7 @@ export class DatadogWriter implements DestinationWriter {
   readonly limits = DATADOG_LIMITS;
   readonly intakeUrl: URL;
   readonly validateUrl: URL;
-  private readonly http: VendorHttp;
+  private readonly http: VendorClient;
   private readonly now: () => number;
   private readonly headers: Record<string, string>;
 
@@ -62,7 +62,7 @@ export class DatadogWriter implements DestinationWriter {
     this.intakeUrl = new URL(base === undefined ? `https://http-intake.logs.${config.site}/api/v2/logs` : new URL('api/v2/logs', base).href);
     this.validateUrl = new URL(base === undefined ? `https://api.${config.site}/api/v1/validate` : new URL('api/v1/validate', base).href);
     // The site's hosts, or the operator's base URL: nothing a customer names (SECURITY.md "Egress").
-    this.http = new VendorHttp({ timeoutMs: opts.timeoutMs ?? DEFAULT_DATADOG_TIMEOUT_MS });
+    this.http = new VendorClient({ timeoutMs: opts.timeoutMs ?? DEFAULT_DATADOG_TIMEOUT_MS, maxAnswerBytes: ERROR_ANSWER_BYTES, longerAnswer: 'cut', vendor: 'Datadog' });
     this.now = opts.now ?? Date.now;
     this.headers = { 'dd-api-key': config.apiKey };
   }
@@ -101,7 +101,7 @@ export class DatadogWriter implements DestinationWriter {
 
   /** The key-validation endpoint with the destination's own key: 200 is a valid key. */
   async healthcheck(): Promise<void> {
-    const answer = await this.http.call({ method: 'GET', url: this.validateUrl, headers: { ...this.headers, accept: 'application/json' }, vendor: 'Datadog' });
+    const answer = await this.http.call({ method: 'GET', url: this.validateUrl, headers: { ...this.headers, accept: 'application/json' } });
     if (answer.status !== 200) throw datadogAnswer(answer, this.config.site, this.now());
   }
 
@@ -118,7 +118,6 @@ export class DatadogWriter implements DestinationWriter {
       url: this.intakeUrl,
       headers: { ...this.headers, 'content-type': 'application/json', 'content-encoding': 'gzip' },
       body,
-      vendor: 'Datadog',
     });
     if (answer.status === 202 || answer.status === 200) return answer.status;
     if (answer.status === 413) {

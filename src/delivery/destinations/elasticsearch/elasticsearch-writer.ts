@@ -62,7 +62,7 @@ export class ElasticsearchWriter implements DestinationWriter {
     deps: Pick<WriterDeps, 'egress' | 'resolveHost'>,
     private readonly now: () => number = Date.now,
   ) {
-    this.client = new VendorClient(new URL(config.url), { egress: deps.egress, resolveHost: deps.resolveHost, caPem: config.caPem, timeoutMs: TIMEOUT_MS, maxAnswerBytes: MAX_ANSWER_BYTES });
+    this.client = new VendorClient({ base: new URL(config.url), egress: deps.egress, resolveHost: deps.resolveHost, caPem: config.caPem, timeoutMs: TIMEOUT_MS, maxAnswerBytes: MAX_ANSWER_BYTES, longerAnswer: 'fail' });
     this.authorization = authorizationOf(config);
   }
 

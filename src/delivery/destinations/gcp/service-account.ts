@@ -4,9 +4,9 @@
 // endpoint (grant_type urn:ietf:params:oauth:grant-type:jwt-bearer) for a bearer token, which is cached
 // until shortly before it expires.
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
-import type { HttpAgents } from '../../../net/http-call.js';
 import { DeliveryError } from '../../errors.js';
 import { StoreError, storeAnswerError, storeCallError } from '../objects/store-writer.js';
+import type { VendorClient } from '../vendor-http/vendor-client.js';
 
 /** Google's token endpoint, the one audience a key's JWT may name (keys carry it as token_uri). */
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -64,8 +64,8 @@ export class ServiceAccountTokens {
 
   constructor(
     private readonly key: ServiceAccountKey,
-    private readonly agents: HttpAgents,
-    private readonly opts: { readonly tokenUrl?: string | undefined; readonly timeoutMs: number; readonly now?: () => number },
+    private readonly client: VendorClient,
+    private readonly opts: { readonly tokenUrl?: string | undefined; readonly now?: () => number },
   ) {}
 
   /** A bearer token good for a few minutes at least; rejects with DESTINATION_AUTH_FAILED when the endpoint refuses the key. */
@@ -88,7 +88,7 @@ export class ServiceAccountTokens {
     const body = Buffer.from(new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: assertion(this.key, now) }).toString());
     let answer;
     try {
-      answer = await this.agents.call({ method: 'POST', url: new URL(this.opts.tokenUrl ?? GOOGLE_TOKEN_URL), headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, timeoutMs: this.opts.timeoutMs, ...(signal !== undefined && { signal }) });
+      answer = await this.client.call({ method: 'POST', url: new URL(this.opts.tokenUrl ?? GOOGLE_TOKEN_URL), headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, ...(signal !== undefined && { signal }) });
     } catch (err) {
       throw storeCallError(what, err);
     }

@@ -2,17 +2,17 @@
 // Storage's JSON API (POST /upload/storage/v1/b/<bucket>/o?uploadType=media&name=<name>), with a bearer
 // token made from the service-account key (../gcp/service-account.ts). write() resolves only once the
 // API answered 200 with the object's resource.
-import type { HttpAnswer } from '../../../net/http-call.js';
 import type { WriterDeps } from '../../destination-kind.js';
 import { DeliveryError } from '../../errors.js';
 import { parseServiceAccountKey, ServiceAccountTokens } from '../gcp/service-account.js';
 import { StoreWriter, storeAnswerError } from '../objects/store-writer.js';
+import type { VendorAnswer, VendorRequest } from '../vendor-http/vendor-client.js';
 import type { GcsConfig } from './config.js';
 
 export const GOOGLE_STORAGE_API = 'https://storage.googleapis.com';
 
 /** The error of a JSON API answer: {"error": {"code", "message", "errors": [{"reason"}]}}. */
-function errorOf(answer: HttpAnswer): { reason: string | undefined; message: string | undefined } {
+function errorOf(answer: VendorAnswer): { reason: string | undefined; message: string | undefined } {
   try {
     const e = (JSON.parse(answer.body.toString('utf8')) as { error?: { message?: string; errors?: { reason?: string }[] } }).error;
     return { reason: e?.errors?.[0]?.reason, message: e?.message };
@@ -36,10 +36,10 @@ export class GcsWriter extends StoreWriter {
     const key = parseServiceAccountKey(config.serviceAccountKey);
     if (typeof key === 'string') throw new DeliveryError('DESTINATION_MISCONFIGURED', `The gcs service_account_key ${key}.`);
     this.api = (deps.cloud?.gcsApiUrl ?? GOOGLE_STORAGE_API).replace(/\/+$/, '');
-    this.tokens = new ServiceAccountTokens(key, this.agents, { tokenUrl: deps.cloud?.gcsTokenUrl, timeoutMs: this.timeoutMs });
+    this.tokens = new ServiceAccountTokens(key, this.client, { tokenUrl: deps.cloud?.gcsTokenUrl });
   }
 
-  private async request(what: string, method: string, url: URL, headers: Record<string, string>, signal: AbortSignal, body?: Buffer): Promise<HttpAnswer> {
+  private async request(what: string, method: VendorRequest['method'], url: URL, headers: Record<string, string>, signal: AbortSignal, body?: Buffer): Promise<VendorAnswer> {
     const token = await this.tokens.get(signal);
     const answer = await this.send({ method, url, headers: { ...headers, authorization: `Bearer ${token}` }, signal, ...(body !== undefined && { body }) });
     if (answer.status >= 200 && answer.status < 300) return answer;

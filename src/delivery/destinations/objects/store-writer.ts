@@ -2,14 +2,13 @@
 // writer whose batches become objects (object-batches.ts) through the kind's put, its calls bounded and
 // abortable by close(), the store's answers sorted into delivery codes, and the create-time check: the
 // bucket or container read, then the check object written.
-import type { LookupFunction } from 'node:net';
-import { addressRefusalIn, guardedLookup, systemResolver } from '../../../net/guarded-lookup.js';
-import { HttpAgents, type HttpAnswer, type HttpCall } from '../../../net/http-call.js';
+import { addressRefusalIn } from '../../../net/guarded-lookup.js';
 import type { DeliveryItem, DestinationWriter, WriteOutcome } from '../../contract.js';
 import { problem, type ConfigProblem } from '../../destination-config.js';
 import type { WriterDeps } from '../../destination-kind.js';
 import { DeliveryError, toDeliveryError, type DeliveryErrorCode } from '../../errors.js';
 import { inOwnWords } from '../aws/cloud-writer.js';
+import { ERROR_ANSWER_BYTES, VendorClient, type VendorAnswer, type VendorRequest } from '../vendor-http/vendor-client.js';
 import { ObjectBatches, uploadLimits } from './object-batches.js';
 import type { ObjectLayout } from './object-layout.js';
 
@@ -76,7 +75,8 @@ export abstract class StoreWriter implements DestinationWriter {
   readonly kind: string;
   readonly limits;
   readonly objects: ObjectBatches;
-  protected readonly agents: HttpAgents;
+  /** The store's client; the guard judges every connect when the store is a customer's host. */
+  protected readonly client: VendorClient;
   protected readonly timeoutMs: number;
   private readonly customerHost: boolean;
   private readonly inFlight = new Set<AbortController>();
@@ -87,8 +87,7 @@ export abstract class StoreWriter implements DestinationWriter {
     this.limits = uploadLimits(opts.layout);
     this.customerHost = opts.customerHost;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
-    const lookup: LookupFunction | undefined = opts.customerHost ? guardedLookup(opts.deps.resolveHost ?? systemResolver, opts.deps.egress.addressRefusal) : undefined;
-    this.agents = new HttpAgents(lookup);
+    this.client = new VendorClient({ timeoutMs: this.timeoutMs, maxAnswerBytes: ERROR_ANSWER_BYTES, longerAnswer: 'cut', ...(opts.customerHost && { egress: opts.deps.egress, resolveHost: opts.deps.resolveHost }) });
     this.objects = new ObjectBatches(opts.layout, (key, body, contentType) => this.guarded(`The ${this.kind} put`, (signal) => this.put(key, body, contentType, signal)));
   }
 
@@ -126,12 +125,12 @@ export abstract class StoreWriter implements DestinationWriter {
     if (this.closed) return;
     this.closed = true;
     for (const c of this.inFlight) c.abort();
-    this.agents.destroy();
+    this.client.close();
   }
 
   /** One HTTP exchange within the writer's timeout. */
-  protected send(call: Omit<HttpCall, 'timeoutMs'>): Promise<HttpAnswer> {
-    return this.agents.call({ ...call, timeoutMs: this.timeoutMs });
+  protected send(call: VendorRequest & { readonly url: URL }): Promise<VendorAnswer> {
+    return this.client.call(call);
   }
 
   private ensureOpen(): void {

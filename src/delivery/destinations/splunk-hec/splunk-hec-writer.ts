@@ -52,7 +52,7 @@ export class SplunkHecWriter implements DestinationWriter {
     deps: Pick<WriterDeps, 'egress' | 'resolveHost'>,
     private readonly now: () => number = Date.now,
   ) {
-    this.client = new VendorClient(new URL(config.url), { egress: deps.egress, resolveHost: deps.resolveHost, caPem: config.caPem, timeoutMs: TIMEOUT_MS, maxAnswerBytes: MAX_ANSWER_BYTES });
+    this.client = new VendorClient({ base: new URL(config.url), egress: deps.egress, resolveHost: deps.resolveHost, caPem: config.caPem, timeoutMs: TIMEOUT_MS, maxAnswerBytes: MAX_ANSWER_BYTES, longerAnswer: 'fail' });
     this.channel = config.ack ? (config.channel ?? randomUUID()) : config.channel;
     const fields = { host: config.host, source: config.source, sourcetype: config.sourcetype, index: config.index };
     this.meta = Object.entries(fields)

@@ -23,6 +23,7 @@ export function victoriaLogsBinary(): string {
   try {
     const r = spawnSync('go', ['install', `${MODULE}@${VICTORIA_LOGS_VERSION}`], { encoding: 'utf8', env: { ...process.env, GOBIN: staging }, maxBuffer: 64 * 1024 * 1024 });
     if (r.error !== undefined || r.status !== 0) throw new Error(`go install ${MODULE}@${VICTORIA_LOGS_VERSION} failed (Go 1.23+ is needed): ${r.error?.message ?? `${r.stdout}${r.stderr}`.slice(-2000)}`);
+    mkdirSync(DIR, { recursive: true });
     renameSync(join(staging, 'victoria-logs'), BINARY);
     return BINARY;
   } finally {

@@ -540,7 +540,10 @@ describe('the web console', () => {
     front.rules = { credentials: [`Basic ${Buffer.from('edge:search-secret').toString('base64')}`] };
     const account = googleTokens.addAccount('console@edge-events-test.iam.gserviceaccount.com');
     const [index, container, bucket] = ['edge-console-events', 'console-events', 'console-events'];
+    // A page of its own, signed in afresh, as the splunk_hec test's.
+    const page = await browser.newPage();
     try {
+      await signIn(page, token);
       await front.start();
       await gcs.createBucket(bucket);
       await open(page, 'destinations/new');
@@ -600,6 +603,7 @@ describe('the web console', () => {
       expect([traffic(docs), traffic(blobs), traffic(objects)]).toEqual([50, 50, 50]);
       for (const card of cards) await card.locator('[data-state="ok"]').waitFor({ timeout: STATE_DEADLINE_MS });
     } finally {
+      await page.close();
       await front.stop();
       await Promise.allSettled([node.stop(), azurite.stop()]);
     }

@@ -23,7 +23,7 @@ export interface EdgeDraw {
   readonly hostports: readonly string[];
 }
 
-export type DestinationKind = 'kafka' | 'http' | 'file' | 'data_stream' | 'datadog' | 'azure_logs_ingestion';
+export type DestinationKind = 'kafka' | 'http' | 'file' | 'data_stream' | 'datadog' | 'azure_logs_ingestion' | 'elasticsearch' | 'azure_blob' | 'gcs';
 
 export interface DestinationDraw {
   readonly name: string;
@@ -221,6 +221,8 @@ export interface PlanOptions {
   readonly cloud: boolean;
   /** datadog (into VictoriaLogs) and azure_logs_ingestion (into the Azure contract receiver) join the draw when their stores are up. */
   readonly vendors?: boolean;
+  /** elasticsearch (into OpenSearch), azure_blob (into Azurite) and gcs (into fake-gcs-server) join the draw when their stores are run. */
+  readonly stores?: boolean;
 }
 
 export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
@@ -231,7 +233,14 @@ export function drawPlan(seed: number, scale: Scale, opts: PlanOptions): Plan {
   const domains = drawDomains(r, customers);
   const edges = drawEdges(r, customers);
   const names = serverNames(customers);
-  const kinds: DestinationKind[] = ['kafka', 'http', 'file', ...(opts.cloud ? (['data_stream'] as const) : []), ...(opts.vendors === true ? (['datadog', 'azure_logs_ingestion'] as const) : [])];
+  const kinds: DestinationKind[] = [
+    'kafka',
+    'http',
+    'file',
+    ...(opts.cloud ? (['data_stream'] as const) : []),
+    ...(opts.vendors === true ? (['datadog', 'azure_logs_ingestion'] as const) : []),
+    ...(opts.stores === true ? (['elasticsearch', 'azure_blob', 'gcs'] as const) : []),
+  ];
 
   const destinations: DestinationDraw[] = [];
   const subscriptions: SubscriptionDraw[] = [];

@@ -8,11 +8,16 @@ import { createClient } from '../../src/kafka/client.js';
 import type { KafkaClient } from '../../src/kafka/seam.js';
 import { toolProducer, toolRecord, type ToolMessage as Message } from '../support/kafka-tools.js';
 import { seededRandom } from '../../src/traffic/random.js';
+import { CHECK_NAME_START } from '../../src/delivery/destinations/objects/object-batches.js';
 import { serviceEnv, startService, type ServiceProcess } from '../support/service-process.js';
 import { HTTP, TCP, type TimestampFormat } from './catalogue.js';
 import { Receiver, TopicTail, kafkaArrivals, parseArrival, readFileArrivals, type Arrival, type Seen } from './collectors.js';
 import { Streams } from './kinesis.js';
 import { AzureContractReceiver } from '../support/azure-contract-receiver.js';
+import { AZURITE_KEY, Azurite } from '../support/azurite.js';
+import { FakeGcs } from '../support/fake-gcs.js';
+import { BearerGate, GoogleTokenReceiver } from '../support/google-token-receiver.js';
+import { openSearchCall, searchAll, startOpenSearch, type OpenSearchNode } from '../support/opensearch/opensearch-node.js';
 import { VictoriaLogs } from '../support/victoria-logs.js';
 import { Model, Owners, acceptedEdges, reservationOutcomes, formatMicros, type AuditRecord, type ConfigView, type Expected, type LiveDestination, type LiveSubscription, type ReservationOutcome } from './model.js';
 import { OPERATOR, drawPlan, isTraffic, type DestinationDraw, type DomainDraw, type Phase, type Plan, type Scale, type SourceDraw } from './plan.js';
@@ -32,6 +37,11 @@ export interface ModelRunOptions {
    * intake) and the Azure contract receiver of test/support/ for them.
    */
   readonly vendors?: boolean;
+  /**
+   * elasticsearch, azure_blob and gcs destinations join the draw: the run starts those the plan draws, an
+   * OpenSearch node, Azurite, and fake-gcs-server behind the Google token contract receiver's gate.
+   */
+  readonly stores?: boolean;
 }
 
 export interface ModelRunResult {
@@ -78,7 +88,7 @@ class Api {
 }
 
 export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
-  const plan = drawPlan(opts.seed, opts.scale, { cloud: opts.motoEndpoint !== undefined, vendors: opts.vendors === true });
+  const plan = drawPlan(opts.seed, opts.scale, { cloud: opts.motoEndpoint !== undefined, vendors: opts.vendors === true, stores: opts.stores === true });
   const streams = opts.motoEndpoint === undefined ? undefined : new Streams(opts.motoEndpoint);
   const settleMs = opts.settleMs ?? 30_000;
   const prefix = `model-${opts.seed}-${Date.now().toString(36)}`;
@@ -95,12 +105,14 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
   const azureStreams = plan.destinations.filter((d) => d.kind === 'azure_logs_ingestion').map((d) => azureStreamOf(d.name));
   const azure = new AzureContractReceiver([MODEL_APP], [{ ruleId: MODEL_RULE, streams: azureStreams, publishers: [MODEL_APP.clientId] }]);
   let vl: VictoriaLogs | undefined;
+  const stores = new Stores(plan);
   try {
     await receiver.start();
     if (opts.vendors === true) {
       vl = await VictoriaLogs.start();
       await azure.start();
     }
+    await stores.start(prefix);
     service = await startService(
       serviceEnv(prefix, opts.brokers, {
         ROLES: 'api,worker',
@@ -113,11 +125,12 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         DRAIN_TIMEOUT_MS: '2000',
         ...(opts.motoEndpoint !== undefined && { CLOUD_ENDPOINT_URL: opts.motoEndpoint, CLOUD_TIMEOUT_MS: '5000' }),
         ...(vl !== undefined && { DATADOG_BASE_URL: vl.datadogBaseUrl, AZURE_AUTHORITY_URL: azure.authorityUrl }),
+        ...stores.env(),
       }),
     );
     const api = new Api(service.url);
     opts.log(`seed ${opts.seed}: service at ${service.url}; ${describePlan(plan)}`);
-    const live = await configure(plan, api, token, { receiver, streams, prefix, azure, vl });
+    const live = await configure(plan, api, token, { receiver, streams, prefix, azure, vl, stores });
     await producer.initIdempotentProducer({});
     await tail.start([topics[HTTP], topics[TCP], topics.audit, topics.dlq, ...live.kafkaTopics.keys()]);
     await sleep(CONFIG_PROPAGATION_MS);
@@ -300,6 +313,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       if (d.draw.kind === 'data_stream') return (await (streams as Streams).read(live.streamOf.get(d.draw.name) as string)).map(parseArrival);
       if (d.draw.kind === 'datadog') return (await (vl as VictoriaLogs).query(`service:"${datadogServiceOf(prefix, d.draw.name)}"`)).map((row) => parseArrival(row._msg ?? ''));
       if (d.draw.kind === 'azure_logs_ingestion') return azure.rowsOf(MODEL_RULE, azureStreamOf(d.draw.name)).map(({ TimeGenerated: _, ...envelope }) => ({ ok: true, envelope }));
+      if (d.draw.kind === 'elasticsearch' || d.draw.kind === 'azure_blob' || d.draw.kind === 'gcs') return stores.arrivals(d.draw);
       return kafkaArrivals(tail.of(live.kafkaTopicOf.get(d.draw.name) as string));
     };
     const mandatory = [...model.expected.values()].filter((e) => !e.optional);
@@ -340,6 +354,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       for (const e of model.expected.values()) {
         if (e.destination === d.draw.name && !e.optional && !seen.has(e.eventId)) problems.push(`${d.draw.name} (${d.draw.kind}, ${e.timestamp.formats.join(' or ')}): missing ${e.eventId}: ${e.what}`);
       }
+      opts.log(`${d.draw.name} (${d.draw.kind}): ${seen.size} events`);
     }
     problems.push(...(await finalOffsets(kafka, tail, group, [topics[HTTP], topics[TCP], topics.audit])));
     const crashes = service.logs.filter((l) => /The consumer crashed|"level":60/.test(l));
@@ -360,7 +375,7 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
     return { seed: opts.seed, figures, problems };
   } finally {
     await service?.stop('SIGKILL');
-    await Promise.allSettled([tail.stop(), producer.close(), receiver.stop(), azure.stop(), vl?.cleanup()]);
+    await Promise.allSettled([tail.stop(), producer.close(), receiver.stop(), azure.stop(), vl?.cleanup(), stores.stop()]);
     streams?.close();
     rmSync(fileRoot, { recursive: true, force: true });
   }
@@ -402,6 +417,7 @@ interface Targets {
   readonly prefix: string;
   readonly azure: AzureContractReceiver;
   readonly vl: VictoriaLogs | undefined;
+  readonly stores: Stores;
 }
 
 /** The app registration and rule of the model's azure_logs_ingestion destinations, one stream each. */
@@ -410,6 +426,84 @@ const MODEL_RULE = 'dcr-0123456789abcdef0123456789abcdef';
 const azureStreamOf = (name: string): string => `Custom-${name}`;
 /** A datadog destination's service: what its logs are found by in VictoriaLogs. */
 const datadogServiceOf = (prefix: string, name: string): string => `${prefix}-${name}`;
+
+/** The object stores' container and bucket of a run; each destination writes under its own prefix. */
+const STORE_CONTAINER = 'model-events';
+
+/**
+ * The stores the plan's elasticsearch, azure_blob and gcs destinations write to, started only when drawn.
+ * Each destination has an index of its own (behind an index template without dynamic mapping, so the
+ * draw's changing timestamp formats and fields are kept in _source as sent, never refused by a mapping)
+ * or a prefix of its own; objects are written within a second (max_upload_interval_seconds 1).
+ */
+class Stores {
+  private node: OpenSearchNode | undefined;
+  private azurite: Azurite | undefined;
+  private gcs: FakeGcs | undefined;
+  private readonly tokens = new GoogleTokenReceiver();
+  private gate: BearerGate | undefined;
+  private keyJson = '';
+  private prefix = '';
+
+  constructor(private readonly plan: Plan) {}
+
+  private drawn(kind: DestinationDraw['kind']): boolean {
+    return this.plan.destinations.some((d) => d.kind === kind);
+  }
+
+  async start(prefix: string): Promise<void> {
+    this.prefix = prefix;
+    await Promise.all([
+      this.drawn('elasticsearch') &&
+        (async () => {
+          this.node = await startOpenSearch();
+          const template = await openSearchCall(this.node.url, 'PUT', '/_index_template/model', { index_patterns: [`${prefix}-*`], template: { mappings: { dynamic: false } } });
+          if (template.status !== 200) throw new Error(`the index template answered ${template.status}: ${JSON.stringify(template.json)}`);
+        })(),
+      this.drawn('azure_blob') &&
+        (async () => {
+          this.azurite = await Azurite.start();
+          await this.azurite.createContainer(STORE_CONTAINER);
+        })(),
+      this.drawn('gcs') &&
+        (async () => {
+          this.gcs = await FakeGcs.start();
+          await this.gcs.createBucket(STORE_CONTAINER);
+          await this.tokens.start();
+          this.gate = new BearerGate(this.tokens, this.gcs.url);
+          await this.gate.start();
+          this.keyJson = this.tokens.addAccount('model@edge-events-test.iam.gserviceaccount.com').keyJson;
+        })(),
+    ]);
+  }
+
+  env(): Record<string, string> {
+    return this.gate === undefined ? {} : { GCS_API_URL: this.gate.url, GCS_TOKEN_URL: this.tokens.url };
+  }
+
+  private indexOf(d: DestinationDraw): string {
+    return `${this.prefix}-${d.name}`;
+  }
+
+  targetOf(d: DestinationDraw): unknown {
+    const layout = { prefix: `${d.name}/{event_type}/`, max_upload_interval_seconds: 1 };
+    if (d.kind === 'elasticsearch') return { elasticsearch: { url: (this.node as OpenSearchNode).url, index: this.indexOf(d) } };
+    if (d.kind === 'azure_blob') return { azure_blob: { account_url: (this.azurite as Azurite).accountUrl, container: STORE_CONTAINER, auth: { shared_key: { account_key: AZURITE_KEY } }, ...layout } };
+    return { gcs: { bucket: STORE_CONTAINER, service_account_key: this.keyJson, ...layout } };
+  }
+
+  /** What reached the destination: its index's documents by search, or its NDJSON objects' lines (not the create-time check's object). */
+  async arrivals(d: DestinationDraw): Promise<Arrival[]> {
+    if (d.kind === 'elasticsearch') return (await searchAll((this.node as OpenSearchNode).url, this.indexOf(d))).map((doc) => ({ ok: true, envelope: doc._source }));
+    const objects = d.kind === 'azure_blob' ? await (this.azurite as Azurite).blobs(STORE_CONTAINER) : await (this.gcs as FakeGcs).objects(STORE_CONTAINER);
+    const own = objects.filter((o) => o.name.startsWith(`${d.name}/`) && /\.ndjson(\.gz)?$/.test(o.name) && !o.name.includes(CHECK_NAME_START));
+    return own.flatMap((o) => o.text.split('\n').filter((l) => l !== '').map(parseArrival));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled([this.node?.stop(), this.azurite?.stop(), this.gate?.stop(), this.tokens.stop(), this.gcs?.stop()]);
+  }
+}
 
 /** Makes the plan's configuration through the API; the model says which reservations and edges must be refused. */
 async function configure(plan: Plan, api: Api, operatorToken: string, targets: Targets): Promise<Live> {
@@ -473,7 +567,7 @@ function sourceBody(x: SourceDraw): Record<string, unknown> {
   return { type: x.type, fields: x.fields, ...(x.filter !== undefined && { filter: x.filter }), ...(x.sampleRate !== undefined && { sample_rate: x.sampleRate }) };
 }
 
-function targetOf(d: DestinationDraw, accountIds: Map<string, string>, { receiver, prefix, azure }: Targets): unknown {
+function targetOf(d: DestinationDraw, accountIds: Map<string, string>, { receiver, prefix, azure, stores }: Targets): unknown {
   switch (d.kind) {
     case 'kafka':
       // A normal account's topics begin with its id and a dot (src/delivery/destinations/kafka/README.md).
@@ -495,6 +589,10 @@ function targetOf(d: DestinationDraw, accountIds: Map<string, string>, { receive
           data_collection_stream_name: azureStreamOf(d.name),
         },
       };
+    case 'elasticsearch':
+    case 'azure_blob':
+    case 'gcs':
+      return stores.targetOf(d);
     default:
       throw new Error(`no target for ${d.kind}`);
   }

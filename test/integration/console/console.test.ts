@@ -16,9 +16,14 @@ import { runCli } from '../../../src/cli/main.js';
 import { launchBrowser, seriousViolations, type Browser } from '../../support/browser.js';
 import { AzureContractReceiver } from '../../support/azure-contract-receiver.js';
 import { DatadogContractReceiver } from '../../support/datadog-contract-receiver.js';
+import { AZURITE_KEY, Azurite } from '../../support/azurite.js';
 import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
+import { FakeGcs } from '../../support/fake-gcs.js';
+import { BearerGate, GoogleTokenReceiver } from '../../support/google-token-receiver.js';
 import { testBrokers, uniqueName } from '../../support/kafka.js';
 import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
+import { OpenSearchFront } from '../../support/opensearch/security-front.js';
+import { searchAll, startOpenSearch } from '../../support/opensearch/opensearch-node.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 import { SplunkHecReceiver } from '../../support/splunk-hec-receiver.js';
 
@@ -49,6 +54,10 @@ const AZURE_APP = { tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47', clientId: 
 const AZURE_RULE = 'dcr-0123456789abcdef0123456789abcdef';
 const datadog = new DatadogContractReceiver(new Set([DD_KEY]));
 const azure = new AzureContractReceiver([AZURE_APP], [{ ruleId: AZURE_RULE, streams: ['Custom-EdgeEvents'], publishers: [AZURE_APP.clientId] }]);
+/** The Cloud Storage emulator behind a gate taking only the contract token receiver's tokens: the service's GCS_API_URL and GCS_TOKEN_URL. */
+let gcs: FakeGcs;
+const googleTokens = new GoogleTokenReceiver();
+let gcsGate: BearerGate;
 
 type Json = Record<string, unknown>;
 async function call(method: string, path: string, body?: unknown, bearer = token): Promise<{ status: number; json: Json }> {
@@ -102,8 +111,20 @@ beforeAll(async () => {
   dns = await startDnsServer();
   await datadog.start();
   await azure.start();
+  gcs = await FakeGcs.start();
+  await googleTokens.start();
+  gcsGate = new BearerGate(googleTokens, gcs.url);
+  await gcsGate.start();
   service = await startService(
-    serviceEnv(prefix, brokers, { API_BOOTSTRAP_TOKEN: token, FILE_DESTINATION_ROOT: fileRoot, DNS_RESOLVER: dns.address, DATADOG_BASE_URL: datadog.baseUrl, AZURE_AUTHORITY_URL: azure.authorityUrl }),
+    serviceEnv(prefix, brokers, {
+      API_BOOTSTRAP_TOKEN: token,
+      FILE_DESTINATION_ROOT: fileRoot,
+      DNS_RESOLVER: dns.address,
+      DATADOG_BASE_URL: datadog.baseUrl,
+      AZURE_AUTHORITY_URL: azure.authorityUrl,
+      GCS_API_URL: gcsGate.url,
+      GCS_TOKEN_URL: googleTokens.url,
+    }),
   );
   browser = await launchBrowser();
   page = await browser.newPage();
@@ -121,6 +142,9 @@ afterAll(async () => {
   await dns?.stop();
   await datadog.stop();
   await azure.stop();
+  await gcsGate?.stop();
+  await googleTokens.stop();
+  await gcs?.stop();
   rmSync(fileRoot, { recursive: true, force: true });
 });
 
@@ -507,6 +531,82 @@ describe('the web console', () => {
     const view = (await call('GET', `/event_destinations/${id}`)).json.target as Record<string, Json>;
     expect(view.azure_logs_ingestion).toMatchObject({ client_secret: null, data_collection_stream_name: 'Custom-EdgeEvents' });
     for (const v of await seriousViolations(page)) expect.fail(`destinations with datadog and azure cards: ${v}`);
+  });
+
+  it('should create elasticsearch, azure_blob and gcs destinations through their forms, and deliver traffic read back from OpenSearch by search and from Azurite and the GCS emulator by their objects', async () => {
+    const [node, azurite] = await Promise.all([startOpenSearch(), Azurite.start()]);
+    // The node runs without security; the front plays it for the user the form names.
+    const front = new OpenSearchFront(node.url);
+    front.rules = { credentials: [`Basic ${Buffer.from('edge:search-secret').toString('base64')}`] };
+    const account = googleTokens.addAccount('console@edge-events-test.iam.gserviceaccount.com');
+    const [index, container, bucket] = ['edge-console-events', 'console-events', 'console-events'];
+    // A page of its own, signed in afresh, as the splunk_hec test's.
+    const page = await browser.newPage();
+    try {
+      await signIn(page, token);
+      await front.start();
+      await gcs.createBucket(bucket);
+      await open(page, 'destinations/new');
+      await page.getByLabel('Description').fill('search');
+      await page.getByLabel('Kind (required)').selectOption('elasticsearch');
+      await page.getByLabel('URL (required)').fill(front.url);
+      await page.getByLabel('Index (required)').fill(index);
+      await page.getByLabel('Username (required)').fill('edge');
+      await page.getByLabel('Password (required)').fill('search-secret');
+      await page.getByRole('button', { name: 'Create destination' }).click();
+      await page.getByRole('listitem', { name: 'search' }).waitFor();
+
+      await open(page, 'destinations/new');
+      await page.getByLabel('Description').fill('blobs');
+      await page.getByLabel('Kind (required)').selectOption('azure_blob');
+      await page.getByLabel('Account URL').fill(azurite.accountUrl);
+      await page.getByLabel('Container (required)').fill(container);
+      await page.getByLabel('Account key (required)').fill(AZURITE_KEY);
+      await page.getByLabel('Max upload interval seconds').fill('1');
+      // The create-time check finds no container, and says so beside its field.
+      await page.getByRole('button', { name: 'Create destination' }).click();
+      const containerError = page.locator('#f-target-azure_blob-container-error');
+      await containerError.waitFor();
+      expect(await containerError.textContent()).toMatch(/container does not exist/);
+      await azurite.createContainer(container);
+      await page.getByRole('button', { name: 'Create destination' }).click();
+      await page.getByRole('listitem', { name: 'blobs' }).waitFor();
+
+      await open(page, 'destinations/new');
+      await page.getByLabel('Description').fill('cloud storage');
+      await page.getByLabel('Kind (required)').selectOption('gcs');
+      await page.getByLabel('Bucket (required)').fill(bucket);
+      await page.getByLabel('Service account key (required)').fill(account.keyJson);
+      await page.getByLabel('Max upload interval seconds').fill('1');
+      await page.getByRole('button', { name: 'Create destination' }).click();
+      await page.getByRole('listitem', { name: 'cloud storage' }).waitFor();
+      for (const v of await seriousViolations(page)) expect.fail(`destinations with the store cards: ${v}`);
+
+      const cards = ['search', 'blobs', 'cloud storage'].map((name) => page.getByRole('listitem', { name, exact: true }));
+      const ids = await Promise.all(cards.map((c) => c.getAttribute('data-destination')));
+      const views = await Promise.all(ids.map(async (id) => (await call('GET', `/event_destinations/${id}`)).json.target as Record<string, Json>));
+      expect(JSON.stringify(views)).not.toMatch(/search-secret|PRIVATE KEY|Eby8vdM02x/);
+      const sub = await call('POST', '/event_subscriptions', { description: 'everything to the stores', destination_ids: ids, sources: [{ type: 'tcp_connection_closed.v0', fields: ['conn.client_ip'] }] });
+      expect(sub.status).toBe(201);
+      await produce(['--rate', '200', '--count', '50', '--http-share', '0']);
+      const traffic = (events: readonly { event_type: string; event_id: string }[]) => new Set(events.filter((e) => e.event_type === 'tcp_connection_closed.v0').map((e) => e.event_id)).size;
+      const [docs, blobs, objects] = await Promise.all([
+        (async () => {
+          const deadline = Date.now() + 30_000;
+          let got = await searchAll(node.url, index);
+          while (got.length < 50 && Date.now() < deadline) got = (await new Promise((r) => setTimeout(r, 500)), await searchAll(node.url, index));
+          return got.map((d) => d._source as { event_type: string; event_id: string });
+        })(),
+        azurite.eventsAtLeast(container, 50, 30_000),
+        gcs.eventsAtLeast(bucket, 50, 30_000),
+      ]);
+      expect([traffic(docs), traffic(blobs), traffic(objects)]).toEqual([50, 50, 50]);
+      for (const card of cards) await card.locator('[data-state="ok"]').waitFor({ timeout: STATE_DEADLINE_MS });
+    } finally {
+      await page.close();
+      await front.stop();
+      await Promise.allSettled([node.stop(), azurite.stop()]);
+    }
   });
 
   it("should offer a customer's key only its account's resources, and the operator's pages to the operator alone", async () => {

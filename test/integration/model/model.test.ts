@@ -14,7 +14,7 @@ describe('the pipeline against the model', () => {
   it.each(seeds)('seed %i: every destination should receive exactly the events the model derives, every malformed record should be dead-lettered and every partition committed to its end', async (seed) => {
     const lines: string[] = [];
     process.stderr.write(`model seed ${seed} (MODEL_SEED=${seed} npx vitest run test/integration/model reproduces it)\n`);
-    const result = await runModel({ brokers: testBrokers(), motoEndpoint: motoEndpoint(), vendors: true, seed, scale: 'short', log: (l) => lines.push(l), settleMs: 20_000 });
+    const result = await runModel({ brokers: testBrokers(), motoEndpoint: motoEndpoint(), vendors: true, stores: true, seed, scale: 'short', log: (l) => lines.push(l), settleMs: 20_000 });
     expect(result.problems, `seed ${seed}; reproduce with MODEL_SEED=${seed}\n${lines.join('\n')}`).toEqual([]);
     // A draw whose filters let nothing through would prove nothing: the plan must have made deliveries to check.
     expect(result.figures.deliveredEvents, lines.join('\n')).toBeGreaterThan(0);

@@ -3,6 +3,7 @@
 import { DELIVERED, type DestinationWriter, type DeliveryItem, type WriteOutcome, type WriterLimits } from '../../contract.js';
 import type { LookupFunction } from 'node:net';
 import { guardedLookup, systemResolver } from '../../../net/guarded-lookup.js';
+import { AbortableCalls } from '../../abortable-calls.js';
 import { DeliveryError } from '../../errors.js';
 import { isReadDenied, toCloudError } from './aws-errors.js';
 import type { ClientSettings, CloudDeps } from './client-config.js';
@@ -23,10 +24,9 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
   protected readonly credentials: CredentialSource;
   /** The SDK client, built on the first call. */
   protected readonly client: LazyClient<C>;
-  private readonly inFlight = new Set<AbortController>();
   /** The lookup of a customer's endpoint: the guarded one. */
   private readonly lookup: LookupFunction | undefined;
-  private closed = false;
+  private readonly calls: AbortableCalls;
 
   constructor(
     protected readonly config: CloudTargetConfig,
@@ -34,6 +34,7 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
     service: CloudService<C>,
   ) {
     this.kind = service.kind;
+    this.calls = new AbortableCalls(this.kind);
     this.limits = service.limits;
     if (config.customerEndpoint === true) {
       if (deps.egress === undefined) throw new Error(`A ${service.kind} writer of a customer's endpoint needs the egress rules (cloudDepsOf).`);
@@ -114,31 +115,21 @@ export abstract class CloudWriter<C extends { destroy(): void } = { destroy(): v
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const c of this.inFlight) c.abort();
+    if (!this.calls.close()) return;
     this.client.destroy();
     this.credentials.close();
   }
 
   protected ensureOpen(): void {
-    if (this.closed) throw new DeliveryError('WRITER_CLOSED', `The ${this.kind} writer is closed.`);
+    this.calls.ensureOpen();
   }
 
   /** One AWS call that close() can abort; every failure comes out as a classified DeliveryError. */
-  protected async call<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    this.ensureOpen();
-    const controller = new AbortController();
-    this.inFlight.add(controller);
-    try {
-      return await fn(controller.signal);
-    } catch (err) {
-      if (this.closed) throw new DeliveryError('WRITER_CLOSED', `The ${this.kind} writer was closed during a call.`, { cause: err });
+  protected call<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return this.calls.run(fn, (err) => {
       const e = toCloudError(what, err);
-      throw this.config.customerEndpoint === true ? inOwnWords(what, e) : e;
-    } finally {
-      this.inFlight.delete(controller);
-    }
+      return this.config.customerEndpoint === true ? inOwnWords(what, e) : e;
+    });
   }
 }
 

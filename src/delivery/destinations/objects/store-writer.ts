@@ -4,6 +4,7 @@
 // bucket or container read, then the check object written.
 import { addressRefusalIn } from '../../../net/guarded-lookup.js';
 import type { DeliveryItem, DestinationWriter, WriteOutcome } from '../../contract.js';
+import { AbortableCalls } from '../../abortable-calls.js';
 import { problem, type ConfigProblem } from '../../destination-config.js';
 import type { WriterDeps } from '../../destination-kind.js';
 import { DeliveryError, toDeliveryError, type DeliveryErrorCode } from '../../errors.js';
@@ -79,11 +80,11 @@ export abstract class StoreWriter implements DestinationWriter {
   protected readonly client: VendorClient;
   protected readonly timeoutMs: number;
   private readonly customerHost: boolean;
-  private readonly inFlight = new Set<AbortController>();
-  private closed = false;
+  private readonly calls: AbortableCalls;
 
   constructor(opts: StoreWriterOptions) {
     this.kind = opts.kind;
+    this.calls = new AbortableCalls(this.kind);
     this.limits = uploadLimits(opts.layout);
     this.customerHost = opts.customerHost;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
@@ -107,7 +108,7 @@ export abstract class StoreWriter implements DestinationWriter {
   }
 
   async write(batch: readonly DeliveryItem[]): Promise<WriteOutcome> {
-    this.ensureOpen();
+    this.calls.ensureOpen();
     return this.objects.write(batch);
   }
 
@@ -122,10 +123,7 @@ export abstract class StoreWriter implements DestinationWriter {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const c of this.inFlight) c.abort();
-    this.client.close();
+    if (this.calls.close()) this.client.close();
   }
 
   /** One HTTP exchange within the writer's timeout. */
@@ -133,24 +131,12 @@ export abstract class StoreWriter implements DestinationWriter {
     return this.client.call(call);
   }
 
-  private ensureOpen(): void {
-    if (this.closed) throw new DeliveryError('WRITER_CLOSED', `The ${this.kind} writer is closed.`);
-  }
-
   /** A call close() can abort; every failure comes out as a classified DeliveryError, a customer host's in the service's words. */
-  private async guarded<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    this.ensureOpen();
-    const controller = new AbortController();
-    this.inFlight.add(controller);
-    try {
-      return await fn(controller.signal);
-    } catch (err) {
-      if (this.closed) throw new DeliveryError('WRITER_CLOSED', `The ${this.kind} writer was closed during a call.`, { cause: err });
+  private guarded<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return this.calls.run(fn, (err) => {
       const e = storeCallError(what, err);
-      throw this.customerHost ? inOwnWords(what, e) : e;
-    } finally {
-      this.inFlight.delete(controller);
-    }
+      return this.customerHost ? inOwnWords(what, e) : e;
+    });
   }
 }
 

@@ -122,3 +122,20 @@ function envelopeSeq(value: Buffer): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * Counts the dead-letter topic's letters by a header's value (a destination id), reading nothing else of
+ * them, for scenarios whose letters are many and large and whose measurements share the process.
+ */
+export class DeadLetterCounter extends TopicReader {
+  readonly counts = new Map<string, number>();
+
+  constructor(kafka: KafkaClient, topic: string, groupId: string, private readonly header: string) {
+    super(kafka, topic, groupId);
+  }
+
+  protected take(message: ConsumedMessage): void {
+    const key = message.headers[this.header] ?? '';
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+}

@@ -22,6 +22,10 @@ export interface SourceShape {
   readonly serverPort?: (seq: number) => number;
   /** Bytes of padding in an http record's http.request.user_agent, to make large events (0: as sampled). */
   readonly userAgentBytes?: (seq: number) => number;
+  /** Overrides conn.server_name, whose reserved domain or TCP address says which account owns the record. */
+  readonly serverName?: (seq: number) => string;
+  /** Replaces an http record's http.request.headers (as sampled when absent or undefined). */
+  readonly requestHeaders?: (seq: number) => Record<string, string[]> | undefined;
 }
 
 export interface SourceTopics {
@@ -48,12 +52,15 @@ export function sourceRecord(seq: number, shape: SourceShape = {}): { facts: Rec
   const record = structuredClone(seededRecord(type, seq)) as Nested;
   const conn = record.conn as Record<string, unknown>;
   if (shape.serverPort !== undefined) conn.server_port = shape.serverPort(seq);
+  if (shape.serverName !== undefined) conn.server_name = shape.serverName(seq);
   if (type === 'http_request_complete.v0') {
     const url = (record.http as { request: { url: Record<string, unknown> } }).request.url;
     url.path = `/seq/${seq}`;
     url.raw = `https://${String(conn.server_name)}/seq/${seq}`;
     const pad = shape.userAgentBytes?.(seq) ?? 0;
     if (pad > 0) (record.http as { request: Record<string, unknown> }).request.user_agent = 'u'.repeat(pad);
+    const headers = shape.requestHeaders?.(seq);
+    if (headers !== undefined) (record.http as { request: Record<string, unknown> }).request.headers = headers;
   } else {
     conn.bytes_in = seq;
   }

@@ -3,6 +3,7 @@ import type { Scenario } from '../harness/scenario.js';
 import { brokerRestart } from './broker-restart.js';
 import { configChurn } from './config-churn.js';
 import { destinationOutage } from './destination-outage.js';
+import { hostileTenant } from './hostile-tenant.js';
 import { killWorker } from './kill-worker.js';
 import { model } from './model.js';
 import { misconfiguredDestination } from './misconfigured-destination.js';
@@ -11,4 +12,4 @@ import { poisonRecords } from './poison-records.js';
 import { rebalanceBurst } from './rebalance-burst.js';
 import { sigtermRedrive } from './sigterm-redrive.js';
 
-export const SCENARIOS: readonly Scenario[] = [killWorker, brokerRestart, destinationOutage, poisonRecords, configChurn, misconfiguredDestination, oversizeParking, sigtermRedrive, rebalanceBurst, model];
+export const SCENARIOS: readonly Scenario[] = [killWorker, brokerRestart, destinationOutage, poisonRecords, configChurn, misconfiguredDestination, oversizeParking, sigtermRedrive, rebalanceBurst, model, hostileTenant];

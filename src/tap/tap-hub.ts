@@ -145,12 +145,14 @@ export class TapHub {
       if (source.filter !== undefined && !safeEvaluate(source.filter, decoded.filterable)) continue;
       digits ??= recordDigits(at.topic, at.partition, at.offset);
       if (!sampled(digits, tap.seed, source.sampleBelow)) continue;
+      // Over the rate before any work: a tap costs a worker at most its rate in full decodes.
+      if (!this.withinRate(tap, now)) continue;
       if (record === undefined) {
         const full = decoded.full();
         if (!full.ok) return;
         record = full.record;
       }
-      if (!this.admit(tap, now)) continue;
+      this.count(tap);
       const timestamp = formatEventTime(at.timestampMs, tap.format);
       const object = formatObjectTimes(eventType, source.project(record), tap.format);
       this.sendEvent(tap, at, digits, payloadTail(tailBeforeObject(eventType, timestamp, 'null'), JSON.stringify(object)));
@@ -162,7 +164,8 @@ export class TapHub {
     for (const tap of this.taps.values()) {
       if (!tap.audit.has(event.event_type) || !this.live(tap, now)) continue;
       if (tap.owner !== null && tap.owner !== account) continue;
-      if (!this.admit(tap, now)) continue;
+      if (!this.withinRate(tap, now)) continue;
+      this.count(tap);
       const timestamp = formatTimestampValue(event.event_timestamp, tap.format) as string | number;
       const tail = payloadTail(tailBeforeObject(event.event_type, timestamp, JSON.stringify(event.principal)), JSON.stringify(event.object));
       this.sendEvent(tap, at, recordDigits(at.topic, at.partition, at.offset), tail);
@@ -175,19 +178,21 @@ export class TapHub {
     return false;
   }
 
-  /** Within this worker's rate for the tap; counts what is over it. */
-  private admit(tap: OpenTap, now: number): boolean {
+  /** Within this worker's rate for the tap; counts what is over it as skipped. */
+  private withinRate(tap: OpenTap, now: number): boolean {
     if (now - tap.windowStart >= 1000) {
       tap.windowStart = now;
       tap.inWindow = 0;
     }
-    if (tap.inWindow >= TAP_EVENTS_PER_SECOND) {
-      tap.skipped++;
-      return false;
-    }
+    if (tap.inWindow < TAP_EVENTS_PER_SECOND) return true;
+    tap.skipped++;
+    return false;
+  }
+
+  /** An event the tap sends, within its rate. */
+  private count(tap: OpenTap): void {
     tap.inWindow++;
     tap.sent++;
-    return true;
   }
 
   private sendEvent(tap: OpenTap, at: RecordAt, digits: Uint8Array, tail: Buffer): void {

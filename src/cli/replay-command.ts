@@ -111,14 +111,14 @@ export interface Replay {
   readonly to: string;
   readonly progress: {
     readonly records_scanned: number;
-    readonly records_total: number | null;
+    readonly records_total: number;
     readonly events_delivered: number;
-    readonly fraction: number | null;
+    readonly fraction: number;
     readonly estimated_done_at: string | null;
   };
   readonly created_at: string;
   readonly finished_at: string | null;
-  readonly error: string | null;
+  readonly error: { readonly code: string; readonly message: string } | null;
 }
 
 const ENDED: ReadonlySet<Replay['state']> = new Set(['done', 'failed', 'cancelled']);
@@ -154,8 +154,7 @@ function fromNow(iso: string, now: number): string {
 /** The figures of a progress line: fraction, records scanned of total, events, rate, estimated end. */
 export function progressText(r: Replay, rate: number | undefined, now: number): string {
   const p = r.progress;
-  const parts = [p.fraction === null ? '…' : `${(p.fraction * 100).toFixed(1)}%`];
-  parts.push(`${count(p.records_scanned)}${p.records_total === null ? '' : ` / ${count(p.records_total)}`} records`);
+  const parts = [`${(p.fraction * 100).toFixed(1)}%`, `${count(p.records_scanned)} / ${count(p.records_total)} records`];
   parts.push(`${count(p.events_delivered)} events`);
   if (rate !== undefined) parts.push(`${count(rate)} records/s`);
   if (p.estimated_done_at !== null && r.state === 'running') parts.push(`ends ~${p.estimated_done_at.slice(11, 19)}Z (${fromNow(p.estimated_done_at, now)})`);
@@ -166,7 +165,7 @@ const BAR_WIDTH = 24;
 
 /** The terminal's bar: [█████░░░] and the figures, redrawn in place. */
 export function barLine(r: Replay, rate: number | undefined, now: number): string {
-  const filled = Math.round(Math.min(1, Math.max(0, r.progress.fraction ?? 0)) * BAR_WIDTH);
+  const filled = Math.round(Math.min(1, Math.max(0, r.progress.fraction)) * BAR_WIDTH);
   return `[${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}] ${r.state.padEnd(9)} ${progressText(r, rate, now)}`;
 }
 
@@ -174,8 +173,8 @@ export function barLine(r: Replay, rate: number | undefined, now: number): strin
 export function summaryLine(r: Replay): string {
   const p = r.progress;
   const took = r.finished_at === null ? '' : ` in ${((Date.parse(r.finished_at) - Date.parse(r.created_at)) / 1000).toFixed(1)} s`;
-  const scanned = `${count(p.records_scanned)}${p.records_total === null ? '' : ` of ${count(p.records_total)}`} records scanned`;
-  const why = r.state === 'failed' && r.error !== null ? `: ${r.error}` : '';
+  const scanned = `${count(p.records_scanned)} of ${count(p.records_total)} records scanned`;
+  const why = r.error !== null ? `: ${r.error.message} (${r.error.code})` : '';
   return `replay ${r.id} ${r.state}${why}; ${scanned}, ${count(p.events_delivered)} events delivered${took}.`;
 }
 
@@ -234,7 +233,9 @@ export function replayRefusal(status: number, text: string, o: Pick<ReplayOption
   const named = field === undefined ? undefined : /^(from|to|destination_ids|sources)/.exec(field)?.[1];
   if (field !== undefined && named !== undefined) msg = msg.replace(`The field ${field} `, `--${{ from: 'from', to: 'to', destination_ids: 'destination', sources: 'source' }[named as 'from']} `);
   const lines = [`edge-events replay: ${msg} (${status} ${String(body.error_code)})`];
-  const index = field === undefined ? undefined : argumentOf(field, o.args);
+  // An empty range names no one field: its end is what to move.
+  const blamed = field ?? (body.error_code === 'replay_range_invalid' ? (o.args.some((a) => a === '--to' || a.startsWith('--to=')) ? 'to' : 'from') : undefined);
+  const index = blamed === undefined ? undefined : argumentOf(blamed, o.args);
   const subscriptionIndex = o.args.indexOf(o.subscription);
   if (index !== undefined) lines.push(pointAt(o.args, index));
   else if (status === 404 && subscriptionIndex >= 0) lines.push(pointAt(o.args, subscriptionIndex));

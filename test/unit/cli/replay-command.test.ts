@@ -11,7 +11,7 @@ const NOW = new Date('2026-12-02T06:00:00.000Z');
 function replay(over: Partial<Omit<Replay, 'progress'>> & { progress?: Partial<Replay['progress']> } = {}): Replay {
   return {
     id: 'rpl_1',
-    uri: '/replays/rpl_1',
+    uri: '/event_subscriptions/esb_1/replays/rpl_1',
     state: 'running',
     from: '2026-12-02T05:00:00.000Z',
     to: '2026-12-02T06:00:00.000Z',
@@ -60,9 +60,9 @@ describe('edge-events replay progress', () => {
     expect(line).toBe('[██████░░░░░░░░░░░░░░░░░░] running   25.0%  250 / 1,000 records  40 events  1,234 records/s  ends ~06:00:30Z (in 12 s)');
   });
 
-  it('should leave out what is not known yet: the total, the rate, the end', () => {
-    const r = replay({ state: 'queued', progress: { records_scanned: 0, records_total: null, fraction: null, estimated_done_at: null } });
-    expect(progressText(r, undefined, NOW.getTime())).toBe('…  0 records  40 events');
+  it('should leave out what is not known yet: the rate, the end', () => {
+    const r = replay({ state: 'queued', progress: { records_scanned: 0, fraction: 0, estimated_done_at: null } });
+    expect(progressText(r, undefined, NOW.getTime())).toBe('0.0%  0 / 1,000 records  40 events');
   });
 
   it('should measure the rate over the samples of the last 10 s', () => {
@@ -79,8 +79,8 @@ describe('edge-events replay progress', () => {
   it('should end with the state, the counts and the time taken, and why a replay failed', () => {
     const done = replay({ state: 'done', finished_at: '2026-12-02T06:00:12.500Z', progress: { records_scanned: 1000, events_delivered: 160, fraction: 1 } });
     expect(summaryLine(done)).toBe('replay rpl_1 done; 1,000 of 1,000 records scanned, 160 events delivered in 12.5 s.');
-    const failed = replay({ state: 'failed', error: 'the raw topic was deleted', finished_at: '2026-12-02T06:00:01Z' });
-    expect(summaryLine(failed)).toBe('replay rpl_1 failed: the raw topic was deleted; 250 of 1,000 records scanned, 40 events delivered in 1.0 s.');
+    const failed = replay({ state: 'failed', error: { code: 'topic_deleted', message: 'the raw topic was deleted' }, finished_at: '2026-12-02T06:00:01Z' });
+    expect(summaryLine(failed)).toBe('replay rpl_1 failed: the raw topic was deleted (topic_deleted); 250 of 1,000 records scanned, 40 events delivered in 1.0 s.');
   });
 });
 
@@ -106,6 +106,13 @@ describe('edge-events replay refusals', () => {
     const missing = replayRefusal(404, JSON.stringify({ error_code: 'not_found', msg: 'No event subscription esb_1.', details: {} }), { args, subscription: 'esb_1' });
     const [, cmd2, carets2] = missing.split('\n');
     expect(carets2?.indexOf('^')).toBe(cmd2?.indexOf('esb_1'));
+  });
+
+  it('should point at --to for an empty range, which names no field', () => {
+    const a = ['esb_1', '--from', '1h', '--to', '2h'];
+    const out = replayRefusal(400, JSON.stringify({ error_code: 'replay_range_invalid', msg: 'The replay range is empty: to must be later than from.', details: {} }), { args: a, subscription: 'esb_1' });
+    const [, cmd, carets] = out.split('\n');
+    expect(carets?.indexOf('^')).toBe(cmd?.indexOf('2h'));
   });
 
   it('should show an answer that is not the API error body as its status and text', () => {
@@ -155,7 +162,7 @@ describe('edge-events replay following a replay', () => {
     cancel.abort();
     expect(await done).toBe(1);
     expect(seen[0]).toBe('POST /event_subscriptions/esb_1/replays');
-    expect(seen).toContain('DELETE /replays/rpl_1');
+    expect(seen).toContain('DELETE /event_subscriptions/esb_1/replays/rpl_1');
     expect(c.err()).toContain('cancelling replay rpl_1');
     expect(c.out()).toBe('replay rpl_1 cancelled; 250 of 1,000 records scanned, 40 events delivered in 2.0 s.\n');
   });

@@ -35,6 +35,8 @@ import { DestinationClients } from './kafka/destination-clients.js';
 import { withAdmin, type KafkaClient } from './kafka/seam.js';
 import { createAuditDecoder } from './records/audit-decoder.js';
 import { createRecordDecoder } from './records/record-decoder.js';
+import { ReplayBoard } from './replay/replay-board.js';
+import { replaySupport } from './replay/replay-support.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { SubscriptionSet } from './subscriptions/subscription-set.js';
 import { TapHub } from './tap/tap-hub.js';
@@ -153,6 +155,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         intervalMs: config.statusReportIntervalMs,
       })
     : undefined;
+  // Replays (ARCHITECTURE.md "Replay"): every process follows their checkpoints; the API answers from them, workers resume by them.
+  const replayBoard = new ReplayBoard(kafka, topics.replayProgress);
   const statusBoard = config.roles.api ? new StatusBoard({ kafka, topic: topics.status, timing }) : undefined;
   const trafficTopics = new Map<string, TrafficEventType>([
     [topics.httpRequestComplete, 'http_request_complete.v0'],
@@ -210,6 +214,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         isLoaded: () => loaded,
         testEvent: testEventSender(writerDeps, secrets),
         ...(tapStreams !== undefined && { taps: tapStreams }),
+        replays: replaySupport(kafka, replayBoard, config),
         destinations: {
           egress: writerDeps.egress,
           verify: (target, account, check) => verifyTarget(target, secrets, writerDeps, account, { check }),
@@ -241,11 +246,14 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
           { topic: topics.status, partitions: 1, config: STATUS_TOPIC_CONFIG },
           { topic: topics.tapRequests, partitions: 1, config: TAP_TOPIC_CONFIG },
           { topic: topics.tapEvents, partitions: 1, config: TAP_TOPIC_CONFIG },
+          // Compacted without a time limit: a replay's last checkpoint is what says it is done.
+          { topic: topics.replayProgress, partitions: 1, compacted: true },
           ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
         ]),
       );
       await configLog.start();
       await statusBoard?.start();
+      await replayBoard.start();
       await tapStreams?.start();
       const generatedToken = await adminApi?.bootstrap();
       loaded = true;
@@ -276,6 +284,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         await deadLetter.close();
         await configLog.stop();
         await statusBoard?.stop();
+        await replayBoard.stop();
         await http.close();
         log.info('The service stopped.');
       })();

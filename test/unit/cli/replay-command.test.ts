@@ -145,6 +145,24 @@ describe('edge-events replay following a replay', () => {
     return { io: { stdout: w((s) => (out += s)), stderr: w((s) => (err += s)) } as never, out: () => out, err: () => err };
   }
 
+  it('should redraw the bar in place at a terminal and end with the counts on stdout and 0 on done', async () => {
+    let polls = 0;
+    const url = await api((req) => {
+      if (req.method === 'POST') return { status: 201, json: replay({ state: 'queued', progress: { records_scanned: 0, fraction: 0 } }) };
+      polls++;
+      return polls < 3
+        ? { status: 200, json: replay({ progress: { records_scanned: polls * 400, fraction: polls * 0.4 } }) }
+        : { status: 200, json: replay({ state: 'done', finished_at: '2026-12-02T06:00:03Z', progress: { records_scanned: 1000, fraction: 1, estimated_done_at: null } }) };
+    });
+    const c = capture();
+    ((c.io as unknown as { stderr: { isTTY?: boolean } }).stderr).isTTY = true;
+    expect(await runReplay(['esb_1', '--from', '1h', '--url', url, '--token', 't'], c.io, { pollMs: 20 })).toBe(0);
+    const draws = c.err().split('\r\x1b[K').slice(1);
+    expect(draws.map((d) => d.slice(0, 26))).toEqual(['[░░░░░░░░░░░░░░░░░░░░░░░░]', '[██████████░░░░░░░░░░░░░░]', '[███████████████████░░░░░]', '[████████████████████████]']);
+    expect(draws[draws.length - 1]).toMatch(/^\[█+\] done {6}100\.0% {2}1,000 \/ 1,000 records {2}40 events/);
+    expect(c.out()).toBe('replay rpl_1 done; 1,000 of 1,000 records scanned, 40 events delivered in 3.0 s.\n');
+  });
+
   it('should cancel with DELETE on the first interrupt and end non-zero on cancelled', async () => {
     let state: Replay['state'] = 'running';
     const seen: string[] = [];

@@ -271,7 +271,8 @@ async function run(args: readonly string[], io: CliIO, follow: FollowOptions = {
     return refusalExit(res.status);
   }
   let replay = (await res.json()) as Replay;
-  const uri = new URL(replay.uri, `${o.url}/`).href;
+  // The replay's path at the API this command was given: its uri names the host the service knows itself by.
+  const uri = `${o.url}${new URL(replay.uri, `${o.url}/`).pathname}`;
   if (o.detach) {
     io.stdout.write(`replay ${replay.id} ${replay.state}: ${replay.from} to ${replay.to}; follow it with GET ${uri}\n`);
     return EXIT_OK;

@@ -36,7 +36,8 @@ import { withAdmin, type KafkaClient } from './kafka/seam.js';
 import { createAuditDecoder } from './records/audit-decoder.js';
 import { createRecordDecoder } from './records/record-decoder.js';
 import { ReplayBoard } from './replay/replay-board.js';
-import { replaySupport } from './replay/replay-support.js';
+import { ReplayEngine } from './replay/replay-engine.js';
+import { replaySupport, trafficTopics as replayTopics } from './replay/replay-support.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { SubscriptionSet } from './subscriptions/subscription-set.js';
 import { TapHub } from './tap/tap-hub.js';
@@ -137,7 +138,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     wrapWriter: (id, writer) => parking.wrapWriter(id, writer),
     onSettled: (item, settlement, destinationId) => {
       // Re-driven deliveries commit their retry topic; the rest commit the consumed records.
-      if (!parking.settle(item, settlement, destinationId) && item.source !== undefined) {
+      // A replay's deliveries commit the replay's own group (src/replay/).
+      if (!parking.settle(item, settlement, destinationId) && item.source !== undefined && replays?.settle(item) !== true) {
         tracker.settle(item.source);
       }
       settled.notify();
@@ -194,6 +196,28 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         drainTimeoutMs: config.drainTimeoutMs,
         stalledRecordAfterMs: config.stalledRecordAfterMs,
         sessionTimeoutMs: config.consumerSessionTimeoutMs,
+      })
+    : undefined;
+
+  const replays = config.roles.worker
+    ? new ReplayEngine({
+        kafka,
+        configLog,
+        board: replayBoard,
+        progressTopic: topics.replayProgress,
+        consumerGroup: config.consumerGroup,
+        owners: subscriptions.owners,
+        trafficTopics: new Map([...replayTopics(config)].map(([type, topic]) => [topic, type])),
+        pool,
+        deadLetter,
+        budget,
+        drainTimeoutMs: config.drainTimeoutMs,
+        stalledRecordAfterMs: config.stalledRecordAfterMs,
+        sessionTimeoutMs: config.consumerSessionTimeoutMs,
+        workerMax: config.replay.workerMax,
+        recordsPerSecond: config.replay.recordsPerSecond,
+        liveLagRecords: config.replay.liveLagRecords,
+        liveLag: () => worker?.lagRecords() ?? 0,
       })
     : undefined;
 
@@ -263,6 +287,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         await tapHub?.start();
         await worker.start();
         await parking.start();
+        replays?.start();
         statusPublisher?.start();
       }
       log.info({ address, brokers: brokerList }, 'The service is running.');
@@ -273,6 +298,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         log.info('The service is stopping: draining in-flight deliveries.');
         await adminApi?.stop();
         await worker?.stop();
+        await replays?.stop();
         await tapHub?.stop();
         await tapStreams?.stop();
         await parking.stop();

@@ -35,6 +35,9 @@ import { DestinationClients } from './kafka/destination-clients.js';
 import { withAdmin, type KafkaClient } from './kafka/seam.js';
 import { createAuditDecoder } from './records/audit-decoder.js';
 import { createRecordDecoder } from './records/record-decoder.js';
+import { ReplayBoard } from './replay/replay-board.js';
+import { ReplayEngine } from './replay/replay-engine.js';
+import { replaySupport, trafficTopics as replayTopics } from './replay/replay-support.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { SubscriptionSet } from './subscriptions/subscription-set.js';
 import { TapHub } from './tap/tap-hub.js';
@@ -135,7 +138,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     wrapWriter: (id, writer) => parking.wrapWriter(id, writer),
     onSettled: (item, settlement, destinationId) => {
       // Re-driven deliveries commit their retry topic; the rest commit the consumed records.
-      if (!parking.settle(item, settlement, destinationId) && item.source !== undefined) {
+      // A replay's deliveries commit the replay's own group (src/replay/).
+      if (!parking.settle(item, settlement, destinationId) && item.source !== undefined && replays?.settle(item) !== true) {
         tracker.settle(item.source);
       }
       settled.notify();
@@ -153,6 +157,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         intervalMs: config.statusReportIntervalMs,
       })
     : undefined;
+  // Replays (ARCHITECTURE.md "Replay"): every process follows their checkpoints; the API answers from them, workers resume by them.
+  const replayBoard = new ReplayBoard(kafka, topics.replayProgress);
   const statusBoard = config.roles.api ? new StatusBoard({ kafka, topic: topics.status, timing }) : undefined;
   const trafficTopics = new Map<string, TrafficEventType>([
     [topics.httpRequestComplete, 'http_request_complete.v0'],
@@ -193,6 +199,28 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       })
     : undefined;
 
+  const replays = config.roles.worker
+    ? new ReplayEngine({
+        kafka,
+        configLog,
+        board: replayBoard,
+        progressTopic: topics.replayProgress,
+        consumerGroup: config.consumerGroup,
+        owners: subscriptions.owners,
+        trafficTopics: new Map([...replayTopics(config)].map(([type, topic]) => [topic, type])),
+        pool,
+        deadLetter,
+        budget,
+        drainTimeoutMs: config.drainTimeoutMs,
+        stalledRecordAfterMs: config.stalledRecordAfterMs,
+        sessionTimeoutMs: config.consumerSessionTimeoutMs,
+        workerMax: config.replay.workerMax,
+        recordsPerSecond: config.replay.recordsPerSecond,
+        liveLagRecords: config.replay.liveLagRecords,
+        liveLag: () => worker?.lagRecords() ?? 0,
+      })
+    : undefined;
+
   let loaded = false;
   const http = Fastify({ logger: false, bodyLimit: 1024 * 1024, ...ADMIN_FASTIFY_OPTIONS });
   registerHealthRoutes(http, () => {
@@ -210,6 +238,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         isLoaded: () => loaded,
         testEvent: testEventSender(writerDeps, secrets),
         ...(tapStreams !== undefined && { taps: tapStreams }),
+        replays: replaySupport(kafka, replayBoard, config),
         destinations: {
           egress: writerDeps.egress,
           verify: (target, account, check) => verifyTarget(target, secrets, writerDeps, account, { check }),
@@ -241,11 +270,14 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
           { topic: topics.status, partitions: 1, config: STATUS_TOPIC_CONFIG },
           { topic: topics.tapRequests, partitions: 1, config: TAP_TOPIC_CONFIG },
           { topic: topics.tapEvents, partitions: 1, config: TAP_TOPIC_CONFIG },
+          // Compacted without a time limit: a replay's last checkpoint is what says it is done.
+          { topic: topics.replayProgress, partitions: 1, compacted: true },
           ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
         ]),
       );
       await configLog.start();
       await statusBoard?.start();
+      await replayBoard.start();
       await tapStreams?.start();
       const generatedToken = await adminApi?.bootstrap();
       loaded = true;
@@ -255,6 +287,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         await tapHub?.start();
         await worker.start();
         await parking.start();
+        replays?.start();
         statusPublisher?.start();
       }
       log.info({ address, brokers: brokerList }, 'The service is running.');
@@ -265,6 +298,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         log.info('The service is stopping: draining in-flight deliveries.');
         await adminApi?.stop();
         await worker?.stop();
+        await replays?.stop();
         await tapHub?.stop();
         await tapStreams?.stop();
         await parking.stop();
@@ -276,6 +310,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         await deadLetter.close();
         await configLog.stop();
         await statusBoard?.stop();
+        await replayBoard.stop();
         await http.close();
         log.info('The service stopped.');
       })();

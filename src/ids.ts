@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   event_subscription: 'esb',
   reserved_domain: 'rd',
   tcp_address: 'ra',
+  replay: 'rpl',
   event: 'ev',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;

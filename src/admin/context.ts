@@ -11,6 +11,7 @@ import type { DestinationStatusSummary } from '../delivery/status/status-aggrega
 import type { TestEventSender } from '../delivery/test-event.js';
 import type { Principal } from '../events/envelope.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { ReplaySupport } from '../replay/replay-support.js';
 import type { TapStreams } from '../tap/tap-streams.js';
 import type { AdminStore } from './store.js';
 
@@ -34,6 +35,8 @@ export interface AdminContext {
   readonly destinations: DestinationSupport;
   /** Live taps (src/tap/); absent where this process serves none. */
   readonly taps?: TapStreams;
+  /** Replays (src/replay/); absent where this process has no Kafka view of them. */
+  readonly replays?: ReplaySupport;
 }
 
 /** What the event destination routes need from the delivery side, wired by the composition root. */

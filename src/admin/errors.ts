@@ -27,6 +27,11 @@ export const API_ERRORS = {
   invalid_ip: spec(400, 'The parameter {field} is not an IPv4 or IPv6 address: {value}.'),
   invalid_hostport: spec(400, 'The field {field} is not a host:port with a port from 1 to 65535: {value}.'),
   invalid_id: spec(400, 'The field {field} is not a well-formed {kind} id: {value}.'),
+  replay_range_invalid: spec(400, 'The replay range is empty: to ({to}) must be later than from ({from}).'),
+  replay_range_in_future: spec(400, 'The replay range reaches into the future: {field} ({value}) is later than the time of the request ({now}).'),
+  replay_destination_not_subscribed: spec(400, 'The field {field} names {id}, which is not a destination of the event subscription {subscription_id}; a replay delivers to the subscription\'s own destinations.'),
+  replay_source_not_subscribed: spec(400, 'The field {field} names {type}, which is not a traffic source of the event subscription {subscription_id}; a replay narrows the subscription\'s own traffic sources.'),
+  replay_no_traffic_sources: spec(400, 'The event subscription {subscription_id} has no traffic source to replay; a replay reads the raw traffic topics.'),
   invalid_domain: spec(400, 'The field {field} is not a domain name of two labels or more, with an optional leading "*." wildcard: {value}.'),
   public_suffix: spec(400, 'The domain {domain} would take the public suffix {public_suffix} whole, under which names belong to many owners; reserve a name below it.'),
   unknown_reference: spec(400, 'The field {field} names {kind} {id}, which does not exist.'),
@@ -77,6 +82,7 @@ export const API_ERRORS = {
   account_deleted: spec(409, 'The account {account_id} was deleted while this request was being served; nothing was written.'),
   filter_cost_limit: spec(409, 'The filters of the account {account_id} would cost {total} units of work per record with this change, across its subscriptions and open taps; the limit is {limit} (ACCOUNT_FILTER_COST_LIMIT). Remove or simplify a filter first.'),
   resource_limit: spec(409, 'The account {account_id} already holds {limit} {resource}, the most an account may hold on this service (ACCOUNT_RESOURCE_LIMIT); delete one first.'),
+  replay_limit: spec(409, 'The account {account_id} already has {limit} replays queued or running, the most it may have at once (ACCOUNT_MAX_REPLAYS); wait for one to end or cancel one first.'),
   operator_account: spec(409, 'The operator account {id} cannot be deleted.'),
   account_partition_limit: spec(
     409,
@@ -88,6 +94,7 @@ export const API_ERRORS = {
   // 422: the request is valid, but a check of the destination itself (src/delivery/destination-kind.ts verify) or of a domain's DNS record failed.
   topic_not_created: spec(422, 'The topic {topic} does not exist and could not be created: {error}: {reason}.'),
   domain_not_verified: spec(422, 'The reserved domain {domain} is still pending: {reason}. Publish its TXT record at {record_name}, then verify again.'),
+  replay_before_retention: spec(422, 'The raw topics no longer hold every record from {from}: retention dropped older records, and the earliest time a replay can start is {earliest_available}.'),
   destination_check_failed: spec(422, 'The destination failed its check with its own settings: {error}: {reason} Fix it, or send "verify": false to store it anyway.'),
   // 429: per-account rate limiting (rate-limit.ts); Retry-After says when to come back.
   rate_limited: spec(429, "Too many requests with this account's API keys; retry after {retry_after} s.", true),

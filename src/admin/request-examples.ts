@@ -35,4 +35,5 @@ export const REQUEST_EXAMPLES: Readonly<Record<string, unknown>> = {
   addEventSource: { type: 'http_request_complete.v0', fields: ['http.request.method', 'http.response.status_code'], sample_rate: 0.1 },
   updateEventSource: { filter: 'ev.conn.server_port == 22' },
   tapEventSource: SOURCE,
+  createReplay: { from: '2026-01-15T09:00:00Z', to: '2026-01-15T10:00:00Z', destination_ids: [id('event_destination')] },
 };

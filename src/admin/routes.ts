@@ -10,6 +10,7 @@ import { registerEventSubscriptionRoutes } from './event-subscriptions/subscript
 import { registerIpPolicyRuleRoutes } from './ip-policies/ip-policy-rule-routes.js';
 import { registerIpPolicyRoutes } from './ip-policies/ip-policy-routes.js';
 import { registerIpRestrictionRoutes } from './ip-restriction/ip-restriction-routes.js';
+import { registerReplayRoutes } from './replays/replay-routes.js';
 import { registerReservedDomainRoutes } from './reserved-domains/reserved-domain-routes.js';
 import { registerTapRoutes } from './tap/tap-routes.js';
 import { registerTcpAddressRoutes } from './tcp-addresses/tcp-address-routes.js';
@@ -28,5 +29,6 @@ export const ADMIN_ROUTE_MODULES: readonly AdminRouteModule[] = [
   registerTestEventRoute,
   registerEventSubscriptionRoutes,
   registerEventSourceRoutes,
+  registerReplayRoutes,
   registerTapRoutes,
 ];

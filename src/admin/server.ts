@@ -1,6 +1,7 @@
 // The admin API as one Fastify scope: JSON parsing with a body limit, validation that rejects unknown
 // fields, bearer auth on every route but the public docs, the error catalogue, the OpenAPI document at
 // /openapi.json with a docs page at /docs, and the resource modules of routes.ts.
+import type { ReplaySupport } from '../replay/replay-support.js';
 import { isUtf8 } from 'node:buffer';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -73,6 +74,8 @@ export interface AdminDeps {
   readonly destinations: DestinationSupport;
   /** Live taps. */
   readonly taps?: TapStreams;
+  /** Replays' ranges, groups and progress. */
+  readonly replays?: ReplaySupport;
 }
 
 export interface AdminApi {
@@ -101,6 +104,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     destinations: deps.destinations,
     ...(deps.testEvent !== undefined && { testEvent: deps.testEvent }),
     ...(deps.taps !== undefined && { taps: deps.taps }),
+    ...(deps.replays !== undefined && { replays: deps.replays }),
   };
   const rechecks = new ReservationVerifier(context);
   return {

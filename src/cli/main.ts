@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIO, type Command } from './command.js';
 import { filterCommand } from './filter-command.js';
 import { produceCommand } from './produce-command.js';
+import { replayCommand } from './replay-command.js';
 import { tapCommand } from './tap-command.js';
 
-const COMMANDS: readonly Command[] = [filterCommand, produceCommand, tapCommand];
+const COMMANDS: readonly Command[] = [filterCommand, produceCommand, replayCommand, tapCommand];
 
 function overview(): string {
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);

@@ -1,9 +1,9 @@
 // `edge-events tap`: a subscription's live tap, or one for a filter not saved yet, printed as one JSON line
 // per event on stdout; the tap's own notes (workers listening, events skipped, why it ended) go to stderr.
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readSse } from '../tap/sse-reader.js';
 import { TAP_DEFAULT_LIMIT, TAP_DEFAULT_SECONDS, TAP_MAX_LIMIT, TAP_MAX_SECONDS } from '../tap/tap-protocol.js';
+import { API_OPTIONS_USAGE, apiUrlOf, tokenOf } from './api-options.js';
 import { describeProblem } from './filter-command.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIO, type Command } from './command.js';
 
@@ -19,9 +19,7 @@ Options:
   --filter <CEL>      its filter, e.g. 'ev.conn.server_port == 443'
   --seconds <S>       end after S seconds (default ${TAP_DEFAULT_SECONDS}, at most ${TAP_MAX_SECONDS})
   --limit <N>         end after N events (default ${TAP_DEFAULT_LIMIT}, at most ${TAP_MAX_LIMIT})
-  --url <url>         the API (default EDGE_EVENTS_URL, else http://localhost:PORT, PORT default 8080)
-  --token <token>     the API key's token (default EDGE_EVENTS_TOKEN, else the file API_TOKEN_FILE,
-                      .local/api-token by default, which the service's first start writes)
+${API_OPTIONS_USAGE}
   -h, --help          show this text
 
 Exit codes: 0 the tap ended, 1 the API refused it or could not be reached, 2 bad usage.
@@ -39,17 +37,6 @@ function whole(name: string, text: string | undefined, max: number): number | un
   const n = Number(text);
   if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max}, got "${text}".`);
   return n;
-}
-
-function tokenOf(given: string | undefined, env: NodeJS.ProcessEnv): string {
-  const token = given ?? env.EDGE_EVENTS_TOKEN;
-  if (token !== undefined && token !== '') return token;
-  const file = env.API_TOKEN_FILE || '.local/api-token';
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch {
-    throw new UsageError(`no token: pass --token, set EDGE_EVENTS_TOKEN, or run where ${file} exists (the service's first start writes it).`);
-  }
 }
 
 export function parseTapArgs(args: readonly string[], env: NodeJS.ProcessEnv = process.env): TapOptions {
@@ -71,7 +58,7 @@ export function parseTapArgs(args: readonly string[], env: NodeJS.ProcessEnv = p
   if (seconds !== undefined) query.set('seconds', String(seconds));
   if (limit !== undefined) query.set('limit', String(limit));
   const qs = query.size > 0 ? `?${query.toString()}` : '';
-  const url = (values.url ?? env.EDGE_EVENTS_URL ?? `http://localhost:${env.PORT || '8080'}`).replace(/\/+$/, '');
+  const url = apiUrlOf(values.url, env);
   const body =
     values.type === undefined
       ? undefined

@@ -34,6 +34,8 @@ export interface ServiceConfig {
     readonly tapRequests: string;
     /** What the workers' taps caught, read by the API processes that stream it. */
     readonly tapEvents: string;
+    /** Compacted: each replay's checkpoint per partition (ARCHITECTURE.md "Replay"). */
+    readonly replayProgress: string;
   };
   readonly consumerGroup: string;
   /**
@@ -79,6 +81,17 @@ export interface ServiceConfig {
   readonly accountResourceLimit: number;
   /** The most filter work one record may cost across an account's subscriptions and open taps (src/admin/event-subscriptions/filter-cost.ts). */
   readonly accountFilterCostLimit: number;
+  /** Replays (ARCHITECTURE.md "Replay"): at once per account (API), per worker, and the read rate a worker gives them. */
+  readonly replay: {
+    /** ACCOUNT_MAX_REPLAYS: queued or running replays an account may have; more are 409 replay_limit. */
+    readonly accountMax: number;
+    /** WORKER_MAX_REPLAYS: replays one worker reads at once; the others wait for a worker with room. */
+    readonly workerMax: number;
+    /** REPLAY_RECORDS_PER_SECOND: the most records a worker reads for its replays a second, all together. */
+    readonly recordsPerSecond: number;
+    /** REPLAY_LIVE_LAG_RECORDS: while the worker's live lag is above this, its replays read at a tenth of the rate. */
+    readonly liveLagRecords: number;
+  };
   /** Token of the first API key when none exists; generated and printed once when unset. */
   readonly bootstrapToken: string | undefined;
   /** Where a generated bootstrap token is also written (mode 0600), so a person or script can read it later. */
@@ -354,6 +367,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       status: str('TOPIC_STATUS', 'edge.status'),
       tapRequests: str('TOPIC_TAP_REQUESTS', 'edge.tap.requests'),
       tapEvents: str('TOPIC_TAP_EVENTS', 'edge.tap.events'),
+      replayProgress: str('TOPIC_REPLAY_PROGRESS', 'edge.replay.progress'),
     },
     consumerGroup: str('CONSUMER_GROUP', 'edge-events-ingest'),
     instanceId: instanceId(),
@@ -371,6 +385,12 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     apiRateLimit: { perSecond: int('API_RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000), burst: int('API_RATE_LIMIT_BURST', 200, 1, 1_000_000) },
     accountResourceLimit: int('ACCOUNT_RESOURCE_LIMIT', 1_000, 1, 1_000_000),
     accountFilterCostLimit: int('ACCOUNT_FILTER_COST_LIMIT', DEFAULT_ACCOUNT_FILTER_COST, 1, 1_000_000_000),
+    replay: {
+      accountMax: int('ACCOUNT_MAX_REPLAYS', 3, 1, 1_000),
+      workerMax: int('WORKER_MAX_REPLAYS', 2, 1, 100),
+      recordsPerSecond: int('REPLAY_RECORDS_PER_SECOND', 20_000, 100, 10_000_000),
+      liveLagRecords: int('REPLAY_LIVE_LAG_RECORDS', 10_000, 1, 100_000_000),
+    },
     bootstrapToken: env.API_BOOTSTRAP_TOKEN === '' ? undefined : env.API_BOOTSTRAP_TOKEN,
     apiTokenFile: str('API_TOKEN_FILE', '.local/api-token'),
     secretKey: secretKey === '' ? undefined : secretKey,

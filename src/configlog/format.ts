@@ -13,7 +13,8 @@ export type ConfigKind =
   | 'event_destination'
   | 'event_subscription'
   | 'reserved_domain'
-  | 'tcp_address';
+  | 'tcp_address'
+  | 'replay';
 
 const KIND_BY_PREFIX: Readonly<Record<string, ConfigKind>> = {
   acct: 'account',
@@ -25,6 +26,7 @@ const KIND_BY_PREFIX: Readonly<Record<string, ConfigKind>> = {
   esb: 'event_subscription',
   rd: 'reserved_domain',
   ra: 'tcp_address',
+  rpl: 'replay',
 };
 
 /** Keys that start with this are sync markers, not resources (see ConfigLog.sync). */

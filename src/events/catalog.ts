@@ -180,6 +180,7 @@ export const AUDIT_KINDS = [
   'ip_policy',
   'ip_policy_rule',
   'ip_restriction',
+  'replay',
   'ssh_certificate_authority',
   'ssh_host_certificate',
   'ssh_public_key',

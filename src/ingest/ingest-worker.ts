@@ -24,7 +24,7 @@ export interface IngestWorkerOptions {
   readonly kafka: KafkaClient;
   readonly groupId: string;
   readonly topics: readonly string[];
-  readonly router: RecordRouter;
+  readonly router: Pick<RecordRouter, 'route' | 'flushMetrics'>;
   readonly pool: DestinationPool;
   readonly deadLetter: DeadLetterSink;
   readonly budget: InFlightBudget;
@@ -39,6 +39,15 @@ export interface IngestWorkerOptions {
   readonly sessionTimeoutMs?: number;
   /** Static membership (group.instance.id) for clients that have it: a restarted worker takes its partitions back at once. */
   readonly groupInstanceId?: string;
+  /**
+   * A replay's reader (src/replay/) is a worker of its own group: it keeps the live metrics
+   * (edge_records_consumed_total, edge_consumer_lag) to the live group, waits in `beforeBatch` for its
+   * read rate, and hears of each commit.
+   */
+  readonly replay?: {
+    beforeBatch(batch: PartitionBatch, scope: BatchScope): Promise<void>;
+    onCommitted(topic: string, partition: number, offset: number): void;
+  };
 }
 
 const log = createLogger('ingest');
@@ -73,6 +82,8 @@ export class IngestWorker {
   /** Commits not awaited by their loop: a loop that goes on to a later target commits again behind it. */
   private readonly commitsInFlight = new Set<Promise<void>>();
   private readonly stalls: StallWatch;
+  /** Each partition's lag behind its end when its last batch was routed. */
+  private readonly lags = new Map<string, number>();
 
   constructor(private readonly opts: IngestWorkerOptions) {
     this.stalls = new StallWatch({
@@ -113,6 +124,13 @@ export class IngestWorker {
     return this.member;
   }
 
+  /** Records behind the partitions' ends, over every partition this worker routed, as of each one's last batch. */
+  lagRecords(): number {
+    let n = 0;
+    for (const lag of this.lags.values()) n += lag;
+    return n;
+  }
+
   get isConnected(): boolean {
     return this.consumer.connected;
   }
@@ -140,6 +158,8 @@ export class IngestWorker {
     const first = batch.messages[0];
     // Fetched before the rebalance was noticed: left unread, for whoever owns the partition next.
     if (first === undefined || this.membership.rebalancing) return;
+    await this.opts.replay?.beforeBatch(batch, scope);
+    if (this.halted() || scope.isStale()) return;
     const generation = this.membership.generation;
     // A batch of a new reading of the partition (a join, a restart of the stream) or a seek starts its bookkeeping afresh.
     const reading = batch.reading;
@@ -198,8 +218,12 @@ export class IngestWorker {
     if (last === undefined) return;
     tracker.advance(topic, partition, Number(last));
     scope.resolve(last);
-    recordsConsumed.inc({ topic }, Number(last) - Number(first.offset) + 1);
-    consumerLag.set({ topic, partition: String(partition) }, Math.max(0, Number(batch.highWatermark) - Number(last) - 1));
+    const lag = Math.max(0, Number(batch.highWatermark) - Number(last) - 1);
+    this.lags.set(`${topic}\u0000${partition}`, lag);
+    if (this.opts.replay === undefined) {
+      recordsConsumed.inc({ topic }, Number(last) - Number(first.offset) + 1);
+      consumerLag.set({ topic, partition: String(partition) }, lag);
+    }
 
     if (letters.length > 0) this.sendLetters(letters);
     for (const r of pool.all()) void r.flush();
@@ -327,6 +351,7 @@ export class IngestWorker {
     }
     try {
       await this.consumer.commit(topic, partition, offset);
+      this.opts.replay?.onCommitted(topic, partition, offset);
     } catch (err) {
       // A commit refused because the group rebalanced is safe: the new owner reads these records again.
       log.warn({ err, topic, partition, offset }, 'An offset commit failed; the records after the last commit will be read again.');

@@ -99,6 +99,15 @@ export interface PartitionOffsets {
   readonly high: number;
 }
 
+/** The first record of a partition at or after a time (ListOffsets by timestamp). */
+export interface OffsetAtTime {
+  readonly partition: number;
+  /** Its offset; -1 when no record of the partition is stamped at or after the time. */
+  readonly offset: number;
+  /** Its Kafka timestamp (ms); -1 with offset -1. */
+  readonly timestamp: number;
+}
+
 export interface ClusterFacts {
   readonly id: string;
   readonly brokers: number;
@@ -121,6 +130,13 @@ export interface KafkaAdmin {
   topicExists(topic: string): Promise<boolean>;
   /** Each partition's first offset retention kept (low) and its end offset, the next record's (high). */
   partitionOffsets(topic: string): Promise<PartitionOffsets[]>;
+  /**
+   * For each partition of `topic`, the first record stamped at or after `timestampMs` (ListOffsets by
+   * timestamp); `timestampMs` 0 finds the earliest record retention kept, with its timestamp.
+   */
+  offsetsForTime(topic: string, timestampMs: number): Promise<OffsetAtTime[]>;
+  /** Commits offsets for a group that has no members now (as Kafka's AdminClient alterConsumerGroupOffsets does). */
+  commitGroupOffsets(groupId: string, topic: string, offsets: ReadonlyMap<number, number>): Promise<void>;
   /** The group's committed offset of each partition of `topic`; -1 where it committed none. */
   committedOffsets(groupId: string, topic: string): Promise<Map<number, number>>;
   deleteGroups(groupIds: readonly string[]): Promise<void>;

@@ -23,6 +23,7 @@ export const AUDIT_PAYLOAD_SCHEMAS: Readonly<Record<AuditKind | 'agent_session',
   ip_policy: 'ip_policy.schema.json',
   ip_policy_rule: 'ip_policy_rule.schema.json',
   ip_restriction: 'ip_restriction.schema.json',
+  replay: 'replay.schema.json',
   // docs/events.md gives these no payload fields and this service does not emit them: any object.
   ssh_certificate_authority: 'unspecified.schema.json',
   ssh_host_certificate: 'unspecified.schema.json',

@@ -53,6 +53,26 @@ export const batchLatency = new Histogram({
   registers: [registry],
 });
 
+export const replaysRunning = new Gauge({
+  name: 'edge_replays_running',
+  help: 'Replays this worker reads now (ARCHITECTURE.md "Replay").',
+  registers: [registry],
+});
+
+export const replayRecordsScanned = new Counter({
+  name: 'edge_replay_records_scanned_total',
+  help: 'Records of a replay\'s range this worker read, per replay.',
+  labelNames: ['replay'] as const,
+  registers: [registry],
+});
+
+export const replayLag = new Gauge({
+  name: 'edge_replay_lag_records',
+  help: 'Records of a replay\'s range not read yet (behind its end), per replay this worker reads, from the replay\'s checkpoints.',
+  labelNames: ['replay'] as const,
+  registers: [registry],
+});
+
 export const consumerLag = new Gauge({
   name: 'edge_consumer_lag',
   help: 'Records between the committed offset and the high watermark, per topic and partition.',

@@ -39,6 +39,7 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     TOPIC_STATUS: `${prefix}.status`,
     TOPIC_TAP_REQUESTS: `${prefix}.tap.requests`,
     TOPIC_TAP_EVENTS: `${prefix}.tap.events`,
+    TOPIC_REPLAY_PROGRESS: `${prefix}.replay.progress`,
     CONSUMER_GROUP: `${prefix}-ingest`,
     SECRET_KEY: randomBytes(32).toString('hex'),
     API_TOKEN_FILE: join(tmpdir(), `${prefix}-api-token`),

@@ -7,6 +7,7 @@ import { Field, Problem, fieldAria } from './ui/parts.tsx';
 import { DestinationFormPage, DestinationsPage } from './pages/destinations.tsx';
 import { SubscriptionFormPage, SubscriptionsPage } from './pages/subscriptions.tsx';
 import { LiveSubscriptionPage, PlaygroundPage } from './pages/live.tsx';
+import { ReplayPage } from './pages/replay.tsx';
 import { AccountsPage, DomainsPage, EdgesPage, IpPoliciesPage, TcpAddressesPage } from './pages/accounts.tsx';
 
 type Who = 'operator' | 'customer';
@@ -73,7 +74,7 @@ export function App() {
 
 function Shell({ who, failure, onSignOut }: { who: Who | undefined; failure: ApiFailure | undefined; onSignOut(): void }) {
   const route = useRoute();
-  const [page = 'destinations', id] = route;
+  const [page = 'destinations', id, action] = route;
   const pages = PAGES.filter((p) => p.operator !== true || who === 'operator');
   const current = pages.some((p) => p.path === page) ? page : who === undefined ? page : 'destinations';
   return (
@@ -108,7 +109,7 @@ function Shell({ who, failure, onSignOut }: { who: Who | undefined; failure: Api
       <main id="main">
         <Problem failure={failure} />
         {/* A page of its own for each address: a form never keeps what it showed for another id. */}
-        {who === undefined ? null : <Page key={`${current}/${id ?? ''}`} page={current} id={id} operator={who === 'operator'} />}
+        {who === undefined ? null : <Page key={`${current}/${id ?? ''}/${action ?? ''}`} page={current} id={id} action={action} operator={who === 'operator'} />}
       </main>
       <footer class="foot">
         <a href="/docs">API docs</a> · <a href="/openapi.json">OpenAPI document</a>
@@ -117,9 +118,10 @@ function Shell({ who, failure, onSignOut }: { who: Who | undefined; failure: Api
   );
 }
 
-function Page({ page, id, operator }: { page: string; id: string | undefined; operator: boolean }) {
+function Page({ page, id, action, operator }: { page: string; id: string | undefined; action: string | undefined; operator: boolean }) {
   switch (page) {
     case 'subscriptions':
+      if (id !== undefined && action === 'replay') return <ReplayPage id={id} />;
       return id === undefined ? <SubscriptionsPage /> : <SubscriptionFormPage id={id === 'new' ? undefined : id} />;
     case 'live':
       return id === undefined ? <PlaygroundPage /> : <LiveSubscriptionPage id={id} />;

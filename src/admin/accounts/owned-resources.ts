@@ -10,6 +10,7 @@ import { subscriptionResource } from '../event-subscriptions/subscription-routes
 import { ipPolicyRuleResource } from '../ip-policies/ip-policy-rule-routes.js';
 import { ipPolicyResource } from '../ip-policies/ip-policy-view.js';
 import { ipRestrictionAudit } from '../ip-restriction/ip-restriction-audit.js';
+import { replayResource } from '../replays/replay-view.js';
 import { reservedDomainResource } from '../reserved-domains/reserved-domain-view.js';
 import { resourceStore, type Item, type Resource } from '../resource-routes.js';
 import type { AuditRecord } from '../store.js';
@@ -41,6 +42,7 @@ export function ownedResources(ctx: AdminContext): readonly Owned[] {
   return [
     { resource: apiKeyResource(ctx) },
     { resource: subscriptionResource(ctx) },
+    { resource: replayResource(ctx) as unknown as Resource<Item> },
     { resource: destinationResource(ctx) },
     { resource: tcpEdgeResource(ctx), extra: edgeModule },
     { resource: ipPolicyRuleResource(ctx) },

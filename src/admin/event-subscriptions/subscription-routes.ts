@@ -5,7 +5,9 @@ import { accountOf, type AccountContext } from '../../accounts/account.js';
 import type { StoredSource, StoredSubscription } from '../../configlog/resources.js';
 import type { AdminContext } from '../context.js';
 import type { ApiError } from '../errors.js';
-import { registerResourceRoutes, type BaseFields, type Resource } from '../resource-routes.js';
+import { registerResourceRoutes, resourceStore, type BaseFields, type Resource } from '../resource-routes.js';
+import type { StoredReplay } from '../../replay/replay-record.js';
+import { replayResource } from '../replays/replay-view.js';
 import { checkDestinationIds } from './destination-refs.js';
 import { checkAccountFilterCost, sourcesCost } from './filter-cost.js';
 import { sourcesProblem, validateSources, type SourceInput } from './source-input.js';
@@ -91,6 +93,13 @@ export function registerEventSubscriptionRoutes(app: FastifyInstance, ctx: Admin
       prepare: changedSources,
       apply,
     },
-    remove: { summary: 'Delete an event subscription.' },
+    remove: {
+      summary: "Delete an event subscription, and its replays (a running one stops).",
+      cascade: (s) => {
+        const replays = resourceStore(ctx, replayResource(ctx));
+        const own = store.all<StoredReplay>('replay').filter((r) => r.subscription_id === s.id);
+        return { writes: own.map((r) => ({ kind: 'replay' as const, id: r.id, data: null })), audits: own.flatMap((r) => replays.audits('deleted', r)) };
+      },
+    },
   });
 }

@@ -18,7 +18,7 @@ import type {
   TransactionalProducerOptions,
 } from '../seam.js';
 import { brokerAddress } from '../brokers.js';
-import { REFUSED_WRITE_ERRORS, topicConfigOf } from '../seam.js';
+import { REFUSED_WRITE_ERRORS, topicConfigOf, type OffsetAtTime } from '../seam.js';
 import { ADDRESS_REFUSED, addressRefusalIn } from '../../net/guarded-lookup.js';
 import { guardedContext } from './connect-guard.js';
 import { javaPartitioner } from './java-partitioner.js';
@@ -304,6 +304,17 @@ class PlatformaticAdmin implements KafkaAdmin {
     };
     const [low, high] = await Promise.all([list(EARLIEST), list(LATEST)]);
     return [...high].map(([partition, end]) => ({ partition, low: low.get(partition) ?? 0, high: end }));
+  }
+
+  async offsetsForTime(topic: string, timestampMs: number): Promise<OffsetAtTime[]> {
+    const count = await this.partitions(topic);
+    const timestamp = BigInt(Math.max(0, Math.trunc(timestampMs)));
+    const [listed] = await this.admin.listOffsets({ topics: [{ name: topic, partitions: Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex, timestamp })) }] });
+    return (listed?.partitions ?? []).map((p) => ({ partition: p.partitionIndex, offset: Number(p.offset), timestamp: Number(p.timestamp) }));
+  }
+
+  async commitGroupOffsets(groupId: string, topic: string, offsets: ReadonlyMap<number, number>): Promise<void> {
+    await this.admin.alterConsumerGroupOffsets({ groupId, topics: [{ name: topic, partitionOffsets: [...offsets].map(([partition, offset]) => ({ partition, offset: BigInt(offset) })) }] });
   }
 
   async committedOffsets(groupId: string, topic: string): Promise<Map<number, number>> {

@@ -13,8 +13,8 @@ describe('event catalogue', () => {
     }
   });
 
-  it('should list 15 audit kinds in three forms plus the two agent session events', () => {
-    expect(AUDIT_EVENT_TYPES).toHaveLength(15 * 3 + 2);
+  it('should list 16 audit kinds in three forms plus the two agent session events', () => {
+    expect(AUDIT_EVENT_TYPES).toHaveLength(16 * 3 + 2);
     expect(EVENT_TYPES).toContain('ip_restriction_created.v0');
     expect(EVENT_TYPES).toContain('agent_session_stop.v0');
   });

@@ -83,6 +83,7 @@ const PAYLOADS: Record<string, Record<string, unknown>> = {
     ip_policy: ref('ipp_1', 'ip_policies'),
   },
   ip_restriction: { enabled: true, ip_policies: [ref('ipp_1', 'ip_policies')], edge: ref('edgtcp_1', 'edges/tcp') },
+  replay: { ...ref('rpl_1', 'event_subscriptions/esb_1/replays'), created_at: CREATED, description: '', metadata: '', state: 'queued', from: CREATED, to: CREATED, finished_at: null },
   tcp_address: { ...ref('ra_1', 'reserved_addrs'), created_at: CREATED, description: 'postgres', metadata: '', addr: '1.tcp.example.com:20000' },
 };
 

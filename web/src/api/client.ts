@@ -120,6 +120,7 @@ export type TestEventResult = JsonOf<paths['/event_destinations/{id}/test_event'
 export type Subscription = JsonOf<paths['/event_subscriptions/{id}']['get']['responses'][200]>;
 export type SubscriptionCreate = JsonOf<NonNullable<paths['/event_subscriptions']['post']['requestBody']>>;
 export type SourceInput = JsonOf<NonNullable<paths['/tap']['post']['requestBody']>>;
+export type Replay = JsonOf<paths['/event_subscriptions/{id}/replays/{replay_id}']['get']['responses'][200]>;
 export type Account = JsonOf<paths['/accounts/{id}']['get']['responses'][200]>;
 export type ApiKey = JsonOf<paths['/api_keys']['post']['responses'][201]>;
 export type ReservedDomain = JsonOf<paths['/reserved_domains/{id}']['get']['responses'][200]>;

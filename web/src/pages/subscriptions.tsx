@@ -1,5 +1,5 @@
-// Subscriptions: the list with each one's state, sources and destinations, pause and resume, and the
-// form that creates or edits one (its sources through the source editor).
+// Subscriptions: the list with each one's state, sources and destinations, pause and resume, a replay
+// (pages/replay.tsx), and the form that creates or edits one (its sources through the source editor).
 import { useState } from 'preact/hooks';
 import { api, must, type Subscription, type SubscriptionCreate } from '../api/client.ts';
 import { go, href } from '../router.ts';
@@ -88,6 +88,9 @@ function SubscriptionCard({ sub, names, onChange }: { sub: Subscription; names: 
         </a>
         <a class="button" href={href('live', sub.id)} aria-label={`Watch live: ${name}`}>
           Watch live
+        </a>
+        <a class="button" href={href('subscriptions', sub.id, 'replay')} aria-label={`Replay: ${name}`}>
+          Replay
         </a>
         <button type="button" disabled={toggle.busy} onClick={() => void setEnabled(!sub.enabled)} aria-label={`${sub.enabled ? 'Pause' : 'Resume'} ${name}`}>
           {sub.enabled ? 'Pause' : 'Resume'}

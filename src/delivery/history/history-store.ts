@@ -103,6 +103,8 @@ export class HistoryStore {
       for (const [sub, s] of bySub) {
         s.minutes.dropBefore(minuteIndex);
         s.hours.dropBefore(hourIndex);
+        s.minutes.trim();
+        s.hours.trim();
         if (s.minutes.isEmpty && s.hours.isEmpty) bySub.delete(sub);
       }
       if (bySub.size === 0) this.series.delete(destination);

@@ -1,6 +1,8 @@
-// One series' points at one resolution, packed: each point is its period's index as a delta from the one
-// before, a byte saying which counts it has, and those counts as unsigned varints (LEB128), so a minute
-// with a few hundred events costs about 12 to 20 bytes and a period without activity nothing (README.md
+// One series' points at one resolution, packed: each point is a byte saying which counts it has (and
+// whether it follows the point before by one period), its index as a delta from the one before when it
+// does not, and those counts as unsigned varints (LEB128; delivered as its difference from matched, the
+// latency buckets as a bit set and their counts), so a minute
+// with a few hundred events costs about 15 bytes and a period without activity nothing (README.md
 // "Memory"). Points are kept in time order; one period's reports from several workers add into one point.
 import { Counters, LATENCY_BUCKETS } from './counters.js';
 
@@ -35,6 +37,8 @@ const HAS_REDRIVEN = 8;
 const HAS_DEAD = 16;
 const HAS_FAILURES = 32;
 const HAS_LATENCY = 64;
+/** The point follows the one before it by one period: its delta is not written. */
+const NEXT_PERIOD = 128;
 
 export class PointLog {
   private bytes = new Uint8Array(0);
@@ -148,9 +152,9 @@ export class PointLog {
     let latencyBuckets = 0;
     for (const n of c.latency) if (n > 0) latencyBuckets++;
     // A varint is at most 8 bytes for a safe integer; the mask one.
-    this.ensure(8 * (9 + 2 * failures.length + 2 * latencyBuckets));
-    this.varint(delta);
+    this.ensure(8 * (10 + 2 * failures.length + latencyBuckets));
     const mask =
+      (delta === 1 ? NEXT_PERIOD : 0) |
       (c.matched > 0 ? HAS_MATCHED : 0) |
       (c.delivered > 0 || c.deliveredBytes > 0 ? HAS_DELIVERED : 0) |
       (c.parked > 0 ? HAS_PARKED : 0) |
@@ -159,9 +163,11 @@ export class PointLog {
       (failures.length > 0 ? HAS_FAILURES : 0) |
       (latencyBuckets > 0 ? HAS_LATENCY : 0);
     this.bytes[this.used++] = mask;
+    if (!(mask & NEXT_PERIOD)) this.varint(delta);
     if (mask & HAS_MATCHED) this.varint(c.matched);
     if (mask & HAS_DELIVERED) {
-      this.varint(c.delivered);
+      // Most minutes deliver about what they matched: the difference is small, so its varint is short.
+      this.varint(zigzag(c.delivered - c.matched));
       this.varint(c.deliveredBytes);
     }
     if (mask & HAS_PARKED) this.varint(c.parked);
@@ -175,12 +181,13 @@ export class PointLog {
       }
     }
     if (mask & HAS_LATENCY) {
-      this.varint(latencyBuckets);
+      // Which buckets have counts, as a bit set (two bytes for latencies up to 10 s), then their counts.
+      let set = 0;
       c.latency.forEach((n, i) => {
-        if (n === 0) return;
-        this.varint(i);
-        this.varint(n);
+        if (n > 0) set += 2 ** i;
       });
+      this.varint(set);
+      for (const n of c.latency) if (n > 0) this.varint(n);
     }
   }
 
@@ -196,12 +203,12 @@ export class PointLog {
         scale *= 128;
       }
     };
-    const delta = read();
     const mask = this.bytes[at++] as number;
+    const delta = mask & NEXT_PERIOD ? 1 : read();
     const c = new Counters();
     if (mask & HAS_MATCHED) c.matched = read();
     if (mask & HAS_DELIVERED) {
-      c.delivered = read();
+      c.delivered = c.matched + unzigzag(read());
       c.deliveredBytes = read();
     }
     if (mask & HAS_PARKED) c.parked = read();
@@ -214,15 +221,14 @@ export class PointLog {
       }
     }
     if (mask & HAS_LATENCY) {
-      for (let n = read(); n > 0; n--) {
-        const bucket = Math.min(read(), LATENCY_BUCKETS - 1);
-        c.latency[bucket] = (c.latency[bucket] as number) + read();
-      }
+      const set = read();
+      for (let i = 0; i < LATENCY_BUCKETS; i++) if (Math.floor(set / 2 ** i) % 2 === 1) c.latency[i] = read();
     }
     return { delta, counters: c, next: at };
   }
 
   private varint(value: number): void {
+    if (value < 0 || !Number.isSafeInteger(value)) throw new RangeError(`a point log holds counts from 0 to 2^53, not ${value}`);
     let v = value;
     while (v >= 0x80) {
       this.bytes[this.used++] = (v % 128) | 0x80;
@@ -238,4 +244,13 @@ export class PointLog {
     next.set(this.bytes.subarray(0, this.used));
     this.bytes = next;
   }
+}
+
+/** A signed difference as an unsigned varint's value: 0, -1, 1, -2, ... as 0, 1, 2, 3, ... */
+function zigzag(n: number): number {
+  return n >= 0 ? 2 * n : -2 * n - 1;
+}
+
+function unzigzag(v: number): number {
+  return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
 }

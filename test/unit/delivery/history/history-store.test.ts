@@ -59,15 +59,19 @@ describe('point log', () => {
     log.add(103, counts({ deadLettered: 1 }));
     log.add(101, counts({ parked: 4 }));
     log.add(105, counts({ redriven: 7 }));
+    log.add(107, counts({ delivered: [[10, 5], [10, 9e9]] }));
     const points = [...log.points()];
-    expect(points.map(([i]) => i)).toEqual([100, 101, 103, 105]);
+    expect(points.map(([i]) => i)).toEqual([100, 101, 103, 105, 107]);
+    // Delivered with nothing matched (re-driven events), and the bucket above the ladder.
+    expect(points[4]?.[1]).toEqual(counts({ delivered: [[10, 5], [10, 9e9]] }));
     expect(points[0]?.[1]).toEqual(counts({ matched: 5, failures: { DESTINATION_TIMEOUT: 1 }, delivered: [[1_000_000_000_000, 5]] }));
     expect([...log.points(101, 104)].map(([i]) => i)).toEqual([101, 103]);
     log.dropBefore(102);
-    expect([...log.points()].map(([i, c]) => [i, c.deadLettered + c.redriven])).toEqual([[103, 1], [105, 7]]);
+    expect([...log.points()].map(([i, c]) => [i, c.deadLettered + c.redriven + c.delivered])).toEqual([[103, 1], [105, 7], [107, 2]]);
     // The last point is still merged into after a drop.
-    log.add(105, counts({ redriven: 1 }));
-    expect([...log.points()].at(-1)?.[1].redriven).toBe(8);
+    log.add(107, counts({ redriven: 1 }));
+    expect([...log.points()].at(-1)?.[1].redriven).toBe(1);
+    expect([...log.points()].at(-1)?.[1].delivered).toBe(2);
     log.dropBefore(200);
     expect(log.isEmpty).toBe(true);
   });

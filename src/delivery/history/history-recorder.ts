@@ -147,16 +147,19 @@ export class HistoryRecorder {
         messages.push({ key: `${this.opts.workerId}/${p.start}`, value });
       }
     }
-    try {
-      const producer = await this.producer.get();
-      for (const [topic, messages] of byTopic) await producer.send(topic, messages);
-    } catch (err) {
-      // Sent again at the next tick; a topic that took its part may get it twice (at least once).
-      await this.producer.reset();
-      this.log.warn({ err }, 'Publishing delivery history failed; it is sent again shortly.');
-      return;
+    for (const [topic, messages] of byTopic) {
+      try {
+        const producer = await this.producer.get();
+        await producer.send(topic, messages);
+      } catch (err) {
+        // Sent again at the next tick (at least once: a send whose answer was lost may count twice).
+        await this.producer.reset();
+        this.log.warn({ err, topic }, 'Publishing delivery history failed; it is sent again shortly.');
+        return;
+      }
+      // A topic that took its periods is not sent them again when the other's send fails.
+      this.pending = this.pending.filter((p) => p.topic !== topic);
     }
-    this.pending = [];
     this.dropped = 0;
   }
 }

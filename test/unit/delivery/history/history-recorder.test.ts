@@ -128,6 +128,28 @@ describe('history recorder', () => {
     expect(kafka.records('edge.history').map((r) => r.points[0]?.counters.matched)).toEqual([1, 1]);
   });
 
+  it('should not send a topic its periods again when only the other topic refused its send', async () => {
+    const { kafka, clock, recorder } = setup();
+    const tally = recorder.forDestination(D);
+    tally.queued(consumed(clock.t));
+    clock.t = Math.ceil(clock.t / HOUR) * HOUR;
+    const send = kafka.idempotentProducer().send;
+    let hourDown = true;
+    kafka.idempotentProducer = () => ({
+      connect: async () => undefined,
+      close: async () => undefined,
+      send: async (topic: string, messages: readonly OutgoingMessage[]) => {
+        if (topic === 'edge.history.hours' && hourDown) throw new Error('the hour topic is away');
+        return send(topic, messages);
+      },
+    });
+    await recorder.publish();
+    hourDown = false;
+    await recorder.publish();
+    expect(kafka.records('edge.history').map((r) => r.points[0]?.counters.matched)).toEqual([1]);
+    expect(kafka.records('edge.history.hours').map((r) => r.points[0]?.counters.matched)).toEqual([1]);
+  });
+
   it('should send the open minute and hour when it stops', async () => {
     const { kafka, clock, recorder } = setup();
     recorder.forDestination(D).queued(consumed(clock.t));

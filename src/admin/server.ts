@@ -25,6 +25,7 @@ import { LONE_SURROGATE } from '../records/json-record.js';
 import { AdminStore } from './store.js';
 import { compileValidator } from './validation.js';
 import type { TapStreams } from '../tap/tap-streams.js';
+import type { HistorySource } from './history/history-routes.js';
 import { PAGE_SECURITY_HEADERS } from '../console/console-routes.js';
 
 export { ADMIN_BODY_LIMIT } from './route.js';
@@ -76,6 +77,8 @@ export interface AdminDeps {
   readonly taps?: TapStreams;
   /** Replays' ranges, groups and progress. */
   readonly replays?: ReplaySupport;
+  /** The delivery history (src/delivery/history/). */
+  readonly history?: HistorySource;
 }
 
 export interface AdminApi {
@@ -105,6 +108,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     ...(deps.testEvent !== undefined && { testEvent: deps.testEvent }),
     ...(deps.taps !== undefined && { taps: deps.taps }),
     ...(deps.replays !== undefined && { replays: deps.replays }),
+    ...(deps.history !== undefined && { history: deps.history }),
   };
   const rechecks = new ReservationVerifier(context);
   return {

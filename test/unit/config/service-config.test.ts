@@ -94,6 +94,10 @@ describe('settings of destination topics and status', () => {
   it('should publish destination status on edge.status every 15 s unless told otherwise', () => {
     expect(loadServiceConfig({}).topics.status).toBe('edge.status');
     expect(loadServiceConfig({}).statusReportIntervalMs).toBe(15_000);
+    expect(loadServiceConfig({}).topics).toMatchObject({ history: 'edge.history', historyHours: 'edge.history.hours' });
+    expect(loadServiceConfig({}).history).toEqual({ minuteMs: 60_000, minuteRetentionMs: 86_400_000, hourRetentionMs: 30 * 86_400_000 });
+    // A retention shorter than one point of its resolution keeps nothing: refused, as every setting's problem, at start.
+    expect(() => loadServiceConfig({ HISTORY_MINUTE_MS: '1000', HISTORY_MINUTE_RETENTION_MS: '999', HISTORY_HOUR_RETENTION_MS: '59999' })).toThrow(/HISTORY_MINUTE_RETENTION_MS must be an integer from 1000 to 604800000.*HISTORY_HOUR_RETENTION_MS must be an integer from 60000/s);
     expect(problemsOf({ STATUS_REPORT_INTERVAL_MS: '500' })).toEqual(['STATUS_REPORT_INTERVAL_MS must be an integer from 1000 to 600000, got "500"']);
   });
 

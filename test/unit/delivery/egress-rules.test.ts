@@ -11,6 +11,8 @@ describe('egress rules', () => {
     expect(rules.topicRefusal('edge.audit')).toBe('it is the audit topic of this service');
     expect(rules.topicRefusal('edge.dlq')).toBe('it is the dead-letter topic of this service');
     expect(rules.topicRefusal('edge.traffic.tcp_connection_closed.v0')).toBe('it is a raw traffic topic of this service');
+    expect(rules.topicRefusal('edge.history')).toBe('it is a delivery history topic of this service');
+    expect(rules.topicRefusal('edge.history.hours')).toBe('it is a delivery history topic of this service');
     expect(rules.topicRefusal('acme.retry.ed_1')).toBe("it is under the prefix of this service's retry topics (acme.retry.)");
     expect(rules.topicRefusal('__transaction_state')).toBe("topics beginning with \"__\" are Kafka's own");
     // The defaults of the names it was not given are not reserved.

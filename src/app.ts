@@ -23,6 +23,8 @@ import { KafkaParkingStore } from './delivery/parking/parking-store.js';
 import { statusTiming } from './delivery/status/status-aggregate.js';
 import { StatusBoard } from './delivery/status/status-board.js';
 import { StatusPublisher } from './delivery/status/status-publisher.js';
+import type { HealthEmitter } from './delivery/health/health-emitter.js';
+import { healthEmitterFor } from './delivery/health/health-wiring.js';
 import { testEventSender } from './delivery/test-event.js';
 import { removableOf } from './delivery/removable-target.js';
 import { verifyTarget } from './delivery/verify-target.js';
@@ -58,6 +60,8 @@ export interface App {
   readonly http: FastifyInstance;
   readonly configLog: ConfigLog;
   readonly kafka: KafkaClient;
+  /** The API role's candidate emitter of destination health events (ARCHITECTURE.md "Health events"). */
+  readonly healthEmitter: HealthEmitter | undefined;
   /**
    * Listens on config.port (0 picks a free port); resolves to the bound address, and the bootstrap token
    * when this start generated one (for the ready block a terminal shows, never for a log line).
@@ -154,6 +158,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       })
     : undefined;
   const statusBoard = config.roles.api ? new StatusBoard({ kafka, topic: topics.status, timing }) : undefined;
+  // Health events (ARCHITECTURE.md "Health events"): every API process is a candidate, one emits.
+  const healthEmitter = statusBoard === undefined ? undefined : healthEmitterFor(config, kafka, configLog, statusBoard);
   const trafficTopics = new Map<string, TrafficEventType>([
     [topics.httpRequestComplete, 'http_request_complete.v0'],
     [topics.tcpConnectionClosed, 'tcp_connection_closed.v0'],
@@ -227,6 +233,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     http,
     configLog,
     kafka,
+    healthEmitter,
     async start() {
       // A file destination resolves its path inside the root; a missing root would fail every write.
       await mkdir(config.fileDestinationRoot, { recursive: true });
@@ -239,6 +246,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
           // topics may (16 MiB), so a big poison record cannot stall its partition's commits.
           { topic: topics.deadLetter, partitions: 3, config: { 'max.message.bytes': String(16 * 1024 * 1024) } },
           { topic: topics.status, partitions: 1, config: STATUS_TOPIC_CONFIG },
+          { topic: topics.health, partitions: 1, compacted: true },
           { topic: topics.tapRequests, partitions: 1, config: TAP_TOPIC_CONFIG },
           { topic: topics.tapEvents, partitions: 1, config: TAP_TOPIC_CONFIG },
           ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
@@ -246,6 +254,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       );
       await configLog.start();
       await statusBoard?.start();
+      await healthEmitter?.start();
       await tapStreams?.start();
       const generatedToken = await adminApi?.bootstrap();
       loaded = true;
@@ -275,6 +284,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         subscriptions.stop();
         await deadLetter.close();
         await configLog.stop();
+        await healthEmitter?.stop();
         await statusBoard?.stop();
         await http.close();
         log.info('The service stopped.');

@@ -71,6 +71,7 @@ export function egressRules(topics: ServiceConfig['topics'], settings: EgressSet
     [topics.audit, 'the audit topic'],
     [topics.deadLetter, 'the dead-letter topic'],
     [topics.status, 'the destination status topic'],
+    [topics.health, 'the destination health topic'],
     [topics.tapRequests, 'a live tap topic'],
     [topics.tapEvents, 'a live tap topic'],
     [topics.httpRequestComplete, 'a raw traffic topic'],

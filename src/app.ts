@@ -254,7 +254,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       );
       await configLog.start();
       await statusBoard?.start();
-      await healthEmitter?.start();
+      healthEmitter?.start();
       await tapStreams?.start();
       const generatedToken = await adminApi?.bootstrap();
       loaded = true;

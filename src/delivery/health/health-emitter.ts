@@ -76,6 +76,7 @@ export class HealthEmitter {
   private consumer: GroupConsumer | undefined;
   private producer: TransactionalProducer | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private joining: Promise<void> | undefined;
   private ticking: Promise<void> | undefined;
   private reading = -1;
   private leading = false;
@@ -97,7 +98,7 @@ export class HealthEmitter {
     return this.ready;
   }
 
-  async start(): Promise<void> {
+  start(): void {
     const session = this.opts.sessionTimeoutMs;
     const consumer = this.opts.kafka.groupConsumer(
       { groupId: this.opts.groupId, topics: [this.opts.healthTopic], sessionTimeoutMs: session, heartbeatIntervalMs: heartbeatFor(session), maxWaitMs: 200 },
@@ -112,7 +113,10 @@ export class HealthEmitter {
       },
     );
     this.consumer = consumer;
-    await consumer.start((batch, scope) => this.read(batch, scope));
+    // The service does not wait for the join: a candidate that has not joined yet only emits nothing.
+    this.joining = consumer.start((batch, scope) => this.read(batch, scope)).catch((err: unknown) => {
+      if (!this.stopped) this.log.error({ err, topic: this.opts.healthTopic }, 'The destination health emitter could not start; this process emits no health events.');
+    });
     this.timer = setInterval(() => void this.tick(), this.opts.tickMs ?? 1_000);
     this.timer.unref();
   }
@@ -122,6 +126,7 @@ export class HealthEmitter {
     this.ready = false;
     this.takeovers++;
     clearInterval(this.timer);
+    await this.joining;
     await this.ticking;
     await this.consumer?.stop().catch(() => undefined);
     await this.producer?.close().catch(() => undefined);
@@ -178,7 +183,7 @@ export class HealthEmitter {
     try {
       await this.producer?.close().catch(() => undefined);
       this.producer = undefined;
-      const producer = this.opts.kafka.transactionalProducer({ transactionalId: `edge-health-emitter.${this.opts.healthTopic}`, transactionTimeoutMs: TRANSACTION_TIMEOUT_MS });
+      const producer = this.opts.kafka.transactionalProducer({ transactionalId: `edge-health-emitter.${this.opts.groupId}.${this.opts.healthTopic}`, transactionTimeoutMs: TRANSACTION_TIMEOUT_MS });
       await producer.connect();
       this.producer = producer;
       this.syncKey = `${SYNC_PREFIX}${randomUUID()}`;

@@ -109,6 +109,7 @@ export class HealthEmitter {
           this.reading = -1;
           this.leading = (assignment[this.opts.healthTopic] ?? []).includes(0);
           if (this.leading) void this.takeOver();
+          else this.dropProducer();
         },
       },
     );
@@ -129,7 +130,9 @@ export class HealthEmitter {
     await this.joining;
     await this.ticking;
     await this.consumer?.stop().catch(() => undefined);
-    await this.producer?.close().catch(() => undefined);
+    const producer = this.producer;
+    this.producer = undefined;
+    await producer?.close().catch(() => undefined);
   }
 
   /** Runs one comparison now (the ticks do it every tickMs); resolves when its events are written. */
@@ -180,15 +183,16 @@ export class HealthEmitter {
   private async takeOver(): Promise<void> {
     const turn = ++this.takeovers;
     const current = (): boolean => turn === this.takeovers && this.leading && !this.stopped;
+    this.dropProducer();
+    const producer = this.opts.kafka.transactionalProducer({ transactionalId: `edge-health-emitter.${this.opts.groupId}.${this.opts.healthTopic}`, transactionTimeoutMs: TRANSACTION_TIMEOUT_MS });
     try {
-      await this.producer?.close().catch(() => undefined);
-      this.producer = undefined;
-      const producer = this.opts.kafka.transactionalProducer({ transactionalId: `edge-health-emitter.${this.opts.groupId}.${this.opts.healthTopic}`, transactionTimeoutMs: TRANSACTION_TIMEOUT_MS });
       await producer.connect();
+      if (!current()) throw new Error('superseded');
       this.producer = producer;
-      this.syncKey = `${SYNC_PREFIX}${randomUUID()}`;
+      const syncKey = `${SYNC_PREFIX}${randomUUID()}`;
+      this.syncKey = syncKey;
       this.syncSeen = false;
-      await producer.commitTransaction([{ topic: this.opts.healthTopic, messages: [{ key: this.syncKey, value: null }] }]);
+      await producer.commitTransaction([{ topic: this.opts.healthTopic, messages: [{ key: syncKey, value: null }] }]);
       const statusEnd = await this.statusEnd();
       const boardDeadline = this.now() + BOARD_WAIT_MS;
       while (current() && (!this.syncSeen || (this.opts.board.readOffset < statusEnd && this.now() < boardDeadline))) await sleep(50);
@@ -196,10 +200,19 @@ export class HealthEmitter {
       this.ready = true;
       this.log.info({ topic: this.opts.healthTopic, destinations: this.last.size }, 'This process emits the destination health events.');
     } catch (err) {
+      if (this.producer !== producer) await producer.close().catch(() => undefined);
+      if (!current()) return;
       this.failed(err, 'Taking over the destination health events failed; trying again.');
       await sleep(RETRY_TAKEOVER_MS);
       if (current()) void this.takeOver();
     }
+  }
+
+  /** Closes the producer of an earlier takeover (a write of it in flight fails, and is not retried by a non-leader). */
+  private dropProducer(): void {
+    const old = this.producer;
+    this.producer = undefined;
+    void old?.close().catch(() => undefined);
   }
 
   private async statusEnd(): Promise<number> {

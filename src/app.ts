@@ -25,6 +25,8 @@ import { StatusBoard } from './delivery/status/status-board.js';
 import { StatusPublisher } from './delivery/status/status-publisher.js';
 import { HistoryBoard } from './delivery/history/history-board.js';
 import { HistoryRecorder } from './delivery/history/history-recorder.js';
+import type { HealthEmitter } from './delivery/health/health-emitter.js';
+import { healthEmitterFor } from './delivery/health/health-wiring.js';
 import { testEventSender } from './delivery/test-event.js';
 import { removableOf } from './delivery/removable-target.js';
 import { verifyTarget } from './delivery/verify-target.js';
@@ -65,6 +67,8 @@ export interface App {
   readonly http: FastifyInstance;
   readonly configLog: ConfigLog;
   readonly kafka: KafkaClient;
+  /** The API role's candidate emitter of destination health events (ARCHITECTURE.md "Health events"). */
+  readonly healthEmitter: HealthEmitter | undefined;
   /**
    * Listens on config.port (0 picks a free port); resolves to the bound address, and the bootstrap token
    * when this start generated one (for the ready block a terminal shows, never for a log line).
@@ -170,6 +174,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
   // Replays (ARCHITECTURE.md "Replay"): every process follows their checkpoints; the API answers from them, workers resume by them.
   const replayBoard = new ReplayBoard(kafka, topics.replayProgress);
   const statusBoard = config.roles.api ? new StatusBoard({ kafka, topic: topics.status, timing }) : undefined;
+  // Health events (ARCHITECTURE.md "Health events"): every API process is a candidate, one emits.
+  const healthEmitter = statusBoard === undefined ? undefined : healthEmitterFor(config, kafka, configLog, statusBoard);
   const trafficTopics = new Map<string, TrafficEventType>([
     [topics.httpRequestComplete, 'http_request_complete.v0'],
     [topics.tcpConnectionClosed, 'tcp_connection_closed.v0'],
@@ -267,6 +273,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     http,
     configLog,
     kafka,
+    healthEmitter,
     async start() {
       // A file destination resolves its path inside the root; a missing root would fail every write.
       await mkdir(config.fileDestinationRoot, { recursive: true });
@@ -281,6 +288,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
           { topic: topics.status, partitions: 1, config: STATUS_TOPIC_CONFIG },
           { topic: topics.history, partitions: 1, config: historyTopicConfig(config.history.minuteRetentionMs) },
           { topic: topics.historyHours, partitions: 1, config: historyTopicConfig(config.history.hourRetentionMs) },
+          { topic: topics.health, partitions: 1, compacted: true },
           { topic: topics.tapRequests, partitions: 1, config: TAP_TOPIC_CONFIG },
           { topic: topics.tapEvents, partitions: 1, config: TAP_TOPIC_CONFIG },
           // Compacted without a time limit: a replay's last checkpoint is what says it is done.
@@ -292,6 +300,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       await statusBoard?.start();
       await replayBoard.start();
       await historyBoard?.start();
+      healthEmitter?.start();
       await tapStreams?.start();
       const generatedToken = await adminApi?.bootstrap();
       loaded = true;
@@ -326,6 +335,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         subscriptions.stop();
         await deadLetter.close();
         await configLog.stop();
+        await healthEmitter?.stop();
         await statusBoard?.stop();
         await replayBoard.stop();
         await historyBoard?.stop();

@@ -140,6 +140,7 @@ export function workerEnv(brokers: string, topics: BenchTopics, group: string): 
     TOPIC_DLQ: topics.dlq,
     TOPIC_RETRY_PREFIX: `${topics.prefix}.retry.`,
     TOPIC_STATUS: `${topics.prefix}.status`,
+    TOPIC_HEALTH: `${topics.prefix}.health`,
     CONSUMER_GROUP: group,
     SECRET_KEY: randomBytes(32).toString('hex'),
     DRAIN_TIMEOUT_MS: '10000',

@@ -30,6 +30,8 @@ export interface ServiceConfig {
     readonly retryPrefix: string;
     /** Compacted: each worker's report of each destination's state (ARCHITECTURE.md "Destination status"). */
     readonly status: string;
+    /** Compacted: the last health event's state of each destination, and the emitter's election (src/delivery/health/). */
+    readonly health: string;
     /** Live taps opened and closed by the API, read by every worker (ARCHITECTURE.md "Live tap"). */
     readonly tapRequests: string;
     /** What the workers' taps caught, read by the API processes that stream it. */
@@ -64,6 +66,11 @@ export interface ServiceConfig {
    * shorten it, an hour point is 60 of them), and how long minute and hour points are kept.
    */
   readonly history: { readonly minuteMs: number; readonly minuteRetentionMs: number; readonly hourRetentionMs: number };
+  /**
+   * A destination's health events come at most this often; changes within it are summed up in the next
+   * (ARCHITECTURE.md "Health events").
+   */
+  readonly healthEventIntervalMs: number;
   /** How long a worker drains in-flight deliveries on SIGTERM or revocation before it commits. */
   readonly drainTimeoutMs: number;
   /**
@@ -381,6 +388,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       deadLetter: str('TOPIC_DLQ', 'edge.dlq'),
       retryPrefix: str('TOPIC_RETRY_PREFIX', 'edge.retry.'),
       status: str('TOPIC_STATUS', 'edge.status'),
+      health: str('TOPIC_HEALTH', 'edge.health'),
       tapRequests: str('TOPIC_TAP_REQUESTS', 'edge.tap.requests'),
       tapEvents: str('TOPIC_TAP_EVENTS', 'edge.tap.events'),
       replayProgress: str('TOPIC_REPLAY_PROGRESS', 'edge.replay.progress'),
@@ -396,6 +404,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     },
     statusReportIntervalMs: int('STATUS_REPORT_INTERVAL_MS', 15_000, 1_000, 600_000),
     history: historySettings(),
+    healthEventIntervalMs: int('HEALTH_EVENT_INTERVAL_MS', 60_000, 1_000, 86_400_000),
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     stalledRecordAfterMs: int('STALLED_RECORD_AFTER_MS', 300_000, 1_000, 86_400_000),
     // The broker refuses sessions outside group.min.session.timeout.ms (6 s) .. group.max.session.timeout.ms (30 min).

@@ -196,9 +196,17 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AGENT_SESSION_EVENT_TYPES = ['agent_session_start.v0', 'agent_session_stop.v0'] as const;
 
+/**
+ * A change of a destination's state over all workers (docs/events.md "Health events"): emitted by this
+ * service on the audit topic (src/delivery/health/), subscribed to and routed as the audit types are.
+ */
+export const DESTINATION_HEALTH_EVENT_TYPE = 'event_destination_health.v0';
+
+/** The event types of the audit topic: the audit kinds' changes, agent sessions and destination health. */
 export const AUDIT_EVENT_TYPES: readonly string[] = [
   ...AUDIT_KINDS.flatMap((k) => AUDIT_ACTIONS.map((a) => `${k}_${a}.v0`)),
   ...AGENT_SESSION_EVENT_TYPES,
+  DESTINATION_HEALTH_EVENT_TYPE,
 ];
 
 const auditSet = new Set(AUDIT_EVENT_TYPES);

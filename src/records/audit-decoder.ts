@@ -2,7 +2,7 @@
 import { isUtf8 } from 'node:buffer';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { AGENT_SESSION_EVENT_TYPES, AUDIT_ACTIONS, AUDIT_KINDS, isAuditEventType, type AuditKind } from '../events/catalog.js';
+import { AGENT_SESSION_EVENT_TYPES, AUDIT_ACTIONS, AUDIT_KINDS, DESTINATION_HEALTH_EVENT_TYPE, isAuditEventType, type AuditKind } from '../events/catalog.js';
 import { DecodeError, decodeFailure, type DecodeFailure } from './errors.js';
 import { DEFAULT_MAX_RECORD_BYTES } from './record-decoder.js';
 import type { JsonValue, RawMessage } from './record-types.js';
@@ -13,12 +13,13 @@ import { contentTypeOf } from './wire-form.js';
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 /** The payload schema of each kind (schemas/audit/<file>). */
-export const AUDIT_PAYLOAD_SCHEMAS: Readonly<Record<AuditKind | 'agent_session', string>> = {
+export const AUDIT_PAYLOAD_SCHEMAS: Readonly<Record<AuditKind | 'agent_session' | 'event_destination_health', string>> = {
   agent_session: 'agent_session.schema.json',
   api_key: 'api_key.schema.json',
   certificate_authority: 'certificate_authority.schema.json',
   domain: 'domain.schema.json',
   event_destination: 'event_destination.schema.json',
+  event_destination_health: 'event_destination_health.schema.json',
   event_subscription: 'event_subscription.schema.json',
   ip_policy: 'ip_policy.schema.json',
   ip_policy_rule: 'ip_policy_rule.schema.json',
@@ -52,8 +53,9 @@ export interface AuditDecoder {
 }
 
 /** The kind whose payload an audit event type carries: "ip_policy_rule_created.v0" -> "ip_policy_rule". */
-export function auditKindOf(eventType: string): AuditKind | 'agent_session' | undefined {
+export function auditKindOf(eventType: string): AuditKind | 'agent_session' | 'event_destination_health' | undefined {
   if ((AGENT_SESSION_EVENT_TYPES as readonly string[]).includes(eventType)) return 'agent_session';
+  if (eventType === DESTINATION_HEALTH_EVENT_TYPE) return 'event_destination_health';
   for (const action of AUDIT_ACTIONS) {
     const suffix = `_${action}.v0`;
     if (eventType.endsWith(suffix)) {

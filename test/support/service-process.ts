@@ -39,6 +39,7 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     TOPIC_STATUS: `${prefix}.status`,
     TOPIC_HISTORY: `${prefix}.history`,
     TOPIC_HISTORY_HOURS: `${prefix}.history.hours`,
+    TOPIC_HEALTH: `${prefix}.health`,
     TOPIC_TAP_REQUESTS: `${prefix}.tap.requests`,
     TOPIC_TAP_EVENTS: `${prefix}.tap.events`,
     TOPIC_REPLAY_PROGRESS: `${prefix}.replay.progress`,

@@ -23,6 +23,7 @@ export class StatusBoard {
   private readonly log: Logger;
   private readonly now: () => number;
   private skipped = 0;
+  private next = 0;
 
   constructor(private readonly opts: StatusBoardOptions) {
     this.log = opts.logger ?? createLogger('destination-status');
@@ -33,7 +34,15 @@ export class StatusBoard {
 
   /** Subscribes and starts reading; answers from what it has read so far (unknown before the first report). */
   async start(): Promise<void> {
-    await this.consumer.start((m) => this.apply(m.key, m.value));
+    await this.consumer.start((m) => {
+      this.apply(m.key, m.value);
+      this.next = Number(m.offset) + 1;
+    });
+  }
+
+  /** The offset after the last report read (of the topic's first partition, the one the service creates). */
+  get readOffset(): number {
+    return this.next;
   }
 
   async stop(): Promise<void> {

@@ -8,6 +8,7 @@ describe('egress rules', () => {
     const rules = egressRules(loadServiceConfig({ TOPIC_CONFIG: 'acme.config', TOPIC_RETRY_PREFIX: 'acme.retry.', TOPIC_STATUS: 'acme.status' }).topics);
     expect(rules.topicRefusal('acme.config')).toBe('it is the config log of this service');
     expect(rules.topicRefusal('acme.status')).toBe('it is the destination status topic of this service');
+    expect(rules.topicRefusal('edge.health')).toBe('it is the destination health topic of this service');
     expect(rules.topicRefusal('edge.audit')).toBe('it is the audit topic of this service');
     expect(rules.topicRefusal('edge.dlq')).toBe('it is the dead-letter topic of this service');
     expect(rules.topicRefusal('edge.traffic.tcp_connection_closed.v0')).toBe('it is a raw traffic topic of this service');

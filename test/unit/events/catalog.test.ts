@@ -13,10 +13,11 @@ describe('event catalogue', () => {
     }
   });
 
-  it('should list 16 audit kinds in three forms plus the two agent session events', () => {
-    expect(AUDIT_EVENT_TYPES).toHaveLength(16 * 3 + 2);
+  it('should list 16 audit kinds in three forms plus the two agent session events and destination health', () => {
+    expect(AUDIT_EVENT_TYPES).toHaveLength(16 * 3 + 2 + 1);
     expect(EVENT_TYPES).toContain('ip_restriction_created.v0');
     expect(EVENT_TYPES).toContain('agent_session_stop.v0');
+    expect(EVENT_TYPES).toContain('event_destination_health.v0');
   });
 
   it('should find a field by its dotted name and not a field of the other type', () => {

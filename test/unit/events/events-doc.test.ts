@@ -61,6 +61,14 @@ describe('docs/events.md', () => {
     }
   });
 
+  it('should list every field of the destination health payload with its meaning, as its schema gives them', () => {
+    const schema = JSON.parse(readFileSync(new URL(`../../../schemas/audit/${AUDIT_PAYLOAD_SCHEMAS.event_destination_health}`, import.meta.url), 'utf8')) as {
+      properties: Record<string, { description: string }>;
+    };
+    const rows = table('### Fields of event_destination_health.v0');
+    expect(rows.map((r) => [r[0], r[2]])).toEqual(Object.entries(schema.properties).map(([name, p]) => [code(name), p.description]));
+  });
+
   it('should name both traffic event types', () => {
     expect(table('## Traffic events').map((r) => r[0])).toEqual(TRAFFIC_EVENT_TYPES.map(code));
   });

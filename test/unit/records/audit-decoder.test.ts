@@ -27,6 +27,19 @@ const PAYLOADS: Record<string, Record<string, unknown>> = {
     deprecated: { upcoming_minimum_version: '3.0.0', upcoming_enforcement_date: '2025-01-01', message: 'upgrade' },
     error: '',
   },
+  event_destination_health: {
+    account_id: 'acct_1',
+    destination: ref('ed_1', 'event_destinations'),
+    state_before: 'ok',
+    state: 'failing',
+    reason: 'The receiver answered 500.',
+    error_code: 'DESTINATION_ERROR',
+    parked_events: 0,
+    last_delivered_at: CREATED,
+    stalled_since: null,
+    changed_at: CREATED,
+    transitions: 1,
+  },
   api_key: { ...ref('ak_1', 'api_keys'), description: 'ci', metadata: '{"team":"edge"}', created_at: CREATED, token: null },
   certificate_authority: {
     ...ref('ca_1', 'certificate_authorities'),
@@ -110,6 +123,7 @@ describe('audit event decoding', () => {
   it('should find the kind of every audit event type', () => {
     expect(auditKindOf('ip_policy_rule_deleted.v0')).toBe('ip_policy_rule');
     expect(auditKindOf('agent_session_stop.v0')).toBe('agent_session');
+    expect(auditKindOf('event_destination_health.v0')).toBe('event_destination_health');
     expect(auditKindOf('ssh_public_key_updated.v0')).toBe('ssh_public_key');
     expect(auditKindOf('http_request_complete.v0')).toBeUndefined();
     for (const t of AUDIT_EVENT_TYPES) expect(auditKindOf(t), t).toBeDefined();
@@ -132,6 +146,9 @@ describe('audit event decoding', () => {
     ['ip_policy_rule_updated.v0', (o: Record<string, unknown>) => delete o.ip_policy],
     ['ip_restriction_updated.v0', (o: Record<string, unknown>) => (o.enabled = 'yes')],
     ['ip_restriction_created.v0', (o: Record<string, unknown>) => (o.ip_policies = { id: 'ipp_1' })],
+    ['event_destination_health.v0', (o: Record<string, unknown>) => (o.state = 'unknown')],
+    ['event_destination_health.v0', (o: Record<string, unknown>) => delete o.account_id],
+    ['event_destination_health.v0', (o: Record<string, unknown>) => (o.transitions = 0)],
   ])('should refuse a %s payload that breaks its schema', (eventType, edit) => {
     const kind = auditKindOf(eventType) as string;
     const object = structuredClone(PAYLOADS[kind]) as Record<string, unknown>;

@@ -92,14 +92,14 @@ describe('the envelope schema', () => {
 });
 
 describe('the audit payload schemas', () => {
-  it('should name a schema file that exists for every audit kind and for agent sessions', () => {
+  it('should name a schema file that exists for every audit kind, for agent sessions and for destination health', () => {
     const files = new Set(readdirSync(new URL('audit/', schemaDir)));
-    expect(Object.keys(AUDIT_PAYLOAD_SCHEMAS).sort()).toEqual([...AUDIT_KINDS, 'agent_session'].sort());
+    expect(Object.keys(AUDIT_PAYLOAD_SCHEMAS).sort()).toEqual([...AUDIT_KINDS, 'agent_session', 'event_destination_health'].sort());
     for (const file of Object.values(AUDIT_PAYLOAD_SCHEMAS)) expect(files.has(file), file).toBe(true);
   });
 
   it('should give a payload of its own to every kind that docs/events.md or this service defines, and any object to the rest', () => {
-    const own = ['agent_session', 'api_key', 'certificate_authority', 'domain', 'event_destination', 'event_subscription', 'ip_policy', 'ip_policy_rule', 'ip_restriction', 'replay', 'tcp_address'];
+    const own = ['agent_session', 'event_destination_health', 'api_key', 'certificate_authority', 'domain', 'event_destination', 'event_subscription', 'ip_policy', 'ip_policy_rule', 'ip_restriction', 'replay', 'tcp_address'];
     for (const [kind, file] of Object.entries(AUDIT_PAYLOAD_SCHEMAS)) {
       expect(file === 'unspecified.schema.json', kind).toBe(!own.includes(kind));
     }

@@ -68,19 +68,19 @@ export const API_ERRORS = {
   duplicate_cidr: spec(409, 'The IP policy {ip_policy_id} already has a rule for {cidr} ({rule_id}).'),
   hostport_in_use: spec(409, 'The hostport {hostport} is already used by {by}.'),
   hostport_not_reserved: spec(409, 'The hostport {hostport} is not this account\'s to list: {reason}.'),
-  tcp_address_pool_exhausted: spec(409, 'Every address of the service\'s TCP address pool ({pool_size}) is reserved; release one (DELETE /reserved_addrs/{id}) or ask the operator to widen the pool (TCP_ADDRESS_HOSTS, TCP_ADDRESS_PORTS).'),
+  tcp_address_pool_exhausted: spec(409, 'Every address of the service\'s TCP address pool ({pool_size}) is reserved; release one (DELETE /reserved_addrs/{id}) or ask the operator to widen the pool.'),
   tcp_address_in_use: spec(409, 'The reserved TCP address {id} ({addr}) is still listed by TCP edge(s) {edges}; remove it from them first.'),
   hostport_name_reserved: spec(409, 'The hostport {hostport} names a host that another account has reserved and verified: only that account\'s TCP edges may list it.'),
   domain_reserved: spec(409, 'The domain {domain} overlaps {by}: a name belongs to one account, and a reservation may not cover another one\'s or be covered by it.'),
   ip_policy_in_use: spec(409, 'The IP policy {id} is still used by the IP restriction of TCP edge(s) {edges}; remove it from them first.'),
   source_exists: spec(409, 'The event subscription {subscription_id} already has a source of type {type}; change it with PATCH or delete it first.'),
   account_deleted: spec(409, 'The account {account_id} was deleted while this request was being served; nothing was written.'),
-  filter_cost_limit: spec(409, 'The filters of the account {account_id} would cost {total} units of work per record with this change, across its subscriptions and open taps; the limit is {limit} (ACCOUNT_FILTER_COST_LIMIT). Remove or simplify a filter first.'),
-  resource_limit: spec(409, 'The account {account_id} already holds {limit} {resource}, the most an account may hold on this service (ACCOUNT_RESOURCE_LIMIT); delete one first.'),
+  filter_cost_limit: spec(409, 'The filters of the account {account_id} would cost {total} units of work per record with this change, across its subscriptions and open taps; the limit is {limit}. Remove or simplify a filter first.'),
+  resource_limit: spec(409, 'The account {account_id} already holds {limit} {resource}, the most an account may hold on this service; delete one first.'),
   operator_account: spec(409, 'The operator account {id} cannot be deleted.'),
   account_partition_limit: spec(
     409,
-    "The topic {topic} would add {partitions} partition(s) to the {used} of the {topics} topic(s) under this account's prefix on the service's cluster, past its limit of {limit} (ACCOUNT_MAX_PARTITIONS); " +
+    "The topic {topic} would add {partitions} partition(s) to the {used} of the {topics} topic(s) under this account's prefix on the service's cluster, past its limit of {limit}; " +
       'delete a topic it no longer needs first (DELETE /event_destinations/{id}?delete_topic=true, on a destination of that topic).',
   ),
   topic_in_use: spec(409, 'With delete_topic the delete would take {topic} along, which {by} also writes to; delete without delete_topic, or those destinations first.'),

@@ -431,6 +431,38 @@ describe('the web console', () => {
     expect(await names()).toContain('nowhere');
   });
 
+  it('should show every problem of a refused subscription at once, each beside its field, its source\'s included', async () => {
+    const dest = await call('POST', '/event_destinations', { description: 'problems', target: { file: { path: 'problems.ndjson' } } });
+    expect(dest.status).toBe(201);
+    const p = await browser.newPage();
+    await signIn(p, token);
+    await open(p, 'subscriptions/new');
+    const description = 'd'.repeat(300);
+    await p.getByLabel('Description').fill(description);
+    await p.getByLabel('problems (file)').check();
+    await p.locator('#source-0-fields input[type="checkbox"]').first().check();
+    await p.locator('#source-0-rate').fill('5');
+    await p.getByRole('button', { name: 'Create subscription' }).click();
+    await p.locator('#form-problem').waitFor();
+    // What the API says of the same request, asked directly.
+    const source = { type: await p.locator('#source-0-type').inputValue(), fields: [await p.locator('#source-0-fields input[type="checkbox"]').first().getAttribute('value')], sample_rate: 5 };
+    const refused = await call('POST', '/event_subscriptions', { description, enabled: true, destination_ids: [dest.json.id], sources: [source] });
+    expect(refused.status).toBe(400);
+    const problems = (refused.json.details as { problems: { path: string; message: string }[] }).problems;
+    // The source's problem is not the first: the source editor showed only the first before.
+    expect(problems.map((x) => x.path)).toEqual(['description', 'sources[0].sample_rate']);
+    const at: Record<string, [string, string]> = { description: ['#f-description', 'Description'], 'sources[0].sample_rate': ['#source-0-rate', 'Sample rate'] };
+    for (const problem of problems) {
+      const [control, label] = at[problem.path] ?? ['', ''];
+      expect(problem.message.startsWith(`The field ${problem.path} `)).toBe(true);
+      expect(await p.locator(`${control}-error`).textContent()).toBe(`${label} ${problem.message.slice(`The field ${problem.path} `.length)}API field ${problem.path}`);
+      expect(await p.locator(control).getAttribute('aria-invalid')).toBe('true');
+    }
+    expect(await p.locator('#form-problem').textContent()).toBe('Not saved: 2 fields need a change, each marked below.');
+    for (const v of await seriousViolations(p)) throw new Error(`a refused subscription form: ${v}`);
+    await p.close();
+  });
+
   it("should show a TCP edge's IP restriction as the API holds it, also after its removal", async () => {
     const policy = await call('POST', '/ip_policies', { description: 'edge form policy' });
     const edge = await call('POST', '/edges/tcp', { description: 'edge form', hostports: ['2.tcp.example.com:20023'] });
@@ -801,6 +833,45 @@ describe('the web console', () => {
     await page.getByRole('button', { name: `Verify by hand ${ops}` }).click();
     await page.locator(`[data-status="verified"][aria-label="${ops}"]`).waitFor();
     expect(await page.locator(`[aria-label="${ops}"]`).textContent()).toContain('by the operator, by hand');
+  });
+
+  it('should search, sort and page the destination and subscription lists', async () => {
+    // One after another, so that newest first is the reverse of this order.
+    const made: { status: number; json: Json }[] = [];
+    for (let i = 0; i < 23; i++) made.push(await call('POST', '/event_destinations', { description: `shelf ${String(i).padStart(2, '0')}`, target: { file: { path: `shelf/${i}.ndjson` } } }));
+    expect(made.every((m) => m.status === 201)).toBe(true);
+    const sub = await call('POST', '/event_subscriptions', { description: 'shelf reader', destination_ids: [made[3]?.json.id], sources: [{ type: 'http_request_complete.v0', fields: ['http.request.method'] }] });
+    expect(sub.status).toBe(201);
+    const all = ((await call('GET', '/event_destinations')).json.event_destinations as Json[]).length;
+    expect(all).toBeGreaterThan(20);
+    const p = await browser.newPage();
+    await signIn(p, token);
+    await open(p, 'destinations');
+    const names = (): Promise<string[]> => p.locator('ul[aria-label="Destinations"] > li .card-head h2').allTextContents();
+    const count = p.locator('.list-count');
+    // Twenty a page, newest first: the shelves made last come first.
+    expect((await names()).length).toBe(20);
+    expect(await count.textContent()).toBe(`1–20 of ${all}`);
+    await p.getByRole('button', { name: 'Next page' }).click();
+    expect((await names()).length).toBe(all - 20);
+    // A search keeps what holds every word, in any case: here the files shelf/1 and shelf/10 to shelf/19.
+    await p.getByRole('searchbox', { name: 'Search the destinations' }).fill('NDJSON shelf/1');
+    const eleven = ['shelf 19', 'shelf 18', 'shelf 17', 'shelf 16', 'shelf 15', 'shelf 14', 'shelf 13', 'shelf 12', 'shelf 11', 'shelf 10', 'shelf 01'];
+    await expect.poll(names).toEqual(eleven);
+    expect(await count.textContent()).toBe(`1–11 of 11 (of ${all})`);
+    await p.getByLabel('Sort by').selectOption('name');
+    await expect.poll(names).toEqual([...eleven].reverse());
+    await p.getByRole('searchbox', { name: 'Search the destinations' }).fill('no such shelf');
+    await p.getByText('No destinations match.').waitFor();
+    for (const v of await seriousViolations(p)) throw new Error(`#/destinations with a search: ${v}`);
+
+    // The subscriptions list reads the names of the destinations too.
+    await open(p, 'subscriptions');
+    await p.getByRole('searchbox', { name: 'Search the subscriptions' }).fill('shelf 03');
+    await expect.poll(() => p.locator('ul[aria-label="Subscriptions"] > li .card-head h2').allTextContents()).toEqual(['shelf reader']);
+    await p.close();
+    // The pages' check below watches the newest subscription live: it is left as it was.
+    expect((await call('DELETE', `/event_subscriptions/${String(sub.json.id)}`)).status).toBe(204);
   });
 
   it('should pass axe-core with no serious or critical violation on every page, and move nothing while their data loads', async () => {

@@ -23,6 +23,8 @@ import { KafkaParkingStore } from './delivery/parking/parking-store.js';
 import { statusTiming } from './delivery/status/status-aggregate.js';
 import { StatusBoard } from './delivery/status/status-board.js';
 import { StatusPublisher } from './delivery/status/status-publisher.js';
+import { HistoryBoard } from './delivery/history/history-board.js';
+import { HistoryRecorder } from './delivery/history/history-recorder.js';
 import { testEventSender } from './delivery/test-event.js';
 import { removableOf } from './delivery/removable-target.js';
 import { verifyTarget } from './delivery/verify-target.js';
@@ -53,6 +55,8 @@ const TRAFFIC_PARTITIONS = 6;
  * not been reported for a week (a worker gone for good, whose reports nobody tombstoned).
  */
 const STATUS_TOPIC_CONFIG = { 'cleanup.policy': 'compact,delete', 'retention.ms': String(7 * 86_400_000), 'segment.ms': String(3_600_000) };
+/** A history topic keeps its points' retention and an hour more (ARCHITECTURE.md "Delivery history"). */
+const historyTopicConfig = (retentionMs: number): Record<string, string> => ({ 'cleanup.policy': 'delete', 'retention.ms': String(retentionMs + 3_600_000), 'segment.ms': String(3_600_000) });
 
 export interface App {
   readonly http: FastifyInstance;
@@ -123,6 +127,11 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     ...(overrides.resolveHost !== undefined && { resolveHost: overrides.resolveHost }),
     kafkaTopicDefaults: config.kafkaDestinationTopics,
   };
+  // Delivery history (ARCHITECTURE.md "Delivery history"): runners count, workers publish closed minutes and hours, the API reads them.
+  const workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const historyTopics = { minutes: topics.history, hours: topics.historyHours };
+  const historyRecorder = config.roles.worker ? new HistoryRecorder({ kafka, topics: historyTopics, workerId, minuteMs: config.history.minuteMs }) : undefined;
+  const historyBoard = config.roles.api ? new HistoryBoard({ kafka, topics: historyTopics, timing: config.history, exists: (id) => configLog.get(id) !== undefined }) : undefined;
   const pool: DestinationPool = new DestinationPool({
     deps: writerDeps,
     budget,
@@ -133,6 +142,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     parkAfterMs: config.parkAfterMs,
     onBudgetExhausted: (id) => parking.hookFor(id),
     wrapWriter: (id, writer) => parking.wrapWriter(id, writer),
+    ...(historyRecorder !== undefined && { tally: (id: string) => historyRecorder.forDestination(id) }),
     onSettled: (item, settlement, destinationId) => {
       // Re-driven deliveries commit their retry topic; the rest commit the consumed records.
       if (!parking.settle(item, settlement, destinationId) && item.source !== undefined) {
@@ -147,7 +157,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
     ? new StatusPublisher({
         kafka,
         topic: topics.status,
-        workerId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+        workerId,
         health: pool,
         parked: parking,
         intervalMs: config.statusReportIntervalMs,
@@ -210,6 +220,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         isLoaded: () => loaded,
         testEvent: testEventSender(writerDeps, secrets),
         ...(tapStreams !== undefined && { taps: tapStreams }),
+        ...(historyBoard !== undefined && { history: historyBoard }),
         destinations: {
           egress: writerDeps.egress,
           verify: (target, account, check) => verifyTarget(target, secrets, writerDeps, account, { check }),
@@ -239,6 +250,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
           // topics may (16 MiB), so a big poison record cannot stall its partition's commits.
           { topic: topics.deadLetter, partitions: 3, config: { 'max.message.bytes': String(16 * 1024 * 1024) } },
           { topic: topics.status, partitions: 1, config: STATUS_TOPIC_CONFIG },
+          { topic: topics.history, partitions: 1, config: historyTopicConfig(config.history.minuteRetentionMs) },
+          { topic: topics.historyHours, partitions: 1, config: historyTopicConfig(config.history.hourRetentionMs) },
           { topic: topics.tapRequests, partitions: 1, config: TAP_TOPIC_CONFIG },
           { topic: topics.tapEvents, partitions: 1, config: TAP_TOPIC_CONFIG },
           ...[...trafficTopics.keys()].map((topic) => ({ topic, partitions: TRAFFIC_PARTITIONS })),
@@ -246,6 +259,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
       );
       await configLog.start();
       await statusBoard?.start();
+      await historyBoard?.start();
       await tapStreams?.start();
       const generatedToken = await adminApi?.bootstrap();
       loaded = true;
@@ -256,6 +270,7 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         await worker.start();
         await parking.start();
         statusPublisher?.start();
+        historyRecorder?.start();
       }
       log.info({ address, brokers: brokerList }, 'The service is running.');
       return { address, ...(generatedToken !== undefined && { generatedToken }) };
@@ -271,11 +286,14 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         await pool.close(config.drainTimeoutMs);
         // After the drain, so the last reports say how it ended; marked stopped, so they stop counting at once.
         await statusPublisher?.stop();
+        // The open minute and hour go out too, so a clean stop loses no counts.
+        await historyRecorder?.stop();
         await parkingStore.close();
         subscriptions.stop();
         await deadLetter.close();
         await configLog.stop();
         await statusBoard?.stop();
+        await historyBoard?.stop();
         await http.close();
         log.info('The service stopped.');
       })();

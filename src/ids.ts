@@ -157,3 +157,18 @@ function increment(bytes: Uint8Array): Uint8Array {
   }
   return next;
 }
+
+const DIGIT_VALUES = new Map<string, number>(Array.from(ALPHABET, (c, i) => [c, i]));
+
+/** The record time (ms) an event id carries (eventIdOf), or undefined when `eventId` is not one. */
+export function eventTimeOf(eventId: string): number | undefined {
+  const start = ID_PREFIXES.event.length + 1;
+  if (eventId.length < start + 10 || !eventId.startsWith(`${ID_PREFIXES.event}_`)) return undefined;
+  let ms = 0;
+  for (let i = start; i < start + 10; i++) {
+    const d = DIGIT_VALUES.get(eventId.charAt(i));
+    if (d === undefined) return undefined;
+    ms = ms * 32 + d;
+  }
+  return ms;
+}

@@ -9,6 +9,7 @@ import type { EgressRules } from '../delivery/egress-rules.js';
 import type { Removable } from '../delivery/removable-target.js';
 import type { DestinationStatusSummary } from '../delivery/status/status-aggregate.js';
 import type { TestEventSender } from '../delivery/test-event.js';
+import type { HistorySource } from './history/history-routes.js';
 import type { Principal } from '../events/envelope.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { TapStreams } from '../tap/tap-streams.js';
@@ -34,6 +35,8 @@ export interface AdminContext {
   readonly destinations: DestinationSupport;
   /** Live taps (src/tap/); absent where this process serves none. */
   readonly taps?: TapStreams;
+  /** The delivery history the workers report (src/delivery/history/); absent where this process reads none. */
+  readonly history?: HistorySource;
 }
 
 /** What the event destination routes need from the delivery side, wired by the composition root. */

@@ -54,6 +54,8 @@ export const API_ERRORS = {
   duplicate_value: spec(400, 'The field {field} repeats {value}; each entry must be unique.'),
   duplicate_source_type: spec(400, 'The field {field} repeats the source type {type} of sources[{first_index}]; source types are unique within a subscription.'),
   too_many_items: spec(400, 'The field {field} has {actual} entries; the limit is {limit}.'),
+  // 400 of the delivery history (src/admin/history/).
+  invalid_history_range: spec(400, 'The history range is not valid: {reason}.'),
   // 401: authentication (src/admin/README.md "Auth").
   unauthorized: spec(401, 'A valid API key token is required in the Authorization header as "Bearer <token>" ({reason}).'),
   // 403: an account's key may not do this (src/admin/README.md "Accounts"); another account's resource is a 404.

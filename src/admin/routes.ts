@@ -7,6 +7,7 @@ import { registerEventDestinationRoutes } from './event-destinations/destination
 import { registerTestEventRoute } from './event-destinations/test-event-route.js';
 import { registerEventSourceRoutes } from './event-subscriptions/source-routes.js';
 import { registerEventSubscriptionRoutes } from './event-subscriptions/subscription-routes.js';
+import { registerHistoryRoutes } from './history/history-routes.js';
 import { registerIpPolicyRuleRoutes } from './ip-policies/ip-policy-rule-routes.js';
 import { registerIpPolicyRoutes } from './ip-policies/ip-policy-routes.js';
 import { registerIpRestrictionRoutes } from './ip-restriction/ip-restriction-routes.js';
@@ -28,5 +29,6 @@ export const ADMIN_ROUTE_MODULES: readonly AdminRouteModule[] = [
   registerTestEventRoute,
   registerEventSubscriptionRoutes,
   registerEventSourceRoutes,
+  registerHistoryRoutes,
   registerTapRoutes,
 ];

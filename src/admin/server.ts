@@ -24,6 +24,7 @@ import { LONE_SURROGATE } from '../records/json-record.js';
 import { AdminStore } from './store.js';
 import { compileValidator } from './validation.js';
 import type { TapStreams } from '../tap/tap-streams.js';
+import type { HistorySource } from './history/history-routes.js';
 import { PAGE_SECURITY_HEADERS } from '../console/console-routes.js';
 
 export { ADMIN_BODY_LIMIT } from './route.js';
@@ -73,6 +74,8 @@ export interface AdminDeps {
   readonly destinations: DestinationSupport;
   /** Live taps. */
   readonly taps?: TapStreams;
+  /** The delivery history (src/delivery/history/). */
+  readonly history?: HistorySource;
 }
 
 export interface AdminApi {
@@ -101,6 +104,7 @@ export function createAdminApi(deps: AdminDeps): AdminApi {
     destinations: deps.destinations,
     ...(deps.testEvent !== undefined && { testEvent: deps.testEvent }),
     ...(deps.taps !== undefined && { taps: deps.taps }),
+    ...(deps.history !== undefined && { history: deps.history }),
   };
   const rechecks = new ReservationVerifier(context);
   return {

@@ -34,6 +34,9 @@ export interface ServiceConfig {
     readonly tapRequests: string;
     /** What the workers' taps caught, read by the API processes that stream it. */
     readonly tapEvents: string;
+    /** The workers' counts of each closed minute, and of each closed hour (ARCHITECTURE.md "Delivery history"). */
+    readonly history: string;
+    readonly historyHours: string;
   };
   readonly consumerGroup: string;
   /**
@@ -54,6 +57,11 @@ export interface ServiceConfig {
    * once. A worker silent for three intervals counts as gone (ARCHITECTURE.md "Destination status").
    */
   readonly statusReportIntervalMs: number;
+  /**
+   * The delivery history (ARCHITECTURE.md "Delivery history"): the length of a minute point (60 s; tests
+   * shorten it, an hour point is 60 of them), and how long minute and hour points are kept.
+   */
+  readonly history: { readonly minuteMs: number; readonly minuteRetentionMs: number; readonly hourRetentionMs: number };
   /** How long a worker drains in-flight deliveries on SIGTERM or revocation before it commits. */
   readonly drainTimeoutMs: number;
   /**
@@ -329,6 +337,14 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     return raw;
   };
 
+  // Retentions of at least one point of their resolution; an hour is 60 minute points.
+  const historySettings = (): ServiceConfig['history'] => {
+    const minuteMs = int('HISTORY_MINUTE_MS', 60_000, 100, 60_000);
+    const minuteRetentionMs = int('HISTORY_MINUTE_RETENTION_MS', 86_400_000, minuteMs, 7 * 86_400_000);
+    const hourRetentionMs = int('HISTORY_HOUR_RETENTION_MS', 30 * 86_400_000, 60 * minuteMs, 400 * 86_400_000);
+    return { minuteMs, minuteRetentionMs, hourRetentionMs };
+  };
+
   const kafkaClient = (): KafkaClientName => {
     const raw = env.KAFKA_CLIENT;
     if (raw === undefined || raw === '') return DEFAULT_KAFKA_CLIENT;
@@ -354,6 +370,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       status: str('TOPIC_STATUS', 'edge.status'),
       tapRequests: str('TOPIC_TAP_REQUESTS', 'edge.tap.requests'),
       tapEvents: str('TOPIC_TAP_EVENTS', 'edge.tap.events'),
+      history: str('TOPIC_HISTORY', 'edge.history'),
+      historyHours: str('TOPIC_HISTORY_HOURS', 'edge.history.hours'),
     },
     consumerGroup: str('CONSUMER_GROUP', 'edge-events-ingest'),
     instanceId: instanceId(),
@@ -363,6 +381,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       replicationFactor: optionalInt('KAFKA_DESTINATION_REPLICATION_FACTOR', 1, 16),
     },
     statusReportIntervalMs: int('STATUS_REPORT_INTERVAL_MS', 15_000, 1_000, 600_000),
+    history: historySettings(),
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', 10_000, 0, 600_000),
     stalledRecordAfterMs: int('STALLED_RECORD_AFTER_MS', 300_000, 1_000, 86_400_000),
     // The broker refuses sessions outside group.min.session.timeout.ms (6 s) .. group.max.session.timeout.ms (30 min).

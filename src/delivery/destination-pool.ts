@@ -16,6 +16,7 @@ import { DestinationHealth, type DestinationStatus } from './destination-health.
 import type { WriterDeps } from './destination-kind.js';
 import { DestinationRunner } from './destination-runner.js';
 import { DeliveryError } from './errors.js';
+import type { DeliveryTally } from './history/history-recorder.js';
 import type { InFlightBudget } from './in-flight-budget.js';
 import type { BatchingOptions, OnBudgetExhausted, SettlementListener } from './runner-options.js';
 import { verifyTarget } from './verify-target.js';
@@ -36,6 +37,8 @@ export interface DestinationPoolOptions {
   readonly wrapWriter?: (destinationId: string, writer: DestinationWriter) => DestinationWriter;
   /** How long a replaced or deleted destination may drain. */
   readonly drainTimeoutMs?: number;
+  /** The tally each destination's runner counts its deliveries into (src/delivery/history/). */
+  readonly tally?: (destinationId: string) => DeliveryTally;
   /** Check the destinations found at start (default true). */
   readonly verifyAtStart?: boolean;
 }
@@ -138,6 +141,7 @@ export class DestinationPool {
       ...(this.opts.onBudgetExhausted !== undefined && this.opts.parkAfterMs !== undefined && { parkAfterMs: this.opts.parkAfterMs }),
       onAbandoned: (items) => this.adopt(dest.id, items),
       health,
+      ...(this.opts.tally !== undefined && { tally: this.opts.tally(dest.id) }),
     });
     runner.start();
     this.runners.set(dest.id, runner);

@@ -10,6 +10,7 @@ import { holdsItsPartition, payloadSize, type DeliveryItem, type DestinationWrit
 import { writtenLetters, type DeadLetterSink } from './dead-letter.js';
 import { DestinationHealth } from './destination-health.js';
 import { DeliveryError, toDeliveryError } from './errors.js';
+import type { DeliveryTally } from './history/history-recorder.js';
 import type { InFlightBudget } from './in-flight-budget.js';
 import { sortOutcome } from './write-outcome.js';
 import {
@@ -45,6 +46,8 @@ export class DestinationRunner {
   private readonly onSettled: SettlementListener;
   private readonly onBudgetExhausted: OnBudgetExhausted;
   private readonly onAbandoned: ((items: readonly DeliveryItem[]) => void) | undefined;
+  /** The delivery history's counts (src/delivery/history/). */
+  private readonly tally: DeliveryTally | undefined;
   private readonly parkAfterMs: number | undefined;
   /** How long a dead letter may take before its deliveries are parked instead (deadLetter()). */
   private readonly deadLetterDeadlineMs: number;
@@ -100,6 +103,7 @@ export class DestinationRunner {
     this.health = opts.health ?? new DestinationHealth(this.destinationId, opts.logger, this.clock);
     this.onBudgetExhausted = opts.onBudgetExhausted ?? keepRetrying(this.log);
     this.onAbandoned = opts.onAbandoned;
+    this.tally = opts.tally;
     this.parkAfterMs = opts.parkAfterMs;
     this.deadLetterDeadlineMs = opts.parkAfterMs ?? DEAD_LETTER_DEADLINE_MS;
     const w = opts.writer.limits;
@@ -143,6 +147,7 @@ export class DestinationRunner {
     if (this.closing) return false;
     const size = payloadSize(item);
     this.budget.acquire(1, size);
+    this.tally?.queued(item);
     if (size > this.limits.maxRecordBytes) {
       const error = new DeliveryError(
         'RECORD_TOO_LARGE',
@@ -389,7 +394,10 @@ export class DestinationRunner {
         this.failingSince = undefined;
         this.parkedWhileFailing = false;
       } else this.failingSince ??= this.clock.now();
-      if (failures.length > 0) deliveries.inc({ destination, outcome: 'failed' }, retry.length + dead.length);
+      if (failures.length > 0) {
+        deliveries.inc({ destination, outcome: 'failed' }, retry.length + dead.length);
+        this.tally?.failed(failures);
+      }
       const failure = lastError ?? dead[0]?.error;
       if (acked.length > 0) this.health.delivered(acked.length, this.slowSince !== undefined);
       else if (failure !== undefined) this.health.failed(failure);
@@ -546,6 +554,7 @@ export class DestinationRunner {
     let bytes = 0;
     for (const item of items) {
       bytes += payloadSize(item);
+      this.tally?.settled(item, settlement);
       try {
         this.onSettled(item, settlement, this.destinationId);
       } catch (err) {

@@ -64,13 +64,15 @@ export const DEFAULT_EGRESS_SETTINGS: EgressSettings = {
   azureIngestionDomains: DEFAULT_AZURE_INGESTION_DOMAINS,
 };
 
-/** The rules of a service with these topics (its config, audit, dead-letter, status, raw traffic and retry topics) and egress settings. */
+/** The rules of a service with these topics (its config, audit, dead-letter, status, history, raw traffic and retry topics) and egress settings. */
 export function egressRules(topics: ServiceConfig['topics'], settings: EgressSettings = DEFAULT_EGRESS_SETTINGS): EgressRules {
   const own = new Map<string, string>([
     [topics.config, 'the config log'],
     [topics.audit, 'the audit topic'],
     [topics.deadLetter, 'the dead-letter topic'],
     [topics.status, 'the destination status topic'],
+    [topics.history, 'a delivery history topic'],
+    [topics.historyHours, 'a delivery history topic'],
     [topics.tapRequests, 'a live tap topic'],
     [topics.tapEvents, 'a live tap topic'],
     [topics.httpRequestComplete, 'a raw traffic topic'],

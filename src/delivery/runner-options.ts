@@ -6,6 +6,7 @@ import type { DeliveryItem, DestinationWriter, ItemFailure } from './contract.js
 import type { DeadLetterSink } from './dead-letter.js';
 import type { DestinationHealth } from './destination-health.js';
 import type { DeliveryError } from './errors.js';
+import type { DeliveryTally } from './history/history-recorder.js';
 import type { InFlightBudget } from './in-flight-budget.js';
 
 export interface BatchingOptions {
@@ -103,6 +104,8 @@ export interface DestinationRunnerOptions {
    * it they simply stay unsettled, so their offsets are not committed and they are read again.
    */
   readonly onAbandoned?: (items: readonly DeliveryItem[]) => void;
+  /** Counts each delivery into the destination's history (src/delivery/history/); none without it. */
+  readonly tally?: DeliveryTally;
   readonly clock?: Clock;
   /** Source of jitter; tests pass a fixed one. */
   readonly random?: () => number;

@@ -37,6 +37,8 @@ export function serviceEnv(prefix: string, brokers: string, extra: Record<string
     TOPIC_DLQ: `${prefix}.dlq`,
     TOPIC_RETRY_PREFIX: `${prefix}.retry.`,
     TOPIC_STATUS: `${prefix}.status`,
+    TOPIC_HISTORY: `${prefix}.history`,
+    TOPIC_HISTORY_HOURS: `${prefix}.history.hours`,
     TOPIC_TAP_REQUESTS: `${prefix}.tap.requests`,
     TOPIC_TAP_EVENTS: `${prefix}.tap.events`,
     CONSUMER_GROUP: `${prefix}-ingest`,

@@ -120,7 +120,7 @@ export const problem = {
     details: { field, ...d },
     message:
       `The topic ${d.topic} would add ${d.partitions} partition(s) to the ${d.used} of the ${d.topics} topic(s) under the prefix of account ${d.account_id} on the service's cluster, ` +
-      `past its limit of ${d.limit} (ACCOUNT_MAX_PARTITIONS).`,
+      `past its limit of ${d.limit}.`,
     deliveryCode: 'DESTINATION_MISCONFIGURED',
   }),
   /**

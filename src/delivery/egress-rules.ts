@@ -85,12 +85,12 @@ export function egressRules(topics: ServiceConfig['topics'], settings: EgressSet
   const addressRefusal = (address: string): string | undefined => {
     const ip = reachedAddress(address);
     if (ip === undefined) return `${address} is not an IP address`;
-    if (only.length > 0 && !only.some((c) => cidrContainsIP(c, ip))) return `${address} is outside the ranges this service's destinations may reach (EGRESS_ONLY_CIDRS)`;
+    if (only.length > 0 && !only.some((c) => cidrContainsIP(c, ip))) return `${address} is outside the ranges this service's destinations may reach`;
     const range = internalRangeOf(ip);
     if (range === undefined || allowed.some((c) => cidrContainsIP(c, ip))) return undefined;
     // IPv6 that carries an IPv4 address (internal-ranges.ts) names the address it reaches.
     const carried = ip.family === 4 && address.includes(':') ? ` (carrying ${formatIP(ip)})` : '';
-    return `${address}${carried} is a ${range.what} address (${range.cidr}) inside the network, which EGRESS_ALLOW_CIDRS does not open`;
+    return `${address}${carried} is a ${range.what} address (${range.cidr}) inside the network, which destinations of this service may not reach`;
   };
   return {
     topicRefusal(topic) {
@@ -111,16 +111,16 @@ export function egressRules(topics: ServiceConfig['topics'], settings: EgressSet
     },
     fileRefusal(account) {
       if (account.isOperator || settings.accountFileDestinations) return undefined;
-      return 'file destinations are kept for the operator account on this service (FILE_DESTINATIONS_FOR_ACCOUNTS is false)';
+      return 'file destinations are kept for the operator account on this service';
     },
     azureIngestionHostRefusal(host) {
       const name = host.toLowerCase().replace(/^\[|\]$/g, '');
       const domains = settings.azureIngestionDomains;
       if (domains.some((d) => d === '*' || name === d || name.endsWith(`.${d}`))) return undefined;
-      return `its host ${name} is not under ${domains.join(', ')}, the Azure Monitor ingestion domain${domains.length === 1 ? '' : 's'} this service sends to (AZURE_LOGS_INGESTION_DOMAINS)`;
+      return `its host ${name} is not under ${domains.join(', ')}, the Azure Monitor ingestion domain${domains.length === 1 ? '' : 's'} this service sends to`;
     },
     urlRefusal(url) {
-      if (url.protocol === 'http:' && !settings.allowHttp) return { code: 'insecure_url', reason: 'it uses http, and this service calls https URLs only (EGRESS_ALLOW_HTTP is false)' };
+      if (url.protocol === 'http:' && !settings.allowHttp) return { code: 'insecure_url', reason: 'it uses http, and this service calls https URLs only' };
       const host = url.hostname.replace(/^\[|\]$/g, '');
       // A name is judged by its addresses: when the destination is created (verify-target.ts) and at every connect.
       if (reachedAddress(host) === undefined) return undefined;

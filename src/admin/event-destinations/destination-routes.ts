@@ -162,7 +162,7 @@ export function registerEventDestinationRoutes(app: FastifyInstance, ctx: AdminC
     remove: {
       summary: 'Delete an event destination; refused while an event subscription uses it. Its kafka topic stays, unless delete_topic is true.',
       description:
-        "A kafka destination's topic on the service's own cluster outlives the destination and keeps counting against the account's partitions there (ACCOUNT_MAX_PARTITIONS), " +
+        "A kafka destination's topic on the service's own cluster outlives the destination and keeps counting against the account's partitions there (a limit the operator sets), " +
         'unless the delete sends delete_topic=true: the topic is deleted first, then the destination (409 topic_in_use while another destination writes to it). Parked events of the destination are dead-lettered either way.',
       querystring: DELETE_QUERY,
       rules: [

@@ -60,7 +60,7 @@ export const destinationStatusSchema: Schema = {
     parked_events: { type: 'integer', minimum: 0, description: 'Deliveries waiting in its retry topic to be re-driven.' },
     oldest_parked_at: time('When the oldest of them was parked, or null when none wait.'),
     stalled_since: time(
-      'When a worker read the oldest event that has waited for this destination longer than the service allows (STALLED_RECORD_AFTER_MS, default 5 minutes), or null when none has. Until it is delivered, parked or dead-lettered, its partition commits nothing past it, and the events behind it wait.',
+      'When a worker read the oldest event that has waited for this destination longer than the service allows (5 minutes unless the operator set another time), or null when none has. Until it is delivered, parked or dead-lettered, its partition commits nothing past it, and the events behind it wait.',
     ),
   },
 };

@@ -26,7 +26,7 @@ export const TCP_ADDRESS_FIELDS = {
       type: 'string',
       examples: ['1.tcp.example.com:20000'],
       description:
-        "host:port the service allocated from its pool (TCP_ADDRESS_HOSTS x TCP_ADDRESS_PORTS), the account's alone while reserved: only its TCP edges may list it, and its tcp_connection_closed.v0 traffic is the account's. Fixed for the reservation's life.",
+        "host:port the service allocated from its pool, the account's alone while reserved: only its TCP edges may list it, and its tcp_connection_closed.v0 traffic is the account's. Fixed for the reservation's life.",
     },
   },
 } satisfies Fields;

@@ -46,7 +46,7 @@ describe("a kafka destination's brokers on a service with the default egress set
     expect(answers).toEqual(brokers.flatMap((b) => [true, false].map((v) => [b, v, 400, 'internal_address', 'target.kafka.brokers'])));
     const literal = await create({ topic, brokers: [testBrokers()] });
     expect(literal.json.details.reason).toBe(
-      `its broker ${testBrokers()} is at an address destinations may not reach: 127.0.0.1 is a loopback address (127.0.0.0/8) inside the network, which EGRESS_ALLOW_CIDRS does not open`,
+      `its broker ${testBrokers()} is at an address destinations may not reach: 127.0.0.1 is a loopback address (127.0.0.0/8) inside the network, which destinations of this service may not reach`,
     );
     const named = await create({ topic, brokers: [`own-cluster.egress.test:${brokerPort()}`] });
     expect(named.json.details.reason).toMatch(/^its broker own-cluster\.egress\.test:\d+ resolves to an address destinations may not reach: 127\.0\.0\.1 is a loopback address/);

@@ -5,7 +5,7 @@
 // ignored folder in the suite, to docs/console/ (shown by the README) by `npm run console:screenshots`.
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newToken } from '../../../src/admin/api-keys/tokens.js';
 import { runCli } from '../../../src/cli/main.js';
+import { encodeRecord } from '../../../src/records/record-encoder.js';
+import { seededRecord } from '../../../src/traffic/seeded-records.js';
 import { launchBrowser, seriousViolations, type Browser } from '../../support/browser.js';
 import { AzureContractReceiver } from '../../support/azure-contract-receiver.js';
 import { DatadogContractReceiver } from '../../support/datadog-contract-receiver.js';
@@ -20,7 +22,7 @@ import { AZURITE_KEY, Azurite } from '../../support/azurite.js';
 import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
 import { FakeGcs } from '../../support/fake-gcs.js';
 import { BearerGate, GoogleTokenReceiver } from '../../support/google-token-receiver.js';
-import { testBrokers, uniqueName } from '../../support/kafka.js';
+import { testBrokers, toolProducer, toolRecord, uniqueName } from '../../support/kafka.js';
 import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
 import { OpenSearchFront } from '../../support/opensearch/security-front.js';
 import { searchAll, startOpenSearch } from '../../support/opensearch/opensearch-node.js';
@@ -38,6 +40,7 @@ const WALK_FIELDS = ['conn.client_ip', 'conn.server_name', 'conn.bytes_in'];
 /** How long a destination's state may take to show: the workers report a change within a second or two, the page asks every 2 s. */
 const STATE_DEADLINE_MS = 15_000;
 const SIGNING_SECRET = 'console-test-signing-secret-0123456789';
+const TCP = 'tcp_connection_closed.v0';
 
 const prefix = uniqueName('console');
 const brokers = testBrokers();
@@ -75,6 +78,20 @@ async function produce(args: readonly string[]): Promise<void> {
   const out = { write: () => true };
   const code = await runCli(['produce', '--brokers', brokers, '--tcp-topic', `${prefix}.tcp`, '--http-topic', `${prefix}.http`, ...args], { stdout: out, stderr: out } as never);
   expect(code).toBe(0);
+}
+
+/** Traffic records with the Kafka times given (the events' times), onto this service's raw topic, in the order given. */
+async function produceAt(times: readonly number[], seed: number): Promise<void> {
+  const producer = toolProducer(brokers, 'console-live');
+  try {
+    const messages = times.map((timestamp, i) => {
+      const encoded = encodeRecord(TCP, seededRecord(TCP, seed + i), 'avro');
+      return toolRecord(`${prefix}.tcp`, { key: `live-${seed + i}`, value: encoded.value, headers: { ...encoded.headers } as Record<string, string>, timestamp });
+    });
+    await producer.send({ messages });
+  } finally {
+    await producer.close();
+  }
 }
 
 async function signIn(p: Page, key: string): Promise<void> {
@@ -205,15 +222,14 @@ describe('the web console', () => {
     await page.locator('.notes li', { hasText: 'listening on' }).waitFor({ timeout: 20_000 });
     const started = Date.now();
     const producing = produce(['--rate', '200', '--count', '2000', '--http-share', '0', '--client-network', '10.0.0.0/8', '--tcp-port', '443']);
-    await page.locator('.events > li').nth(4).waitFor({ timeout: 30_000 });
+    await page.locator('.event-row').nth(4).waitFor({ timeout: 30_000 });
     const firstFiveMs = Date.now() - started;
-    const shown = await page.locator('.events li code').allTextContents();
-    for (const text of shown) {
-      const event = JSON.parse(text) as { event_type: string; object: { conn: Record<string, unknown> } };
-      expect(event.event_type).toBe('tcp_connection_closed.v0');
-      expect(Object.keys(event.object.conn).sort()).toEqual([...WALK_FIELDS.map((f) => f.slice(5))].sort());
-      expect(String(event.object.conn.client_ip)).toMatch(/^10\./);
-    }
+    // A column per field the subscription delivers, after the time and the type.
+    const delivered = ((await call('GET', `/event_subscriptions/${String(subId)}`)).json.sources as { fields: string[] }[])[0]?.fields ?? [];
+    expect([...delivered].sort()).toEqual([...WALK_FIELDS].sort());
+    expect(await page.locator('.event-table thead th').allTextContents()).toEqual(['Open', 'Time', 'Type', ...delivered]);
+    expect(new Set(await page.locator('.event-row td:nth-child(3)').allTextContents())).toEqual(new Set(['tcp_connection_closed.v0']));
+    for (const ip of await page.locator('.event-row td[data-field="conn.client_ip"]').allTextContents()) expect(ip).toMatch(/^10\./);
     await shoot(page, 'live');
     await producing;
 
@@ -231,6 +247,76 @@ describe('the web console', () => {
     await subCard.getByText('enabled', { exact: true }).waitFor();
     expect((await call('GET', `/event_subscriptions/${String(subId)}`)).json.enabled).toBe(true);
     process.stderr.write(`console walk: 5 events shown live ${firstFiveMs} ms after produce started.\n`);
+  });
+
+  it('should show Live as a log viewer: rows in event-time order however they arrive, held still while paused, searched, opened, and downloaded as NDJSON', async () => {
+    const fields = ['conn.client_ip', 'conn.server_port'];
+    const dest = await call('POST', '/event_destinations', { description: 'live viewer', target: { file: { path: 'live/viewer.ndjson' } } });
+    const sub = await call('POST', '/event_subscriptions', { description: 'live viewer', destination_ids: [dest.json.id], sources: [{ type: 'tcp_connection_closed.v0', fields }] });
+    expect([dest.status, sub.status]).toEqual([201, 201]);
+    // A tab of its own, signed in, so that the test passes alone too (-t).
+    const page = await browser.newPage();
+    await signIn(page, token);
+    await open(page, `live/${String(sub.json.id)}`);
+    await page.locator('.notes li', { hasText: 'listening on' }).waitFor({ timeout: 20_000 });
+    const rows = page.locator('.event-row');
+    const times = async (): Promise<number[]> => (await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-time')))));
+    // Records of a minute ago first, then records of five minutes before them (their Kafka time is the
+    // event time): the earlier events go above the ones that arrived first.
+    const later = Date.now() - 60_000;
+    const earlier = later - 5 * 60_000;
+    await produceAt(Array.from({ length: 60 }, (_, i) => later + i * 10), 7_000);
+    await rows.nth(59).waitFor({ timeout: 30_000 });
+    await produceAt(Array.from({ length: 40 }, (_, i) => earlier + i * 10), 8_000);
+    await rows.nth(99).waitFor({ timeout: 30_000 });
+    const ordered = await times();
+    expect(ordered).toEqual([...ordered].sort((a, b) => a - b));
+    expect(ordered.slice(0, 40).every((t) => t < later)).toBe(true);
+    expect(ordered.slice(40).every((t) => t >= later)).toBe(true);
+    // The rate chart is drawn on its canvas, with its words beside it.
+    const rate = page.locator('figure[data-chart="Events per second"]');
+    expect(await rate.locator('canvas').count()).toBeGreaterThan(0);
+    expect(await rate.getAttribute('aria-describedby')).not.toBeNull();
+
+    // Paused, the table holds still while the tap goes on; resumed, it shows what came meanwhile.
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await produce(['--rate', '40', '--count', '20', '--http-share', '0', '--seed', '9']);
+    const status = page.locator('.tap-status');
+    await expect.poll(async () => Number(await status.getAttribute('data-waiting')), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(await rows.count()).toBe(100);
+    await shoot(page, 'live-paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    const arrived = async (): Promise<number> => Number(await page.locator('.count').getAttribute('data-count'));
+    await expect.poll(async () => (await rows.count()) === (await arrived()) && (await arrived()) > 100).toBe(true);
+
+    // The download holds what was tapped, in the table's order.
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download NDJSON' }).click()]);
+    const saved = readFileSync(String(await file.path()), 'utf8').trimEnd().split('\n');
+    const events = saved.map((line) => JSON.parse(line) as { event_id: string; event_timestamp: string; object: { conn: { client_ip: string } } });
+    expect(events.map((e) => e.event_id)).toEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-event-id'))));
+    expect(events.map((e) => Date.parse(e.event_timestamp))).toEqual(await times());
+
+    // A search shows the rows whose text holds it, and nothing else.
+    const needle = String(events[7]?.object.conn.client_ip);
+    await page.getByRole('searchbox', { name: 'Search the events' }).fill(needle);
+    const matching = saved.filter((line) => line.toLowerCase().includes(needle.toLowerCase())).length;
+    await expect.poll(() => rows.count()).toBe(matching);
+    expect(matching).toBeLessThan(saved.length);
+    for (const ip of await rows.locator('td[data-field="conn.client_ip"]').allTextContents()) expect(ip).toContain(needle);
+
+    // A row opens to the event, pretty-printed.
+    await rows.first().getByRole('button', { name: /^Open the event at / }).click();
+    const first = events.find((e) => e.object.conn.client_ip.includes(needle));
+    expect(await page.locator('.event-detail pre').textContent()).toBe(JSON.stringify(first, null, 2));
+    await page.getByRole('button', { name: 'Copy event' }).waitFor();
+    await shoot(page, 'live-search');
+    for (const v of await seriousViolations(page)) throw new Error(`Live with an open row: ${v}`);
+
+    // Clear empties the table.
+    await page.getByRole('searchbox', { name: 'Search the events' }).fill('');
+    await page.getByRole('button', { name: 'Clear' }).click();
+    expect(await rows.count()).toBe(0);
+    await page.close();
   });
 
   it('should mark a filter with a syntax error at the line and column the API reports, and keep the form with the API\'s message when saving is refused', async () => {
@@ -343,6 +429,38 @@ describe('the web console', () => {
     await page.getByRole('button', { name: 'Save without a destination' }).click();
     await page.getByRole('listitem', { name: 'nowhere' }).waitFor();
     expect(await names()).toContain('nowhere');
+  });
+
+  it('should show every problem of a refused subscription at once, each beside its field, its source\'s included', async () => {
+    const dest = await call('POST', '/event_destinations', { description: 'problems', target: { file: { path: 'problems.ndjson' } } });
+    expect(dest.status).toBe(201);
+    const p = await browser.newPage();
+    await signIn(p, token);
+    await open(p, 'subscriptions/new');
+    const description = 'd'.repeat(300);
+    await p.getByLabel('Description').fill(description);
+    await p.getByLabel('problems (file)').check();
+    await p.locator('#source-0-fields input[type="checkbox"]').first().check();
+    await p.locator('#source-0-rate').fill('5');
+    await p.getByRole('button', { name: 'Create subscription' }).click();
+    await p.locator('#form-problem').waitFor();
+    // What the API says of the same request, asked directly.
+    const source = { type: await p.locator('#source-0-type').inputValue(), fields: [await p.locator('#source-0-fields input[type="checkbox"]').first().getAttribute('value')], sample_rate: 5 };
+    const refused = await call('POST', '/event_subscriptions', { description, enabled: true, destination_ids: [dest.json.id], sources: [source] });
+    expect(refused.status).toBe(400);
+    const problems = (refused.json.details as { problems: { path: string; message: string }[] }).problems;
+    // The source's problem is not the first: the source editor showed only the first before.
+    expect(problems.map((x) => x.path)).toEqual(['description', 'sources[0].sample_rate']);
+    const at: Record<string, [string, string]> = { description: ['#f-description', 'Description'], 'sources[0].sample_rate': ['#source-0-rate', 'Sample rate'] };
+    for (const problem of problems) {
+      const [control, label] = at[problem.path] ?? ['', ''];
+      expect(problem.message.startsWith(`The field ${problem.path} `)).toBe(true);
+      expect(await p.locator(`${control}-error`).textContent()).toBe(`${label} ${problem.message.slice(`The field ${problem.path} `.length)}API field ${problem.path}`);
+      expect(await p.locator(control).getAttribute('aria-invalid')).toBe('true');
+    }
+    expect(await p.locator('#form-problem').textContent()).toBe('Not saved: 2 fields need a change, each marked below.');
+    for (const v of await seriousViolations(p)) throw new Error(`a refused subscription form: ${v}`);
+    await p.close();
   });
 
   it("should show a TCP edge's IP restriction as the API holds it, also after its removal", async () => {
@@ -715,6 +833,45 @@ describe('the web console', () => {
     await page.getByRole('button', { name: `Verify by hand ${ops}` }).click();
     await page.locator(`[data-status="verified"][aria-label="${ops}"]`).waitFor();
     expect(await page.locator(`[aria-label="${ops}"]`).textContent()).toContain('by the operator, by hand');
+  });
+
+  it('should search, sort and page the destination and subscription lists', async () => {
+    // One after another, so that newest first is the reverse of this order.
+    const made: { status: number; json: Json }[] = [];
+    for (let i = 0; i < 23; i++) made.push(await call('POST', '/event_destinations', { description: `shelf ${String(i).padStart(2, '0')}`, target: { file: { path: `shelf/${i}.ndjson` } } }));
+    expect(made.every((m) => m.status === 201)).toBe(true);
+    const sub = await call('POST', '/event_subscriptions', { description: 'shelf reader', destination_ids: [made[3]?.json.id], sources: [{ type: 'http_request_complete.v0', fields: ['http.request.method'] }] });
+    expect(sub.status).toBe(201);
+    const all = ((await call('GET', '/event_destinations')).json.event_destinations as Json[]).length;
+    expect(all).toBeGreaterThan(20);
+    const p = await browser.newPage();
+    await signIn(p, token);
+    await open(p, 'destinations');
+    const names = (): Promise<string[]> => p.locator('ul[aria-label="Destinations"] > li .card-head h2').allTextContents();
+    const count = p.locator('.list-count');
+    // Twenty a page, newest first: the shelves made last come first.
+    expect((await names()).length).toBe(20);
+    expect(await count.textContent()).toBe(`1–20 of ${all}`);
+    await p.getByRole('button', { name: 'Next page' }).click();
+    expect((await names()).length).toBe(all - 20);
+    // A search keeps what holds every word, in any case: here the files shelf/1 and shelf/10 to shelf/19.
+    await p.getByRole('searchbox', { name: 'Search the destinations' }).fill('NDJSON shelf/1');
+    const eleven = ['shelf 19', 'shelf 18', 'shelf 17', 'shelf 16', 'shelf 15', 'shelf 14', 'shelf 13', 'shelf 12', 'shelf 11', 'shelf 10', 'shelf 01'];
+    await expect.poll(names).toEqual(eleven);
+    expect(await count.textContent()).toBe(`1–11 of 11 (of ${all})`);
+    await p.getByLabel('Sort by').selectOption('name');
+    await expect.poll(names).toEqual([...eleven].reverse());
+    await p.getByRole('searchbox', { name: 'Search the destinations' }).fill('no such shelf');
+    await p.getByText('No destinations match.').waitFor();
+    for (const v of await seriousViolations(p)) throw new Error(`#/destinations with a search: ${v}`);
+
+    // The subscriptions list reads the names of the destinations too.
+    await open(p, 'subscriptions');
+    await p.getByRole('searchbox', { name: 'Search the subscriptions' }).fill('shelf 03');
+    await expect.poll(() => p.locator('ul[aria-label="Subscriptions"] > li .card-head h2').allTextContents()).toEqual(['shelf reader']);
+    await p.close();
+    // The pages' check below watches the newest subscription live: it is left as it was.
+    expect((await call('DELETE', `/event_subscriptions/${String(sub.json.id)}`)).status).toBe(204);
   });
 
   it('should pass axe-core with no serious or critical violation on every page, and move nothing while their data loads', async () => {

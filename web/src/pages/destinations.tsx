@@ -5,6 +5,7 @@ import forms from '../api/forms.gen.json';
 import { api, must, type Destination, type TestEventResult } from '../api/client.ts';
 import { go, href } from '../router.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
+import { ListTools, Pager, readAll, useListView, type SortChoice } from '../ui/list-view.tsx';
 import { DeleteButton, FormProblem, PageHeader, Placeholder, Problem, StateBadge, When } from '../ui/parts.tsx';
 import { CHOICE, SchemaForm, formBody, formValues, type FormValues, type JsonSchema } from '../ui/schema-form.tsx';
 
@@ -17,10 +18,33 @@ const FIRST_KIND = 'http';
 /** Not drawn: metadata is for programs, format has one value, verify is the API's own switch. */
 const OMIT = ['metadata', 'format', 'verify'];
 
-export async function listDestinations(): Promise<Destination[]> {
-  const page = await must(api.GET('/event_destinations', { params: { query: { limit: 100 } } }));
-  return page.event_destinations;
+/** The account's destinations, every page of the list up to LIST_READ_LIMIT (ui/list-view.tsx). */
+export async function readDestinations(): Promise<{ items: Destination[]; more: boolean }> {
+  return readAll(async (before) => {
+    const page = await must(api.GET('/event_destinations', { params: { query: { limit: 100, ...(before !== undefined && { before_id: before }) } } }));
+    return { items: page.event_destinations, next: page.next_page_uri !== null };
+  });
 }
+
+export async function listDestinations(): Promise<Destination[]> {
+  return (await readDestinations()).items;
+}
+
+const STATE_RANK: Readonly<Record<Destination['status']['state'], number>> = { failing: 0, parked: 1, unknown: 2, ok: 3 };
+
+/** The destination list's orders: the API's (newest first), by name, the troubled first, by kind. */
+const DESTINATION_SORTS: Readonly<Record<string, SortChoice<Destination>>> = {
+  newest: { label: 'Newest first' },
+  name: { label: 'Name', compare: (a, b) => destinationName(a).localeCompare(destinationName(b)) },
+  state: { label: 'Failing first', compare: (a, b) => STATE_RANK[a.status.state] - STATE_RANK[b.status.state] || destinationName(a).localeCompare(destinationName(b)) },
+  kind: { label: 'Kind', compare: (a, b) => targetSummary(a.target).kind.localeCompare(targetSummary(b.target).kind) || destinationName(a).localeCompare(destinationName(b)) },
+};
+
+/** What a search of the destinations reads: name, id, kind, where, state and last error. */
+const destinationText = (d: Destination): string => {
+  const { kind, where } = targetSummary(d.target);
+  return [destinationName(d), d.id, kind, where, d.status.state, d.status.last_error?.code ?? '', d.status.last_error?.message ?? ''].join(' ');
+};
 
 /** What a destination is called: its description, else where it delivers (a path, a URL, a topic), else its id. */
 export function destinationName(d: Pick<Destination, 'id' | 'description' | 'target'>): string {
@@ -37,7 +61,8 @@ export function targetSummary(target: Destination['target']): { kind: string; wh
 }
 
 export function DestinationsPage() {
-  const list = useLoad(listDestinations, [], STATUS_REFRESH_MS);
+  const list = useLoad(readDestinations, [], STATUS_REFRESH_MS);
+  const view = useListView(list.data?.items ?? [], destinationText, DESTINATION_SORTS);
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="Destinations">
@@ -49,14 +74,18 @@ export function DestinationsPage() {
       <Problem failure={list.failure} />
       {list.data === undefined ? (
         <Placeholder />
-      ) : list.data.length === 0 ? (
+      ) : list.data.items.length === 0 ? (
         <p class="empty">No destinations yet. Create one, then point a subscription at it.</p>
       ) : (
-        <ul class="cards" aria-label="Destinations">
-          {list.data.map((d) => (
-            <DestinationCard destination={d} key={d.id} onDeleted={list.reload} />
-          ))}
-        </ul>
+        <>
+          <ListTools view={view} sorts={DESTINATION_SORTS} noun="destinations" more={list.data.more} />
+          <ul class="cards" aria-label="Destinations">
+            {view.shown.map((d) => (
+              <DestinationCard destination={d} key={d.id} onDeleted={list.reload} />
+            ))}
+          </ul>
+          <Pager view={view} noun="destinations" />
+        </>
       )}
     </section>
   );

@@ -4,20 +4,35 @@ import { useState } from 'preact/hooks';
 import { api, must, type Subscription, type SubscriptionCreate } from '../api/client.ts';
 import { go, href } from '../router.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
+import { ListTools, Pager, readAll, useListView, type SortChoice } from '../ui/list-view.tsx';
 import { DeleteButton, Field, FormProblem, PageHeader, Pill, Placeholder, Problem, fieldAria, inWords } from '../ui/parts.tsx';
 import { NEW_SOURCE, SourceEditor, draftOf, sourceOf, type SourceDraft } from '../ui/source-editor.tsx';
 import { DestinationPicker, destinationName, listDestinations } from './destinations.tsx';
 
-async function listSubscriptions(): Promise<Subscription[]> {
-  return (await must(api.GET('/event_subscriptions', { params: { query: { limit: 100 } } }))).event_subscriptions;
+/** The account's subscriptions, every page of the list up to LIST_READ_LIMIT (ui/list-view.tsx). */
+async function readSubscriptions(): Promise<{ items: Subscription[]; more: boolean }> {
+  return readAll(async (before) => {
+    const page = await must(api.GET('/event_subscriptions', { params: { query: { limit: 100, ...(before !== undefined && { before_id: before }) } } }));
+    return { items: page.event_subscriptions, next: page.next_page_uri !== null };
+  });
 }
+
+/** The subscription list's orders: the API's (newest first), by name, the paused first. */
+const SUBSCRIPTION_SORTS: Readonly<Record<string, SortChoice<Subscription>>> = {
+  newest: { label: 'Newest first' },
+  name: { label: 'Name', compare: (a, b) => subscriptionName(a).localeCompare(subscriptionName(b)) },
+  paused: { label: 'Paused first', compare: (a, b) => Number(a.enabled) - Number(b.enabled) || subscriptionName(a).localeCompare(subscriptionName(b)) },
+};
 
 export const subscriptionName = (s: Pick<Subscription, 'id' | 'description'>): string => (s.description !== '' ? s.description : s.id);
 
 export function SubscriptionsPage() {
-  const subs = useLoad(listSubscriptions, []);
+  const subs = useLoad(readSubscriptions, []);
   const dests = useLoad(listDestinations, []);
   const names = new Map((dests.data ?? []).map((d) => [d.id, destinationName(d)]));
+  // A search reads the name, the id, the event types, the filters and the destinations' names.
+  const text = (s: Subscription): string => [subscriptionName(s), s.id, ...s.sources.map((x) => `${x.type} ${x.filter ?? ''}`), ...s.destinations.map((d) => `${d.id} ${names.get(d.id) ?? ''}`)].join(' ');
+  const view = useListView(subs.data?.items ?? [], text, SUBSCRIPTION_SORTS);
   return (
     <section aria-labelledby="page-title">
       <PageHeader title="Subscriptions">
@@ -29,14 +44,18 @@ export function SubscriptionsPage() {
       <Problem failure={subs.failure} />
       {subs.data === undefined ? (
         <Placeholder />
-      ) : subs.data.length === 0 ? (
+      ) : subs.data.items.length === 0 ? (
         <p class="empty">No subscriptions yet.</p>
       ) : (
-        <ul class="cards" aria-label="Subscriptions">
-          {subs.data.map((s) => (
-            <SubscriptionCard sub={s} names={names} key={s.id} onChange={subs.reload} />
-          ))}
-        </ul>
+        <>
+          <ListTools view={view} sorts={SUBSCRIPTION_SORTS} noun="subscriptions" more={subs.data.more} />
+          <ul class="cards" aria-label="Subscriptions">
+            {view.shown.map((s) => (
+              <SubscriptionCard sub={s} names={names} key={s.id} onChange={subs.reload} />
+            ))}
+          </ul>
+          <Pager view={view} noun="subscriptions" />
+        </>
       )}
     </section>
   );

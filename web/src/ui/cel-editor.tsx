@@ -9,6 +9,10 @@ export interface CelEditorProps {
   onInput(value: string): void;
   /** The API's refusal of this filter; its details carry the line and column. */
   readonly failure: ApiFailure | undefined;
+  /** The API's sentence about this filter when it was not the refusal's first problem (no line and column then). */
+  readonly message?: string | undefined;
+  /** The API's name of the field, under its error. */
+  readonly errorPath?: string | undefined;
   readonly help: string;
 }
 
@@ -17,7 +21,7 @@ export function caretIndent(line: string, column: number): string {
   return line.slice(0, Math.max(0, column - 1)).replace(/[^\t]/g, ' ');
 }
 
-export function CelEditor({ id, value, onInput, failure, help }: CelEditorProps) {
+export function CelEditor({ id, value, onInput, failure, message, errorPath, help }: CelEditorProps) {
   const area = useRef<HTMLTextAreaElement>(null);
   const lines = value.split('\n');
   const at = failure?.position;
@@ -29,9 +33,10 @@ export function CelEditor({ id, value, onInput, failure, help }: CelEditorProps)
     el.focus();
     el.setSelectionRange(offset, Math.min(value.length, offset + 1));
   };
-  const described = [`${id}-help`, failure !== undefined ? `${id}-error` : ''].filter((s) => s !== '').join(' ');
+  const error = failure?.problem.msg ?? message;
+  const described = [`${id}-help`, error !== undefined ? `${id}-error` : ''].filter((s) => s !== '').join(' ');
   return (
-    <div class={`field cel${failure !== undefined ? ' invalid' : ''}`}>
+    <div class={`field cel${error !== undefined ? ' invalid' : ''}`}>
       <label for={id}>Filter (CEL)</label>
       <div class="cel-input">
         <pre class="gutter" aria-hidden="true">
@@ -46,7 +51,7 @@ export function CelEditor({ id, value, onInput, failure, help }: CelEditorProps)
           wrap="off"
           value={value}
           aria-describedby={described}
-          aria-invalid={failure !== undefined}
+          aria-invalid={error !== undefined}
           onInput={(e) => onInput(e.currentTarget.value)}
           placeholder="ev.conn.server_port == 443"
         />
@@ -54,9 +59,14 @@ export function CelEditor({ id, value, onInput, failure, help }: CelEditorProps)
       <p class="help" id={`${id}-help`}>
         {help}
       </p>
-      {failure !== undefined && (
+      {error !== undefined && (
         <div class="field-error cel-error" id={`${id}-error`} data-line={at?.line} data-column={at?.column}>
-          <p>{failure.problem.msg}</p>
+          <p>{error}</p>
+          {errorPath !== undefined && (
+            <span class="error-path">
+              API field <code>{errorPath}</code>
+            </span>
+          )}
           {at !== undefined && markedLine !== undefined && (
             <>
               <pre class="cel-marker" aria-hidden="true">

@@ -2,6 +2,7 @@
 // docs/events.md lists): grouped by their first name part, each with its type, its description, and
 // whether a filter may read it.
 import { TRAFFIC_FIELDS, type FieldSpec, type TrafficEventType } from '../../../src/events/catalog.ts';
+import { FieldError } from './parts.tsx';
 
 export function fieldGroups(type: TrafficEventType): [string, FieldSpec[]][] {
   const groups = new Map<string, FieldSpec[]>();
@@ -18,9 +19,11 @@ export interface FieldPickerProps {
   readonly chosen: readonly string[];
   onChange(fields: string[]): void;
   readonly error: string | undefined;
+  /** The API's name of the field, under its error. */
+  readonly errorPath?: string | undefined;
 }
 
-export function FieldPicker({ id, type, chosen, onChange, error }: FieldPickerProps) {
+export function FieldPicker({ id, type, chosen, onChange, error, errorPath }: FieldPickerProps) {
   const toggle = (name: string, on: boolean): void => onChange(on ? TRAFFIC_FIELDS[type].map((f) => f.name).filter((n) => n === name || chosen.includes(n)) : chosen.filter((n) => n !== name));
   return (
     <fieldset class="group field-picker" id={id} aria-describedby={error !== undefined ? `${id}-help ${id}-error` : `${id}-help`}>
@@ -50,11 +53,7 @@ export function FieldPicker({ id, type, chosen, onChange, error }: FieldPickerPr
           </fieldset>
         ))}
       </div>
-      {error !== undefined && (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
+      {error !== undefined && <FieldError id={id} error={error} path={errorPath} />}
     </fieldset>
   );
 }

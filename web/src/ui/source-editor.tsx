@@ -4,7 +4,7 @@ import { AUDIT_EVENT_TYPES, TRAFFIC_EVENT_TYPES, isTrafficEventType } from '../.
 import type { ApiFailure, SourceInput, Subscription } from '../api/client.ts';
 import { CelEditor } from './cel-editor.tsx';
 import { FieldPicker } from './field-picker.tsx';
-import { Field, fieldAria } from './parts.tsx';
+import { Field, fieldAria, inWords } from './parts.tsx';
 
 const FILTER_HELP = 'Which records match: CEL over ev, reading only the filterable fields, e.g. ev.conn.server_port == 443 && cidr("10.0.0.0/8").containsIP(ev.conn.client_ip). Empty for every record.';
 
@@ -43,16 +43,23 @@ export interface SourceEditorProps {
 }
 
 export function SourceEditor({ id, draft, onChange, prefix, failure, title, onRemove }: SourceEditorProps) {
-  const errorAt = (field: string): ApiFailure | undefined => (failure?.field === `${prefix}${field}` ? failure : undefined);
-  const typeError = errorAt('type')?.problem.msg;
-  const rateError = errorAt('sample_rate')?.problem.msg;
+  // Every problem the API names in this source, each beside its field in a person's words (the path below it).
+  const said = (field: string, label: string): string | undefined => {
+    const message = failure?.byField[`${prefix}${field}`];
+    return message === undefined ? undefined : inWords(message, `${prefix}${field}`, label);
+  };
+  const typeError = said('type', 'Event type');
+  const rateError = said('sample_rate', 'Sample rate');
+  // A filter that does not compile is the first problem, with its line and column; else its sentence alone.
+  const filterFailure = failure?.field === `${prefix}filter` ? failure : undefined;
+  const filterError = filterFailure === undefined ? said('filter', 'Filter') : undefined;
   const traffic = isTrafficEventType(draft.type);
   const typeHelp = 'Traffic types deliver the fields you pick; audit types deliver the resource that changed.';
   const rateHelp = 'The share of matches delivered, from 2^-32 (about 2.3e-10) to 1; empty for all of them.';
   return (
     <fieldset class="group source" data-source-type={draft.type}>
       <legend>{title}</legend>
-      <Field id={`${id}-type`} label="Event type" help={typeHelp} error={typeError} required>
+      <Field id={`${id}-type`} label="Event type" help={typeHelp} error={typeError} errorPath={`${prefix}type`} required>
         <select {...fieldAria(`${id}-type`, typeHelp, typeError)} value={draft.type} onChange={(e) => onChange({ ...draft, type: e.currentTarget.value, fields: [] })}>
           <optgroup label="Traffic">
             {TRAFFIC_EVENT_TYPES.map((t) => (
@@ -72,17 +79,19 @@ export function SourceEditor({ id, draft, onChange, prefix, failure, title, onRe
       </Field>
       {traffic && (
         <>
-          <FieldPicker id={`${id}-fields`} type={draft.type as (typeof TRAFFIC_EVENT_TYPES)[number]} chosen={draft.fields} onChange={(fields) => onChange({ ...draft, fields })} error={errorAt('fields')?.problem.msg} />
+          <FieldPicker id={`${id}-fields`} type={draft.type as (typeof TRAFFIC_EVENT_TYPES)[number]} chosen={draft.fields} onChange={(fields) => onChange({ ...draft, fields })} error={said('fields', 'Fields')} errorPath={`${prefix}fields`} />
           <CelEditor
             id={`${id}-filter`}
             value={draft.filter}
             onInput={(filter) => onChange({ ...draft, filter })}
-            failure={errorAt('filter')}
+            failure={filterFailure}
+            message={filterError}
+            errorPath={`${prefix}filter`}
             help={FILTER_HELP}
           />
         </>
       )}
-      <Field id={`${id}-rate`} label="Sample rate" help={rateHelp} error={rateError}>
+      <Field id={`${id}-rate`} label="Sample rate" help={rateHelp} error={rateError} errorPath={`${prefix}sample_rate`}>
         <input type="number" min="0" max="1" step="any" inputMode="decimal" placeholder="1" {...fieldAria(`${id}-rate`, rateHelp, rateError)} value={draft.sampleRate} onInput={(e) => onChange({ ...draft, sampleRate: e.currentTarget.value })} />
       </Field>
       {onRemove !== undefined && (

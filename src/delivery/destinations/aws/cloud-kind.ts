@@ -74,10 +74,10 @@ export function authAndEndpointRules(name: string): NonNullable<DestinationKind[
       rule: `target.${name}.auth.creds.cloud_secret_access_key is sent unless the stored target has the same kind and cloud_access_key_id`,
       updateOnly: true,
     },
-    { code: 'insecure_url', rule: `for every account but the operator's, target.${name}.endpoint uses https, unless the service allows http (EGRESS_ALLOW_HTTP)` },
+    { code: 'insecure_url', rule: `for every account but the operator's, target.${name}.endpoint uses https, unless the operator allows http` },
     {
       code: 'internal_address',
-      rule: `for every account but the operator's, target.${name}.endpoint's host is not, and does not resolve to, an internal address (loopback, link-local, private, ...), unless EGRESS_ALLOW_CIDRS opens it; checked when the target is set, "verify": false or not, and again at every connect`,
+      rule: `for every account but the operator's, target.${name}.endpoint's host is not, and does not resolve to, an internal address (loopback, link-local, private, ...), unless the operator opens its range; checked when the target is set, "verify": false or not, and again at every connect`,
     },
   ];
 }

@@ -26,10 +26,10 @@ export const azureBlobKind: DestinationKind<AzureBlobConfig> = {
     { code: 'invalid_body', rule: `${P} sets account_name or account_url (one naming the account); its container holds no two hyphens in a row` },
     { code: 'invalid_target_kind', rule: `${P}.auth sets exactly one of shared_key and sas` },
     { code: 'secret_required', rule: `${P}.auth.shared_key.account_key or ${P}.auth.sas.sas_token is sent unless the stored target has the same choice of auth`, updateOnly: true },
-    { code: 'insecure_url', rule: `for every account but the operator's, ${P}.account_url uses https, unless the service allows http (EGRESS_ALLOW_HTTP)` },
+    { code: 'insecure_url', rule: `for every account but the operator's, ${P}.account_url uses https, unless the operator allows http` },
     {
       code: 'internal_address',
-      rule: `for every account but the operator's, ${P}.account_url's host is not, and does not resolve to, an internal address (loopback, link-local, private, ...), unless EGRESS_ALLOW_CIDRS opens it; checked when the target is set, "verify": false or not, and again at every connect`,
+      rule: `for every account but the operator's, ${P}.account_url's host is not, and does not resolve to, an internal address (loopback, link-local, private, ...), unless the operator opens its range; checked when the target is set, "verify": false or not, and again at every connect`,
     },
     {
       code: 'destination_check_failed',

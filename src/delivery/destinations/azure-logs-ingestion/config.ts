@@ -34,7 +34,7 @@ const about = {
   client: "The app registration's Application (client) ID, a GUID. The app needs the Monitoring Metrics Publisher role on the data collection rule.",
   secret: "The Value of one of the app registration's client secrets (shown once when it is created), not its Secret ID.",
   endpoint:
-    "The logs ingestion URI of the data collection rule (its logsIngestion endpoint in the rule's JSON view) or of its data collection endpoint, e.g. https://my-dce-a1b2.eastus-1.ingest.monitor.azure.com: https, a host under ingest.monitor.azure.com unless the service allows others (AZURE_LOGS_INGESTION_DOMAINS), no path.",
+    "The logs ingestion URI of the data collection rule (its logsIngestion endpoint in the rule's JSON view) or of its data collection endpoint, e.g. https://my-dce-a1b2.eastus-1.ingest.monitor.azure.com: https, a host under ingest.monitor.azure.com unless the operator allows others, no path.",
   rule: "The data collection rule's Immutable ID (dcr- and 32 hex digits), shown on the rule's Overview page; not its resource name or resource ID.",
   stream:
     'The input stream the rule declares (streamDeclarations), Custom-<name>, e.g. Custom-EdgeEvents; not the table it writes to (EdgeEvents_CL, or its outputStream Custom-EdgeEvents_CL). Its columns: TimeGenerated (datetime), event_id, event_type and event_timestamp (string), principal and object (dynamic).',
@@ -108,11 +108,11 @@ export function parseAzureLogsIngestion(raw: unknown, prefix: string, _account: 
 /** The rules of an azure_logs_ingestion target beyond its schema, each with its code. */
 export const AZURE_LOGS_INGESTION_RULES = [
   { code: 'secret_required', rule: 'target.azure_logs_ingestion.client_secret is sent unless the stored target has the same client_id', updateOnly: true },
-  { code: 'insecure_url', rule: 'target.azure_logs_ingestion.logs_ingestion_uri uses https, unless the service allows http (EGRESS_ALLOW_HTTP)' },
-  { code: 'host_not_allowed', rule: "target.azure_logs_ingestion.logs_ingestion_uri's host is ingest.monitor.azure.com or under it, unless the service allows other domains (AZURE_LOGS_INGESTION_DOMAINS)" },
+  { code: 'insecure_url', rule: 'target.azure_logs_ingestion.logs_ingestion_uri uses https, unless the operator allows http' },
+  { code: 'host_not_allowed', rule: "target.azure_logs_ingestion.logs_ingestion_uri's host is ingest.monitor.azure.com or under it, unless the operator allows other domains" },
   {
     code: 'internal_address',
-    rule: "target.azure_logs_ingestion.logs_ingestion_uri's host is not, and does not resolve to, an internal address (loopback, link-local, private, ...; as for http URLs), unless the service opens its range (EGRESS_ALLOW_CIDRS); checked when the target is set, \"verify\": false or not, and again at every connect",
+    rule: "target.azure_logs_ingestion.logs_ingestion_uri's host is not, and does not resolve to, an internal address (loopback, link-local, private, ...; as for http URLs), unless the operator opens its range; checked when the target is set, \"verify\": false or not, and again at every connect",
   },
   {
     code: 'destination_check_failed',

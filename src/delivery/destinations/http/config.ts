@@ -72,10 +72,10 @@ export const HTTP_TARGET_SCHEMA = {
 
 /** Rules of an http target beyond its schema, each with its code (the kind lists them; the API states them). */
 export const HTTP_RULES = [
-  { code: 'insecure_url', rule: 'target.http.url uses https, unless the service allows http (EGRESS_ALLOW_HTTP)' },
+  { code: 'insecure_url', rule: 'target.http.url uses https, unless the operator allows http' },
   {
     code: 'internal_address',
-    rule: "target.http.url's host is not, and does not resolve to, a loopback, link-local, private, shared, multicast or unspecified address (IPv6 that carries an IPv4 address judged by it), unless the service opens its range (EGRESS_ALLOW_CIDRS); checked when the target is set, \"verify\": false or not, and again at every connect",
+    rule: "target.http.url's host is not, and does not resolve to, a loopback, link-local, private, shared, multicast or unspecified address (IPv6 that carries an IPv4 address judged by it), unless the operator opens its range; checked when the target is set, \"verify\": false or not, and again at every connect",
   },
   { code: 'secret_required', rule: `a ${URL_SECRET_MARK} part of target.http.url keeps the stored value of that part (the password, or the query parameter of that name); with nothing stored to keep it is refused` },
 ] as const;

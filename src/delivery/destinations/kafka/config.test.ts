@@ -43,7 +43,7 @@ describe('kafka target config', () => {
       ['internal_address', 'target.kafka.brokers', '169.254.169.254:9092'],
     ]);
     expect(refused.ok ? undefined : refused.problems[0]?.message).toBe(
-      'target.kafka.brokers is refused: its broker 127.0.0.1:9092 is at an address destinations may not reach: 127.0.0.1 is a loopback address (127.0.0.0/8) inside the network, which EGRESS_ALLOW_CIDRS does not open.',
+      'target.kafka.brokers is refused: its broker 127.0.0.1:9092 is at an address destinations may not reach: 127.0.0.1 is a loopback address (127.0.0.0/8) inside the network, which destinations of this service may not reach.',
     );
     // A name is judged by its addresses (the kind's guard, and the client at every connect); the suite's allow list opens loopback.
     expect(parseKafkaTarget({ topic: 'a', brokers: ['localhost:9092'] }, 't', OPERATOR, DEFAULT_EGRESS).ok).toBe(true);

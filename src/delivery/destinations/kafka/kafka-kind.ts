@@ -24,7 +24,7 @@ export const kafkaKind: DestinationKind<KafkaTargetConfig> = {
     },
     {
       code: 'internal_address',
-      rule: "target.kafka.brokers are not, and do not resolve to, internal addresses (loopback, link-local, private, ...; as for http URLs), unless the service opens their range (EGRESS_ALLOW_CIDRS); checked when the target is set, \"verify\": false or not, for the brokers the cluster advertises in the check, and again at every connect",
+      rule: "target.kafka.brokers are not, and do not resolve to, internal addresses (loopback, link-local, private, ...; as for http URLs), unless the operator opens their range; checked when the target is set, \"verify\": false or not, for the brokers the cluster advertises in the check, and again at every connect",
     },
     { code: 'topic_not_created', rule: 'unless "verify" is false, a missing topic is created first; when the broker refuses, the answer is 422 with its reason' },
     { code: 'destination_check_failed', rule: 'unless "verify" is false, the cluster is reached before the target is stored; when it cannot be, the answer is 422' },

@@ -12,7 +12,7 @@ const CA_MAX = 64 * 1024;
 
 /** The base URL's schema: https (http only where the service allows it), no user info. */
 export function baseUrlSchema(description: string): Record<string, unknown> {
-  return withError(httpUrlSchema(`${description} https (http only where the service allows it, EGRESS_ALLOW_HTTP); the host may not be an internal address.`), 'invalid_body', {
+  return withError(httpUrlSchema(`${description} https (http only where the operator allows it); the host may not be an internal address.`), 'invalid_body', {
     reason: 'must be an http or https URL with a DNS name, IPv4 or [IPv6] host, an optional port 1-65535, then printable ASCII',
   });
 }
@@ -26,10 +26,10 @@ export const CA_PEM_SCHEMA = {
 } as const;
 
 export const BASE_URL_RULES = [
-  { code: 'insecure_url', rule: 'url uses https, unless the service allows http (EGRESS_ALLOW_HTTP)' },
+  { code: 'insecure_url', rule: 'url uses https, unless the operator allows http' },
   {
     code: 'internal_address',
-    rule: "url's host is not, and does not resolve to, a loopback, link-local, private, shared, multicast or unspecified address, unless the service opens its range (EGRESS_ALLOW_CIDRS); checked when the target is set and again at every connect",
+    rule: "url's host is not, and does not resolve to, a loopback, link-local, private, shared, multicast or unspecified address, unless the operator opens its range; checked when the target is set and again at every connect",
   },
   { code: 'invalid_body', rule: 'ca_pem holds PEM certificates that parse' },
 ] as const;

@@ -137,10 +137,8 @@ export class ReplayRun {
 
   /** Stops reading at once (the records in flight settle within the drain deadline) and leaves the group. */
   stop(): Promise<void> {
-    this.stopped ??= (async () => {
-      await this.worker.stop();
-      this.set.stop();
-    })();
+    // The subscription set follows nothing of its own (the traffic owners are the live ones'), so there is nothing more to stop.
+    this.stopped ??= this.worker.stop();
     return this.stopped;
   }
 

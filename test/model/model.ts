@@ -296,6 +296,40 @@ export class Model {
   }
 
   /**
+   * A traffic record in a replay's range of subscription `s` (ARCHITECTURE.md "Replay"): matched by the
+   * subscription's sources as `view` has them now, paused or not and whenever it was created, owned as
+   * `view` says now, to the replay's destinations in their formats now. An event live delivery already
+   * gave carries the same id, and counts once (duplicates by id are allowed); the others must arrive.
+   */
+  replayed(key: string, rec: ModelRecord, at: Placed, s: LiveSubscription, destinations: readonly string[], view: ConfigView): number {
+    const owner = view.owners.of(rec);
+    if (s.draw.account !== this.operator && s.draw.account !== owner) return 0;
+    const source = view.sources(s).find((x) => x.type === rec.type);
+    if (source === undefined || !isTraffic(source)) return 0;
+    const identity = recordIdentity(at.topic, at.partition, at.offset);
+    if (!filterMatches(source.filter, rec) || !kept(identity, s.id, source.sampleRate)) return 0;
+    let n = 0;
+    for (const name of destinations) {
+      const d = this.destinations.get(name) as LiveDestination;
+      const id = eventId(at.timestampMs, identity, s.id, d.id);
+      n++;
+      if (this.expected.has(id)) continue;
+      const [format] = view.formats(name) as [TimestampFormat];
+      this.add({
+        destination: name,
+        eventId: id,
+        eventType: rec.type,
+        timestamp: { formats: [format], ms: at.timestampMs },
+        principal: null,
+        object: project(rec, source.fields, format),
+        optional: false,
+        what: `record ${key} replayed for ${s.draw.name}`,
+      });
+    }
+    return n;
+  }
+
+  /**
    * An audit event: to the enabled subscriptions naming its type of its object's account and of the
    * operator's (SECURITY.md "Audit events"). `racing` names subscriptions whose own change raced it.
    */

@@ -56,6 +56,9 @@ export interface ModelRunResult {
     readonly optionalEvents: number;
     readonly deliveredEvents: number;
     readonly duplicates: number;
+    /** Replays made after the phases, and the (event, destination) pairs of their ranges the model matched. */
+    readonly replays: number;
+    readonly replayedEvents: number;
   };
   /** Every broken promise, one line each; empty when the service did what the model says. */
   readonly problems: readonly string[];
@@ -277,6 +280,40 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       }
       opts.log(`phase ${p}: ${phase.traffic.length} records, ${phase.malformed.length} malformed, ${phase.deleteAccounts.length} accounts deleted, ${phase.toggles.length} pauses or resumes, ${phase.reformats.length} format changes, ${phase.resources.length} source changes, ${phase.unreserve.length} domains released, ${phase.actions.length} admin changes; settled`);
     }
+    // Replays (ARCHITECTURE.md "Replay"): a random range of each of up to two subscriptions of accounts
+    // still there, overlapping what live delivery sent, each to reach done within the bound.
+    const replays: Array<{ sub: LiveSubscription; id: string; fromMs: number; toMs: number; destinations: readonly string[] }> = [];
+    if (stages.length > 0 && problems.length === 0) {
+      const r = seededRandom(opts.seed * 97 + 5);
+      const gone = new Set(ran.flatMap((ph) => ph.deleteAccounts));
+      const candidates = live.subscriptions.filter((s) => !gone.has(s.draw.account) && s.draw.destinations.length > 0 && (sources.get(s.id) ?? []).some(isTraffic));
+      const first = (stages[0] as (typeof stages)[number]).trafficFrom - 500;
+      for (let i = 0; i < 2 && candidates.length > 0; i++) {
+        const s = candidates.splice(Math.floor(r() * candidates.length), 1)[0] as LiveSubscription;
+        const now = Date.now() - 1;
+        const fromMs = Math.floor(first + r() * (now - first) * 0.6);
+        const toMs = Math.min(now, Math.ceil(fromMs + 1 + r() * (now - fromMs)));
+        // Sometimes every destination (the default), sometimes the first alone.
+        const destinations = r() < 0.5 || s.draw.destinations.length === 1 ? s.draw.destinations : s.draw.destinations.slice(0, 1);
+        const body = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString(), ...(destinations.length < s.draw.destinations.length && { destination_ids: destinations.map((n) => (live.destByName.get(n) as LiveDestination).id) }) };
+        const made = await api.call(tokens.get(s.draw.account) as string, 'POST', `/event_subscriptions/${s.id}/replays`, body, 201);
+        replays.push({ sub: s, id: made.id, fromMs: Date.parse(body.from), toMs: Date.parse(body.to), destinations });
+      }
+      for (const rp of replays) {
+        const path = `/event_subscriptions/${rp.sub.id}/replays/${rp.id}`;
+        const until = Date.now() + settleMs;
+        let state = '';
+        let got: Json;
+        while (Date.now() < until) {
+          got = await api.call(tokens.get(rp.sub.draw.account) as string, 'GET', path, undefined, 200);
+          state = got.state;
+          if (state === 'done' || state === 'failed') break;
+          await sleep(250);
+        }
+        opts.log(`replay ${rp.id} of ${rp.sub.draw.name} to ${rp.destinations.join(', ')}: ${state}, ${JSON.stringify(got?.progress)}`);
+        if (state !== 'done') problems.push(`replay ${rp.id} of ${rp.sub.draw.name} ended ${state || 'nowhere'} within ${settleMs} ms, not done`);
+      }
+    }
     await sleep(1_000);
 
     // The model, fed with the records as placed on their topics.
@@ -291,6 +328,17 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
         if (rec === undefined || phase === undefined) continue;
         const stage = stages[phase] as (typeof stages)[number];
         model.traffic(key, rec, s, live.subscriptions, stage.view);
+      }
+    }
+    const finalView = view(ownersNow(), enabled, sources, formats);
+    let replayedEvents = 0;
+    for (const rp of replays) {
+      for (const topic of [topics[HTTP], topics[TCP]]) {
+        for (const s of tail.of(topic)) {
+          const rec = records.get(s.key ?? '');
+          if (rec === undefined || s.timestampMs < rp.fromMs || s.timestampMs >= rp.toMs) continue;
+          replayedEvents += model.replayed(s.key ?? '', rec, s, rp.sub, rp.destinations, finalView);
+        }
       }
     }
     for (const s of tail.of(topics.audit)) {
@@ -370,6 +418,8 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       optionalEvents: model.expected.size - mandatory.length,
       deliveredEvents,
       duplicates,
+      replays: replays.length,
+      replayedEvents,
     };
     opts.log(`seed ${opts.seed}: ${JSON.stringify(figures)}; ${problems.length} problems`);
     return { seed: opts.seed, figures, problems };

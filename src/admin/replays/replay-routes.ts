@@ -93,6 +93,10 @@ export function registerReplayRoutes(app: FastifyInstance, ctx: AdminContext): v
       const now = Date.now();
       const fromMs = Date.parse(body.from);
       const toMs = body.to === undefined ? now : Date.parse(body.to);
+      // RFC 3339 allows what a JavaScript date cannot hold (a leap second): said as the schema would say it.
+      for (const [field, ms] of [['from', fromMs], ['to', toMs]] as const) {
+        if (!Number.isFinite(ms)) throw new ApiError('invalid_body', { field, reason: 'is not a time this service can read (RFC 3339, without a leap second)' });
+      }
       if (fromMs > now) throw new ApiError('replay_range_in_future', { field: 'from', value: body.from, now: new Date(now).toISOString() });
       if (toMs > now) throw new ApiError('replay_range_in_future', { field: 'to', value: body.to, now: new Date(now).toISOString() });
       if (toMs <= fromMs) throw new ApiError('replay_range_invalid', { from: body.from, to: body.to ?? new Date(toMs).toISOString() });

@@ -12,7 +12,7 @@ export const model: Scenario = {
     const started = Date.now();
     const seeds = ctx.seeds ?? 1;
     const problems: string[] = [];
-    const totals = { records: 0, malformed: 0, adminChanges: 0, subscriptions: 0, destinations: 0, expectedEvents: 0, deliveredEvents: 0, duplicates: 0 };
+    const totals = { records: 0, malformed: 0, adminChanges: 0, subscriptions: 0, destinations: 0, expectedEvents: 0, deliveredEvents: 0, duplicates: 0, replays: 0, replayedEvents: 0 };
     const failed: number[] = [];
     // The cloud kinds join the draw when the AWS emulator can start here.
     let moto: MotoServer | undefined;
@@ -53,6 +53,8 @@ export const model: Scenario = {
         '(event, destination) pairs expected': totals.expectedEvents,
         'events delivered (distinct)': totals.deliveredEvents,
         duplicates: totals.duplicates,
+        'replays (all reached done)': totals.replays,
+        '(event, destination) pairs replayed': totals.replayedEvents,
       },
       problems,
     };

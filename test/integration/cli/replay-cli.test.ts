@@ -2,7 +2,9 @@
 // subscription made, then the last hour replayed from the command line to an http receiver on 127.0.0.1;
 // the refusals as a person reads them, and Ctrl-C cancelling a running replay. Replays read at most 100
 // records a second here (REPLAY_RECORDS_PER_SECOND's least), so one of the SENT records takes seconds.
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newToken } from '../../../src/admin/api-keys/tokens.js';
@@ -11,6 +13,7 @@ import { testBrokers, uniqueName } from '../../support/kafka.js';
 import { closeNow, listenOnLoopback } from '../../support/loopback-server.js';
 import { serviceEnv, startService, type ServiceProcess } from '../../support/service-process.js';
 
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const prefix = uniqueName('replay-cli');
 const brokers = testBrokers();
 const token = newToken();
@@ -81,6 +84,39 @@ afterAll(async () => {
 });
 
 describe('edge-events replay against the service', () => {
+  it('should replay the last hour to a subscription made after the traffic: plain progress lines, the counts at the end, every match received once', async () => {
+    // Nothing arrives live: the records are older than the subscription.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(received.size).toBe(0);
+    const r = await replay(subscription, '--from', '1h');
+    expect(r.err).not.toContain('"error_code"');
+    expect(r.code, r.err + r.out).toBe(0);
+    const summary = /^replay (rpl_\w+) done; ([\d,]+) of ([\d,]+) records scanned, ([\d,]+) events delivered in [\d.]+ s\.\n$/.exec(r.out);
+    expect(summary, r.out).not.toBeNull();
+    const [, id, scanned, total, delivered] = summary as unknown as string[];
+    expect(Number(scanned?.replaceAll(',', ''))).toBe(SENT);
+    expect(Number(total?.replaceAll(',', ''))).toBe(SENT);
+    // At least one plain progress line (stderr is not a terminal here), ending in done.
+    expect(r.err).toMatch(new RegExp(`^replay ${String(id)} (queued|running): \\d+\\.\\d%  [\\d,]+ / ${SENT} records`, 'm'));
+    expect(r.err).toMatch(new RegExp(`^replay ${String(id)} done: 100\\.0%  ${SENT} / ${SENT} records`, 'm'));
+    // The receiver has every delivered event, each matching the filter.
+    await expect.poll(() => received.size, { timeout: 15_000 }).toBe(Number(delivered?.replaceAll(',', '')));
+    expect(received.size).toBeGreaterThan(SENT / 4);
+    expect([...received.values()].every((e) => e.port === 443)).toBe(true);
+    // The API says the same.
+    const got = await call('GET', `/event_subscriptions/${subscription}/replays/${String(id)}`);
+    expect(got.json.state).toBe('done');
+    expect((got.json.progress as Json).events_delivered).toBe(received.size);
+  }, 120_000);
+
+  it('should deliver the same ids on a second replay of the range, so a receiver drops the overlap by event_id', async () => {
+    const before = new Set(received.keys());
+    const r = await replay(subscription, '--from', '1h', '--destination', destination);
+    expect(r.code, r.err + r.out).toBe(0);
+    await expect.poll(() => [...received.values()].every((e) => e.times >= 2), { timeout: 15_000 }).toBe(true);
+    expect(new Set(received.keys())).toEqual(before);
+  }, 120_000);
+
   it("should say in a person's words what the API refused, with a caret under the argument, and exit 2", async () => {
     const empty = await replay(subscription, '--from', '1h', '--to', '2h');
     expect(empty.code).toBe(2);
@@ -100,5 +136,25 @@ describe('edge-events replay against the service', () => {
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('(404 not_found)');
     expect(missing.err).not.toContain('"error_code"');
+  }, 60_000);
+
+  it('should cancel the replay on Ctrl-C, wait for it to say cancelled, and exit 1', async () => {
+    // The CLI in a process of its own, as a person runs it, sent SIGINT while it follows a replay; the
+    // service reads replays at REPLAY_RECORDS_PER_SECOND's least here, so a replay takes seconds.
+    const cli = "import { runCli } from './src/cli/main.ts'; process.exitCode = await runCli(process.argv.slice(1));";
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', cli, 'replay', subscription, '--from', '1h', '--url', service.url, '--token', token], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await expect.poll(() => /^replay rpl_\w+ (queued|running): /m.test(err), { timeout: 30_000 }).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe(1);
+    expect(err).toMatch(/cancelling replay (rpl_\w+) \(Ctrl-C again leaves without waiting\)/);
+    const id = /cancelling replay (rpl_\w+)/.exec(err)?.[1];
+    expect(out).toMatch(new RegExp(`^replay ${String(id)} cancelled; [\\d,]+ of ${SENT} records scanned`));
+    const got = await call('GET', `/event_subscriptions/${subscription}/replays/${String(id)}`);
+    expect(got.json.state).toBe('cancelled');
   }, 60_000);
 });

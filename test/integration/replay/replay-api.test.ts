@@ -107,6 +107,7 @@ describe('replays through the API', () => {
     expect(await code({ from: at(0), destination_ids: [other] })).toEqual([400, 'replay_destination_not_subscribed', 'destination_ids[0]']);
     expect(await code({ from: at(0), sources: ['api_key_created.v0'] })).toEqual([400, 'invalid_body', 'sources[0]']);
     expect(await code({ from: 'yesterday' })).toEqual([400, 'invalid_body', 'from']);
+    expect(await code({ from: '2016-12-31T23:59:60Z' })).toEqual([400, 'invalid_body', 'from']);
     expect(await code({ to: at(1) })).toEqual([400, 'invalid_body', 'from']);
     const httpOnly = (await h.call('POST', '/event_subscriptions', { body: { destination_ids: [destination], sources: [{ type: HTTP, fields: ['conn.client_ip'] }] } })).json.id;
     const narrowed = await h.call('POST', `/event_subscriptions/${httpOnly}/replays`, { body: { from: at(0), sources: [TCP] } });

@@ -156,4 +156,23 @@ describe('replay delivery', () => {
     expect(r.state).toBe('cancelled');
     expect(Date.parse(r.finished_at)).toBeGreaterThanOrEqual(cancelledAt - 1_000);
   });
+
+  it('should leave live ownership following the config log once the replays ended', async () => {
+    // Every replay above has ended: the engine stopped their readers.
+    await until('the replay readers to stop', () => h.call('GET', '/metrics', { token: null }), (m) => /^edge_replays_running 0$/m.test(m.text));
+    const account = await h.call('POST', '/accounts', { body: { description: 'late' } });
+    const key = (await h.call('POST', '/api_keys', { body: { account_id: account.json.id } })).json.token as string;
+    const reserved = await h.call('POST', '/reserved_domains', { token: key, body: { domain: 'late.replay.test' } });
+    expect((await h.call('POST', `/reserved_domains/${reserved.json.id}/verify`, { body: { manual: true } })).status).toBe(200);
+    const dest = await h.call('POST', '/event_destinations', { token: key, body: { target: { file: { path: `${account.json.id as string}/late.ndjson` } } } });
+    expect(dest.status, dest.text).toBe(201);
+    const sub = await h.call('POST', '/event_subscriptions', { token: key, body: { destination_ids: [dest.json.id], sources: [{ type: HTTP, fields: ['conn.server_name'] }] } });
+    expect(sub.status, sub.text).toBe(201);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const t = makeTraffic(HTTP, 5_000);
+    (t.record.conn as Record<string, unknown>).server_name = 'late.replay.test';
+    await produceAt(h.env.TOPIC_HTTP_REQUEST_COMPLETE as string, [t], [Date.now()]);
+    const file = String(dest.json.target.file.resolved_path);
+    await until('the late account\'s event', () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : []), (l) => l.length === 1, 15_000);
+  });
 });

@@ -24,6 +24,8 @@ export function latencyBucket(ms: number): number {
   return lo;
 }
 
+const NO_FAILURES: ReadonlyMap<string, number> = new Map();
+
 export class Counters {
   /** Events queued for the destination from consumed records (matched by the subscription). */
   matched = 0;
@@ -36,8 +38,11 @@ export class Counters {
   redriven = 0;
   /** Events dead-lettered (refused for good). */
   deadLettered = 0;
-  /** Failed attempts of events, by delivery error code: an event failing three attempts counts three. */
-  readonly failures = new Map<string, number>();
+  /**
+   * Failed attempts of events, by delivery error code: an event failing three attempts counts three. Made
+   * at the first failure: most periods of most series have none, and a worker holds a Counters per active series.
+   */
+  private failed: Map<string, number> | undefined;
   /** Delivered events by latency bucket (record time to acknowledgement). */
   readonly latency = new Array<number>(LATENCY_BUCKETS).fill(0);
 
@@ -53,7 +58,12 @@ export class Counters {
   }
 
   fail(code: string, n = 1): void {
-    this.failures.set(code, (this.failures.get(code) ?? 0) + n);
+    this.failed ??= new Map();
+    this.failed.set(code, (this.failed.get(code) ?? 0) + n);
+  }
+
+  get failures(): ReadonlyMap<string, number> {
+    return this.failed ?? NO_FAILURES;
   }
 
   /** One delivered event that waited `latencyMs` from its record's time. */

@@ -112,6 +112,46 @@ describe('history recorder', () => {
     await runner.close(1_000);
   });
 
+  it('should count parked deliveries, and re-driven ones apart from the matched', async () => {
+    const { kafka, clock, recorder } = setup();
+    const writer = new FakeWriter(undefined, [], new DeliveryError('DESTINATION_UNREACHABLE', 'connection refused'));
+    const runner = new DestinationRunner({
+      destinationId: D,
+      writer,
+      budget: new InFlightBudget({ maxDeliveries: 100, maxBytes: 1 << 20 }),
+      deadLetter: new RecordingDeadLetterSink(),
+      onSettled: () => undefined,
+      clock,
+      random: () => 0,
+      batching: { lingerMs: 0 },
+      retry: { maxAttempts: 1 },
+      onBudgetExhausted: async () => 'parked',
+      tally: recorder.forDestination(D),
+    });
+    runner.start();
+    runner.enqueue(consumed(clock.t));
+    runner.enqueue(consumed(clock.t));
+    await runner.flush();
+    // A re-driven delivery: its source is the retry topic, no reading of a consumed partition.
+    writer.fallback = 'ok';
+    const parked = consumed(clock.t - 5_000);
+    runner.enqueue({ ...parked, source: { topic: 'edge.retry.ed_1', partition: 0, offset: 0 } });
+    await runner.flush();
+    clock.t = Math.floor(clock.t / MINUTE) * MINUTE + MINUTE;
+    await recorder.publish();
+    const c = kafka.records('edge.history')[0]?.points[0]?.counters;
+    expect({ matched: c?.matched, parked: c?.parked, redriven: c?.redriven, delivered: c?.delivered, failures: Object.fromEntries(c?.failures ?? []) }).toEqual({
+      matched: 2,
+      parked: 2,
+      redriven: 1,
+      delivered: 1,
+      failures: { DESTINATION_UNREACHABLE: 2 },
+    });
+    // Its latency counts from its record's time, 5 s before, parking included.
+    expect(c?.quantile(0.5)).toBe(5_000);
+    await runner.close(1_000);
+  });
+
   it('should keep closed minutes while the topic cannot be written, and send them once it can', async () => {
     const { kafka, clock, recorder } = setup();
     const tally = recorder.forDestination(D);

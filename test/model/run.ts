@@ -288,10 +288,12 @@ export async function runModel(opts: ModelRunOptions): Promise<ModelRunResult> {
       const gone = new Set(ran.flatMap((ph) => ph.deleteAccounts));
       const candidates = live.subscriptions.filter((s) => !gone.has(s.draw.account) && s.draw.destinations.length > 0 && (sources.get(s.id) ?? []).some(isTraffic));
       const first = (stages[0] as (typeof stages)[number]).trafficFrom - 500;
+      // The last phase's records were sent within about a second of its traffic's start.
+      const last = (stages[stages.length - 1] as (typeof stages)[number]).trafficFrom + 1_000;
       for (let i = 0; i < 2 && candidates.length > 0; i++) {
         const s = candidates.splice(Math.floor(r() * candidates.length), 1)[0] as LiveSubscription;
         const now = Date.now() - 1;
-        const fromMs = Math.floor(first + r() * (now - first) * 0.6);
+        const fromMs = Math.floor(first + r() * (Math.min(now, last) - first));
         const toMs = Math.min(now, Math.ceil(fromMs + 1 + r() * (now - fromMs)));
         // Sometimes every destination (the default), sometimes the first alone.
         const destinations = r() < 0.5 || s.draw.destinations.length === 1 ? s.draw.destinations : s.draw.destinations.slice(0, 1);

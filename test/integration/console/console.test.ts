@@ -898,7 +898,7 @@ describe('the web console', () => {
     // The card's sparkline on the list.
     await open(p, 'destinations');
     const card = p.getByRole('listitem', { name: 'charted' });
-    expect(await card.locator('figure[data-chart="Delivered by charted"] canvas').count()).toBeGreaterThan(0);
+    await card.locator('figure[data-chart="Delivered by charted"] canvas').first().waitFor();
     expect(await card.locator('figure[data-chart="Delivered by charted"]').getAttribute('aria-describedby')).not.toBeNull();
     await p.close();
     expect((await call('DELETE', `/event_subscriptions/${String(sub.json.id)}`)).status).toBe(204);

@@ -102,7 +102,8 @@ function Charts({ h, range }: { h: DestinationHistory; range: HistoryRange }) {
 export function DeliveredSpark({ id, name }: { id: string; name: string }) {
   const history = useLoad(() => loadHistory(id, HISTORY_RANGES['1 h']), [id], HISTORY_REFRESH_MS);
   const h = history.data;
-  if (h === undefined) return <div class="chart spark" aria-hidden="true" />;
+  // The sparkline's own height while it loads, so that the card does not grow under the reader.
+  if (h === undefined) return <div class="chart spark" aria-hidden="true"><div class="chart-canvas" /></div>;
   const { times, points } = periods(h);
   const delivered = sum(points, (p) => p.delivered);
   return (

@@ -116,6 +116,8 @@ export async function must<T>(call: Promise<{ data?: T; error?: unknown; respons
 type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 export type Destination = JsonOf<paths['/event_destinations/{id}']['get']['responses'][200]>;
 export type DestinationStatus = Destination['status'];
+export type DestinationHistory = JsonOf<paths['/event_destinations/{id}/history']['get']['responses'][200]>;
+export type HistoryPoint = DestinationHistory['points'][number];
 export type TestEventResult = JsonOf<paths['/event_destinations/{id}/test_event']['post']['responses'][200]>;
 export type Subscription = JsonOf<paths['/event_subscriptions/{id}']['get']['responses'][200]>;
 export type SubscriptionCreate = JsonOf<NonNullable<paths['/event_subscriptions']['post']['requestBody']>>;

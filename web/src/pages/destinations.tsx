@@ -5,6 +5,7 @@ import forms from '../api/forms.gen.json';
 import { api, must, type Destination, type TestEventResult } from '../api/client.ts';
 import { go, href } from '../router.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
+import { DeliveredSpark, HistoryCharts } from '../ui/history-charts.tsx';
 import { ListTools, Pager, readAll, useListView, type SortChoice } from '../ui/list-view.tsx';
 import { DeleteButton, FormProblem, PageHeader, Placeholder, Problem, StateBadge, When } from '../ui/parts.tsx';
 import { CHOICE, SchemaForm, formBody, formValues, type FormValues, type JsonSchema } from '../ui/schema-form.tsx';
@@ -91,6 +92,7 @@ export function DestinationsPage() {
   );
 }
 
+/** `onDeleted` reloads the list: after a delete, and after a test event for the state beside its answer. */
 function DestinationCard({ destination: d, onDeleted }: { destination: Destination; onDeleted(): void }) {
   const { kind, where } = targetSummary(d.target);
   const status = d.status;
@@ -101,6 +103,8 @@ function DestinationCard({ destination: d, onDeleted }: { destination: Destinati
     test.run(async () => {
       setResult(undefined);
       setResult(await must(api.POST('/event_destinations/{id}/test_event', { params: { path: { id: d.id } } })));
+      // The state as the workers see it now, beside the test's answer.
+      onDeleted();
     });
   return (
     <li class="card" data-destination={d.id} aria-label={name}>
@@ -112,6 +116,7 @@ function DestinationCard({ destination: d, onDeleted }: { destination: Destinati
         <span class="kind">{kind}</span> <code class="where">{where}</code>
       </p>
       <StatusFacts status={status} test={result} />
+      <DeliveredSpark id={d.id} name={name} />
       <div class="actions">
         <a class="button" href={href('destinations', d.id)} aria-label={`Edit ${name}`}>
           Edit
@@ -145,8 +150,42 @@ export function DestinationFormPage({ id }: { id: string | undefined }) {
       <PageHeader title={id === undefined ? 'New destination' : 'Edit destination'} />
       <Problem failure={existing.failure} />
       {existing.data !== undefined && <StatusCard status={existing.data.status} />}
+      {id !== undefined && <UsedBy id={id} />}
+      {id !== undefined && <HistoryCharts id={id} />}
+      {id !== undefined && <h2 class="form-title">Settings</h2>}
       {loaded ? <DestinationForm schema={schema} existing={existing.data} /> : <Placeholder rows={2} />}
     </section>
+  );
+}
+
+/** The subscriptions that deliver to a destination, each a link to its page. */
+function UsedBy({ id }: { id: string }) {
+  const subs = useLoad(
+    async () =>
+      (
+        await readAll(async (before) => {
+          const page = await must(api.GET('/event_subscriptions', { params: { query: { limit: 100, ...(before !== undefined && { before_id: before }) } } }));
+          return { items: page.event_subscriptions, next: page.next_page_uri !== null };
+        })
+      ).items.filter((s) => s.destinations.some((d) => d.id === id)),
+    [id],
+  );
+  return (
+    <p class="used-by" data-used-by={subs.data?.length}>
+      <span class="muted">Used by: </span>
+      {subs.data === undefined ? (
+        '…'
+      ) : subs.data.length === 0 ? (
+        <span class="muted">no subscription yet</span>
+      ) : (
+        subs.data.map((s, i) => (
+          <span key={s.id}>
+            {i > 0 && ', '}
+            <a href={href('subscriptions', s.id)}>{s.description !== '' ? s.description : s.id}</a>
+          </span>
+        ))
+      )}
+    </p>
   );
 }
 

@@ -3,7 +3,7 @@
 // a sentence that says what it shows for a screen reader and a table of its points behind a disclosure.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 export interface ChartSeries {
   readonly label: string;
@@ -73,9 +73,13 @@ export function Chart(props: ChartProps) {
   useEffect(() => {
     const el = box.current;
     if (el === null) return;
-    const made = new uPlot(options(props, Math.max(120, el.clientWidth)), data, el);
+    const made = new uPlot(options(props, Math.max(120, Math.floor(el.clientWidth))), data, el);
     plot.current = made;
-    const resize = new ResizeObserver(() => made.setSize({ width: Math.max(120, el.clientWidth), height: made.height }));
+    // Only a change of the box's width redraws: a redraw that moved the box would otherwise loop.
+    const resize = new ResizeObserver(() => {
+      const width = Math.max(120, Math.floor(el.clientWidth));
+      if (Math.abs(width - made.width) > 1) made.setSize({ width, height: made.height });
+    });
     resize.observe(el);
     return () => {
       resize.disconnect();
@@ -106,10 +110,12 @@ export function Chart(props: ChartProps) {
 const timeText = (ms: number): string => new Date(ms).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 
 function ChartTable({ title, times, series, unit }: ChartProps) {
+  // Drawn only while open: a day of minutes is 1,440 rows a chart, redrawn with every refresh of the page.
+  const [open, setOpen] = useState(false);
   return (
-    <details class="chart-table">
+    <details class="chart-table" onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Table of the points</summary>
-      <div class="table-scroll" tabIndex={0} aria-label={`${title}: points`}>
+      {open && <div class="table-scroll" tabIndex={0} aria-label={`${title}: points`}>
         <table>
           <caption class="visually-hidden">
             {title}, in {unit}; a dash is a gap
@@ -126,18 +132,20 @@ function ChartTable({ title, times, series, unit }: ChartProps) {
           </thead>
           <tbody>
             {times.map((t, i) => (
-              <tr key={t}>
+              <tr key={t} data-start={new Date(t).toISOString()}>
                 <td>
                   <time dateTime={new Date(t).toISOString()}>{timeText(t)}</time>
                 </td>
                 {series.map((s) => (
-                  <td key={s.label}>{s.values[i] ?? '–'}</td>
+                  <td key={s.label} data-series={s.label}>
+                    {s.values[i] ?? '–'}
+                  </td>
                 ))}
               </tr>
             ))}
           </tbody>
         </table>
-      </div>
+      </div>}
     </details>
   );
 }

@@ -581,6 +581,76 @@ describe('destination runner', () => {
       expect(closed.drained).toBe(false);
     });
 
+    describe('keeping up', () => {
+      /** Parks with parkAfterMs 1 s: deliveries may expect to wait at most 0.5 s for the writes ahead of them. */
+      function pacedSetup(writer: FakeWriter) {
+        const hooked: Array<{ items: readonly DeliveryItem[]; error: DeliveryError }> = [];
+        const s = setup(writer, {
+          clock: systemClock,
+          parkAfterMs: 1_000,
+          onBudgetExhausted: async (ctx) => {
+            hooked.push({ items: ctx.items, error: ctx.lastError });
+            return 'parked';
+          },
+        });
+        const settlementOf = (i: DeliveryItem) => s.settled.find((x) => x.item === i)?.settlement;
+        /** Enqueues `first`, then `behind` while its write is in flight. */
+        const behindAWrite = async (first: DeliveryItem, behind: DeliveryItem): Promise<void> => {
+          const before = writer.batches.length;
+          s.runner.enqueue(first);
+          while (writer.batches.length === before) await new Promise((r) => setImmediate(r));
+          s.runner.enqueue(behind);
+          await s.runner.flush();
+        };
+        return { ...s, hooked, settlementOf, behindAWrite };
+      }
+
+      it('should park new deliveries at once, saying why, once its writes at their pace would hold them past the bound, and write them again once it keeps up', async () => {
+        const writer = new FakeWriter(undefined, [answerAfter(400), answerAfter(400), answerAfter(400)]);
+        const { runner, hooked, settlementOf, behindAWrite } = pacedSetup(writer);
+        for (const n of [0, 1]) {
+          runner.enqueue(consumed(n));
+          await runner.flush();
+        }
+        // Two writes of 0.4 s: one behind a write in flight would wait about 0.8 s, past the bound of 0.5 s.
+        const behind = consumed(3);
+        await behindAWrite(consumed(2), behind);
+        expect(settlementOf(behind)).toBe('parked');
+        expect(hooked.map((h) => h.items)).toEqual([[behind]]);
+        expect(hooked[0]?.error.code).toBe('DESTINATION_TIMEOUT');
+        expect(hooked[0]?.error.message).toMatch(/could not keep up: 1 queued, and its writes take 0\.4 s/);
+        expect(runner.health.status.state).toBe('parked');
+        expect(runner.health.status.lastError?.message).toContain('could not keep up');
+        // Still slow: the next one is parked at once too, whatever a probe answers.
+        const next = consumed(4);
+        runner.enqueue(next);
+        await runner.flush();
+        expect(settlementOf(next)).toBe('parked');
+        // A re-driven write answered at once: its pace is back under the bound, and new deliveries are written again.
+        await new Promise((r) => setTimeout(r, 50));
+        runner.enqueue(reDriven(0));
+        await runner.flush();
+        const after = consumed(5);
+        runner.enqueue(after);
+        await runner.flush();
+        expect(settlementOf(after)).toBe('acked');
+      });
+
+      it('should not park a destination whose writes keep up, after one slow write', async () => {
+        const writer = new FakeWriter(undefined, ['ok', answerAfter(700), answerAfter(300)]);
+        const { runner, hooked, settlementOf, behindAWrite } = pacedSetup(writer);
+        runner.enqueue(consumed(0));
+        await runner.flush();
+        runner.enqueue(consumed(1));
+        await runner.flush();
+        const behind = consumed(3);
+        await behindAWrite(consumed(2), behind);
+        expect(settlementOf(behind)).toBe('acked');
+        expect(hooked).toEqual([]);
+        expect(runner.health.status.state).toBe('ok');
+      });
+    });
+
     it('should park queued deliveries of consumed records that waited behind a write, without writing them', async () => {
       const writer = new FakeWriter(undefined, [answerAfter(600)]);
       const { runner, hooked, settlementOf } = slowSetup(writer);

@@ -30,13 +30,6 @@ const OUTCOME_LABEL: Record<Settlement, string> = { acked: 'ok', dead_lettered: 
 const OVERDUE_SLICE_MS = 1_000;
 /** The least time a write gets before it counts as unanswered, even past the retry budget (attempt()). */
 const ATTEMPT_FLOOR_MS = 30_000;
-/**
- * How long a delivery of a consumed record may expect to wait for its destination's writes, at their
- * measured pace, before the destination counts as not keeping up (at most half of PARK_AFTER_MS; keepsUp()).
- */
-const KEEP_UP_MS = 1_000;
-/** A destination's pace is the quickest of its last this many writes: one slow write alone never parks it. */
-const PACE_WRITES = 2;
 /** How long a dead letter may take, without PARK_AFTER_MS, before its deliveries are parked instead (deadLetter()). */
 const DEAD_LETTER_DEADLINE_MS = 30_000;
 // After the drain deadline, in-flight writes get this long to notice the writer was closed.
@@ -88,15 +81,6 @@ export class DestinationRunner {
    * ones park at once, unwritten, until a write is answered within half of parkAfterMs (answeredIn()).
    */
   private slowSince: number | undefined;
-  /**
-   * Why the destination is slow when it is because it cannot keep up (keepsUp()): its writes at their pace
-   * would hold its queued deliveries past KEEP_UP_MS. Such slowness ends with its pace (measured()), not with one write in time.
-   */
-  private behindPace: DeliveryError | undefined;
-  /** How long its last PACE_WRITES batches took to settle, each in one attempt (measured()). */
-  private readonly recentWrites: number[] = [];
-  /** When the write in flight began, while one is. */
-  private writeStartedAt: number | undefined;
   /** A parked batch written anyway, to see whether a slow destination answers in time again (probe()). */
   private probing = false;
   private lastProbeAt = Number.NEGATIVE_INFINITY;
@@ -273,7 +257,6 @@ export class DestinationRunner {
       }
       if (this.inFlightBatches >= this.batching.maxInFlightBatches) {
         const now = this.clock.now();
-        if (!this.keepsUp(now)) continue;
         if (this.overdueAt === undefined || this.parkingOverdue) await this.changed.wait();
         else if (now < this.overdueAt) await this.waitForChange(this.overdueAt - now);
         else this.parkOverdue(now);
@@ -283,53 +266,13 @@ export class DestinationRunner {
       const batch = this.batcher.take();
       this.inFlightBatches++;
       this.writing.add(batch);
-      this.writeStartedAt = this.clock.now();
       this.runTask(
         this.deliver(batch, arrivedAt).finally(() => {
           this.inFlightBatches--;
           this.writing.delete(batch);
-          if (this.inFlightBatches === 0) this.writeStartedAt = undefined;
         }),
       );
     }
-  }
-
-  /**
-   * False when the destination cannot keep up with what it is given: the deliveries of consumed records
-   * queued behind its writes would wait longer than KEEP_UP_MS for them at its measured pace (the write in
-   * flight, then one write per batch queued). It then counts as slow: its new deliveries park at once, so
-   * the partitions it shares settle without waiting for it, and its status says why (ARCHITECTURE.md
-   * "Isolation"). Called only while deliveries wait behind its writes, once per change: no cost per record.
-   */
-  private keepsUp(now: number): boolean {
-    if (this.parkAfterMs === undefined || this.slowSince !== undefined || this.overdueAt === undefined || this.recentWrites.length < PACE_WRITES) return true;
-    const paceMs = Math.min(...this.recentWrites);
-    const boundMs = Math.min(KEEP_UP_MS, this.parkAfterMs / 2);
-    const inFlightLeftMs = Math.max(0, paceMs - (now - (this.writeStartedAt ?? now)));
-    const queuedBatches = Math.ceil(this.batcher.size / this.limits.maxRecords);
-    const waitMs = inFlightLeftMs + (queuedBatches * paceMs) / this.batching.maxInFlightBatches;
-    if (waitMs <= boundMs) return true;
-    this.slowSince = now;
-    this.behindPace = new DeliveryError(
-      'DESTINATION_TIMEOUT',
-      `The destination could not keep up: ${this.batcher.size} queued, and its writes take ${formatSeconds(paceMs)} s, so they would wait ${formatSeconds(waitMs)} s (the bound is ${formatSeconds(boundMs)} s). New events are parked at once and re-driven at its pace until its writes take under ${formatSeconds(boundMs / 2)} s.`,
-    );
-    this.log.warn({ queued: this.batcher.size, paceMs, waitMs }, 'The destination cannot keep up; its new events are parked at once.');
-    return false;
-  }
-
-  /**
-   * A batch settled in one attempt, `ms` after its write began (its dead letters included): the destination's
-   * pace. Once the quickest of its last writes takes under half of the keep-up bound, it keeps up again.
-   */
-  private measured(ms: number): void {
-    this.recentWrites.push(ms);
-    if (this.recentWrites.length > PACE_WRITES) this.recentWrites.shift();
-    if (this.behindPace === undefined || this.parkAfterMs === undefined) return;
-    if (Math.min(...this.recentWrites) >= Math.min(KEEP_UP_MS, this.parkAfterMs / 2) / 2) return;
-    this.log.info({ slowForMs: this.clock.now() - (this.slowSince ?? 0), paceMs: ms }, 'The destination keeps up again; its new events are written, not parked.');
-    this.slowSince = undefined;
-    this.behindPace = undefined;
   }
 
   /**
@@ -346,7 +289,7 @@ export class DestinationRunner {
     if (overdue.length === 0) return;
     if (!atOnce) this.slowSince ??= now;
     const error = atOnce
-      ? this.behindPace ?? new DeliveryError('DESTINATION_TIMEOUT', `The destination is slow: its events waited longer than ${formatSeconds(waitMs)} s, so new ones are parked at once and re-driven until a write is answered within ${formatSeconds(waitMs / 2)} s (PARK_AFTER_MS).`)
+      ? new DeliveryError('DESTINATION_TIMEOUT', `The destination is slow: its events waited longer than ${formatSeconds(waitMs)} s, so new ones are parked at once and re-driven until a write is answered within ${formatSeconds(waitMs / 2)} s (PARK_AFTER_MS).`)
       : new DeliveryError('DESTINATION_TIMEOUT', `These events waited ${formatSeconds(waitMs)} s behind the destination's writes; they are parked and re-driven, so the records they came from do not wait for it (PARK_AFTER_MS).`);
     this.parkingOverdue = true;
     this.writing.add(overdue);
@@ -390,9 +333,9 @@ export class DestinationRunner {
       .finally(() => (this.probing = false));
   }
 
-  /** A write delivered in `ms`: quick enough, and a destination slow to answer has its new deliveries written again. */
+  /** A write delivered in `ms`: quick enough, and a slow destination's new deliveries are written again. */
   private answeredIn(ms: number): void {
-    if (this.slowSince !== undefined && this.behindPace === undefined && ms < (this.parkAfterMs as number) / 2) {
+    if (this.slowSince !== undefined && ms < (this.parkAfterMs as number) / 2) {
       this.log.info({ slowForMs: this.clock.now() - this.slowSince, answeredInMs: ms }, 'The destination answers in time again; its new events are written, not parked.');
       this.slowSince = undefined;
     }
@@ -460,7 +403,6 @@ export class DestinationRunner {
       else if (failure !== undefined) this.health.failed(failure);
       this.settle(acked, 'acked');
       if (dead.length > 0) await this.deadLetter(dead);
-      if (retry.length === 0 && attempt === 1) this.measured(this.clock.now() - attemptedAt);
       if (retry.length === 0 || lastError === undefined) break;
       pending = retry;
       if (this.abort.signal.aborted) {

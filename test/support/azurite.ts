@@ -60,7 +60,7 @@ export class Azurite {
     this.child = child;
     let output = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Azurite did not start within 20 s: ${output}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`Azurite did not start within 60 s: ${output}`)), 60_000);
       const seen = (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('successfully listen')) {

@@ -82,6 +82,7 @@ function bodyFor(route: DocumentedRoute, prober: Tenant): unknown {
   if (route.method === 'PUT') return { ip_policy_ids: [prober.ids.ip_policy] };
   if (route.method === 'PATCH') return route.path.endsWith('{type}') ? {} : { description: 'a probe' };
   if (route.method === 'POST' && route.path.endsWith('/sources')) return { type: 'api_key_deleted.v0' };
+  if (route.method === 'POST' && route.path.endsWith('/replays')) return { from: new Date(Date.now() - 3_600_000).toISOString() };
   return undefined;
 }
 

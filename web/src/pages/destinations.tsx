@@ -149,11 +149,17 @@ export function DestinationFormPage({ id }: { id: string | undefined }) {
     <section aria-labelledby="page-title">
       <PageHeader title={id === undefined ? 'New destination' : 'Edit destination'} />
       <Problem failure={existing.failure} />
-      {existing.data !== undefined && <StatusCard status={existing.data.status} />}
-      {id !== undefined && <UsedBy id={id} />}
-      {id !== undefined && <HistoryCharts id={id} />}
-      {id !== undefined && <h2 class="form-title">Settings</h2>}
-      {loaded ? <DestinationForm schema={schema} existing={existing.data} /> : <Placeholder rows={2} />}
+      {/* An existing destination's parts appear together once it is read, so none moves another while loading. */}
+      {!loaded && <Placeholder rows={2} />}
+      {existing.data !== undefined && id !== undefined && (
+        <>
+          <StatusCard status={existing.data.status} />
+          <UsedBy id={id} />
+          <HistoryCharts id={id} />
+          <h2 class="form-title">Settings</h2>
+        </>
+      )}
+      {loaded && <DestinationForm schema={schema} existing={existing.data} />}
     </section>
   );
 }

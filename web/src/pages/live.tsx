@@ -176,7 +176,7 @@ function TapView({ tap, fields }: { tap: Tap; fields: readonly string[] }) {
             <li key={i}>{n}</li>
           ))}
         </ol>
-        <Chart title="Events per second" times={tap.rate.times} series={[{ label: 'events', values: tap.rate.values, color: '--accent' }]} bars unit="events/s" height={120}
+        <Chart title="Events per second" times={tap.rate.times} series={[{ label: 'events', values: tap.rate.values, color: '--accent' }]} bars unit="events/s"
           summary={`${last} events in the last whole second, at most ${peak} a second over the last ${RATE_SECONDS} s.`} table={false} />
       </section>
       <section class="tap-events" aria-labelledby="tap-events-title">

@@ -21,7 +21,6 @@ export interface ChartProps {
   /** Times of the points, in ms since the epoch. */
   readonly times: readonly number[];
   readonly series: readonly ChartSeries[];
-  readonly height?: number;
   /** A line per series (default) or bars (counts per interval). */
   readonly bars?: boolean;
   /** The unit of the values, for the axis and the table, e.g. "events" or "ms". */
@@ -36,8 +35,8 @@ export interface ChartProps {
 
 const colorOf = (name: ChartColor | '--line'): string => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#0b5cad';
 
-function options(p: ChartProps, width: number): uPlot.Options {
-  const height = p.height ?? (p.spark === true ? 36 : 180);
+/** The plot's size is its box's: the stylesheet gives each kind of chart its height, so the page keeps its place before the canvas is drawn. */
+function options(p: ChartProps, width: number, height: number): uPlot.Options {
   const muted = colorOf('--muted');
   const axis = { stroke: muted, grid: { stroke: colorOf('--line'), width: 1 }, ticks: { stroke: colorOf('--line') } };
   return {
@@ -73,7 +72,7 @@ export function Chart(props: ChartProps) {
   useEffect(() => {
     const el = box.current;
     if (el === null) return;
-    const made = new uPlot(options(props, Math.max(120, Math.floor(el.clientWidth))), data, el);
+    const made = new uPlot(options(props, Math.max(120, Math.floor(el.clientWidth)), Math.max(24, Math.floor(el.clientHeight))), data, el);
     plot.current = made;
     // Only a change of the box's width redraws: a redraw that moved the box would otherwise loop.
     const resize = new ResizeObserver(() => {

@@ -15,6 +15,8 @@ const HISTORY_REFRESH_MS = 30_000;
 /** Failure codes drawn apart; the rest are summed as "other". */
 const CODES_DRAWN = 3;
 const CODE_COLORS: readonly ChartColor[] = ['--bad', '--warn', '--info', '--muted'];
+/** The charts' titles that do not depend on the resolution, drawn while the history loads. */
+const CHART_TITLES = ['Delivered', 'Failed attempts by code', 'Latency, record to acknowledgement', 'Parked and dead-lettered'] as const;
 
 export async function loadHistory(id: string, rangeMs: number): Promise<DestinationHistory> {
   return must(api.GET('/event_destinations/{id}/history', { params: { path: { id }, query: { from: new Date(Date.now() - rangeMs).toISOString() } } }));
@@ -56,7 +58,22 @@ export function HistoryCharts({ id }: { id: string }) {
         </div>
       </div>
       <Problem failure={history.failure} />
-      {h === undefined ? <div class="charts placeholder-charts" aria-busy="true" aria-label="Loading" /> : <Charts h={h} range={range} />}
+      {h === undefined ? (
+        // The four cards at their own height while the history loads, so nothing moves when it comes.
+        <div class="charts" aria-busy="true" aria-label="Loading">
+          {CHART_TITLES.map((title) => (
+            <div class="card" key={title}>
+              <figure class="chart">
+                <figcaption>{title}</figcaption>
+                <div class="chart-canvas" />
+                <p class="chart-summary muted">Loading…</p>
+              </figure>
+            </div>
+          ))}
+        </div>
+      ) : (
+        <Charts h={h} range={range} />
+      )}
     </section>
   );
 }

@@ -141,7 +141,7 @@ export async function measureWorker(args: { destinations: number }): Promise<{ h
 
 /** Why the busiest case can pass the target, from the point logs' bytes this benchmark reports. */
 const WHY_MISSED =
-  "A busy minute of a series costs about 14.6 bytes in its point log and a busy hour about 20 (varints of counts in the hundreds, and of hours' counts in the tens of thousands: src/delivery/history/point-log.ts), about 32 KB a series at full retention, and 10,000 series busy every minute of the day and every hour of the month are 14.4 million minute and 7.2 million hour points. What would close it: hour points written as differences from the hour before (about 8 bytes each, some 80 MiB less at 10,000), or the API role in processes of its own (ROLES=api), beside no worker. A destination delivering in one minute of ten holds 4.2 KiB (41 MiB at 10,000).";
+  "A busy minute of a series costs about 10.7 bytes in its point log and a busy hour about 14.2 (varints of counts in the hundreds, and of hours' counts in the tens of thousands: src/delivery/history/point-log.ts), about 25 KB a series at full retention, and 10,000 series busy every minute of the day and every hour of the month are 14.4 million minute and 7.2 million hour points. What would close it: counts written as differences from the point before (about 3 bytes less a point on this benchmark's counts), or the API role in processes of its own (ROLES=api), beside no worker.";
 
 const round = (v: number, digits = 0): number => Number(v.toFixed(digits));
 

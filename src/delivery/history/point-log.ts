@@ -1,9 +1,10 @@
 // One series' points at one resolution, packed: each point is a byte saying which counts it has (and
 // whether it follows the point before by one period), its index as a delta from the one before when it
-// does not, and those counts as unsigned varints (LEB128; delivered as its difference from matched, the
-// latency buckets as a bit set and their counts), so a minute
-// with a few hundred events costs about 15 bytes and a period without activity nothing (README.md
-// "Memory"). Points are kept in time order; one period's reports from several workers add into one point.
+// does not, and those counts as unsigned varints (LEB128; delivered as its difference from matched, or
+// nothing when it equals matched; the latency buckets as a bit set, or nothing when it is the point
+// before's, and their counts), so a minute with a few hundred events costs about 11 bytes and a period
+// without activity nothing (README.md "Memory"). Points are kept in time order; one period's reports
+// from several workers add into one point.
 import { Counters, LATENCY_BUCKETS } from './counters.js';
 
 /** Error codes as small numbers: the delivery codes are a closed list, and a code from the topic is checked (history-record.ts). */
@@ -32,13 +33,19 @@ export class CodeTable {
 
 const HAS_MATCHED = 1;
 const HAS_DELIVERED = 2;
-const HAS_PARKED = 4;
-const HAS_REDRIVEN = 8;
-const HAS_DEAD = 16;
+/** With HAS_DELIVERED: delivered equals matched, so only the bytes are written. */
+const DELIVERED_AS_MATCHED = 4;
+const HAS_LATENCY = 8;
+/** With HAS_LATENCY: the buckets with counts are the point before's, so their bit set is not written. */
+const SAME_LATENCY_SET = 16;
 const HAS_FAILURES = 32;
-const HAS_LATENCY = 64;
+/** A second byte follows, saying which of the rarer counts do (OTHER_*). */
+const HAS_OTHERS = 64;
 /** The point follows the one before it by one period: its delta is not written. */
 const NEXT_PERIOD = 128;
+const OTHER_PARKED = 1;
+const OTHER_REDRIVEN = 2;
+const OTHER_DEAD = 4;
 
 export class PointLog {
   private bytes = new Uint8Array(0);
@@ -49,6 +56,9 @@ export class PointLog {
   /** Where the last point begins, and the index of the point before it (its delta's base). */
   private lastAt = 0;
   private lastBase = 0;
+  /** The latency bit sets of the last point and of the point before it (0: none, or no point). */
+  private lastSet = 0;
+  private baseSet = 0;
 
   constructor(private readonly codes: CodeTable) {}
 
@@ -66,16 +76,17 @@ export class PointLog {
       const base = this.lastIndex < 0 ? 0 : this.lastIndex;
       this.lastAt = this.used;
       this.lastBase = base;
-      this.write(index - base, c);
+      this.baseSet = this.lastSet;
+      this.lastSet = this.write(index - base, c, this.baseSet);
       if (this.firstIndex < 0) this.firstIndex = index;
       this.lastIndex = index;
       return;
     }
     if (index === this.lastIndex) {
-      const merged = this.decodeAt(this.lastAt).counters;
+      const merged = this.decodeAt(this.lastAt, this.baseSet).counters;
       merged.add(c);
       this.used = this.lastAt;
-      this.write(index - this.lastBase, merged);
+      this.lastSet = this.write(index - this.lastBase, merged, this.baseSet);
       return;
     }
     // A late report of an earlier period (a worker that could not publish for a while): rare, so rebuilt.
@@ -90,10 +101,12 @@ export class PointLog {
   *points(fromIndex = Number.NEGATIVE_INFINITY, toIndex = Number.POSITIVE_INFINITY): Generator<[number, Counters]> {
     let at = 0;
     let index = 0;
+    let set = 0;
     while (at < this.used) {
-      const { delta, counters, next } = this.decodeAt(at);
+      const { delta, counters, next, latencySet } = this.decodeAt(at, set);
       index += delta;
       at = next;
+      set = latencySet;
       if (index >= toIndex) return;
       if (index >= fromIndex) yield [index, counters];
     }
@@ -106,23 +119,27 @@ export class PointLog {
       this.bytes = new Uint8Array(0);
       this.used = 0;
       this.firstIndex = this.lastIndex = -1;
+      this.lastSet = this.baseSet = 0;
       return;
     }
     let at = 0;
     let i = 0;
+    let set = 0;
     for (;;) {
-      const { delta, next } = this.decodeAt(at);
+      const { delta, next, latencySet } = this.decodeAt(at, set);
       if (i + delta >= index) break;
       i += delta;
       at = next;
+      set = latencySet;
     }
-    const first = this.decodeAt(at);
+    // The first point kept is written again on its own: its index in full, its bit set with nothing before it.
+    const first = this.decodeAt(at, set);
     const rest = this.bytes.subarray(first.next, this.used);
     const old = { lastAt: this.lastAt, lastBase: this.lastBase, restAt: first.next };
     this.bytes = new Uint8Array(0);
     this.used = 0;
     const firstIndex = i + first.delta;
-    this.write(firstIndex, first.counters);
+    this.write(firstIndex, first.counters, 0);
     const shift = this.used - old.restAt;
     this.ensure(rest.length);
     this.bytes.set(rest, this.used);
@@ -131,6 +148,7 @@ export class PointLog {
     if (old.lastAt === at) {
       this.lastAt = 0;
       this.lastBase = 0;
+      this.baseSet = 0;
     } else this.lastAt = old.lastAt + shift;
     this.trim();
   }
@@ -144,35 +162,46 @@ export class PointLog {
     this.bytes = new Uint8Array(0);
     this.used = 0;
     this.firstIndex = this.lastIndex = -1;
+    this.lastSet = this.baseSet = 0;
     for (const [index, c] of points) this.add(index, c);
   }
 
-  private write(delta: number, c: Counters): void {
+  /** Writes a point after one whose latency bit set was `baseSet`; returns its own bit set. */
+  private write(delta: number, c: Counters, baseSet: number): number {
     const failures = [...c.failures];
     let latencyBuckets = 0;
-    for (const n of c.latency) if (n > 0) latencyBuckets++;
-    // A varint is at most 8 bytes for a safe integer; the mask one.
+    let set = 0;
+    c.latency.forEach((n, i) => {
+      if (n > 0) {
+        latencyBuckets++;
+        set += 2 ** i;
+      }
+    });
+    // A varint is at most 8 bytes for a safe integer; the masks two.
     this.ensure(8 * (10 + 2 * failures.length + latencyBuckets));
+    const hasDelivered = c.delivered > 0 || c.deliveredBytes > 0;
+    const others = (c.parked > 0 ? OTHER_PARKED : 0) | (c.redriven > 0 ? OTHER_REDRIVEN : 0) | (c.deadLettered > 0 ? OTHER_DEAD : 0);
     const mask =
       (delta === 1 ? NEXT_PERIOD : 0) |
       (c.matched > 0 ? HAS_MATCHED : 0) |
-      (c.delivered > 0 || c.deliveredBytes > 0 ? HAS_DELIVERED : 0) |
-      (c.parked > 0 ? HAS_PARKED : 0) |
-      (c.redriven > 0 ? HAS_REDRIVEN : 0) |
-      (c.deadLettered > 0 ? HAS_DEAD : 0) |
+      (hasDelivered ? HAS_DELIVERED : 0) |
+      (hasDelivered && c.delivered === c.matched ? DELIVERED_AS_MATCHED : 0) |
+      (set > 0 ? HAS_LATENCY : 0) |
+      (set > 0 && set === baseSet ? SAME_LATENCY_SET : 0) |
       (failures.length > 0 ? HAS_FAILURES : 0) |
-      (latencyBuckets > 0 ? HAS_LATENCY : 0);
+      (others > 0 ? HAS_OTHERS : 0);
     this.bytes[this.used++] = mask;
     if (!(mask & NEXT_PERIOD)) this.varint(delta);
+    if (mask & HAS_OTHERS) this.bytes[this.used++] = others;
     if (mask & HAS_MATCHED) this.varint(c.matched);
     if (mask & HAS_DELIVERED) {
       // Most minutes deliver about what they matched: the difference is small, so its varint is short.
-      this.varint(zigzag(c.delivered - c.matched));
+      if (!(mask & DELIVERED_AS_MATCHED)) this.varint(zigzag(c.delivered - c.matched));
       this.varint(c.deliveredBytes);
     }
-    if (mask & HAS_PARKED) this.varint(c.parked);
-    if (mask & HAS_REDRIVEN) this.varint(c.redriven);
-    if (mask & HAS_DEAD) this.varint(c.deadLettered);
+    if (others & OTHER_PARKED) this.varint(c.parked);
+    if (others & OTHER_REDRIVEN) this.varint(c.redriven);
+    if (others & OTHER_DEAD) this.varint(c.deadLettered);
     if (mask & HAS_FAILURES) {
       this.varint(failures.length);
       for (const [code, n] of failures) {
@@ -181,17 +210,16 @@ export class PointLog {
       }
     }
     if (mask & HAS_LATENCY) {
-      // Which buckets have counts, as a bit set (two bytes for latencies up to 10 s), then their counts.
-      let set = 0;
-      c.latency.forEach((n, i) => {
-        if (n > 0) set += 2 ** i;
-      });
-      this.varint(set);
+      // Which buckets have counts, as a bit set (two bytes for latencies up to 10 s) unless the point
+      // before had the same, then their counts.
+      if (!(mask & SAME_LATENCY_SET)) this.varint(set);
       for (const n of c.latency) if (n > 0) this.varint(n);
     }
+    return set;
   }
 
-  private decodeAt(start: number): { delta: number; counters: Counters; next: number } {
+  /** Reads the point at `start`, after one whose latency bit set was `baseSet`. */
+  private decodeAt(start: number, baseSet: number): { delta: number; counters: Counters; next: number; latencySet: number } {
     let at = start;
     const read = (): number => {
       let value = 0;
@@ -205,26 +233,28 @@ export class PointLog {
     };
     const mask = this.bytes[at++] as number;
     const delta = mask & NEXT_PERIOD ? 1 : read();
+    const others = mask & HAS_OTHERS ? (this.bytes[at++] as number) : 0;
     const c = new Counters();
     if (mask & HAS_MATCHED) c.matched = read();
     if (mask & HAS_DELIVERED) {
-      c.delivered = c.matched + unzigzag(read());
+      c.delivered = mask & DELIVERED_AS_MATCHED ? c.matched : c.matched + unzigzag(read());
       c.deliveredBytes = read();
     }
-    if (mask & HAS_PARKED) c.parked = read();
-    if (mask & HAS_REDRIVEN) c.redriven = read();
-    if (mask & HAS_DEAD) c.deadLettered = read();
+    if (others & OTHER_PARKED) c.parked = read();
+    if (others & OTHER_REDRIVEN) c.redriven = read();
+    if (others & OTHER_DEAD) c.deadLettered = read();
     if (mask & HAS_FAILURES) {
       for (let n = read(); n > 0; n--) {
         const code = this.codes.codeOf(read());
         c.fail(code, read());
       }
     }
+    let set = 0;
     if (mask & HAS_LATENCY) {
-      const set = read();
+      set = mask & SAME_LATENCY_SET ? baseSet : read();
       for (let i = 0; i < LATENCY_BUCKETS; i++) if (Math.floor(set / 2 ** i) % 2 === 1) c.latency[i] = read();
     }
-    return { delta, counters: c, next: at };
+    return { delta, counters: c, next: at, latencySet: set };
   }
 
   private varint(value: number): void {

@@ -4,21 +4,16 @@
 // and one that dies hands them to the others, which resume from the group's committed offsets (behind
 // settled deliveries, as live commits are). Reading is paced: REPLAY_RECORDS_PER_SECOND over all of the
 // worker's replays, a tenth of it while the live lag is above REPLAY_LIVE_LAG_RECORDS.
-import type { TrafficOwners } from '../accounts/traffic-owners.js';
 import type { ConfigLog } from '../configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../configlog/resources.js';
 import type { DeliveryItem } from '../delivery/contract.js';
-import type { DeadLetterSink } from '../delivery/dead-letter.js';
-import type { DestinationPool } from '../delivery/destination-pool.js';
-import type { InFlightBudget } from '../delivery/in-flight-budget.js';
-import type { TrafficEventType } from '../events/catalog.js';
 import { LazyProducer } from '../kafka/lazy-producer.js';
-import type { BatchScope, KafkaClient } from '../kafka/seam.js';
+import type { BatchScope } from '../kafka/seam.js';
 import { createLogger } from '../telemetry/logger.js';
 import { replayLag, replayRecordsScanned, replaysRunning } from '../telemetry/metrics.js';
 import type { ReplayBoard } from './replay-board.js';
 import { progressKey, replayStatus, type ReplayProgressReport, type StoredReplay } from './replay-record.js';
-import { ReplayRun } from './replay-run.js';
+import { ReplayRun, type ReplayReaderDeps } from './replay-run.js';
 
 const log = createLogger('replay');
 /** How often the engine looks for replays to start or stop, and adapts the read rate. */
@@ -26,20 +21,10 @@ const TICK_MS = 500;
 /** The longest one wait for the read rate lasts before the batch heartbeats and waits again. */
 const PACE_SLICE_MS = 1_000;
 
-export interface ReplayEngineOptions {
-  readonly kafka: KafkaClient;
+export interface ReplayEngineOptions extends ReplayReaderDeps {
   readonly configLog: ConfigLog;
   readonly board: ReplayBoard;
   readonly progressTopic: string;
-  readonly consumerGroup: string;
-  readonly owners: TrafficOwners;
-  readonly trafficTopics: ReadonlyMap<string, TrafficEventType>;
-  readonly pool: DestinationPool;
-  readonly deadLetter: DeadLetterSink;
-  readonly budget: InFlightBudget;
-  readonly drainTimeoutMs: number;
-  readonly stalledRecordAfterMs: number;
-  readonly sessionTimeoutMs: number;
   readonly workerMax: number;
   readonly recordsPerSecond: number;
   readonly liveLagRecords: number;

@@ -19,7 +19,8 @@ import { createRecordDecoder } from '../records/record-decoder.js';
 import { SubscriptionSet } from '../subscriptions/subscription-set.js';
 import { progressKey, replayGroupId, type ReplayPartition, type ReplayProgressReport, type StoredReplay } from './replay-record.js';
 
-export interface ReplayRunDeps {
+/** What a replay's reader needs of the worker, handed on by the engine as it has them. */
+export interface ReplayReaderDeps {
   readonly kafka: KafkaClient;
   readonly consumerGroup: string;
   readonly owners: TrafficOwners;
@@ -30,6 +31,9 @@ export interface ReplayRunDeps {
   readonly drainTimeoutMs: number;
   readonly stalledRecordAfterMs: number;
   readonly sessionTimeoutMs: number;
+}
+
+export interface ReplayRunDeps extends ReplayReaderDeps {
   /** Waits until `records` more may be read (the worker's replay read rate). */
   pace(records: number, scope: BatchScope): Promise<void>;
   /** The latest checkpoint of a partition, from the progress board. */

@@ -2,6 +2,7 @@
 // over all workers, when a change becomes an event, and the event's payload
 // (schemas/audit/event_destination_health.schema.json). Pure: the emitter (health-emitter.ts) runs it.
 import type { DestinationStatusSummary } from '../status/status-aggregate.js';
+import { versionedObject } from '../../kafka/versioned-json.js';
 
 export type HealthState = 'ok' | 'failing' | 'parked' | 'stalled';
 
@@ -81,13 +82,8 @@ export function encodeHealthRecord(r: HealthRecord): Buffer {
 
 /** The record in a value, or undefined for one this version cannot read. */
 export function decodeHealthRecord(value: Buffer): HealthRecord | undefined {
-  let o: Record<string, unknown>;
-  try {
-    o = JSON.parse(value.toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  if (o === null || typeof o !== 'object' || o.v !== VERSION) return undefined;
+  const o = versionedObject(value, VERSION);
+  if (o === undefined) return undefined;
   const { state, seq } = o;
   const emittedAt = o.emitted_at;
   if (!STATES.includes(state as HealthState) || !Number.isSafeInteger(seq) || (seq as number) < 0) return undefined;

@@ -2,6 +2,7 @@
 // value a versioned JSON object holding a point per subscription and destination with activity. Readers
 // check every field; a record they cannot read is skipped whole.
 import { Counters, LATENCY_BUCKETS } from './counters.js';
+import { versionedObject } from '../../kafka/versioned-json.js';
 
 export interface SeriesPoint {
   readonly destination: string;
@@ -55,13 +56,8 @@ const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as nu
 
 /** The record in a value, or undefined when it is not one this version reads. */
 export function decodeRecord(value: Buffer): HistoryRecord | undefined {
-  let o: Json;
-  try {
-    o = JSON.parse(value.toString('utf8')) as Json;
-  } catch {
-    return undefined;
-  }
-  if (o === null || typeof o !== 'object' || o.v !== VERSION) return undefined;
+  const o = versionedObject(value, VERSION);
+  if (o === undefined) return undefined;
   if (typeof o.worker !== 'string' || !isCount(o.start) || !isCount(o.length_ms) || o.length_ms === 0 || !Array.isArray(o.points)) return undefined;
   if (o.points.length > POINTS_PER_RECORD) return undefined;
   const points: SeriesPoint[] = [];

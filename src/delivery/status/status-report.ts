@@ -2,6 +2,7 @@
 // `<destination id>/<worker id>`, the value a JSON object (times in ms since the epoch), a tombstone once
 // the destination is deleted. Readers check every field: a record they cannot read is skipped.
 import type { DestinationState } from '../destination-health.js';
+import { versionedObject } from '../../kafka/versioned-json.js';
 
 export interface ReportedError {
   readonly code: string;
@@ -77,13 +78,8 @@ const timeOrNull = (v: unknown): number | null | undefined => (v === null ? null
 
 /** The report in a record's value, or undefined when the value is not a report this version reads. */
 export function decodeReport(value: Buffer): StatusReport | undefined {
-  let o: Json;
-  try {
-    o = JSON.parse(value.toString('utf8')) as Json;
-  } catch {
-    return undefined;
-  }
-  if (o === null || typeof o !== 'object' || o.v !== VERSION) return undefined;
+  const o = versionedObject(value, VERSION);
+  if (o === undefined) return undefined;
   const { destination, worker, state, stopped } = o;
   const lastAttemptAt = timeOrNull(o.last_attempt_at);
   const lastDeliveredAt = timeOrNull(o.last_delivered_at);

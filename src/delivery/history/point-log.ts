@@ -221,19 +221,24 @@ export class PointLog {
   /** Reads the point at `start`, after one whose latency bit set was `baseSet`. */
   private decodeAt(start: number, baseSet: number): { delta: number; counters: Counters; next: number; latencySet: number } {
     let at = start;
+    const byte = (): number => {
+      // Past the written bytes a varint would read zeros for ever: a point cut short is a bug, said at once.
+      if (at >= this.used) throw new RangeError(`a point log ends inside a point (at byte ${at} of ${this.used})`);
+      return this.bytes[at++] as number;
+    };
     const read = (): number => {
       let value = 0;
       let scale = 1;
       for (;;) {
-        const b = this.bytes[at++] as number;
+        const b = byte();
         value += (b & 0x7f) * scale;
         if (b < 0x80) return value;
         scale *= 128;
       }
     };
-    const mask = this.bytes[at++] as number;
+    const mask = byte();
     const delta = mask & NEXT_PERIOD ? 1 : read();
-    const others = mask & HAS_OTHERS ? (this.bytes[at++] as number) : 0;
+    const others = mask & HAS_OTHERS ? byte() : 0;
     const c = new Counters();
     if (mask & HAS_MATCHED) c.matched = read();
     if (mask & HAS_DELIVERED) {

@@ -112,4 +112,15 @@ describe('point log encoding', () => {
     log.dropBefore(6);
     expect([...log.points()]).toEqual([[6, ((c) => (c.add(busy(100)), c))(busy(200))]]);
   });
+
+  it('should refuse to read a point cut short instead of reading past its end for ever', () => {
+    const log = new PointLog(new CodeTable());
+    const c = new Counters();
+    c.matched = c.delivered = 300;
+    c.deliveredBytes = 120_000;
+    log.add(5, c);
+    // The log's own bytes are private; cutting its used length stands for a bug that wrote a point short.
+    (log as unknown as { used: number }).used -= 2;
+    expect(() => [...log.points()]).toThrow(/ends inside a point/);
+  });
 });

@@ -156,7 +156,7 @@ export function progressText(r: Replay, rate: number | undefined, now: number): 
   const p = r.progress;
   const parts = [`${(p.fraction * 100).toFixed(1)}%`, `${count(p.records_scanned)} / ${count(p.records_total)} records`];
   parts.push(`${count(p.events_delivered)} events`);
-  if (rate !== undefined) parts.push(`${count(rate)} records/s`);
+  if (rate !== undefined && !ended(r)) parts.push(`${count(rate)} records/s`);
   if (p.estimated_done_at !== null && r.state === 'running') parts.push(`ends ~${p.estimated_done_at.slice(11, 19)}Z (${fromNow(p.estimated_done_at, now)})`);
   return parts.join('  ');
 }

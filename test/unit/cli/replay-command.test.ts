@@ -65,6 +65,11 @@ describe('edge-events replay progress', () => {
     expect(progressText(r, undefined, NOW.getTime())).toBe('0.0%  0 / 1,000 records  40 events');
   });
 
+  it('should give no rate once the replay has ended: a rate between two polls of a replay that ended between them says nothing', () => {
+    const r = replay({ state: 'done', progress: { records_scanned: 1_000, fraction: 1, estimated_done_at: null } });
+    expect(progressText(r, 2_947, NOW.getTime())).toBe('100.0%  1,000 / 1,000 records  40 events');
+  });
+
   it('should measure the rate over the samples of the last 10 s', () => {
     const m = new RateMeter();
     m.add(0, 0);

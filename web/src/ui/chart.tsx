@@ -108,6 +108,11 @@ export function Chart(props: ChartProps) {
 
 const timeText = (ms: number): string => new Date(ms).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 
+/** The periods where some series has a value, with their index: a day of minutes is mostly gaps, which the chart shows. */
+function rowsWithValues(times: readonly number[], series: ChartProps['series']): Array<[number, number]> {
+  return times.flatMap((t, i) => (series.some((s) => s.values[i] !== null && s.values[i] !== undefined) ? [[t, i] as [number, number]] : []));
+}
+
 function ChartTable({ title, times, series, unit }: ChartProps) {
   // Drawn only while open: a day of minutes is 1,440 rows a chart, redrawn with every refresh of the page.
   const [open, setOpen] = useState(false);
@@ -117,7 +122,7 @@ function ChartTable({ title, times, series, unit }: ChartProps) {
       {open && <div class="table-scroll" tabIndex={0} aria-label={`${title}: points`}>
         <table>
           <caption class="visually-hidden">
-            {title}, in {unit}; a dash is a gap
+            {title}, in {unit}; periods without activity are left out, and a dash is a value not known
           </caption>
           <thead>
             <tr>
@@ -130,7 +135,7 @@ function ChartTable({ title, times, series, unit }: ChartProps) {
             </tr>
           </thead>
           <tbody>
-            {times.map((t, i) => (
+            {rowsWithValues(times, series).map(([t, i]) => (
               <tr key={t} data-start={new Date(t).toISOString()}>
                 <td>
                   <time dateTime={new Date(t).toISOString()}>{timeText(t)}</time>

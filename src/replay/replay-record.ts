@@ -1,6 +1,7 @@
 // A replay as the config log stores it, the progress its workers checkpoint in the progress topic
 // (compacted, keyed <replay id>/<topic>/<partition>), and the state both make (ARCHITECTURE.md "Replay").
 import type { Owned } from '../accounts/account.js';
+import { versionedObject } from '../kafka/versioned-json.js';
 
 /** One partition of a replay's range: offsets found by timestamp at `from` (start) and `to` (end, exclusive). */
 export interface ReplayPartition {
@@ -68,14 +69,9 @@ export const progressKey = (replay: string, topic: string, partition: number): s
 export const replayGroupId = (consumerGroup: string, replay: string): string => `${consumerGroup}.replay.${replay}`;
 
 export function decodeProgress(value: Buffer | null): ReplayProgressReport | undefined {
-  if (value === null) return undefined;
-  try {
-    const r = JSON.parse(value.toString('utf8')) as Partial<ReplayProgressReport>;
-    if (r.v !== 1 || typeof r.replay !== 'string' || typeof r.topic !== 'string' || typeof r.partition !== 'number' || typeof r.next !== 'number') return undefined;
-    return r as ReplayProgressReport;
-  } catch {
-    return undefined;
-  }
+  const r = versionedObject(value, 1);
+  if (r === undefined || typeof r.replay !== 'string' || typeof r.topic !== 'string' || typeof r.partition !== 'number' || typeof r.next !== 'number') return undefined;
+  return r as unknown as ReplayProgressReport;
 }
 
 /** What a replay's state and progress are, from its stored record and the latest report of each partition. */

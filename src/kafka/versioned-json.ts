@@ -1,4 +1,4 @@
-// The record values of the service's own topics (status, history, health, replay progress): a JSON
+// The record values of the service's own topics (status, history, health, replay progress, taps): a JSON
 // object carrying its format's version in `v`.
 
 /** The object in a value when it is JSON of this version, otherwise undefined: a reader never crashes on input. */

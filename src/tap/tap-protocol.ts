@@ -3,6 +3,7 @@
 // which the API processes read. Both topics keep minutes of messages, never more.
 import type { StoredSource } from '../configlog/resources.js';
 import type { TimestampFormat } from '../events/timestamp-format.js';
+import { versionedObject } from '../kafka/versioned-json.js';
 
 /** How long the tap topics keep messages: longer than the longest tap, so a worker that starts late still sees an open one. */
 export const TAP_TOPIC_CONFIG = { 'retention.ms': String(10 * 60_000), 'segment.ms': String(60_000) };
@@ -64,14 +65,9 @@ export interface TapSkipped {
 
 /** A request read from the topic, or undefined when it is not one (never thrown: the topic is the service's own, but a reader never crashes on input). */
 export function parseTapRequest(value: Buffer | null): TapRequest | undefined {
-  if (value === null) return undefined;
-  try {
-    const r = JSON.parse(value.toString('utf8')) as Partial<TapOpen> & Partial<TapClose>;
-    if (r.v !== 1 || typeof r.tap !== 'string') return undefined;
-    if (r.op === 'close') return { v: 1, op: 'close', tap: r.tap };
-    if (r.op !== 'open' || !Array.isArray(r.sources) || typeof r.expires_at !== 'number' || typeof r.limit !== 'number' || typeof r.ids !== 'object' || r.ids === null) return undefined;
-    return r as TapOpen;
-  } catch {
-    return undefined;
-  }
+  const r = versionedObject(value, 1) as (Partial<TapOpen> & Partial<TapClose>) | undefined;
+  if (r === undefined || typeof r.tap !== 'string') return undefined;
+  if (r.op === 'close') return { v: 1, op: 'close', tap: r.tap };
+  if (r.op !== 'open' || !Array.isArray(r.sources) || typeof r.expires_at !== 'number' || typeof r.limit !== 'number' || typeof r.ids !== 'object' || r.ids === null) return undefined;
+  return r as TapOpen;
 }

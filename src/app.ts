@@ -231,9 +231,8 @@ export function buildApp(config: ServiceConfig, brokers: string, overrides: AppO
         stalledRecordAfterMs: config.stalledRecordAfterMs,
         sessionTimeoutMs: config.consumerSessionTimeoutMs,
         workerMax: config.replay.workerMax,
-        recordsPerSecond: config.replay.recordsPerSecond,
-        liveLagRecords: config.replay.liveLagRecords,
-        liveLag: () => worker?.lagRecords() ?? 0,
+        pace: { maxRecordsPerSecond: config.replay.recordsPerSecond, liveDelayMs: config.replay.liveDelayMs, liveLagRecords: config.replay.liveLagRecords },
+        live: () => ({ delayMs: worker?.delayMs() ?? 0, lagRecords: worker?.lagRecords() ?? 0 }),
       })
     : undefined;
 

@@ -102,9 +102,11 @@ export interface ServiceConfig {
     readonly accountMax: number;
     /** WORKER_MAX_REPLAYS: replays one worker reads at once; the others wait for a worker with room. */
     readonly workerMax: number;
-    /** REPLAY_RECORDS_PER_SECOND: the most records a worker reads for its replays a second, all together. */
+    /** REPLAY_RECORDS_PER_SECOND: the most records a worker reads for its replays a second, all together (src/replay/replay-pace.ts). */
     readonly recordsPerSecond: number;
-    /** REPLAY_LIVE_LAG_RECORDS: while the worker's live lag is above this, its replays read at a tenth of the rate. */
+    /** REPLAY_LIVE_DELAY_MS: while the worker's live records are later than this, its replays' read rate is cut. */
+    readonly liveDelayMs: number;
+    /** REPLAY_LIVE_LAG_RECORDS: while the worker's live lag is above this, its replays' read rate is cut. */
     readonly liveLagRecords: number;
   };
   /** Token of the first API key when none exists; generated and printed once when unset. */
@@ -417,6 +419,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       accountMax: int('ACCOUNT_MAX_REPLAYS', 3, 1, 1_000),
       workerMax: int('WORKER_MAX_REPLAYS', 2, 1, 100),
       recordsPerSecond: int('REPLAY_RECORDS_PER_SECOND', 20_000, 100, 10_000_000),
+      liveDelayMs: int('REPLAY_LIVE_DELAY_MS', 100, 1, 3_600_000),
       liveLagRecords: int('REPLAY_LIVE_LAG_RECORDS', 10_000, 1, 100_000_000),
     },
     bootstrapToken: env.API_BOOTSTRAP_TOKEN === '' ? undefined : env.API_BOOTSTRAP_TOKEN,

@@ -182,6 +182,18 @@ export class OffsetTracker {
     return { offset: first.offset, reading: state.reading, at: first.at, pending: first.pending, deliveries: first.deliveries };
   }
 
+  /** When the batch of the oldest record with deliveries pending began, over every partition; undefined when none is pending. */
+  oldestPendingAt(): number | undefined {
+    let oldest: number | undefined;
+    for (const partitions of this.topics.values()) {
+      for (const state of partitions.values()) {
+        const first = state.entries[state.head];
+        if (first !== undefined && (oldest === undefined || first.at < oldest)) oldest = first.at;
+      }
+    }
+    return oldest;
+  }
+
   /** Forgets every partition: after a consumer group join, each is read again from its committed offset. */
   resetAll(): void {
     for (const [topic, partitions] of [...this.topics]) for (const partition of [...partitions.keys()]) this.reset(topic, partition);

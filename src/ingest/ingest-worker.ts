@@ -35,17 +35,22 @@ export interface IngestWorkerOptions {
   /** STALLED_RECORD_AFTER_MS: a record unsettled this long is reported (stall-watch.ts). */
   readonly stalledRecordAfterMs: number;
   readonly partitionsConsumedConcurrently?: number;
+  /** GroupConsumerOptions.fetchMaxBytes: the most bytes of records a fetch answers (decoded in one turn of the event loop). */
+  readonly fetchMaxBytes?: number;
   /** The consumer group session timeout; 30 s when absent. */
   readonly sessionTimeoutMs?: number;
   /** Static membership (group.instance.id) for clients that have it: a restarted worker takes its partitions back at once. */
   readonly groupInstanceId?: string;
   /**
    * A replay's reader (src/replay/) is a worker of its own group: it keeps the live metrics
-   * (edge_records_consumed_total, edge_consumer_lag) to the live group, waits in `beforeBatch` for its
-   * read rate, and hears of each commit.
+   * (edge_records_consumed_total, edge_consumer_lag) to the live group, waits in `beforeRecords` for its
+   * read rate before each slice of a batch, and hears of each commit.
    */
   readonly replay?: {
-    beforeBatch(batch: PartitionBatch, scope: BatchScope): Promise<void>;
+    /** Records a batch routes between two waits for the read rate (one batch cannot hold the loop or the budget ahead of live ones). */
+    readonly sliceRecords: number;
+    /** Waits for the read rate before messages[from, to) of the batch are routed. */
+    beforeRecords(batch: PartitionBatch, from: number, to: number, scope: BatchScope): Promise<void>;
     onCommitted(topic: string, partition: number, offset: number): void;
   };
 }
@@ -84,6 +89,8 @@ export class IngestWorker {
   private readonly stalls: StallWatch;
   /** Each partition's lag behind its end when its last batch was routed. */
   private readonly lags = new Map<string, number>();
+  /** The longest wait from a record's Kafka timestamp to its batch's routing, over batches routed since delayMs() last asked. */
+  private routeDelayMs = 0;
 
   constructor(private readonly opts: IngestWorkerOptions) {
     this.stalls = new StallWatch({
@@ -103,6 +110,7 @@ export class IngestWorker {
         heartbeatIntervalMs: heartbeatFor(session),
         rebalanceTimeoutMs: Math.max(MIN_REBALANCE_TIMEOUT_MS, opts.drainTimeoutMs + 2 * heartbeatFor(session) + 10_000),
         partitionsConcurrently: opts.partitionsConsumedConcurrently ?? 4,
+        ...(opts.fetchMaxBytes !== undefined && { fetchMaxBytes: opts.fetchMaxBytes }),
         ...(opts.groupInstanceId !== undefined && { groupInstanceId: opts.groupInstanceId }),
       },
       {
@@ -129,6 +137,18 @@ export class IngestWorker {
     let n = 0;
     for (const lag of this.lags.values()) n += lag;
     return n;
+  }
+
+  /**
+   * How late this worker's records are, in ms, since the last call: the longer of the wait from a batch's
+   * first record's Kafka timestamp to the batch's routing, and the age of the oldest record still waiting
+   * for deliveries (from its batch's routing). Replays pace themselves by it (src/replay/replay-pace.ts).
+   */
+  delayMs(): number {
+    const oldestAt = this.opts.tracker.oldestPendingAt();
+    const delay = Math.max(this.routeDelayMs, oldestAt === undefined ? 0 : Date.now() - oldestAt);
+    this.routeDelayMs = 0;
+    return delay;
   }
 
   get isConnected(): boolean {
@@ -158,8 +178,12 @@ export class IngestWorker {
     const first = batch.messages[0];
     // Fetched before the rebalance was noticed: left unread, for whoever owns the partition next.
     if (first === undefined || this.membership.rebalancing) return;
-    await this.opts.replay?.beforeBatch(batch, scope);
+    const replay = this.opts.replay;
+    const slice = replay?.sliceRecords ?? Number.POSITIVE_INFINITY;
+    await replay?.beforeRecords(batch, 0, slice, scope);
     if (this.halted() || scope.isStale()) return;
+    // A producer's clock ahead of this one's counts as no wait.
+    this.routeDelayMs = Math.max(this.routeDelayMs, Date.now() - Number(first.timestamp));
     const generation = this.membership.generation;
     // A batch of a new reading of the partition (a join, a restart of the stream) or a seek starts its bookkeeping afresh.
     const reading = batch.reading;
@@ -174,6 +198,10 @@ export class IngestWorker {
     const messages = batch.messages;
     for (let i = 0; i < messages.length; i++) {
       const msg = messages[i] as (typeof messages)[number];
+      if (replay !== undefined && i > 0 && i % slice === 0) {
+        await replay.beforeRecords(batch, i, i + slice, scope);
+        if (this.halted() || isStale()) break;
+      }
       if (turn.spent()) {
         // Routing gives way to the event loop (turn-budget.ts); the partition may have moved meanwhile.
         await turn.yield();

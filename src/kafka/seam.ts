@@ -162,6 +162,8 @@ export interface GroupConsumerOptions {
   readonly minBytes?: number;
   /** How many partitions' batches are handled at once (one batch per partition at a time). */
   readonly partitionsConcurrently?: number;
+  /** The most bytes of records one fetch answers, for a partition and in all (one record batch more at least); 1 MiB a partition and 10 MiB in all when absent. */
+  readonly fetchMaxBytes?: number;
   /**
    * A stable member name across restarts (Kafka's static membership, group.instance.id): a restarted
    * member takes its partitions back at once instead of after the session timeout.

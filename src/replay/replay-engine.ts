@@ -2,17 +2,17 @@
 // log and joins the consumer group of each one that is neither ended nor done, up to WORKER_MAX_REPLAYS at
 // once; Kafka spreads each replay's partitions over the workers in its group, so any worker can take them,
 // and one that dies hands them to the others, which resume from the group's committed offsets (behind
-// settled deliveries, as live commits are). Reading is paced: REPLAY_RECORDS_PER_SECOND over all of the
-// worker's replays, a tenth of it while the live lag is above REPLAY_LIVE_LAG_RECORDS.
+// settled deliveries, as live commits are). Reading is paced by live delivery's health (replay-pace.ts).
 import type { ConfigLog } from '../configlog/config-log.js';
 import type { StoredDestination, StoredSubscription } from '../configlog/resources.js';
 import type { DeliveryItem } from '../delivery/contract.js';
 import { LazyProducer } from '../kafka/lazy-producer.js';
 import type { BatchScope } from '../kafka/seam.js';
 import { createLogger } from '../telemetry/logger.js';
-import { replayLag, replayRecordsScanned, replaysRunning } from '../telemetry/metrics.js';
+import { replayLag, replayReadRate, replayRecordsScanned, replaysRunning } from '../telemetry/metrics.js';
 import type { ReplayBoard } from './replay-board.js';
 import { progressKey, replayStatus, type ReplayProgressReport, type StoredReplay } from './replay-record.js';
+import { budgetHasRoomForReplays, ReplayPace, type LiveHealth, type ReplayPaceLimits } from './replay-pace.js';
 import { ReplayRun, type ReplayReaderDeps } from './replay-run.js';
 
 const log = createLogger('replay');
@@ -20,16 +20,17 @@ const log = createLogger('replay');
 const TICK_MS = 500;
 /** The longest one wait for the read rate lasts before the batch heartbeats and waits again. */
 const PACE_SLICE_MS = 1_000;
+/** How often a replay's batch looks again whether the in-flight budget has room for it. */
+const BUDGET_POLL_MS = 50;
 
 export interface ReplayEngineOptions extends ReplayReaderDeps {
   readonly configLog: ConfigLog;
   readonly board: ReplayBoard;
   readonly progressTopic: string;
   readonly workerMax: number;
-  readonly recordsPerSecond: number;
-  readonly liveLagRecords: number;
-  /** The live worker's lag behind its partitions' ends, in records. */
-  liveLag(): number;
+  readonly pace: ReplayPaceLimits;
+  /** The live worker's health, asked once a tick. */
+  live(): LiveHealth;
 }
 
 export class ReplayEngine {
@@ -40,15 +41,12 @@ export class ReplayEngine {
   private readonly producer: LazyProducer;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private rate: number;
-  /** Records that may be read now; refilled at `rate` a second, never above one second's worth. */
-  private tokens: number;
-  private refilledAt = Date.now();
+  /** The read rate of all of this worker's replays. */
+  private readonly readRate: ReplayPace;
   private sending: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: ReplayEngineOptions) {
-    this.rate = opts.recordsPerSecond;
-    this.tokens = opts.recordsPerSecond;
+    this.readRate = new ReplayPace(opts.pace);
     this.producer = new LazyProducer(opts.kafka, { retries: 3 });
   }
 
@@ -65,6 +63,7 @@ export class ReplayEngine {
     await Promise.allSettled([...this.stopping]);
     this.runs.clear();
     replaysRunning.set(0);
+    replayReadRate.set(0);
     await this.sending;
     await this.producer.close();
   }
@@ -86,7 +85,8 @@ export class ReplayEngine {
 
   private tick(): void {
     if (this.stopped) return;
-    this.rate = this.opts.liveLag() > this.opts.liveLagRecords ? Math.max(1, Math.floor(this.opts.recordsPerSecond / 10)) : this.opts.recordsPerSecond;
+    const live = this.opts.live();
+    this.readRate.tick(live, this.runs.size > 0);
     const wanted = new Map<string, StoredReplay>();
     for (const v of this.opts.configLog.list('replay')) {
       const r = v.data as unknown as StoredReplay;
@@ -142,6 +142,7 @@ export class ReplayEngine {
       );
     }
     replaysRunning.set(this.runs.size);
+    replayReadRate.set(this.runs.size === 0 ? 0 : Math.round(this.readRate.rate));
   }
 
   /** Not ended (cancelled, or its end written), its subscription there, and some partition not read to its end. */
@@ -152,18 +153,20 @@ export class ReplayEngine {
     return state === 'queued' || state === 'running';
   }
 
-  /** Waits until `records` more may be read, heartbeating the batch's group while it waits. */
+  /** Waits until `records` more may be read and the in-flight budget has room for replays, heartbeating the batch's group while it waits. */
   private async pace(records: number, scope: BatchScope): Promise<void> {
+    let beatAt = Date.now();
     for (;;) {
-      const now = Date.now();
-      this.tokens = Math.min(this.rate, this.tokens + ((now - this.refilledAt) / 1000) * this.rate);
-      this.refilledAt = now;
-      if (this.tokens >= 0 || this.stopped || scope.isStale()) break;
-      await sleep(Math.min(PACE_SLICE_MS, (-this.tokens / this.rate) * 1000));
-      await scope.heartbeat();
+      if (this.stopped || scope.isStale()) break;
+      const wait = budgetHasRoomForReplays(this.opts.budget) ? this.readRate.waitMs() : BUDGET_POLL_MS;
+      if (wait === 0) break;
+      await sleep(Math.min(PACE_SLICE_MS, wait));
+      if (Date.now() - beatAt >= PACE_SLICE_MS) {
+        await scope.heartbeat();
+        beatAt = Date.now();
+      }
     }
-    // Taken whatever the batch's size; a large batch leaves the bucket below zero, and the next one waits.
-    this.tokens -= records;
+    this.readRate.take(records);
   }
 
   /** Checkpoints go out one send at a time, in order; this process's board applies each at once. */

@@ -17,6 +17,7 @@ import type { BatchScope, KafkaClient, PartitionBatch } from '../kafka/seam.js';
 import { createAuditDecoder } from '../records/audit-decoder.js';
 import { createRecordDecoder } from '../records/record-decoder.js';
 import { SubscriptionSet } from '../subscriptions/subscription-set.js';
+import { REPLAY_FETCH_MAX_BYTES, REPLAY_SLICE_RECORDS } from './replay-pace.js';
 import { progressKey, replayGroupId, type ReplayPartition, type ReplayProgressReport, type StoredReplay } from './replay-record.js';
 
 /** What a replay's reader needs of the worker, handed on by the engine as it has them. */
@@ -124,8 +125,10 @@ export class ReplayRun {
       stalledRecordAfterMs: deps.stalledRecordAfterMs,
       sessionTimeoutMs: deps.sessionTimeoutMs,
       partitionsConsumedConcurrently: 2,
+      fetchMaxBytes: REPLAY_FETCH_MAX_BYTES,
       replay: {
-        beforeBatch: (batch, scope) => this.beforeBatch(batch, scope),
+        sliceRecords: REPLAY_SLICE_RECORDS,
+        beforeRecords: (batch, from, to, scope) => this.beforeRecords(batch, from, to, scope),
         onCommitted: (topic, partition, offset) => this.checkpoint(topic, partition, offset),
       },
     });
@@ -159,16 +162,15 @@ export class ReplayRun {
     return this.deps.checkpoint(progressKey(this.replay.id, topic, partition))?.events_delivered ?? 0;
   }
 
-  private async beforeBatch(batch: PartitionBatch, scope: BatchScope): Promise<void> {
-    const p = this.partitions.get(`${batch.topic}\u0000${batch.partition}`);
-    const first = batch.messages[0];
-    if (p === undefined || first === undefined) return;
+  private async beforeRecords(batch: PartitionBatch, from: number, to: number, scope: BatchScope): Promise<void> {
     const key = `${batch.topic}\u0000${batch.partition}`;
+    const p = this.partitions.get(key);
+    if (p === undefined || batch.messages[from] === undefined) return;
     if (!this.startedAt.has(key)) {
       this.startedAt.set(key, this.deps.checkpoint(progressKey(this.replay.id, batch.topic, batch.partition))?.started_at ?? Date.now());
     }
     // Only records of the range cost the read rate: those past its end are passed over.
-    const inRange = batch.messages.filter((m) => Number(m.offset) < p.end).length;
+    const inRange = batch.messages.slice(from, to).filter((m) => Number(m.offset) < p.end).length;
     if (inRange > 0) {
       await this.deps.pace(inRange, scope);
       this.deps.scanned(this.replay.id, inRange);

@@ -66,6 +66,11 @@ export const replayRecordsScanned = new Counter({
   registers: [registry],
 });
 
+export const replayReadRate = new Gauge({
+  name: 'edge_replay_read_rate',
+  help: 'Records a second this worker\'s replays may read now, all together (REPLAY_RECORDS_PER_SECOND at most; lower while live delivery is late); 0 while none runs.',
+});
+
 export const replayLag = new Gauge({
   name: 'edge_replay_lag_records',
   help: 'Records of a replay\'s range not read yet (behind its end), per replay this worker reads, from the replay\'s checkpoints.',

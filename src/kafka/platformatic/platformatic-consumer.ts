@@ -99,8 +99,8 @@ export class PlatformaticGroupConsumer implements GroupConsumer {
       rebalanceTimeout,
       autocommit: false,
       maxWaitTime: options.maxWaitMs,
-      maxBytes: 10 * 1024 * 1024,
-      maxBytesPerPartition: 1024 * 1024,
+      maxBytes: options.fetchMaxBytes ?? 10 * 1024 * 1024,
+      maxBytesPerPartition: options.fetchMaxBytes ?? 1024 * 1024,
       deserializers: { headerKey: (v) => stringDeserializer(v) ?? '' },
     });
     this.consumer.onFetched = (connection, response) => {

@@ -8,10 +8,11 @@ import { testBrokers } from '../../support/kafka.js';
 import { lossesOf, noLosses, runShort } from './chaos-support.js';
 
 /**
- * Issue 38's two timing bounds, which the service does not meet yet (RELIABILITY.md, scenario 11): a
- * partition routes at most two batches ahead of their deliveries, so the victim's records wait behind the
- * hostile account's slowest write of the same partitions, up to PARK_AFTER_MS. `npm run chaos --
- * hostile-tenant` reports them as problems; here the bounds the service holds today are asserted instead.
+ * Issue 38's two timing bounds, held while the service gets the CPU it asks for but not on a machine whose
+ * other work leaves it a fifth of a core, where `/healthz` misses 1 s even before the hostile account exists
+ * (RELIABILITY.md, scenario 11, "Where the timing bounds are lost"). `npm test` runs its files two at a time
+ * and may run on such a machine, so here they are reported, not asserted, and the bounds the service holds under any load are asserted
+ * instead; `npm run chaos -- hostile-tenant` exits 1 when they are missed.
  */
 const OPEN_BOUNDS = [/p99 delivery latency was/, /\/healthz answered late/];
 /** PARK_AFTER_MS's default, the longest a delivery holds its partition before it is parked. */

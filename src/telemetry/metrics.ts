@@ -69,6 +69,7 @@ export const replayRecordsScanned = new Counter({
 export const replayReadRate = new Gauge({
   name: 'edge_replay_read_rate',
   help: 'Records a second this worker\'s replays may read now, all together (REPLAY_RECORDS_PER_SECOND at most; lower while live delivery is late); 0 while none runs.',
+  registers: [registry],
 });
 
 export const replayLag = new Gauge({

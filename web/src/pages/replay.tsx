@@ -82,7 +82,10 @@ export function ReplayPage({ id }: { id: string }) {
         <ReplayForm sub={sub.data} names={new Map(dests.data.map((d) => [d.id, destinationName(d)]))} busy={current !== undefined} onStarted={replays.reload} />
       )}
       <h2 class="section-title">Progress</h2>
-      {replays.data === undefined ? <div class="card replay-progress placeholder-progress" aria-busy="true" aria-label="Loading" /> : <ReplayProgress replay={current ?? replays.data[0]} onCancelled={replays.reload} />}
+      {replays.data === undefined ? <div class="card replay-progress placeholder-progress" aria-busy="true" aria-label="Loading" /> : (
+        // Keyed by the replay: a new one's bar starts at its own fraction, not shrinking from the last one's 100%.
+        <ReplayProgress key={(current ?? replays.data[0])?.id ?? 'none'} replay={current ?? replays.data[0]} onCancelled={replays.reload} />
+      )}
       <h2 class="section-title">Past replays</h2>
       <Problem failure={replays.failure} />
       {replays.data === undefined ? <Placeholder rows={1} /> : <ReplayList replays={replays.data.filter((r) => !running(r))} names={new Map((dests.data ?? []).map((d) => [d.id, destinationName(d)]))} />}
